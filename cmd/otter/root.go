@@ -1,0 +1,41 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// globalFlags are accepted by every command.
+type globalFlags struct {
+	configFile string // --config: an extra config file, above every scope
+	logFile    string // --log-file: where slog writes (default: stderr for headless commands, a file for the TUI)
+	logLevel   string // --log-level
+	workDir    string // --cwd
+}
+
+var flags globalFlags
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "otter",
+		Short:         "A terminal AI agent shell with built-in web-data tools and MCP servers",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&flags.configFile, "config", "", "read this config file too, above every scope")
+	pf.StringVar(&flags.logFile, "log-file", "", "write logs to this file")
+	pf.StringVar(&flags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&flags.workDir, "cwd", "", "run as if started in this directory")
+
+	mcpCmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Manage and use MCP servers without the TUI",
+	}
+	mcpCmd.AddCommand(mcpSubcommands()...)
+	root.AddCommand(mcpCmd)
+	root.AddCommand(configCommands()...)
+	setupRootRun(root) // tui_cmd.go / prompt_cmd.go: the TUI, and -p for one-shot use
+	return root
+}

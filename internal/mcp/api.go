@@ -1,0 +1,75 @@
+// Package mcp is otter's MCP client manager: it starts and supervises the
+// configured MCP servers (stdio, SSE, streamable HTTP) through the official
+// go-sdk, keeps each one's state, and feeds their tools into a tool.Set.
+package mcp
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// State is a server's connection state.
+type State string
+
+const (
+	StatePending   State = "pending"
+	StateConnected State = "connected"
+	StateFailed    State = "failed"
+	StateNeedsAuth State = "needs-auth"
+	StateDisabled  State = "disabled"
+)
+
+// Status is a snapshot of one server, for `otter mcp list`, `/mcp` and
+// get_status.
+type Status struct {
+	Name      string
+	Transport string
+	Scope     string // config scope it came from
+	State     State
+	// Error says why the server is failed, needs-auth or disabled (and the
+	// last error of a connected one after a reconnect), written for a person.
+	Error        string
+	Tools        int
+	Prompts      int
+	Resources    int
+	Instructions string   // the server's initialize instructions
+	StderrTail   []string // the last lines the server wrote on stderr (stdio)
+	ServerInfo   string   // "name version" from initialize
+	ConnectedAt  time.Time
+	Attempts     int // reconnect attempts since the last success
+
+	// Live figures.
+	Calls         int64
+	Errors        int64
+	MedianLatency time.Duration
+
+	// Token expiry of a stored OAuth token; zero if none.
+	TokenExpiry time.Time
+}
+
+// Event is something that happened in the manager, for front ends.
+type Event interface{ isEvent() }
+
+// StateChanged reports a server's new status.
+type StateChanged struct{ Status Status }
+
+// ToolsChanged reports that the merged tool set changed (a server connected,
+// disconnected or sent list_changed).
+type ToolsChanged struct{ Server string }
+
+// ServerLog is a notifications/message log entry from a server.
+type ServerLog struct {
+	Server string
+	Level  string
+	Logger string
+	Data   json.RawMessage
+}
+
+func (StateChanged) isEvent() {}
+func (ToolsChanged) isEvent() {}
+func (ServerLog) isEvent()    {}
+
+// ReloadDiff says what a Reload changed.
+type ReloadDiff struct {
+	Added, Removed, Changed, Unchanged []string
+}

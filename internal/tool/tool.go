@@ -1,0 +1,77 @@
+// Package tool defines what a tool is to otter and the Set that merges
+// otter's built-in tools with the tools of every connected MCP server into
+// the one list the agent, the TUI and the CLI see.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Info describes a tool. Content, results and annotations use the MCP
+// types: MCP is the lingua franca of otter's tools, built-in ones included.
+type Info struct {
+	// Name is the tool's own name: a built-in's name ("scrape_page"), or the
+	// name an MCP server gave it ("get-sum"). The Set derives the qualified
+	// name offered to models (see Entry.Name).
+	Name        string
+	Server      string // the MCP server's configured name; "" for built-ins
+	Title       string
+	Description string
+	InputSchema json.RawMessage // a JSON Schema object; never nil
+	// OutputSchema is the tool's declared output schema, if any.
+	OutputSchema json.RawMessage
+	Annotations  *mcp.ToolAnnotations // may be nil
+}
+
+// ReadOnly reports the readOnlyHint annotation.
+func (i Info) ReadOnly() bool { return i.Annotations != nil && i.Annotations.ReadOnlyHint }
+
+// Destructive reports the destructiveHint annotation. Per the MCP spec a
+// missing hint means true for tools that are not read-only.
+func (i Info) Destructive() bool {
+	if i.Annotations == nil {
+		return true
+	}
+	if i.Annotations.ReadOnlyHint {
+		return false
+	}
+	return i.Annotations.DestructiveHint == nil || *i.Annotations.DestructiveHint
+}
+
+// Result is what a tool call returns: every MCP content type is kept
+// (text, image, audio, resource_link, embedded resource) along with
+// structuredContent and the isError flag.
+type Result = mcp.CallToolResult
+
+// A Tool can be called with JSON arguments. Call returns an error only when
+// the call could not be made or completed (transport failure, timeout,
+// cancellation); a tool that ran and failed returns a Result with IsError.
+type Tool interface {
+	Info() Info
+	Call(ctx context.Context, args json.RawMessage) (*Result, error)
+}
+
+// Progress is a progress report from a running tool call.
+type Progress struct {
+	Progress float64
+	Total    float64 // 0 when unknown
+	Message  string
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context that carries fn; tools that can report
+// progress (MCP tools with a progress token, long built-ins) call it.
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// ReportProgress calls the progress function carried by ctx, if any.
+func ReportProgress(ctx context.Context, p Progress) {
+	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
+		fn(p)
+	}
+}
