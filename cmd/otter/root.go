@@ -33,9 +33,19 @@ func newRootCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Manage and use MCP servers without the TUI",
 	}
-	mcpCmd.AddCommand(mcpSubcommands()...)
+	mcpCmd.AddCommand(mcpSubcommands()...)                 // mcp_cmd.go: list, tools, call
+	mcpCmd.AddCommand(newMCPImportCmd())                   // import_cmd.go
+	mcpCmd.AddCommand(newMCPLoginCmd(), newMCPLogoutCmd()) // login_cmd.go
+	mcpCmd.AddCommand(newMCPServeCmd())                    // serve_cmd.go
 	root.AddCommand(mcpCmd)
-	root.AddCommand(configCommands()...)
-	setupRootRun(root) // tui_cmd.go / prompt_cmd.go: the TUI, and -p for one-shot use
+	root.AddCommand(configCommands()...) // config_cmd.go: config validate|show, trust
+
+	addPromptFlags(root) // prompt_cmd.go: -p and its flags
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if promptRequested(cmd) {
+			return runPrompt(cmd) // prompt_cmd.go
+		}
+		return runTUI(cmd) // tui_cmd.go
+	}
 	return root
 }
