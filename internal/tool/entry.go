@@ -1,6 +1,6 @@
 package tool
 
-// This file is the contract of the Set; set.go implements it.
+// The types a Set hands out; set.go holds the Set itself.
 
 // Entry is one tool as offered to a model: its qualified name and the tool.
 //

@@ -1,0 +1,313 @@
+package tool
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxOutputChars is the default cap on the text one tool result
+// contributes to a model's context.
+const DefaultMaxOutputChars = 100_000
+
+// recentCalls is how many CallRecords a Set keeps.
+const recentCalls = 200
+
+// CallRecord is one finished call through a Set, for get_status and /mcp.
+type CallRecord struct {
+	Tool     string // qualified name
+	Server   string // "" for built-ins
+	Start    time.Time
+	Duration time.Duration
+	IsError  bool   // the tool reported an error (isError)
+	Err      string // the call failed (transport, timeout, cancellation)
+}
+
+// Set is the merged tool set: otter's built-in tools first, then the tools
+// of every connected MCP server, each group sorted by name. It is safe for
+// concurrent use; the MCP manager replaces a server's tools while the agent
+// calls others.
+type Set struct {
+	opts   Options
+	logger *slog.Logger
+
+	mu         sync.RWMutex
+	builtins   []Tool
+	servers    map[string][]Tool
+	entries    []Entry
+	byName     map[string]*entry
+	collisions []Collision
+	onChange   []func()
+
+	recentMu sync.Mutex
+	recent   []CallRecord // ring buffer, recentCalls long
+	next     int
+}
+
+// entry is an Entry with its lazily resolved input schema.
+type entry struct {
+	Entry
+	schemaOnce sync.Once
+	schema     *jsonschema.Resolved // nil when the schema could not be resolved
+}
+
+// NewSet returns an empty Set.
+func NewSet(opts Options) *Set {
+	if opts.MaxOutputChars <= 0 {
+		opts.MaxOutputChars = DefaultMaxOutputChars
+	}
+	return &Set{
+		opts:    opts,
+		logger:  slog.Default().With("component", "tools"),
+		servers: make(map[string][]Tool),
+		byName:  make(map[string]*entry),
+	}
+}
+
+// SetBuiltins replaces the built-in tools.
+func (s *Set) SetBuiltins(tools []Tool) {
+	s.mu.Lock()
+	s.builtins = slices.Clone(tools)
+	fns := s.rebuildLocked()
+	s.mu.Unlock()
+	notify(fns)
+}
+
+// SetServerTools replaces the tools of one MCP server; nil or empty removes
+// them (the server disconnected or was disabled).
+func (s *Set) SetServerTools(server string, tools []Tool) {
+	s.mu.Lock()
+	if len(tools) == 0 {
+		delete(s.servers, server)
+	} else {
+		s.servers[server] = slices.Clone(tools)
+	}
+	fns := s.rebuildLocked()
+	s.mu.Unlock()
+	notify(fns)
+}
+
+// OnChange registers fn to be called, outside the Set's lock, after the
+// entries change.
+func (s *Set) OnChange(fn func()) {
+	s.mu.Lock()
+	s.onChange = append(s.onChange, fn)
+	s.mu.Unlock()
+}
+
+func notify(fns []func()) {
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// rebuildLocked recomputes the entries; it returns the change callbacks to
+// run once the lock is released.
+func (s *Set) rebuildLocked() []func() {
+	type candidate struct {
+		name string
+		info Info
+		tool Tool
+	}
+	builtins := make([]candidate, 0, len(s.builtins))
+	for _, t := range s.builtins {
+		info := t.Info()
+		builtins = append(builtins, candidate{info.Name, info, t})
+	}
+	var remote []candidate
+	for server, tools := range s.servers {
+		for _, t := range tools {
+			info := t.Info()
+			if info.Server == "" {
+				info.Server = server
+			}
+			remote = append(remote, candidate{QualifiedName(info.Server, info.Name), info, t})
+		}
+	}
+	byName := func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.info.Server, b.info.Server), cmp.Compare(a.info.Name, b.info.Name))
+	}
+	slices.SortFunc(builtins, byName)
+	slices.SortFunc(remote, byName)
+
+	old := s.byName
+	s.entries = make([]Entry, 0, len(builtins)+len(remote))
+	s.byName = make(map[string]*entry, len(builtins)+len(remote))
+	s.collisions = nil
+	for _, c := range slices.Concat(builtins, remote) {
+		if kept, dup := s.byName[c.name]; dup {
+			col := Collision{Name: c.name, Kept: kept.Info, Dropped: c.info}
+			s.collisions = append(s.collisions, col)
+			s.logger.Warn("two tools have the same name; the second is not offered",
+				"name", c.name, "kept", describe(col.Kept), "dropped", describe(col.Dropped))
+			continue
+		}
+		e := &entry{Entry: Entry{Name: c.name, Info: c.info, Tool: c.tool}}
+		// Keep an already resolved schema when the tool did not change.
+		if prev, ok := old[c.name]; ok && prev.Tool == c.tool {
+			e = prev
+		}
+		s.byName[c.name] = e
+		s.entries = append(s.entries, e.Entry)
+	}
+	return slices.Clone(s.onChange)
+}
+
+func describe(i Info) string {
+	if i.Server == "" {
+		return "built-in " + i.Name
+	}
+	return fmt.Sprintf("%s from server %q", i.Name, i.Server)
+}
+
+// Entries returns every tool offered, built-ins first, then MCP tools, each
+// group sorted by name.
+func (s *Set) Entries() []Entry {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.entries)
+}
+
+// Lookup finds a tool by its qualified name.
+func (s *Set) Lookup(name string) (Entry, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.byName[name]
+	if !ok {
+		return Entry{}, false
+	}
+	return e.Entry, true
+}
+
+// Collisions returns the name collisions of the current entries.
+func (s *Set) Collisions() []Collision {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.collisions)
+}
+
+// ErrUnknownTool is returned by Call for a name the Set does not hold.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Call validates args against the tool's input schema and calls it.
+// Arguments that do not match the schema give a Result with IsError set and
+// a message a model can act on; the tool is not called. An error is
+// returned only when the call could not be made or completed.
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
+	s.mu.RLock()
+	e, ok := s.byName[name]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w %q: see `otter mcp tools` for the tools offered", ErrUnknownTool, name)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	start := time.Now()
+	if msg := e.validate(args); msg != "" {
+		res := &Result{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+		s.record(CallRecord{Tool: name, Server: e.Info.Server, Start: start, IsError: true})
+		return res, nil
+	}
+	res, err := e.Tool.Call(ctx, args)
+	rec := CallRecord{Tool: name, Server: e.Info.Server, Start: start, Duration: time.Since(start)}
+	switch {
+	case err != nil:
+		rec.Err = err.Error()
+	case res == nil:
+		err = fmt.Errorf("tool %s returned no result", name)
+		rec.Err = err.Error()
+	default:
+		rec.IsError = res.IsError
+	}
+	s.record(rec)
+	return res, err
+}
+
+// validate checks args against the entry's input schema and returns a
+// message for the model, or "" when the arguments are valid (or the schema
+// cannot be used for validation).
+func (e *entry) validate(args json.RawMessage) string {
+	e.schemaOnce.Do(func() {
+		if len(e.Info.InputSchema) == 0 {
+			return
+		}
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(e.Info.InputSchema, &sch); err != nil {
+			slog.Debug("tool input schema is not a JSON Schema; arguments are not validated", "tool", e.Name, "err", err)
+			return
+		}
+		rs, err := sch.Resolve(nil)
+		if err != nil {
+			slog.Debug("tool input schema cannot be resolved; arguments are not validated", "tool", e.Name, "err", err)
+			return
+		}
+		e.schema = rs
+	})
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Sprintf("invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the tool's input schema.", e.Name, err)
+	}
+	if _, isObject := v.(map[string]any); !isObject {
+		return fmt.Sprintf("invalid arguments for %s: expected a JSON object, got %s.", e.Name, jsonKind(v))
+	}
+	if e.schema == nil {
+		return ""
+	}
+	if err := e.schema.Validate(v); err != nil {
+		return fmt.Sprintf("invalid arguments for %s: %v. The input schema is: %s", e.Name, err, e.Info.InputSchema)
+	}
+	return ""
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "an object"
+}
+
+func (s *Set) record(r CallRecord) {
+	s.recentMu.Lock()
+	defer s.recentMu.Unlock()
+	if len(s.recent) < recentCalls {
+		s.recent = append(s.recent, r)
+		return
+	}
+	s.recent[s.next] = r
+	s.next = (s.next + 1) % recentCalls
+}
+
+// Recent returns up to n of the most recent calls, newest first.
+func (s *Set) Recent(n int) []CallRecord {
+	s.recentMu.Lock()
+	defer s.recentMu.Unlock()
+	out := make([]CallRecord, 0, min(n, len(s.recent)))
+	for i := 0; i < len(s.recent) && len(out) < n; i++ {
+		// The newest record is just before s.next (or at the end before the ring wraps).
+		idx := (s.next - 1 - i + 2*len(s.recent)) % len(s.recent)
+		if len(s.recent) < recentCalls {
+			idx = len(s.recent) - 1 - i
+		}
+		out = append(out, s.recent[idx])
+	}
+	return out
+}
