@@ -1,0 +1,254 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fakeTool is a tool whose behaviour a test sets.
+type fakeTool struct {
+	info  Info
+	calls atomic.Int32
+	call  func(args json.RawMessage) (*Result, error)
+}
+
+func (f *fakeTool) Info() Info { return f.info }
+
+func (f *fakeTool) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+	f.calls.Add(1)
+	if f.call != nil {
+		return f.call(args)
+	}
+	return &Result{Content: []mcp.Content{&mcp.TextContent{Text: "ok " + string(args)}}}, nil
+}
+
+func newTool(server, name string) *fakeTool {
+	return &fakeTool{info: Info{Name: name, Server: server, InputSchema: json.RawMessage(`{"type":"object"}`)}}
+}
+
+func names(entries []Entry) []string {
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func TestQualifiedName(t *testing.T) {
+	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	cases := []struct{ server, tool, want string }{
+		{"everything", "get-sum", "mcp__everything__get-sum"},
+		{"my server", "do.thing/now", "mcp__my_server__do_thing_now"},
+		{"ünï", "çødé", "mcp" + strings.Repeat("_", 9) + "d_"}, // every non-ASCII rune becomes one '_'
+	}
+	for _, c := range cases {
+		got := QualifiedName(c.server, c.tool)
+		if got != c.want {
+			t.Errorf("QualifiedName(%q, %q) = %q, want %q", c.server, c.tool, got, c.want)
+		}
+		if !valid.MatchString(got) {
+			t.Errorf("QualifiedName(%q, %q) = %q: not a valid tool name", c.server, c.tool, got)
+		}
+	}
+	long := strings.Repeat("x", 80)
+	a, b := QualifiedName("srv", long+"a"), QualifiedName("srv", long+"b")
+	if len(a) > MaxNameLen || len(b) > MaxNameLen {
+		t.Fatalf("long names not cut to %d: %d, %d", MaxNameLen, len(a), len(b))
+	}
+	if a == b {
+		t.Fatalf("two long names that differ only at the end got the same qualified name %q", a)
+	}
+	if again := QualifiedName("srv", long+"a"); again != a {
+		t.Fatalf("qualified name not stable: %q then %q", a, again)
+	}
+}
+
+func TestSetOrderAndCollisions(t *testing.T) {
+	s := NewSet(Options{})
+	changes := 0
+	s.OnChange(func() { changes++ })
+	s.SetBuiltins([]Tool{newTool("", "scrape_page"), newTool("", "export_data"), newTool("", "mcp__web__fetch")})
+	s.SetServerTools("web", []Tool{newTool("", "fetch"), newTool("", "a.b"), newTool("", "a_b")})
+	s.SetServerTools("alpha", []Tool{newTool("", "zzz")})
+
+	want := []string{"export_data", "mcp__web__fetch", "scrape_page", "mcp__alpha__zzz", "mcp__web__a_b"}
+	if got := names(s.Entries()); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("entries = %v, want %v", got, want)
+	}
+	cols := s.Collisions()
+	if len(cols) != 2 {
+		t.Fatalf("collisions = %+v, want 2 (built-in vs web/fetch, a.b vs a_b)", cols)
+	}
+	var sawBuiltinWin bool
+	for _, c := range cols {
+		if c.Name == "mcp__web__fetch" && c.Kept.Server == "" && c.Dropped.Server == "web" {
+			sawBuiltinWin = true
+		}
+	}
+	if !sawBuiltinWin {
+		t.Errorf("the built-in should keep a contested name: %+v", cols)
+	}
+	if e, ok := s.Lookup("mcp__web__a_b"); !ok || e.Info.Name != "a.b" {
+		t.Errorf("the first of two colliding MCP tools in sorted order should win, got %+v", e.Info)
+	}
+
+	s.SetServerTools("web", nil)
+	if _, ok := s.Lookup("mcp__web__a_b"); ok {
+		t.Error("a removed server's tools are still offered")
+	}
+	if len(s.Collisions()) != 0 {
+		t.Errorf("collisions after removal: %+v", s.Collisions())
+	}
+	if changes != 4 {
+		t.Errorf("OnChange ran %d times, want 4", changes)
+	}
+}
+
+func TestCallValidatesArguments(t *testing.T) {
+	sum := newTool("calc", "add")
+	sum.info.InputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)
+	s := NewSet(Options{})
+	s.SetServerTools("calc", []Tool{sum})
+
+	res, err := s.Call(context.Background(), "mcp__calc__add", json.RawMessage(`{"a":"two"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || sum.calls.Load() != 0 {
+		t.Fatalf("invalid arguments reached the tool (calls=%d, isError=%v)", sum.calls.Load(), res.IsError)
+	}
+	msg := Text(res)
+	for _, want := range []string{"invalid arguments for mcp__calc__add", `"required"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("validation message %q lacks %q", msg, want)
+		}
+	}
+
+	res, err = s.Call(context.Background(), "mcp__calc__add", json.RawMessage(`{"a":2,"b":3}`))
+	if err != nil || res.IsError || sum.calls.Load() != 1 {
+		t.Fatalf("valid call: res=%+v err=%v calls=%d", res, err, sum.calls.Load())
+	}
+	if _, err := s.Call(context.Background(), "nope", nil); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("unknown tool error = %v", err)
+	}
+	rec := s.Recent(10)
+	if len(rec) != 2 || rec[0].IsError || !rec[1].IsError || rec[0].Server != "calc" {
+		t.Errorf("recent calls (newest first) = %+v", rec)
+	}
+}
+
+func TestCallWithUnusableSchemaStillRuns(t *testing.T) {
+	odd := newTool("x", "odd")
+	odd.info.InputSchema = json.RawMessage(`{"type":"object","$ref":"http://example.invalid/remote.json"}`)
+	s := NewSet(Options{})
+	s.SetServerTools("x", []Tool{odd})
+	res, err := s.Call(context.Background(), "mcp__x__odd", nil)
+	if err != nil || res.IsError || odd.calls.Load() != 1 {
+		t.Fatalf("a tool whose schema cannot be resolved must still be callable: res=%+v err=%v", res, err)
+	}
+}
+
+func TestRecentRingKeepsNewest(t *testing.T) {
+	s := NewSet(Options{})
+	s.SetBuiltins([]Tool{newTool("", "t")})
+	for range recentCalls + 5 {
+		s.Call(context.Background(), "t", nil)
+	}
+	s.Call(context.Background(), "t", json.RawMessage(`[]`)) // invalid: marks the newest
+	got := s.Recent(recentCalls + 50)
+	if len(got) != recentCalls {
+		t.Fatalf("kept %d records, want %d", len(got), recentCalls)
+	}
+	if !got[0].IsError || got[1].IsError {
+		t.Fatalf("newest record should come first: %+v %+v", got[0], got[1])
+	}
+}
+
+func TestTextForModelCapsAndSpills(t *testing.T) {
+	dir := t.TempDir()
+	s := NewSet(Options{MaxOutputChars: 1000, SpillDir: dir})
+	big := strings.Repeat("é", 5000) // multi-byte: the cut must fall on a character
+	res := &Result{Content: []mcp.Content{&mcp.TextContent{Text: big}}}
+	out := s.TextForModel(res)
+	m := regexp.MustCompile(`showing 1000 of 5000 characters; the full output is in (\S+)\]$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("cut text does not name the spill file: ...%s", out[len(out)-200:])
+	}
+	if !strings.HasPrefix(out, strings.Repeat("é", 1000)+"\n") {
+		t.Errorf("the first 1000 characters are not kept whole")
+	}
+	full, err := os.ReadFile(m[1])
+	if err != nil || string(full) != big {
+		t.Fatalf("spill file does not hold the full output (err=%v, %d bytes)", err, len(full))
+	}
+	small := &Result{Content: []mcp.Content{&mcp.TextContent{Text: "short"}}}
+	if got := s.TextForModel(small); got != "short" {
+		t.Errorf("short output changed: %q", got)
+	}
+}
+
+func TestTextKeepsEveryContentType(t *testing.T) {
+	res := &Result{Content: []mcp.Content{
+		&mcp.TextContent{Text: "hello"},
+		&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 10)},
+		&mcp.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 3)},
+		&mcp.ResourceLink{URI: "file:///x.txt", Name: "x"},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://a", Text: "inner"}},
+	}}
+	got := Text(res)
+	for _, want := range []string{"hello", "[image: image/png, 10 bytes]", "[audio: audio/wav, 3 bytes]", "[resource link: file:///x.txt (x)]", "[resource mem://a]\ninner"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Text() = %q, lacks %q", got, want)
+		}
+	}
+	structured := &Result{StructuredContent: map[string]any{"sum": 5}}
+	if got := Text(structured); got != `{"sum":5}` {
+		t.Errorf("structured-only result rendered as %q", got)
+	}
+}
+
+func TestAllowedByFilter(t *testing.T) {
+	cases := []struct {
+		allowed, denied []string
+		name            string
+		want            bool
+	}{
+		{nil, nil, "anything", true},
+		{[]string{"get-*"}, nil, "get-sum", true},
+		{[]string{"get-*"}, nil, "echo", false},
+		{nil, []string{"*delete*"}, "bulk_delete_rows", false},
+		{[]string{"*"}, []string{"rm"}, "rm", false},
+	}
+	for _, c := range cases {
+		if got := AllowedByFilter(c.allowed, c.denied, c.name); got != c.want {
+			t.Errorf("AllowedByFilter(%v, %v, %q) = %v, want %v", c.allowed, c.denied, c.name, got, c.want)
+		}
+	}
+}
+
+func TestAnnotations(t *testing.T) {
+	f := false
+	cases := []struct {
+		a                     *mcp.ToolAnnotations
+		readOnly, destructive bool
+	}{
+		{nil, false, true},
+		{&mcp.ToolAnnotations{ReadOnlyHint: true}, true, false},
+		{&mcp.ToolAnnotations{DestructiveHint: &f}, false, false},
+		{&mcp.ToolAnnotations{}, false, true},
+	}
+	for _, c := range cases {
+		i := Info{Annotations: c.a}
+		if i.ReadOnly() != c.readOnly || i.Destructive() != c.destructive {
+			t.Errorf("%+v: ReadOnly=%v Destructive=%v, want %v %v", c.a, i.ReadOnly(), i.Destructive(), c.readOnly, c.destructive)
+		}
+	}
+}
