@@ -1,0 +1,43 @@
+# otter — the two commands a newcomer needs are `make run` and `make test`.
+
+GO       ?= go
+BIN      := bin/otter
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+# go test flags; CI may add -race etc.
+TESTFLAGS ?= -count=1 -timeout 20m
+
+.PHONY: all build run test test-deps vet bench tidy-check clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/otter
+
+## run: build and start the TUI (works without an API key; type /help)
+run: build
+	./$(BIN) $(ARGS)
+
+## test-deps: the real peers the tests talk to (Node 22, MCP reference server,
+## MCP conformance suite, tmux, chromium), installed into .cache/ and the system
+test-deps:
+	bash scripts/install-system-deps.sh
+	bash scripts/install-test-deps.sh
+
+## test: everything — vet, unit, integration, conformance, TUI-in-tmux tests
+test: test-deps vet
+	$(GO) test $(TESTFLAGS) ./...
+
+vet:
+	@fmt=$$(gofmt -l cmd internal test assets 2>/dev/null); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
+	$(GO) vet ./...
+
+## bench: benchmarks that print otter-vs-baseline ratios
+bench: test-deps
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./... | grep -E 'ratio=|^Benchmark|^ok|FAIL|^[a-z0-9-]+:'
+
+tidy-check:
+	$(GO) mod tidy -diff
+
+clean:
+	rm -rf bin .cache
