@@ -98,7 +98,9 @@ func (p *Policy) Transport(opts ClientOptions) (http.RoundTripper, error) {
 // socks5h, a host and port, and, if the host is an IP literal, an address
 // the policy allows (a name is checked when it is dialled).
 func (p *Policy) CheckProxyURL(raw string) (*url.URL, error) {
-	bad := func(reason string) (*url.URL, error) { return nil, &URLError{URL: redact(raw), Reason: "proxy " + reason} }
+	bad := func(reason string) (*url.URL, error) {
+		return nil, &URLError{URL: redact(raw), Reason: "proxy " + reason}
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return bad(err.Error())
