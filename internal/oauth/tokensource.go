@@ -1,0 +1,134 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// refreshMargin is how long before its expiry an access token is refreshed.
+const refreshMargin = 30 * time.Second
+
+// refreshTimeout bounds one refresh request to the token endpoint.
+const refreshTimeout = 30 * time.Second
+
+// tokenSource is an oauth2.TokenSource backed by the token store. It keeps
+// the current token in memory; when the token is about to expire it takes
+// the store's lock, re-reads the record (another otter process may have
+// refreshed it already, rotating the refresh token), and only then refreshes
+// and saves the result.
+//
+// Token returns (nil, nil) when there is no usable token (never logged in,
+// or the refresh token was rejected): the MCP transport then sends the
+// request without credentials, the server answers 401, and the handler's
+// Authorize decides what happens next.
+type tokenSource struct {
+	store     *store
+	serverURL string
+	client    *http.Client
+	logger    *slog.Logger
+
+	mu  sync.Mutex
+	tok *oauth2.Token
+}
+
+func fresh(tok *oauth2.Token) bool {
+	if tok == nil || tok.AccessToken == "" {
+		return false
+	}
+	return tok.Expiry.IsZero() || time.Until(tok.Expiry) > refreshMargin
+}
+
+// Token implements oauth2.TokenSource.
+func (ts *tokenSource) Token() (*oauth2.Token, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if fresh(ts.tok) {
+		return ts.tok, nil
+	}
+	tok, _, err := ts.renew("")
+	return tok, err
+}
+
+// set makes tok the current token (after a login).
+func (ts *tokenSource) set(tok *oauth2.Token) {
+	ts.mu.Lock()
+	ts.tok = tok
+	ts.mu.Unlock()
+}
+
+// recover is called when the server refused the access token rejected
+// although it had not expired. Under the lock it takes a newer token another
+// process stored, or refreshes. It reports whether there is now a token
+// different from rejected.
+func (ts *tokenSource) recover(rejected string) (bool, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	tok, refreshed, err := ts.renew(rejected)
+	if err != nil {
+		return false, err
+	}
+	return tok != nil && (refreshed || tok.AccessToken != rejected), nil
+}
+
+// renew loads the stored token under the lock and refreshes it if it is
+// stale or equal to rejected. The caller holds ts.mu.
+func (ts *tokenSource) renew(rejected string) (tok *oauth2.Token, refreshed bool, err error) {
+	err = ts.store.update(ts.serverURL, func(rec *record) (bool, error) {
+		cur := rec.Token
+		if cur == nil {
+			return false, nil
+		}
+		if fresh(cur) && (rejected == "" || cur.AccessToken != rejected) {
+			tok = cur
+			return false, nil
+		}
+		if cur.RefreshToken == "" || rec.Client == nil {
+			if !fresh(cur) {
+				ts.logger.Info("oauth: the stored token expired and cannot be refreshed; log in again", "server", ts.serverURL)
+			}
+			return false, nil
+		}
+		nt, err := ts.refresh(rec.Client, cur.RefreshToken)
+		if err != nil {
+			var re *oauth2.RetrieveError
+			if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "invalid_client") {
+				// The grant is gone (revoked, expired, or reused): forget
+				// the token so the server goes back to needing a login.
+				ts.logger.Warn("oauth: the authorization server rejected the refresh token; log in again",
+					"server", ts.serverURL, "error", re.ErrorCode)
+				rec.Token, rec.Scope = nil, ""
+				return true, nil
+			}
+			return false, fmt.Errorf("refresh the OAuth token for %s: %w", ts.serverURL, err)
+		}
+		rec.Token = nt
+		if s, ok := nt.Extra("scope").(string); ok && s != "" {
+			rec.Scope = s
+		}
+		tok, refreshed = nt, true
+		return true, nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	ts.tok = tok
+	return tok, refreshed, nil
+}
+
+// refresh redeems refreshToken at the client's token endpoint.
+func (ts *tokenSource) refresh(c *clientInfo, refreshToken string) (*oauth2.Token, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+	defer cancel()
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, ts.client)
+	// An expired token with only the refresh token makes the oauth2
+	// package redeem it; a response without a new refresh token keeps the
+	// old one.
+	return c.config().TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+}
