@@ -1,0 +1,124 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/ask"
+)
+
+// newClient returns the SDK client for one connection attempt, with the
+// handlers that route a server's requests and notifications to the manager.
+func (s *server) newClient(c *conn) *sdk.Client {
+	m := s.m
+	caps := &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}}
+	opts := &sdk.ClientOptions{
+		Logger:       m.logger.With("server", s.name),
+		Capabilities: caps,
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			c.listChanged(kindTools)
+		},
+		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
+			c.listChanged(kindPrompts)
+		},
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
+			c.listChanged(kindResources)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			m.routeProgress(req.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			data, err := json.Marshal(req.Params.Data)
+			if err != nil {
+				data = nil
+			}
+			m.emit(ServerLog{Server: s.name, Level: string(req.Params.Level), Logger: req.Params.Logger, Data: data})
+		},
+	}
+	if m.opts.Eliciter != nil {
+		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
+		opts.ElicitationHandler = func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return s.elicit(ctx, req.Params)
+		}
+	}
+	if m.opts.Sampler != nil {
+		opts.CreateMessageHandler = func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			return m.opts.Sampler(ctx, s.name, req.Params)
+		}
+	}
+	version := m.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "otter", Version: version}, opts)
+	client.AddRoots(m.roots...)
+	return client
+}
+
+// elicit passes an elicitation request to the front end. In form mode, the
+// schema's defaults fill the fields an accepted reply leaves out.
+func (s *server) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+	req := ask.Elicitation{Server: s.name, Message: p.Message, Mode: p.Mode, URL: p.URL, ID: p.ElicitationID}
+	if req.Mode == "" {
+		req.Mode = "form"
+	}
+	var schema *jsonschema.Schema
+	if p.RequestedSchema != nil {
+		raw, err := json.Marshal(p.RequestedSchema)
+		if err != nil {
+			return nil, fmt.Errorf("elicitation schema: %w", err)
+		}
+		req.Schema = raw
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			return nil, fmt.Errorf("elicitation schema: %w", err)
+		}
+	}
+	reply, err := s.m.opts.Eliciter.Elicit(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res := &sdk.ElicitResult{Action: string(reply.Action)}
+	if reply.Action != ask.Accept || req.Mode != "form" {
+		return res, nil
+	}
+	res.Content = reply.Content
+	if res.Content == nil {
+		res.Content = map[string]any{}
+	}
+	if schema != nil {
+		applyDefaults(schema, res.Content)
+	}
+	return res, nil
+}
+
+// applyDefaults sets each top-level property of an elicitation schema that
+// content lacks to the property's default. Elicitation schemas are flat.
+func applyDefaults(schema *jsonschema.Schema, content map[string]any) {
+	for name, prop := range schema.Properties {
+		if prop == nil || prop.Default == nil {
+			continue
+		}
+		if _, ok := content[name]; ok {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(prop.Default, &v); err == nil {
+			content[name] = v
+		}
+	}
+}
+
+// fileRoot returns a root for a directory.
+func fileRoot(dir string) *sdk.Root {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+	return &sdk.Root{URI: u.String(), Name: filepath.Base(dir)}
+}

@@ -1,0 +1,531 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// Defaults for settings the configuration leaves at zero.
+const (
+	DefaultStartupTimeout       = 30 * time.Second
+	DefaultCallTimeout          = 5 * time.Minute
+	DefaultHealthCheckInterval  = 30 * time.Second
+	DefaultMaxReconnectAttempts = 5
+	DefaultReconnectDelay       = time.Second
+)
+
+// Authorizer supplies OAuth for remote servers. internal/oauth implements it.
+type Authorizer interface {
+	// Handler returns the OAuth handler for a remote server, or nil if it
+	// needs none. With interactive false it must never open a browser: its
+	// Authorize returns an error wrapping oauth.ErrLoginRequired when a
+	// login is needed, and the server goes needs-auth.
+	Handler(srv config.Server, interactive bool) auth.OAuthHandler
+	// TokenExpiry returns the expiry of the stored token; zero if none.
+	TokenExpiry(srv config.Server) time.Time
+}
+
+// Options configure a Manager.
+type Options struct {
+	// Tools receives each connected server's tools, filtered by the
+	// server's allowed_tools and denied_tools. May be nil.
+	Tools *tool.Set
+	// Eliciter answers servers' elicitation requests. Nil: the client does
+	// not offer elicitation.
+	Eliciter ask.Eliciter
+	// Sampler answers sampling/createMessage. Nil: the client does not offer
+	// sampling.
+	Sampler func(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
+	// Auth supplies OAuth for remote servers. Nil: no OAuth.
+	Auth Authorizer
+	// OnEvent receives events from any goroutine. It must not block.
+	OnEvent func(Event)
+	// Logger receives the manager's diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+	// Roots are the directories offered to servers as roots. Default: the
+	// working directory.
+	Roots []string
+	// Version is the client version sent in initialize.
+	Version string
+}
+
+// Prompt is a prompt offered by a connected server.
+type Prompt struct {
+	Server      string
+	Name        string
+	Description string
+	Arguments   []*sdk.PromptArgument
+}
+
+// Resource is a resource offered by a connected server.
+type Resource struct {
+	Server string
+	*sdk.Resource
+}
+
+// Manager starts and supervises the configured MCP servers. Its methods are
+// safe for concurrent use.
+type Manager struct {
+	opts   Options
+	logger *slog.Logger
+	roots  []*sdk.Root
+
+	mu      sync.Mutex
+	cfg     config.MCP
+	servers map[string]*server
+	started bool
+	closed  bool
+
+	chMu    sync.Mutex
+	changed chan struct{} // closed and replaced whenever a status changes
+
+	progress  sync.Map // progress token → the calling context
+	nextToken atomic.Uint64
+
+	closeOnce sync.Once
+}
+
+// New returns a Manager for cfg. No server starts before Start.
+func New(cfg config.MCP, opts Options) *Manager {
+	m := &Manager{
+		opts:    opts,
+		logger:  cmp.Or(opts.Logger, slog.Default()).With("component", "mcp"),
+		servers: make(map[string]*server),
+		changed: make(chan struct{}),
+	}
+	dirs := opts.Roots
+	if len(dirs) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			dirs = []string{wd}
+		}
+	}
+	for _, d := range dirs {
+		m.roots = append(m.roots, fileRoot(d))
+	}
+	m.cfg = cfg
+	for _, sc := range cfg.Servers {
+		if _, dup := m.servers[sc.Name]; dup {
+			m.logger.Warn("MCP server defined twice; the last definition is used", "server", sc.Name)
+		}
+		m.servers[sc.Name] = newServer(m, sc, cfg)
+	}
+	return m
+}
+
+// Start starts every enabled server in the background and returns at once.
+func (m *Manager) Start(ctx context.Context) {
+	m.mu.Lock()
+	if m.started || m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.started = true
+	m.mu.Unlock()
+	// Outside the lock: restart reports events, and a front end may call
+	// back into the manager from OnEvent.
+	for _, s := range m.list() {
+		if s.shouldRun() {
+			s.restart(false)
+		}
+	}
+}
+
+// WaitSettled returns once no server is pending (each is bounded by its
+// startup_timeout), or with ctx's error.
+func (m *Manager) WaitSettled(ctx context.Context) error {
+	m.mu.Lock()
+	started := m.started
+	m.mu.Unlock()
+	if !started {
+		return errors.New("mcp: WaitSettled called before Start")
+	}
+	for {
+		ch := m.changedChan()
+		pending := false
+		for _, st := range m.Statuses() {
+			if st.State == StatePending {
+				pending = true
+				break
+			}
+		}
+		if !pending {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (m *Manager) changedChan() chan struct{} {
+	m.chMu.Lock()
+	defer m.chMu.Unlock()
+	return m.changed
+}
+
+func (m *Manager) notifyChanged() {
+	m.chMu.Lock()
+	close(m.changed)
+	m.changed = make(chan struct{})
+	m.chMu.Unlock()
+}
+
+func (m *Manager) emit(e Event) {
+	if m.opts.OnEvent != nil {
+		m.opts.OnEvent(e)
+	}
+}
+
+func (m *Manager) list() []*server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *server) int { return cmp.Compare(a.name, b.name) })
+	return out
+}
+
+func (m *Manager) server(name string) (*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("mcp: the manager is closed")
+	}
+	s, ok := m.servers[name]
+	if !ok {
+		names := make([]string, 0, len(m.servers))
+		for n := range m.servers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("no MCP server named %q: none is configured", name)
+		}
+		return nil, fmt.Errorf("no MCP server named %q (configured: %v)", name, names)
+	}
+	return s, nil
+}
+
+// Statuses returns a snapshot of every configured server, sorted by name.
+func (m *Manager) Statuses() []Status {
+	servers := m.list()
+	out := make([]Status, len(servers))
+	for i, s := range servers {
+		out[i] = s.status()
+	}
+	return out
+}
+
+// Status returns the snapshot of one server.
+func (m *Manager) Status(name string) (Status, bool) {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	if !ok {
+		return Status{}, false
+	}
+	return s.status(), true
+}
+
+// Session returns the live SDK session of a connected server, for raw
+// access (the headless CLI's ad hoc servers).
+func (m *Manager) Session(name string) (*sdk.ClientSession, bool) {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	c := s.current()
+	if c == nil {
+		return nil, false
+	}
+	return c.cs, true
+}
+
+// Reload applies a new configuration: servers are matched by name, and only
+// those added, removed or changed in any field are started or stopped.
+func (m *Manager) Reload(ctx context.Context, cfg config.MCP) ReloadDiff {
+	var diff ReloadDiff
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return diff
+	}
+	globalChanged := m.cfg.IsEnabled() != cfg.IsEnabled()
+	m.cfg = cfg
+	next := make(map[string]config.Server, len(cfg.Servers))
+	for _, sc := range cfg.Servers {
+		next[sc.Name] = sc
+	}
+	var stop, start []*server
+	for name, s := range m.servers {
+		sc, ok := next[name]
+		switch {
+		case !ok:
+			diff.Removed = append(diff.Removed, name)
+			delete(m.servers, name)
+			stop = append(stop, s)
+		case globalChanged || !sameServer(s.cfg, sc):
+			diff.Changed = append(diff.Changed, name)
+			ns := newServer(m, sc, cfg)
+			m.servers[name] = ns
+			stop = append(stop, s)
+			start = append(start, ns)
+		default:
+			diff.Unchanged = append(diff.Unchanged, name)
+		}
+	}
+	for name, sc := range next {
+		if _, ok := m.servers[name]; !ok {
+			diff.Added = append(diff.Added, name)
+			ns := newServer(m, sc, cfg)
+			m.servers[name] = ns
+			start = append(start, ns)
+		}
+	}
+	started := m.started
+	m.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, s := range stop {
+		wg.Go(func() { s.shutdown(true) })
+	}
+	wg.Wait()
+	for _, s := range start {
+		if started && s.shouldRun() {
+			s.restart(false)
+		} else {
+			s.announce()
+		}
+	}
+	for _, l := range []*[]string{&diff.Added, &diff.Removed, &diff.Changed, &diff.Unchanged} {
+		slices.Sort(*l)
+	}
+	m.notifyChanged()
+	return diff
+}
+
+// sameServer reports whether two definitions run the same server. The line
+// number is not part of it: editing an unrelated part of a file moves it.
+func sameServer(a, b config.Server) bool {
+	a.Line, b.Line = 0, 0
+	return reflect.DeepEqual(a, b)
+}
+
+// Reconnect restarts one server and waits until it is connected or failed.
+func (m *Manager) Reconnect(ctx context.Context, name string) error {
+	return m.reconnect(ctx, name, false)
+}
+
+// Login reconnects a remote server with interactive authorization (which may
+// open a browser) and waits until it is connected or failed.
+func (m *Manager) Login(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	if m.opts.Auth == nil {
+		return errors.New("OAuth is not available in this mode")
+	}
+	if transportName(s.cfg) == config.TransportStdio {
+		return fmt.Errorf("server %q runs over stdio and does not use OAuth", name)
+	}
+	return m.reconnect(ctx, name, true)
+}
+
+func (m *Manager) reconnect(ctx context.Context, name string, interactive bool) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	if !s.shouldRun() {
+		st := s.status()
+		return fmt.Errorf("server %q is disabled: %s", name, st.Error)
+	}
+	m.mu.Lock()
+	m.started = true
+	m.mu.Unlock()
+	s.restart(interactive)
+	return s.awaitSettled(ctx)
+}
+
+// SetEnabled turns a server on or off for this session (the configuration
+// is not changed).
+func (m *Manager) SetEnabled(ctx context.Context, name string, on bool) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	if on {
+		if s.cfg.DisabledReason != "" {
+			return fmt.Errorf("server %q cannot be enabled: %s", name, s.cfg.DisabledReason)
+		}
+		if !s.mcpOn {
+			return errors.New("MCP is turned off in the configuration ([mcp] enabled = false)")
+		}
+	}
+	s.setOverride(on)
+	if on {
+		m.mu.Lock()
+		started := m.started
+		m.mu.Unlock()
+		if started {
+			s.restart(false)
+		}
+		return nil
+	}
+	s.shutdown(true)
+	s.announce()
+	return nil
+}
+
+// Instructions returns the instructions of each connected server that gave
+// any, by server name.
+func (m *Manager) Instructions() map[string]string {
+	out := make(map[string]string)
+	for _, s := range m.list() {
+		if c := s.current(); c != nil && c.instructions != "" {
+			out[s.name] = c.instructions
+		}
+	}
+	return out
+}
+
+// Prompts returns the prompts of every connected server, sorted by server
+// and name.
+func (m *Manager) Prompts() []Prompt {
+	var out []Prompt
+	for _, s := range m.list() {
+		c := s.current()
+		if c == nil {
+			continue
+		}
+		for _, p := range c.lists().prompts {
+			out = append(out, Prompt{Server: s.name, Name: p.Name, Description: p.Description, Arguments: p.Arguments})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Prompt) int { return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Name, b.Name)) })
+	return out
+}
+
+// GetPrompt gets a prompt from a server.
+func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
+	s, c, err := m.connected(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.callTimeout)
+	defer cancel()
+	res, err := c.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("getting prompt %q from MCP server %q: %w", name, server, err)
+	}
+	return res, nil
+}
+
+// Resources returns the resources of every connected server, sorted by
+// server and URI.
+func (m *Manager) Resources() []Resource {
+	var out []Resource
+	for _, s := range m.list() {
+		c := s.current()
+		if c == nil {
+			continue
+		}
+		for _, r := range c.lists().resources {
+			out = append(out, Resource{Server: s.name, Resource: r})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Resource) int { return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.URI, b.URI)) })
+	return out
+}
+
+// ReadResource reads a resource from a server.
+func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
+	s, c, err := m.connected(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.callTimeout)
+	defer cancel()
+	res, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s from MCP server %q: %w", uri, server, err)
+	}
+	return res, nil
+}
+
+func (m *Manager) connected(name string) (*server, *conn, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := s.current()
+	if c == nil {
+		return nil, nil, s.notConnectedError()
+	}
+	return s, c, nil
+}
+
+// Close stops every server; no process it started outlives it. It is safe
+// to call more than once.
+func (m *Manager) Close() error {
+	m.closeOnce.Do(func() {
+		m.mu.Lock()
+		m.closed = true
+		servers := make([]*server, 0, len(m.servers))
+		for _, s := range m.servers {
+			servers = append(servers, s)
+		}
+		m.mu.Unlock()
+		var wg sync.WaitGroup
+		for _, s := range servers {
+			wg.Go(func() { s.shutdown(true) })
+		}
+		wg.Wait()
+	})
+	return nil
+}
+
+// progressToken registers ctx for progress notifications and returns the
+// token to send with a request, and a function that unregisters it.
+func (m *Manager) progressToken(ctx context.Context) (string, func()) {
+	tok := "otter-" + strconv.FormatUint(m.nextToken.Add(1), 10)
+	m.progress.Store(tok, ctx)
+	return tok, func() { m.progress.Delete(tok) }
+}
+
+func (m *Manager) routeProgress(p *sdk.ProgressNotificationParams) {
+	var key string
+	switch t := p.ProgressToken.(type) {
+	case string:
+		key = t
+	default:
+		return
+	}
+	if v, ok := m.progress.Load(key); ok {
+		tool.ReportProgress(v.(context.Context), tool.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}

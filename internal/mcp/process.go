@@ -1,0 +1,356 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// stopGrace is how long a stdio server's process group gets between SIGTERM
+// and SIGKILL.
+const stopGrace = 2 * time.Second
+
+// stderrLines is how many of a server's last stderr lines are kept.
+const stderrLines = 50
+
+// maxLineBytes bounds one kept stderr line (the rest is cut).
+const maxLineBytes = 2048
+
+// maxMessageBytes bounds one JSON-RPC message read from a stdio server. The
+// SDK's default (16 MiB) would break the connection on large but legitimate
+// results; tool.Set caps what reaches a model anyway.
+const maxMessageBytes = 256 << 20
+
+// process is a stdio server's process, run in its own process group so that
+// stopping it also stops whatever it started (npx and uvx run the real
+// server as a grandchild).
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  *os.File // write end of the child's stdin
+	stdout *os.File // read end of the child's stdout
+
+	exited  chan struct{} // closed once the leader was reaped
+	waitErr error         // the leader's exit, valid after exited
+
+	stopOnce sync.Once
+}
+
+// startProcess starts srv's command. Its stderr is drained into tail until
+// the last writer closes it; stdout lines that are not JSON go there too.
+func startProcess(srv config.Server, tail *ring) (*process, error) {
+	path, err := lookCommand(srv)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, srv.Args...)
+	cmd.Args[0] = srv.Command
+	cmd.Env = os.Environ()
+	for k, v := range srv.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Dir = srv.Cwd
+	cmd.SysProcAttr = sysProcAttr()
+
+	// Plain pipes given as *os.File: exec starts no copying goroutines of its
+	// own, so Wait returns when the leader exits even if a grandchild still
+	// holds a pipe open.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, startError(srv, err)
+	}
+	closeAll(inR, outW, errW) // the child's ends
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	go drainLines(errR, tail, "")
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// lookCommand resolves srv.Command like exec.LookPath, relative to the
+// server's cwd for relative paths, with a hint a person can act on.
+func lookCommand(srv config.Server) (string, error) {
+	name := srv.Command
+	if name == "" {
+		return "", errors.New("no command configured: set command (stdio) or url (http, sse)")
+	}
+	if filepath.Base(name) != name { // a path
+		p := name
+		if !filepath.IsAbs(p) && srv.Cwd != "" {
+			p = filepath.Join(srv.Cwd, p)
+		}
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("command %q not found: %w", name, err)
+		case st.IsDir():
+			return "", fmt.Errorf("command %q is a directory, not a program", name)
+		case st.Mode()&0o111 == 0:
+			return "", fmt.Errorf("command %q is not executable: chmod +x it or run it through its interpreter", name)
+		}
+		return p, nil
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		msg := fmt.Sprintf("command %q not found on PATH", name)
+		if hint := installHint(name); hint != "" {
+			return "", fmt.Errorf("%s: %s or give the full path in command", msg, hint)
+		}
+		return "", fmt.Errorf("%s: install it or give the full path in command", msg)
+	}
+	return p, nil
+}
+
+// installHint names what provides a command commonly used to run MCP servers.
+func installHint(cmd string) string {
+	switch cmd {
+	case "npx", "npm":
+		return "install Node.js (" + cmd + " ships with npm)"
+	case "node":
+		return "install Node.js"
+	case "uvx", "uv":
+		return "install uv (https://docs.astral.sh/uv/; uvx ships with it)"
+	case "python", "python3", "pip", "pipx":
+		return "install Python 3"
+	case "docker":
+		return "install Docker"
+	case "bunx", "bun":
+		return "install Bun"
+	case "deno":
+		return "install Deno"
+	case "go":
+		return "install Go"
+	}
+	return ""
+}
+
+func startError(srv config.Server, err error) error {
+	if srv.Cwd != "" && errors.Is(err, os.ErrNotExist) {
+		if _, statErr := os.Stat(srv.Cwd); statErr != nil {
+			return fmt.Errorf("cannot start %q: working directory %q does not exist: fix cwd", srv.Command, srv.Cwd)
+		}
+	}
+	return fmt.Errorf("cannot start %q: %w", srv.Command, err)
+}
+
+// stop ends the process group: stdin is closed and the group gets SIGTERM,
+// then SIGKILL after stopGrace if any member is still there. It returns once
+// the leader is reaped (or a further grace passed) and is safe to call more
+// than once and concurrently.
+func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		p.stdin.Close()
+		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+		deadline := time.Now().Add(stopGrace)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for time.Now().Before(deadline) && !p.groupGone() {
+			<-tick.C
+		}
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		select {
+		case <-p.exited:
+		case <-time.After(stopGrace):
+		}
+		p.stdout.Close()
+	})
+}
+
+// groupGone reports whether the leader exited and no member of the group
+// is left (zombies that wait for init count as gone).
+func (p *process) groupGone() bool {
+	select {
+	case <-p.exited:
+	default:
+		return false
+	}
+	return syscall.Kill(-p.pgid, 0) == syscall.ESRCH
+}
+
+// exitDescription says how the leader exited, for error messages.
+func (p *process) exitDescription() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	if p.waitErr != nil {
+		return "exited: " + p.waitErr.Error()
+	}
+	return "exited with status 0"
+}
+
+// ring keeps the last lines written to it. It is safe for concurrent use.
+type ring struct {
+	mu    sync.Mutex
+	lines []string
+	next  int
+	full  bool
+}
+
+func newRing(n int) *ring { return &ring{lines: make([]string, n)} }
+
+func (r *ring) add(line string) {
+	r.mu.Lock()
+	r.lines[r.next] = line
+	r.next = (r.next + 1) % len(r.lines)
+	if r.next == 0 {
+		r.full = true
+	}
+	r.mu.Unlock()
+}
+
+// tail returns the kept lines, oldest first.
+func (r *ring) tail() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.full {
+		return append([]string(nil), r.lines[:r.next]...)
+	}
+	return append(append([]string(nil), r.lines[r.next:]...), r.lines[:r.next]...)
+}
+
+// last returns the last non-empty kept line.
+func (r *ring) last() string {
+	t := r.tail()
+	for i := len(t) - 1; i >= 0; i-- {
+		if t[i] != "" {
+			return t[i]
+		}
+	}
+	return ""
+}
+
+// drainLines reads rc to its end, keeping each line (cut to maxLineBytes)
+// in tail with prefix. It never stops reading early, so a writer that
+// floods can never block on a full pipe.
+func drainLines(rc io.ReadCloser, tail *ring, prefix string) {
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line) < maxLineBytes {
+			line = append(line, chunk[:min(len(chunk), maxLineBytes-len(line))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(line) > 0 || err == nil {
+			tail.add(prefix + string(bytes.TrimRight(line, "\r\n")))
+		}
+		line = line[:0]
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stdoutFilter passes a stdio server's JSON-RPC lines through and diverts
+// any other line (a banner, a stray print) to the stderr tail, so that a
+// server that prints to stdout still works. A line is JSON-RPC when its
+// first non-blank byte is '{' or '['.
+type stdoutFilter struct {
+	br      *bufio.Reader
+	f       *os.File
+	tail    *ring
+	inLine  bool // passing a JSON line through
+	skipped []byte
+}
+
+func newStdoutFilter(f *os.File, tail *ring) *stdoutFilter {
+	return &stdoutFilter{br: bufio.NewReaderSize(f, 64<<10), f: f, tail: tail}
+}
+
+func (s *stdoutFilter) Read(p []byte) (int, error) {
+	for !s.inLine {
+		b, err := s.br.Peek(1)
+		if err != nil {
+			return 0, err
+		}
+		switch b[0] {
+		case '{', '[':
+			s.inLine = true
+		case ' ', '\t', '\r', '\n':
+			s.br.ReadByte()
+		default:
+			if err := s.skipLine(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	// Pass bytes through up to the end of the current line; the next line
+	// goes through the check above.
+	if s.br.Buffered() == 0 {
+		if _, err := s.br.Peek(1); err != nil {
+			return 0, err
+		}
+	}
+	buf, _ := s.br.Peek(min(len(p), s.br.Buffered()))
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i+1]
+		s.inLine = false
+	}
+	n := copy(p, buf)
+	s.br.Discard(n)
+	return n, nil
+}
+
+func (s *stdoutFilter) skipLine() error {
+	s.skipped = s.skipped[:0]
+	for {
+		chunk, err := s.br.ReadSlice('\n')
+		if len(s.skipped) < maxLineBytes {
+			s.skipped = append(s.skipped, chunk[:min(len(chunk), maxLineBytes-len(s.skipped))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(s.skipped) > 0 {
+			s.tail.add("stdout (not JSON-RPC, ignored): " + string(bytes.TrimRight(s.skipped, "\r\n")))
+		}
+		return err
+	}
+}
+
+func (s *stdoutFilter) Close() error { return s.f.Close() }

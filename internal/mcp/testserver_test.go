@@ -1,0 +1,256 @@
+package mcp
+
+// The test binary doubles as the stdio MCP servers the tests start: with
+// OTTER_TEST_SERVER=<mode> in its environment, TestMain runs that server on
+// stdin/stdout instead of the tests.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	envMode    = "OTTER_TEST_SERVER"
+	envPidFile = "OTTER_TEST_PIDFILE" // the server appends its pid (and its children's)
+	envMark    = "OTTER_TEST_MARK"    // the slow tool writes "cancelled" here when its call is cancelled
+	envDelay   = "OTTER_TEST_DELAY"   // delay before serving (e.g. "300ms")
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envMode); mode != "" {
+		os.Exit(runTestServer(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func recordPid(pid int) {
+	path := os.Getenv(envPidFile)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintln(f, pid)
+	f.Close()
+}
+
+func runTestServer(mode string) int {
+	recordPid(os.Getpid())
+	if d, err := time.ParseDuration(os.Getenv(envDelay)); err == nil {
+		time.Sleep(d)
+	}
+	ctx := context.Background()
+	switch mode {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "starting up")
+		fmt.Fprintln(os.Stderr, "fatal: MY_API_KEY is not set")
+		return 3
+	case "noinit":
+		time.Sleep(time.Hour) // reads nothing, answers nothing
+		return 0
+	case "noisy":
+		fmt.Println("Server starting on stdio...")
+		fmt.Println("  version 1.2.3")
+	case "flood":
+		go func() {
+			line := strings.Repeat("x", 200) + "\n"
+			for i := 0; ; i++ {
+				fmt.Fprintf(os.Stderr, "flood %d %s", i, line)
+			}
+		}()
+	case "grandchild":
+		cmd := exec.Command("sh", "-c", "sleep 1000")
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		recordPid(cmd.Process.Pid)
+	}
+	srv := newTestServer(mode)
+	if err := srv.Run(ctx, &sdk.StdioTransport{MaxLineLength: -1}); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		return 1
+	}
+	return 0
+}
+
+func objectSchema(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+	if props == nil {
+		props = map[string]*jsonschema.Schema{}
+	}
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+func args(req *sdk.CallToolRequest) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(req.Params.Arguments, &m)
+	return m
+}
+
+// slowCancelled counts cancelled slow calls of in-process servers.
+var slowCancelled atomic.Int64
+
+// newTestServer builds the MCP server of a mode; the stdio modes and the
+// in-process HTTP and SSE tests share it.
+func newTestServer(mode string) *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "otter-test-" + mode, Version: "1.0.0"},
+		&sdk.ServerOptions{Instructions: "Use echo to echo.", PageSize: 500})
+	if !strings.HasPrefix(mode, "modern") {
+		// Speak the 2025-11-25 protocol, as most servers do today: refuse the
+		// 2026-07-28 server/discover probe, so the client falls back to
+		// initialize, and server-to-client requests within a call work.
+		srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+			return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+				if method == "server/discover" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
+	str := &jsonschema.Schema{Type: "string"}
+	num := &jsonschema.Schema{Type: "number"}
+	srv.AddTool(&sdk.Tool{Name: "echo", Description: "Echo text back.", InputSchema: objectSchema(map[string]*jsonschema.Schema{"text": str}, "text")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if mode == "noisy" {
+				fmt.Println("debug: echo called") // a stray print between messages
+			}
+			return text(fmt.Sprint(args(req)["text"])), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "add", InputSchema: objectSchema(map[string]*jsonschema.Schema{"a": num, "b": num}, "a", "b")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			a := args(req)
+			return text(strconv.FormatFloat(a["a"].(float64)+a["b"].(float64), 'f', -1, 64)), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "progress", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			tok := req.Params.GetProgressToken()
+			if tok == nil {
+				return text("no progress token"), nil
+			}
+			for i := 1; i <= 3; i++ {
+				req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
+			}
+			// A round trip to the client after the notifications: the client
+			// handles incoming messages in order, so they have been handled
+			// once it answers. It also shows the roots the client offers.
+			roots, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			var uris []string
+			for _, r := range roots.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, " ")), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "slow", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			<-ctx.Done()
+			slowCancelled.Add(1)
+			if mark := os.Getenv(envMark); mark != "" {
+				os.WriteFile(mark, []byte("cancelled"), 0o600)
+			}
+			return nil, ctx.Err()
+		})
+	srv.AddTool(&sdk.Tool{Name: "elicit", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
+				Message: "Who are you?",
+				RequestedSchema: objectSchema(map[string]*jsonschema.Schema{
+					"name":  {Type: "string", Default: json.RawMessage(`"otter"`)},
+					"count": {Type: "integer", Default: json.RawMessage(`3`)},
+					"flag":  {Type: "boolean", Default: json.RawMessage(`true`)},
+					"note":  {Type: "string"},
+				}),
+			})
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res.Content)
+			return text(res.Action + " " + string(b)), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "sample", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{
+				MaxTokens: 10,
+				Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "hello"}}},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return text(res.Content.(*sdk.TextContent).Text), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "log", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "test", Data: "disk almost full"})
+			req.Session.ListRoots(ctx, nil) // see the progress tool
+			return text("logged"), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "add_tool", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			srv.AddTool(&sdk.Tool{Name: "extra", InputSchema: objectSchema(nil)},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("extra"), nil })
+			return text("added"), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "die", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "crashing on purpose")
+			os.Exit(7)
+			return nil, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			select {} // ignores cancellation
+		})
+	srv.AddTool(&sdk.Tool{Name: "big", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text(strings.Repeat("0123456789", 5<<20)), nil // 50 MiB
+		})
+	if mode == "many" {
+		for i := range 2000 {
+			var name string
+			switch i % 5 {
+			case 0:
+				name = fmt.Sprintf("tool %d with spaces", i)
+			case 1:
+				name = fmt.Sprintf("tööl.%d/ünïcode", i)
+			case 2:
+				name = fmt.Sprintf("%s_%d", strings.Repeat("very_long_name_", 8), i)
+			case 3:
+				name = fmt.Sprintf("dots.and-dashes.%d", i)
+			default:
+				name = fmt.Sprintf("t%d", i)
+			}
+			srv.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: objectSchema(nil)},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text(name), nil })
+		}
+	}
+	srv.AddPrompt(&sdk.Prompt{Name: "greet", Description: "Say hello", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
+		func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Hello, " + req.Params.Arguments["who"]}}}}, nil
+		})
+	srv.AddResource(&sdk.Resource{URI: "test://readme", Name: "readme", MIMEType: "text/plain"},
+		func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "read me"}}}, nil
+		})
+	return srv
+}

@@ -1,0 +1,121 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// mcpTool is one server tool as a tool.Tool. It calls through whatever
+// session the server has at call time, so it survives reconnects.
+type mcpTool struct {
+	s    *server
+	name string
+	info tool.Info
+}
+
+var emptySchema = json.RawMessage(`{"type":"object"}`)
+
+func newMCPTool(s *server, t *sdk.Tool) *mcpTool {
+	info := tool.Info{
+		Name:        t.Name,
+		Server:      s.name,
+		Title:       t.Title,
+		Description: t.Description,
+		Annotations: t.Annotations,
+		InputSchema: emptySchema,
+	}
+	if info.Title == "" && t.Annotations != nil {
+		info.Title = t.Annotations.Title
+	}
+	if t.InputSchema != nil {
+		if raw, err := json.Marshal(t.InputSchema); err == nil {
+			info.InputSchema = raw
+		}
+	}
+	if t.OutputSchema != nil {
+		if raw, err := json.Marshal(t.OutputSchema); err == nil {
+			info.OutputSchema = raw
+		}
+	}
+	return &mcpTool{s: s, name: t.Name, info: info}
+}
+
+func (t *mcpTool) Info() tool.Info { return t.info }
+
+// Call calls the tool with the server's timeout. Progress notifications go
+// to tool.ReportProgress of ctx; cancelling ctx sends notifications/cancelled.
+// When an HTTP server ended the session before the call reached it, the
+// call is sent once more on the new session.
+func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	s := t.s
+	c := s.current()
+	if c == nil {
+		return nil, s.notConnectedError()
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
+	defer cancel()
+	tok, done := s.m.progressToken(ctx)
+	defer done()
+	start := time.Now()
+	res, err := t.call(callCtx, c, tok, args)
+	if errors.Is(err, sdk.ErrSessionMissing) {
+		if c2 := s.awaitNewConn(callCtx, c); c2 != nil {
+			res, err = t.call(callCtx, c2, tok, args)
+		}
+	}
+	s.record(time.Since(start), err != nil || res.IsError)
+	if err != nil {
+		return nil, t.callError(ctx, callCtx, err)
+	}
+	return res, nil
+}
+
+func (t *mcpTool) call(ctx context.Context, c *conn, tok string, args json.RawMessage) (*tool.Result, error) {
+	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
+	params.SetProgressToken(tok)
+	return c.cs.CallTool(ctx, params)
+}
+
+func (t *mcpTool) callError(ctx, callCtx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("call of %s on MCP server %q cancelled: %w", t.name, t.s.name, ctx.Err())
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%s on MCP server %q did not answer within %s (the server's timeout); the call was cancelled: %w",
+			t.name, t.s.name, t.s.callTimeout, err)
+	case errors.Is(err, sdk.ErrConnectionClosed):
+		return fmt.Errorf("MCP server %q disconnected during the call of %s: %w", t.s.name, t.name, err)
+	}
+	return fmt.Errorf("calling %s on MCP server %q: %w", t.name, t.s.name, err)
+}
+
+// awaitNewConn waits until the server has a connection other than old.
+func (s *server) awaitNewConn(ctx context.Context, old *conn) *conn {
+	for {
+		ch := s.m.changedChan()
+		s.mu.Lock()
+		state, cur := s.state, s.cur
+		s.mu.Unlock()
+		switch {
+		case state == StateConnected && cur != nil && cur != old:
+			return cur
+		case state == StateFailed || state == StateNeedsAuth || state == StateDisabled:
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// TransportAuto is the transport of a server with a url that tries
+// streamable HTTP first and falls back to the legacy SSE transport when the
+// server rejects the initial POST with 400, 404 or 405, as the MCP spec's
+// backwards-compatibility section describes. An empty transport with a url
+// means the same.
+const TransportAuto = "auto"
+
+// transportName returns srv's effective transport.
+func transportName(srv config.Server) string {
+	switch {
+	case srv.Transport != "":
+		return srv.Transport
+	case srv.Command != "":
+		return config.TransportStdio
+	case srv.URL != "":
+		return TransportAuto
+	}
+	return ""
+}
+
+// headerTransport adds the configured headers to every request and
+// remembers the status of the first POST (for the SSE fallback).
+type headerTransport struct {
+	base      http.RoundTripper
+	headers   map[string]string
+	firstPost atomic.Int32
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost {
+		t.firstPost.CompareAndSwap(0, int32(resp.StatusCode))
+	}
+	return resp, err
+}
+
+func newHTTPClient(srv config.Server) (*http.Client, *headerTransport) {
+	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers}
+	return &http.Client{Transport: ht}, ht
+}
+
+// remoteTransport builds the SDK transport of an http, sse or auto server.
+// For auto it also returns the SSE transport to fall back to and a function
+// that says whether a failed connect calls for the fallback.
+func remoteTransport(srv config.Server, kind string, oauth auth.OAuthHandler) (sdk.Transport, error) {
+	if srv.URL == "" {
+		return nil, fmt.Errorf("no url configured for transport %q", kind)
+	}
+	switch kind {
+	case config.TransportHTTP:
+		client, _ := newHTTPClient(srv)
+		return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: oauth}, nil
+	case config.TransportSSE:
+		client, _ := newHTTPClient(srv)
+		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}, nil
+	}
+	return nil, fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)
+}
+
+// connectRemote connects to an http, sse or auto server.
+func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, oauth auth.OAuthHandler) (*sdk.ClientSession, string, error) {
+	if kind != TransportAuto && kind != "" {
+		t, err := remoteTransport(srv, kind, oauth)
+		if err != nil {
+			return nil, kind, err
+		}
+		cs, err := client.Connect(ctx, detach(t, life), nil)
+		return cs, kind, err
+	}
+	if srv.URL == "" {
+		return nil, kind, errors.New("no url configured")
+	}
+	httpClient, ht := newHTTPClient(srv)
+	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: oauth}
+	cs, err := client.Connect(ctx, t, nil)
+	if err == nil {
+		return cs, config.TransportHTTP, nil
+	}
+	switch ht.firstPost.Load() {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+	default:
+		return nil, config.TransportHTTP, err
+	}
+	sseClient, _ := newHTTPClient(srv)
+	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: sseClient}
+	cs, sseErr := client.Connect(ctx, detach(st, life), nil)
+	if sseErr != nil {
+		return nil, config.TransportSSE, fmt.Errorf("streamable HTTP was refused (%w) and the SSE fallback failed too: %w", err, sseErr)
+	}
+	return cs, config.TransportSSE, nil
+}
+
+// detached makes a transport's connection outlive the context given to
+// Connect (the startup timeout), which the legacy SSE transport would
+// otherwise use for its event stream. Should the startup context end while
+// the transport is still connecting, the connection attempt is abandoned.
+type detached struct {
+	sdk.Transport
+	life context.Context
+}
+
+func detach(t sdk.Transport, life context.Context) sdk.Transport {
+	if _, ok := t.(*sdk.SSEClientTransport); !ok {
+		return t
+	}
+	return &detached{t, life}
+}
+
+func (d *detached) Connect(ctx context.Context) (sdk.Connection, error) {
+	connCtx, cancel := context.WithCancel(d.life)
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := d.Transport.Connect(connCtx)
+	if !stop() || err != nil {
+		cancel()
+		if err == nil {
+			conn.Close()
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return &cancelConn{Connection: conn, cancel: cancel}, nil
+}
+
+// cancelConn releases its context when closed.
+type cancelConn struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+func (c *cancelConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}
