@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
 	"github.com/otter-sh/otter/internal/ask"
@@ -499,5 +500,44 @@ func TestNoHandler(t *testing.T) {
 	}
 	if h := a.Handler(config.Server{Name: "s", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"authorization": "Bearer k"}}, true); h != nil {
 		t.Error("a server with a configured Authorization header got an OAuth handler")
+	}
+}
+
+// TestSSETransport: the SSE client transport has no OAuth support of its
+// own; Transport adds it.
+func TestSSETransport(t *testing.T) {
+	f := newFixture(t)
+	sseURL := strings.TrimSuffix(f.endpoint, "/mcp") + "/sse"
+	srv := config.Server{Name: "legacy", URL: sseURL, Transport: config.TransportSSE}
+	a := f.authorizer(Options{})
+	sse := func(interactive bool) mcp.Transport {
+		return &mcp.SSEClientTransport{Endpoint: sseURL, HTTPClient: &http.Client{Transport: Transport(a.Handler(srv, interactive), nil)}}
+	}
+	if _, err := callEcho(f.ctx, sse(false)); !errors.Is(err, ErrLoginRequired) {
+		t.Fatalf("SSE without a token: got %v, want ErrLoginRequired", err)
+	}
+	if got, err := callEcho(f.ctx, sse(true)); err != nil || got != "echo: hi" {
+		t.Fatalf("SSE login: %q, %v", got, err)
+	}
+	if got, err := callEcho(f.ctx, sse(false)); err != nil || got != "echo: hi" {
+		t.Fatalf("SSE with the stored token: %q, %v", got, err)
+	}
+	if c := f.as.counts(); c.authorizes != 1 {
+		t.Fatalf("authorizations = %d, want 1", c.authorizes)
+	}
+}
+
+// TestBrowserCannotOpen: when the browser cannot be opened the person is
+// asked again (to open the URL elsewhere or paste the redirect), and
+// after a few attempts the server stays needs-auth.
+func TestBrowserCannotOpen(t *testing.T) {
+	f := newFixture(t)
+	prompter := &choose{reply: openBrowserChoice}
+	a := f.authorizer(Options{Prompter: prompter, OpenBrowser: func(string) error { return ErrNoBrowser }})
+	if _, err := connect(f.ctx, f.endpoint, a.Handler(f.srv, true)); !errors.Is(err, ErrLoginRequired) {
+		t.Fatalf("got %v, want ErrLoginRequired", err)
+	}
+	if prompter.count() != maxPrompts {
+		t.Errorf("prompts = %d, want %d", prompter.count(), maxPrompts)
 	}
 }

@@ -230,9 +230,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// newProtectedMCP starts an MCP server (streamable HTTP, tool "echo")
-// protected by the go-sdk's bearer-token middleware, with RFC 9728
-// protected resource metadata naming as. It returns the MCP endpoint URL.
+// newProtectedMCP starts an MCP server (tool "echo") protected by the
+// go-sdk's bearer-token middleware, with RFC 9728 protected resource
+// metadata naming as. It serves streamable HTTP at /mcp and SSE at /sse, and
+// returns the streamable endpoint URL.
 func newProtectedMCP(t *testing.T, as *testAS) string {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
@@ -246,22 +247,31 @@ func newProtectedMCP(t *testing.T, as *testAS) string {
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	endpoint := ts.URL + "/mcp"
-	prmURL := ts.URL + "/.well-known/oauth-protected-resource/mcp"
-	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource:             endpoint,
-		AuthorizationServers: []string{as.URL},
-		ScopesSupported:      []string{"tools"},
-	}))
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	mux.Handle("/mcp", auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h))
-	return endpoint
+	getServer := func(*http.Request) *mcp.Server { return server }
+	for path, h := range map[string]http.Handler{
+		"/mcp": mcp.NewStreamableHTTPHandler(getServer, nil),
+		"/sse": mcp.NewSSEHandler(getServer, nil),
+	} {
+		prmURL := ts.URL + "/.well-known/oauth-protected-resource" + path
+		mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource:             ts.URL + path,
+			AuthorizationServers: []string{as.URL},
+			ScopesSupported:      []string{"tools"},
+		}))
+		mux.Handle(path, auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h))
+	}
+	return ts.URL + "/mcp"
 }
 
 // connect connects an MCP client to endpoint through h and calls echo.
 func connect(ctx context.Context, endpoint string, h auth.OAuthHandler) (string, error) {
+	return callEcho(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, OAuthHandler: h, DisableStandaloneSSE: true})
+}
+
+// callEcho connects an MCP client through t and calls echo.
+func callEcho(ctx context.Context, t mcp.Transport) (string, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "otter-test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, OAuthHandler: h, DisableStandaloneSSE: true}, nil)
+	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return "", err
 	}
