@@ -168,6 +168,7 @@ type handler struct {
 	sdk       *auth.AuthorizationCodeHandler // built on the first interactive Authorize
 	port      int                            // loopback redirect port of sdk
 	recovered string                         // an access token obtained by recover that the server then refused
+	declined  error                          // the person postponed the login; not asked again by this handler
 }
 
 var _ auth.OAuthHandler = (*handler)(nil)
@@ -217,6 +218,12 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		}
 		return h.loginRequired(why)
 	}
+	if err := h.declinedErr(); err != nil {
+		// One connection attempt sends several requests (the SDK tries
+		// server/discover, then initialize); ask once.
+		drain(resp)
+		return err
+	}
 	sdk, err := h.sdkHandler()
 	if err != nil {
 		drain(resp)
@@ -228,11 +235,20 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 			h.regs.forget()
 		}
 		if errors.Is(err, ErrLoginRequired) {
+			h.mu.Lock()
+			h.declined = err
+			h.mu.Unlock()
 			return err
 		}
 		return fmt.Errorf("log in to %s: %w", h.name(), err)
 	}
 	return nil
+}
+
+func (h *handler) declinedErr() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.declined
 }
 
 func (h *handler) recoveredToken() string {

@@ -305,13 +305,17 @@ func TestLoginPasteRedirect(t *testing.T) {
 // TestLoginLater: the person postpones; the server stays needs-auth.
 func TestLoginLater(t *testing.T) {
 	f := newFixture(t)
-	a := f.authorizer(Options{Prompter: &choose{reply: func(ask.Login) ask.LoginReply { return ask.LoginReply{Choice: ask.LoginLater} }}})
+	prompter := &choose{reply: func(ask.Login) ask.LoginReply { return ask.LoginReply{Choice: ask.LoginLater} }}
+	a := f.authorizer(Options{Prompter: prompter})
 	srv := f.srv
 	if _, err := connect(f.ctx, f.endpoint, a.Handler(srv, true)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("postponed login: got %v, want ErrLoginRequired", err)
 	}
 	if a.LoggedIn(srv) {
 		t.Fatal("a postponed login stored a token")
+	}
+	if n := prompter.count(); n != 1 {
+		t.Errorf("the person was asked %d times, want once", n)
 	}
 }
 
