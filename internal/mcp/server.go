@@ -245,10 +245,7 @@ func (s *server) statusLocked() Status {
 func (s *server) current() *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StateConnected {
-		return nil
-	}
-	return s.cur
+	return s.cur // set only while a connection is live
 }
 
 func (s *server) notConnectedError() error {
@@ -418,8 +415,13 @@ func (s *server) fail(err error) {
 }
 
 func (s *server) connected(c *conn, lastDrop error) {
+	// Tools are in the set before anyone sees the server connected.
+	s.mu.Lock()
+	s.cur = c
+	s.mu.Unlock()
+	s.pushTools(c)
 	s.update(func() {
-		s.state, s.cur, s.attempts = StateConnected, c, 0
+		s.state, s.attempts = StateConnected, 0
 		s.transport = c.transport
 		s.connectedAt = time.Now()
 		s.reason = ""
@@ -427,7 +429,6 @@ func (s *server) connected(c *conn, lastDrop error) {
 			s.reason = "reconnected after: " + lastDrop.Error()
 		}
 	})
-	s.pushTools(c)
 }
 
 // pushTools hands the server's (filtered) tools to the tool set.

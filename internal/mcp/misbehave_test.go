@@ -1,0 +1,218 @@
+package mcp
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// One server that never answers initialize must not hold up the others, nor
+// the caller; closing the manager ends it at once.
+func TestSlowServerDoesNotBlockOthers(t *testing.T) {
+	stuck := stdioServer(t, "stuck", "noinit")
+	h := newHarness(t, servers(stuck, stdioServer(t, "good", "normal"), stdioServer(t, "grandchild", "grandchild")), Options{})
+	h.m.Start(context.Background()) // returns at once
+	h.waitState("good", StateConnected)
+	h.waitState("grandchild", StateConnected)
+	if st, _ := h.m.Status("stuck"); st.State != StatePending {
+		t.Fatalf("stuck: %s %s", st.State, st.Error)
+	}
+	if got := h.callText("good", "echo", `{"text":"ok"}`); got != "ok" {
+		t.Errorf("echo = %q", got)
+	}
+	if len(pids(t)) != 4 { // stuck, good, grandchild and its sleep
+		t.Errorf("recorded pids: %v", pids(t))
+	}
+	h.m.Close()
+	h.m.Close() // idempotent
+	assertNoProcessLeft(t)
+}
+
+func TestExitsAtStart(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "exit", "exit")), Options{})
+	h.m.Start(context.Background())
+	st := h.waitState("exit", StateFailed)
+	for _, want := range []string{"exited with status 3 before answering initialize", `"fatal: MY_API_KEY is not set"`} {
+		if !strings.Contains(st.Error, want) {
+			t.Errorf("error %q lacks %q", st.Error, want)
+		}
+	}
+	if len(st.StderrTail) != 2 || st.StderrTail[0] != "starting up" {
+		t.Errorf("stderr tail = %q", st.StderrTail)
+	}
+}
+
+func TestNeverAnswersInitialize(t *testing.T) {
+	srv := stdioServer(t, "stuck", "noinit")
+	srv.StartupTimeout = dur(time.Second)
+	h := newHarness(t, servers(srv), Options{})
+	h.m.Start(context.Background())
+	st := h.waitState("stuck", StateFailed)
+	if !strings.Contains(st.Error, "no answer to initialize within 1s (startup_timeout)") {
+		t.Errorf("error = %q", st.Error)
+	}
+	assertNoProcessLeft(t) // the startup timeout already stopped it
+}
+
+func TestDiesMidCallThenReconnects(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "crashy", "normal")), Options{})
+	h.m.Start(context.Background())
+	first := h.waitState("crashy", StateConnected)
+	_, err := h.call(context.Background(), "crashy", "die", `{}`)
+	if err == nil || !strings.Contains(err.Error(), `MCP server "crashy"`) {
+		t.Fatalf("call of a dying tool returned %v", err)
+	}
+	st := h.wait("crashy", "a reconnect", func(st Status) bool {
+		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
+	})
+	if !strings.Contains(st.Error, "reconnected after: the server process exited with status 7") ||
+		!strings.Contains(st.Error, "crashing on purpose") {
+		t.Errorf("reason after reconnect = %q", st.Error)
+	}
+	if got := h.callText("crashy", "echo", `{"text":"back"}`); got != "back" {
+		t.Errorf("echo after reconnect = %q", got)
+	}
+	pending := h.eventsOf(func(e Event) bool {
+		sc, ok := e.(StateChanged)
+		return ok && sc.Status.State == StatePending && sc.Status.Attempts == 1
+	})
+	if len(pending) == 0 || !strings.Contains(pending[0].(StateChanged).Status.Error, "reconnecting (attempt 1 of 5)") {
+		t.Errorf("no reconnecting event: %+v", pending)
+	}
+}
+
+func TestReconnectGivesUpAfterMaxAttempts(t *testing.T) {
+	srv := stdioServer(t, "crashy", "normal")
+	cfg := servers(srv)
+	cfg.MaxReconnectAttempts = 2
+	h := newHarness(t, cfg, Options{})
+	h.m.Start(context.Background())
+	h.waitState("crashy", StateConnected)
+	// From now on the server cannot start again.
+	h.m.mu.Lock()
+	h.m.servers["crashy"].cfg.Env[envMode] = "exit"
+	h.m.mu.Unlock()
+	h.call(context.Background(), "crashy", "die", `{}`)
+	st := h.waitState("crashy", StateFailed)
+	if !strings.Contains(st.Error, "2 reconnect attempts failed") || !strings.Contains(st.Error, "exited with status 3") {
+		t.Errorf("error = %q", st.Error)
+	}
+	if len(h.set.Entries()) != 0 {
+		t.Errorf("a failed server's tools are still offered: %v", entryNames(h.set))
+	}
+	// An explicit reconnect tries again (and fails the same way).
+	if err := h.m.Reconnect(context.Background(), "crashy"); err == nil || !strings.Contains(err.Error(), "exited with status 3") {
+		t.Errorf("Reconnect = %v", err)
+	}
+}
+
+func TestNeverAnswersACall(t *testing.T) {
+	srv := stdioServer(t, "hang", "normal")
+	srv.Timeout = dur(300 * time.Millisecond)
+	h := newHarness(t, servers(srv), Options{})
+	h.m.Start(context.Background())
+	h.waitState("hang", StateConnected)
+	_, err := h.call(context.Background(), "hang", "hang", `{}`)
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
+		t.Fatalf("hung call returned %v", err)
+	}
+	if got := h.callText("hang", "echo", `{"text":"alive"}`); got != "alive" {
+		t.Errorf("echo after a hung call = %q", got)
+	}
+	if st, _ := h.m.Status("hang"); st.Errors != 1 || st.State != StateConnected {
+		t.Errorf("status: %+v", st)
+	}
+}
+
+func TestNonJSONOnStdout(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "noisy", "noisy")), Options{})
+	h.m.Start(context.Background())
+	h.waitState("noisy", StateConnected)
+	for i := range 3 {
+		if got := h.callText("noisy", "echo", `{"text":"x"}`); got != "x" {
+			t.Fatalf("echo %d = %q", i, got)
+		}
+	}
+	st, _ := h.m.Status("noisy")
+	tail := strings.Join(st.StderrTail, "\n")
+	for _, want := range []string{"stdout (not JSON-RPC, ignored): Server starting on stdio...", "stdout (not JSON-RPC, ignored): debug: echo called"} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("stderr tail lacks %q:\n%s", want, tail)
+		}
+	}
+}
+
+func TestFloodsStderr(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "flood", "flood")), Options{})
+	h.m.Start(context.Background())
+	h.waitState("flood", StateConnected)
+	for range 20 {
+		h.callText("flood", "echo", `{"text":"x"}`)
+	}
+	st, _ := h.m.Status("flood")
+	if len(st.StderrTail) != stderrLines || !strings.HasPrefix(st.StderrTail[len(st.StderrTail)-1], "flood ") {
+		t.Errorf("stderr tail: %d lines, last %q", len(st.StderrTail), st.StderrTail[len(st.StderrTail)-1])
+	}
+}
+
+func TestReturns50MB(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "big", "normal")), Options{})
+	h.m.Start(context.Background())
+	h.waitState("big", StateConnected)
+	got := h.callText("big", "big", `{}`)
+	if len(got) != 50<<20 {
+		t.Errorf("result is %d bytes, want %d", len(got), 50<<20)
+	}
+}
+
+func TestLists2000AwkwardTools(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "many", "many")), Options{})
+	h.m.Start(context.Background())
+	st := h.waitState("many", StateConnected)
+	if st.Tools != 2000+11 { // and the usual eleven
+		t.Errorf("tools = %d", st.Tools)
+	}
+	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	entries := h.set.Entries()
+	for _, e := range entries {
+		if !valid.MatchString(e.Name) {
+			t.Errorf("qualified name %q is not valid for a model", e.Name)
+		}
+	}
+	if len(entries)+len(h.set.Collisions()) != st.Tools {
+		t.Errorf("%d entries + %d collisions != %d tools", len(entries), len(h.set.Collisions()), st.Tools)
+	}
+	// A tool with an awkward name can be called.
+	name := "tool 1000 with spaces"
+	res, err := h.set.Call(context.Background(), tool.QualifiedName("many", name), nil)
+	if err != nil || tool.Text(res) != name {
+		t.Errorf("call of %q = %v, %v", name, res, err)
+	}
+}
+
+func TestBadTransportConfig(t *testing.T) {
+	h := newHarness(t, servers(
+		config.Server{Name: "nourl", Transport: "http"},
+		config.Server{Name: "weird", Transport: "carrier-pigeon", URL: "http://127.0.0.1:1/"},
+		config.Server{Name: "refused", Transport: "http", URL: "http://127.0.0.1:1/mcp", StartupTimeout: dur(liveness)},
+	), Options{})
+	h.m.Start(context.Background())
+	if err := h.m.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"nourl":   "no url configured",
+		"weird":   `unknown transport "carrier-pigeon"`,
+		"refused": "connection refused",
+	} {
+		st, _ := h.m.Status(name)
+		if st.State != StateFailed || !strings.Contains(st.Error, want) {
+			t.Errorf("%s: %s %q, want failed with %q", name, st.State, st.Error, want)
+		}
+	}
+}
