@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -518,6 +520,17 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 	if errors.Is(err, oauth.ErrLoginRequired) {
 		return fmt.Errorf("authorization required: run `otter mcp login %s` (or /mcp login %s in the TUI): %w", s.name, s.name, err)
 	}
+	var ce configError
+	if errors.As(err, &ce) {
+		return err
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("cannot connect to %s: %w; is the server running?", s.cfg.URL, syscall.ECONNREFUSED)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return fmt.Errorf("cannot connect to %s: %w", s.cfg.URL, dnsErr)
+	}
 	var msg string
 	exited := ""
 	if c.proc != nil {
@@ -535,7 +548,7 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 	case errors.Is(startCtx.Err(), context.DeadlineExceeded):
 		msg = fmt.Sprintf("no answer to %s within %s (startup_timeout)", phase, s.startupTimeout)
 	default:
-		msg = fmt.Sprintf("%s failed: %v", phase, err)
+		msg = phase + " failed"
 	}
 	if c.proc != nil {
 		if last := s.stderr.last(); last != "" {

@@ -65,7 +65,7 @@ func newHTTPClient(srv config.Server) (*http.Client, *headerTransport) {
 // that says whether a failed connect calls for the fallback.
 func remoteTransport(srv config.Server, kind string, oauth auth.OAuthHandler) (sdk.Transport, error) {
 	if srv.URL == "" {
-		return nil, fmt.Errorf("no url configured for transport %q", kind)
+		return nil, configError{fmt.Errorf("no url configured for transport %q: set url", kind)}
 	}
 	switch kind {
 	case config.TransportHTTP:
@@ -75,7 +75,7 @@ func remoteTransport(srv config.Server, kind string, oauth auth.OAuthHandler) (s
 		client, _ := newHTTPClient(srv)
 		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}, nil
 	}
-	return nil, fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)
+	return nil, configError{fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)}
 }
 
 // connectRemote connects to an http, sse or auto server.
@@ -89,7 +89,7 @@ func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Ser
 		return cs, kind, err
 	}
 	if srv.URL == "" {
-		return nil, kind, errors.New("no url configured")
+		return nil, kind, configError{errors.New("no url configured: set url (or command for a stdio server)")}
 	}
 	httpClient, ht := newHTTPClient(srv)
 	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: oauth}
@@ -153,3 +153,9 @@ func (c *cancelConn) Close() error {
 	c.cancel()
 	return err
 }
+
+// configError is a connection failure caused by the configuration itself;
+// its message needs no context added.
+type configError struct{ error }
+
+func (e configError) Unwrap() error { return e.error }

@@ -1,0 +1,200 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/oauth"
+)
+
+func streamableServer(t *testing.T, mode string) *httptest.Server {
+	srv := newTestServer(mode)
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func sseServer(t *testing.T, mode string) *httptest.Server {
+	srv := newTestServer(mode)
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func remote(name, transport, url string) config.Server {
+	return config.Server{Name: name, Transport: transport, URL: url, StartupTimeout: dur(liveness)}
+}
+
+func TestRemoteTransports(t *testing.T) {
+	var gotHeader atomic.Value
+	modern := newTestServer("modern")
+	modernHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return modern }, nil)
+	withHeader := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := r.Header.Get("X-Api-Key"); h != "" {
+			gotHeader.Store(h)
+		}
+		modernHandler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(withHeader.Close)
+	httpSrv := remote("http", "http", withHeader.URL)
+	httpSrv.Headers = map[string]string{"X-Api-Key": "secret"}
+	legacyHTTP := streamableServer(t, "normal")
+	sse := sseServer(t, "normal")
+
+	h := newHarness(t, servers(
+		httpSrv,
+		remote("legacy-http", "http", legacyHTTP.URL),
+		remote("sse", "sse", sse.URL),
+		remote("auto-http", "", legacyHTTP.URL),
+		remote("auto-sse", TransportAuto, sse.URL),
+	), Options{Eliciter: &eliciter{reply: ask.ElicitReply{Action: ask.Accept}}})
+	h.m.Start(context.Background())
+	if err := h.m.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wantTransport := map[string]string{"http": "http", "legacy-http": "http", "sse": "sse", "auto-http": "http", "auto-sse": "sse"}
+	for _, st := range h.m.Statuses() {
+		if st.State != StateConnected {
+			t.Errorf("%s: %s %s", st.Name, st.State, st.Error)
+			continue
+		}
+		if st.Transport != wantTransport[st.Name] {
+			t.Errorf("%s: transport %s, want %s", st.Name, st.Transport, wantTransport[st.Name])
+		}
+		if got := h.callText(st.Name, "add", `{"a":2,"b":3}`); got != "5" {
+			t.Errorf("%s: add = %q", st.Name, got)
+		}
+	}
+	if gotHeader.Load() != "secret" {
+		t.Errorf("configured header not sent: %v", gotHeader.Load())
+	}
+	// Server-to-client requests within a call, over SSE and streamable HTTP.
+	for _, name := range []string{"sse", "legacy-http"} {
+		if got := h.callText(name, "elicit", `{}`); !strings.HasPrefix(got, `accept {"count":3,"flag":true,"name":"otter"}`) {
+			t.Errorf("%s: elicit = %q", name, got)
+		}
+	}
+	// list_changed over the standalone SSE stream.
+	h.callText("legacy-http", "add_tool", `{}`)
+	h.wait("legacy-http", "the new tool", func(st Status) bool {
+		_, ok := h.set.Lookup("mcp__legacy-http__extra")
+		return ok
+	})
+}
+
+// An HTTP server that forgets its sessions answers 404; the manager starts a
+// new session at once and the call that hit the 404 is sent again.
+func TestHTTPSessionExpiryReinitializes(t *testing.T) {
+	srv := newTestServer("normal")
+	var handler atomic.Pointer[sdk.StreamableHTTPHandler]
+	handler.Store(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handler.Load().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	h := newHarness(t, servers(remote("web", "http", ts.URL)), Options{})
+	h.m.Start(context.Background())
+	first := h.waitState("web", StateConnected)
+	if got := h.callText("web", "echo", `{"text":"one"}`); got != "one" {
+		t.Fatalf("echo = %q", got)
+	}
+	// The server restarts and no longer knows the session.
+	handler.Store(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	if got := h.callText("web", "echo", `{"text":"two"}`); got != "two" {
+		t.Fatalf("echo after session loss = %q", got)
+	}
+	st := h.waitState("web", StateConnected)
+	if !st.ConnectedAt.After(first.ConnectedAt) || !strings.Contains(st.Error, "session not found") {
+		t.Errorf("no new session: %+v", st)
+	}
+}
+
+// fakeAuth is an Authorizer whose server accepts the bearer token "good",
+// which only an interactive login obtains.
+type fakeAuth struct {
+	mu       sync.Mutex
+	token    string
+	logins   int
+	handlers []bool // interactive flag of each Handler call
+}
+
+func (a *fakeAuth) Handler(srv config.Server, interactive bool) auth.OAuthHandler {
+	a.mu.Lock()
+	a.handlers = append(a.handlers, interactive)
+	a.mu.Unlock()
+	return &fakeHandler{a: a, interactive: interactive}
+}
+
+func (a *fakeAuth) TokenExpiry(config.Server) time.Time { return time.Time{} }
+
+type fakeHandler struct {
+	a           *fakeAuth
+	interactive bool
+}
+
+func (h *fakeHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	h.a.mu.Lock()
+	defer h.a.mu.Unlock()
+	if h.a.token == "" {
+		return nil, nil
+	}
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: h.a.token, TokenType: "Bearer"}), nil
+}
+
+func (h *fakeHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	resp.Body.Close()
+	if !h.interactive {
+		return fmt.Errorf("server %s needs a login: %w", req.URL.Host, oauth.ErrLoginRequired)
+	}
+	h.a.mu.Lock()
+	h.a.token = "good"
+	h.a.logins++
+	h.a.mu.Unlock()
+	return nil
+}
+
+func TestNeedsAuthThenLogin(t *testing.T) {
+	srv := newTestServer("normal")
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+"http://"+r.Host+`/.well-known/oauth-protected-resource"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	fa := &fakeAuth{}
+	h := newHarness(t, servers(remote("secure", "http", ts.URL)), Options{Auth: fa})
+	h.m.Start(context.Background())
+	st := h.waitState("secure", StateNeedsAuth)
+	if !strings.Contains(st.Error, "otter mcp login secure") {
+		t.Errorf("needs-auth reason = %q", st.Error)
+	}
+	if err := h.m.Login(context.Background(), "secure"); err != nil {
+		t.Fatalf("Login: %v", err)
+	}
+	if got := h.callText("secure", "echo", `{"text":"in"}`); got != "in" {
+		t.Errorf("echo = %q", got)
+	}
+	if fa.logins != 1 || len(fa.handlers) != 2 || fa.handlers[0] || !fa.handlers[1] {
+		t.Errorf("logins %d, handler calls (interactive) %v", fa.logins, fa.handlers)
+	}
+	if err := h.m.Login(context.Background(), "nope"); err == nil || !strings.Contains(err.Error(), `no MCP server named "nope"`) {
+		t.Errorf("Login of an unknown server: %v", err)
+	}
+}
