@@ -40,14 +40,14 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.Strin
 
 // Config is the resolved configuration.
 type Config struct {
-	MCP       MCP                 `toml:"mcp"`
-	Agent     Agent               `toml:"agent"`
-	Providers map[string]Provider `toml:"providers"`
-	Tools     Tools               `toml:"tools"`
-	Serve     Serve               `toml:"serve"`
+	MCP       MCP                 `toml:"mcp,omitempty"`
+	Agent     Agent               `toml:"agent,omitempty"`
+	Providers map[string]Provider `toml:"providers,omitempty"`
+	Tools     Tools               `toml:"tools,omitempty"`
+	Serve     Serve               `toml:"serve,omitempty"`
 	// Permissions maps qualified tool names or glob patterns to "allow",
 	// "ask" or "deny" ([permissions] table).
-	Permissions map[string]string `toml:"permissions"`
+	Permissions map[string]string `toml:"permissions,omitempty"`
 
 	// Files lists every file that contributed, lowest scope first.
 	Files []Source `toml:"-"`
@@ -64,14 +64,14 @@ type Source struct {
 
 // MCP is the [mcp] table.
 type MCP struct {
-	Enabled             *bool    `toml:"enabled"` // nil means true
-	AutoReload          bool     `toml:"auto_reload"`
-	HealthCheckInterval Duration `toml:"health_check_interval"` // default 30s; 0 from config means default, negative disables
+	Enabled             *bool    `toml:"enabled,omitempty"` // nil means true
+	AutoReload          bool     `toml:"auto_reload,omitempty"`
+	HealthCheckInterval Duration `toml:"health_check_interval,omitempty"` // default 30s; 0 from config means default, negative disables
 	// MaxReconnectAttempts bounds reconnection after a server drops (default 5).
-	MaxReconnectAttempts int `toml:"max_reconnect_attempts"`
+	MaxReconnectAttempts int `toml:"max_reconnect_attempts,omitzero"`
 	// ReconnectDelay is the base delay; attempt n waits n × ReconnectDelay (default 1s).
-	ReconnectDelay Duration `toml:"reconnect_delay"`
-	Servers        []Server `toml:"servers"`
+	ReconnectDelay Duration `toml:"reconnect_delay,omitempty"`
+	Servers        []Server `toml:"servers,omitempty"`
 }
 
 // IsEnabled reports whether MCP is on.
@@ -80,20 +80,20 @@ func (m MCP) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
 // Server is one [[mcp.servers]] entry, after merging scopes and expanding
 // ${VAR} references.
 type Server struct {
-	Name           string            `toml:"name"`
-	Transport      string            `toml:"transport"` // stdio | sse | http; inferred from command/url when empty
-	Command        string            `toml:"command"`
-	Args           []string          `toml:"args"`
-	Env            map[string]string `toml:"env"`
-	Cwd            string            `toml:"cwd"`
-	URL            string            `toml:"url"`
-	Headers        map[string]string `toml:"headers"`
-	Enabled        *bool             `toml:"enabled"`         // nil means true
-	StartupTimeout Duration          `toml:"startup_timeout"` // connect + initialize + first list; default 30s
-	Timeout        Duration          `toml:"timeout"`         // one tool call; default 5m
-	AllowedTools   []string          `toml:"allowed_tools"`   // glob patterns on the server's own tool names
-	DeniedTools    []string          `toml:"denied_tools"`
-	OAuth          *OAuth            `toml:"oauth"`
+	Name           string            `toml:"name,omitempty"`
+	Transport      string            `toml:"transport,omitempty"` // stdio | sse | http; inferred from command/url when empty
+	Command        string            `toml:"command,omitempty"`
+	Args           []string          `toml:"args,omitempty"`
+	Env            map[string]string `toml:"env,omitempty"`
+	Cwd            string            `toml:"cwd,omitempty"`
+	URL            string            `toml:"url,omitempty"`
+	Headers        map[string]string `toml:"headers,omitempty"`
+	Enabled        *bool             `toml:"enabled,omitempty"`         // nil means true
+	StartupTimeout Duration          `toml:"startup_timeout,omitempty"` // connect + initialize + first list; default 30s
+	Timeout        Duration          `toml:"timeout,omitempty"`         // one tool call; default 5m
+	AllowedTools   []string          `toml:"allowed_tools,omitempty"`   // glob patterns on the server's own tool names
+	DeniedTools    []string          `toml:"denied_tools,omitempty"`
+	OAuth          *OAuth            `toml:"oauth,omitempty"`
 
 	// Scope and File say where the server was defined (the highest scope
 	// that set any field of it); Line is the line of its entry there.
@@ -112,52 +112,52 @@ func (s Server) IsEnabled() bool {
 
 // OAuth is [mcp.servers.oauth].
 type OAuth struct {
-	ClientID          string   `toml:"client_id"`
-	ClientSecret      string   `toml:"client_secret"`
-	Scopes            []string `toml:"scopes"`
-	ClientMetadataURL string   `toml:"client_metadata_url"`
-	CallbackPort      int      `toml:"callback_port"`
+	ClientID          string   `toml:"client_id,omitempty"`
+	ClientSecret      string   `toml:"client_secret,omitempty"`
+	Scopes            []string `toml:"scopes,omitempty"`
+	ClientMetadataURL string   `toml:"client_metadata_url,omitempty"`
+	CallbackPort      int      `toml:"callback_port,omitzero"`
 }
 
 // Agent is the [agent] table.
 type Agent struct {
-	Provider     string `toml:"provider"` // a key of [providers]
-	Model        string `toml:"model"`
-	MaxTurns     int    `toml:"max_turns"` // tool rounds per user message; default 50
-	SystemPrompt string `toml:"system_prompt"`
-	MaxTokens    int    `toml:"max_tokens"`
+	Provider     string `toml:"provider,omitempty"` // a key of [providers]
+	Model        string `toml:"model,omitempty"`
+	MaxTurns     int    `toml:"max_turns,omitzero"` // tool rounds per user message; default 50
+	SystemPrompt string `toml:"system_prompt,omitempty"`
+	MaxTokens    int    `toml:"max_tokens,omitzero"`
 }
 
 // Provider is one [providers.NAME] table.
 type Provider struct {
-	Type    string            `toml:"type"` // "openai" | "anthropic"
-	BaseURL string            `toml:"base_url"`
-	APIKey  string            `toml:"api_key"`
-	Model   string            `toml:"model"` // default model for this provider
-	Headers map[string]string `toml:"headers"`
+	Type    string            `toml:"type,omitempty"` // "openai" | "anthropic"
+	BaseURL string            `toml:"base_url,omitempty"`
+	APIKey  string            `toml:"api_key,omitempty"`
+	Model   string            `toml:"model,omitempty"` // default model for this provider
+	Headers map[string]string `toml:"headers,omitempty"`
 }
 
 // Tools is the [tools] table: settings of the built-in tools and the tool set.
 type Tools struct {
-	MaxOutputChars       int                  `toml:"max_output_chars"`       // default 100000
-	AllowPrivateNetworks []string             `toml:"allow_private_networks"` // CIDRs the web tools may reach
-	RespectRobots        *bool                `toml:"respect_robots"`         // default true
-	ExportDir            string               `toml:"export_dir"`             // default $XDG_DATA_HOME/otter/exports
-	MaxBodyBytes         int64                `toml:"max_body_bytes"`         // default 10 MiB
-	UserAgent            string               `toml:"user_agent"`
-	RateLimits           map[string]RateLimit `toml:"rate_limits"`
+	MaxOutputChars       int                  `toml:"max_output_chars,omitzero"`        // default 100000
+	AllowPrivateNetworks []string             `toml:"allow_private_networks,omitempty"` // CIDRs the web tools may reach
+	RespectRobots        *bool                `toml:"respect_robots,omitempty"`         // default true
+	ExportDir            string               `toml:"export_dir,omitempty"`             // default $XDG_DATA_HOME/otter/exports
+	MaxBodyBytes         int64                `toml:"max_body_bytes,omitzero"`          // default 10 MiB
+	UserAgent            string               `toml:"user_agent,omitempty"`
+	RateLimits           map[string]RateLimit `toml:"rate_limits,omitempty"`
 }
 
 // RateLimit is [tools.rate_limits.TOOL].
 type RateLimit struct {
-	RPM   float64 `toml:"rpm"`
-	Burst int     `toml:"burst"`
+	RPM   float64 `toml:"rpm,omitzero"`
+	Burst int     `toml:"burst,omitzero"`
 }
 
 // Serve is the [serve] table for `otter mcp serve`.
 type Serve struct {
-	APIKeys        []string `toml:"api_keys"`
-	AllowedOrigins []string `toml:"allowed_origins"`
-	AllowedHosts   []string `toml:"allowed_hosts"`
-	AuditLog       string   `toml:"audit_log"` // default $XDG_STATE_HOME/otter/audit.jsonl
+	APIKeys        []string `toml:"api_keys,omitempty"`
+	AllowedOrigins []string `toml:"allowed_origins,omitempty"`
+	AllowedHosts   []string `toml:"allowed_hosts,omitempty"`
+	AuditLog       string   `toml:"audit_log,omitempty"` // default $XDG_STATE_HOME/otter/audit.jsonl
 }

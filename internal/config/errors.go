@@ -1,0 +1,151 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Error is one problem in a configuration file. Several are combined with
+// errors.Join; use errors.As to get at the first, or unwrap the join to
+// list them all.
+type Error struct {
+	File string // the file, as given or found
+	Line int    // 1-based; 0 if the problem is not on one line
+	Msg  string // what is wrong
+	Hint string // what to do about it; may be empty
+}
+
+// Error returns "file:line: msg (hint)".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// errList collects configuration errors.
+type errList []error
+
+func (l *errList) add(file string, line int, hint, format string, args ...any) {
+	*l = append(*l, &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// tomlName returns the TOML key of a struct field, or "" if it has none.
+func tomlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "-" || !f.IsExported() {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// durationType is excluded from the structs the reflection helpers descend into.
+var durationType = reflect.TypeFor[Duration]()
+
+// knownKeys lists the keys the table at path accepts, following Config's
+// struct tags through maps (any key) and arrays of tables.
+func knownKeys(path toml.Key) []string {
+	t := reflect.TypeFor[Config]()
+	for _, part := range path {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Map:
+			t = t.Elem()
+		case reflect.Struct:
+			found := false
+			for i := range t.NumField() {
+				if f := t.Field(i); tomlName(f) == part {
+					t, found = f.Type, true
+					break
+				}
+			}
+			if !found {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t == durationType {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if n := tomlName(t.Field(i)); n != "" {
+			keys = append(keys, n)
+		}
+	}
+	return keys
+}
+
+// suggest returns the candidate closest to s, or "" if none is close.
+func suggest(s string, candidates []string) string {
+	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
+	best, bestD := "", len(s)/3+2
+	for _, c := range candidates {
+		if norm(c) == norm(s) {
+			return c
+		}
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unknownKeyHint says what to do about an unknown key.
+func unknownKeyHint(key string, known []string) string {
+	if s := suggest(key, known); s != "" {
+		return fmt.Sprintf("did you mean %q?", s)
+	}
+	if len(known) == 0 {
+		return "remove it"
+	}
+	known = slices.Clone(known)
+	slices.Sort(known)
+	return "remove it; known keys here: " + strings.Join(known, ", ")
+}

@@ -1,0 +1,515 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// File names inside a project.
+const (
+	// ProjectDirName is the directory of project and local config files.
+	ProjectDirName = ".otter"
+	// ProjectConfigName is the project-scope file in ProjectDirName (committed).
+	ProjectConfigName = "config.toml"
+	// LocalConfigName is the local-scope file in ProjectDirName (not committed).
+	LocalConfigName = "config.local.toml"
+	// MCPJSONName is the project's .mcp.json, read as a project-scope source.
+	MCPJSONName = ".mcp.json"
+)
+
+// Defaults applied by Load and LoadFile.
+const (
+	DefaultStartupTimeout       = 30 * time.Second
+	DefaultTimeout              = 5 * time.Minute
+	DefaultHealthCheckInterval  = 30 * time.Second
+	DefaultMaxReconnectAttempts = 5
+	DefaultReconnectDelay       = time.Second
+	DefaultMaxTurns             = 50
+	DefaultMaxOutputChars       = 100_000
+	DefaultMaxBodyBytes         = 10 << 20
+)
+
+// LoadOptions say where Load looks.
+type LoadOptions struct {
+	Paths     Paths                       // zero value: DefaultPaths()
+	WorkDir   string                      // "" = os.Getwd()
+	Extra     string                      // --config FILE, ScopeFlag, highest
+	LookupEnv func(string) (string, bool) // nil = os.LookupEnv
+}
+
+// Load reads every scope, lowest first: the user file
+// ($XDG_CONFIG_HOME/otter/config.toml), the project's .mcp.json, the
+// project's .otter/config.toml, the local .otter/config.local.toml and the
+// Extra file. The project is ProjectDir(WorkDir). Missing files are skipped
+// (except Extra). Servers merge by name and every table merges key by key:
+// a higher scope overrides only the keys it sets.
+//
+// Project-scope files count only once the user trusted the project
+// directory (Paths.Trust): until then their servers are listed with a
+// DisabledReason and their other tables are ignored.
+//
+// ${VAR} and ${VAR:-default} are expanded (see expandVars) in servers'
+// command, args, env, cwd, url, headers and oauth client_id/client_secret,
+// in providers' api_key, base_url and headers, in serve.api_keys and in the
+// tools.export_dir and serve.audit_log paths. A missing variable is an error
+// unless the server does not start anyway (enabled = false, or untrusted),
+// in which case the text is kept as written.
+//
+// Every problem is an *Error naming file and line; several are joined with
+// errors.Join.
+func Load(opts LoadOptions) (*Config, error) {
+	paths := opts.Paths
+	if paths == (Paths{}) {
+		paths = DefaultPaths()
+	}
+	workDir, err := absDir(opts.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{paths: paths, workDir: workDir, lookup: opts.LookupEnv, projDir: ProjectDir(workDir)}
+
+	var files []*fileData
+	var errs errList
+	add := func(p string, scope Scope, must bool) {
+		f, ferrs := readConfigFile(p, scope, must)
+		errs = append(errs, ferrs...)
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	add(paths.UserConfigFile(), ScopeUser, false)
+	if r.projDir != "" {
+		add(filepath.Join(r.projDir, MCPJSONName), ScopeProject, false)
+		add(filepath.Join(r.projDir, ProjectDirName, ProjectConfigName), ScopeProject, false)
+		add(filepath.Join(r.projDir, ProjectDirName, LocalConfigName), ScopeLocal, false)
+	}
+	if opts.Extra != "" {
+		add(opts.Extra, ScopeFlag, true)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, f := range files {
+		if f.src.Scope != ScopeProject {
+			continue
+		}
+		ok, err := paths.IsTrusted(r.projDir)
+		if err != nil {
+			return nil, err
+		}
+		f.src.Trusted = ok
+	}
+	return r.resolve(files)
+}
+
+// LoadFile reads one file alone, with no scopes and no trust check: a
+// TOML config file, or a .json file in the .mcp.json shape. Variables are
+// expanded from the environment and defaults applied as in Load.
+func LoadFile(p string) (*Config, error) {
+	f, errs := readConfigFile(p, ScopeFlag, true)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	wd, err := absDir("")
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{paths: DefaultPaths(), workDir: wd}
+	return r.resolve([]*fileData{f})
+}
+
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("config: working directory: %w", err)
+		}
+		return wd, nil
+	}
+	return filepath.Abs(dir)
+}
+
+// ProjectDir returns the nearest directory, walking up from workDir, that
+// holds a .otter directory or a .mcp.json file; "" if there is none.
+func ProjectDir(workDir string) string {
+	dir, err := absDir(workDir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, ProjectDirName)); err == nil && fi.IsDir() {
+			return dir
+		}
+		if fi, err := os.Stat(filepath.Join(dir, MCPJSONName)); err == nil && fi.Mode().IsRegular() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// fileData is one parsed file.
+type fileData struct {
+	src     Source
+	cfg     Config         // its tables other than mcp.servers
+	raw     map[string]any // the keys it sets
+	servers []fileServer
+	ix      *posIndex // nil for JSON files
+}
+
+// fileServer is one server entry of a file.
+type fileServer struct {
+	srv Server
+	raw map[string]any // the keys the entry sets
+	idx int            // its index among the file's entries
+}
+
+const serversArr = "mcp.servers"
+
+// line returns the line of a top-level key path.
+func (f *fileData) line(p toml.Key) int { return f.ix.line(p, "", 0) }
+
+// serverLine returns the line of key path sub inside a server's entry.
+func (f *fileData) serverLine(s fileServer, sub toml.Key) int {
+	if f.ix == nil {
+		return s.srv.Line
+	}
+	full := append(toml.Key{"mcp", "servers"}, sub...)
+	if l := f.ix.line(full, serversArr, s.idx); l > 0 {
+		return l
+	}
+	return s.srv.Line
+}
+
+// readConfigFile reads and parses one file. A missing file is nil, nil
+// unless must.
+func readConfigFile(p string, scope Scope, must bool) (*fileData, errList) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !must {
+			return nil, nil
+		}
+		hint := "check the path and its permissions"
+		if errors.Is(err, fs.ErrNotExist) {
+			hint = "check the path given to --config"
+		}
+		return nil, errList{&Error{File: p, Msg: "cannot read config file: " + unwrapPathError(err), Hint: hint}}
+	}
+	if strings.EqualFold(filepath.Ext(p), ".json") {
+		servers, errs := parseMCPJSON(data, p, scope == ScopeProject)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		f := &fileData{src: Source{Path: p, Scope: scope, Trusted: true}}
+		for i, s := range servers {
+			s.Scope = scope
+			f.servers = append(f.servers, fileServer{srv: s, raw: rawFromValue(s), idx: i})
+		}
+		return f, nil
+	}
+	return parseTOML(p, data, scope)
+}
+
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// tomlDoc decodes a file with each server kept as a toml.Primitive, so that
+// every server decodes on its own and its errors name the right entry.
+type tomlDoc struct {
+	Config
+	MCP tomlDocMCP `toml:"mcp"`
+}
+
+type tomlDocMCP struct {
+	MCP
+	Servers []toml.Primitive `toml:"servers"`
+}
+
+// parseTOML parses and checks one TOML file.
+func parseTOML(p string, data []byte, scope Scope) (*fileData, errList) {
+	text := string(data)
+	f := &fileData{src: Source{Path: p, Scope: scope, Trusted: true}}
+	var errs errList
+	if _, err := toml.Decode(text, &f.raw); err != nil {
+		return nil, errList{syntaxError(p, err)}
+	}
+	f.ix = scanPositions(text)
+	var doc tomlDoc
+	md, err := toml.Decode(text, &doc)
+	if err != nil {
+		return nil, errList{f.decodeError(err, "", 0, "")}
+	}
+	f.cfg = doc.Config
+	f.cfg.MCP = doc.MCP.MCP
+	f.cfg.MCP.Servers = nil
+	rawServers := rawServerList(f.raw)
+	for i, prim := range doc.MCP.Servers {
+		var raw map[string]any
+		if i < len(rawServers) {
+			raw = rawServers[i]
+		}
+		name, _ := raw["name"].(string)
+		var s Server
+		if err := md.PrimitiveDecode(prim, &s); err != nil {
+			errs = append(errs, f.decodeError(err, serversArr, i, name))
+			continue
+		}
+		s.Scope, s.File = scope, p
+		s.Line = f.ix.line(toml.Key{"mcp", "servers"}, serversArr, i)
+		f.servers = append(f.servers, fileServer{srv: s, raw: raw, idx: i})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	f.unknownKeys(md, rawServers, &errs)
+	f.checkNames(&errs)
+	f.check(&errs)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return f, nil
+}
+
+// rawServerList returns the [[mcp.servers]] entries of a generic decode.
+func rawServerList(raw map[string]any) []map[string]any {
+	m, _ := raw["mcp"].(map[string]any)
+	var out []map[string]any
+	switch v := m["servers"].(type) {
+	case []map[string]any:
+		out = v
+	case []any:
+		for _, e := range v {
+			em, _ := e.(map[string]any)
+			out = append(out, em)
+		}
+	}
+	return out
+}
+
+// syntaxError turns a toml.ParseError into an *Error.
+func syntaxError(file string, err error) error {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return &Error{File: file, Msg: err.Error(), Hint: "fix the TOML syntax"}
+	}
+	hint := "fix the TOML syntax; strings need quotes, tables are [name], each server starts with [[mcp.servers]]"
+	if u := strings.TrimSpace(pe.Usage); u != "" {
+		hint = strings.Join(strings.Fields(u), " ")
+	}
+	return &Error{File: file, Line: pe.Position.Line, Msg: "TOML syntax error: " + pe.Message, Hint: hint}
+}
+
+var lastKeyRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): (.*)$`)
+
+var durationKeys = map[string]bool{"health_check_interval": true, "reconnect_delay": true, "startup_timeout": true, "timeout": true}
+
+// decodeError turns an error of typed decoding into an *Error. arr/idx name
+// the array entry being decoded: the toml package reports the line of the
+// last entry that has the key, not of the one that failed.
+func (f *fileData) decodeError(err error, arr string, idx int, server string) error {
+	var key, msg string
+	line := 0
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		key, msg, line = pe.LastKey, pe.Message, pe.Position.Line
+	} else if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		key, msg = m[2], m[3]
+	} else {
+		msg = strings.TrimPrefix(err.Error(), "toml: ")
+	}
+	if key != "" && arr != "" {
+		if l := f.ix.lineOf(key, arr, idx); l > 0 {
+			line = l
+		}
+	}
+	if line == 0 && arr != "" {
+		line = f.ix.line(toml.Key{"mcp", "servers"}, arr, idx)
+	}
+	last := key
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		last = key[i+1:]
+	}
+	hint := "check the value's type against config.example.toml"
+	switch {
+	case durationKeys[last]:
+		hint = `write a duration such as "500ms", "30s", "5m" or "1h30m"`
+	case key == "mcp.servers":
+		hint = "write each server as its own [[mcp.servers]] table (two brackets)"
+	}
+	where := ""
+	if server != "" {
+		where = fmt.Sprintf("server %q: ", server)
+	}
+	if key != "" {
+		return &Error{File: f.src.Path, Line: line, Msg: fmt.Sprintf("%sbad value for %s: %s", where, key, msg), Hint: hint}
+	}
+	return &Error{File: f.src.Path, Line: line, Msg: where + msg, Hint: hint}
+}
+
+// lineOf is line for a key path already rendered by toml.Key.String.
+func (ix *posIndex) lineOf(key, arr string, idx int) int {
+	for _, ev := range ix.events {
+		if ev.path == key && ev.arr == arr && ev.idx == idx {
+			return ev.line
+		}
+	}
+	return 0
+}
+
+// unknownKeys reports keys that no field decodes.
+func (f *fileData) unknownKeys(md toml.MetaData, rawServers []map[string]any, errs *errList) {
+	seen := map[string]int{}
+	reported := map[string]bool{}
+outer:
+	for _, k := range md.Undecoded() {
+		s := k.String()
+		n := seen[s]
+		seen[s]++
+		for j := 1; j < len(k); j++ {
+			if reported[k[:j].String()] {
+				continue outer // inside an unknown table already reported
+			}
+		}
+		reported[s] = true
+		line, arr, idx := f.ix.nth(s, n)
+		if line == 0 {
+			line = f.ix.line(k, "", 0)
+		}
+		parent, last := k[:len(k)-1], k[len(k)-1]
+		where := "at the top level"
+		switch {
+		case arr == serversArr && len(parent) >= 2 && parent[0] == "mcp" && parent[1] == "servers":
+			name := ""
+			if idx < len(rawServers) {
+				name, _ = rawServers[idx]["name"].(string)
+			}
+			where = fmt.Sprintf("in server %q", name)
+			if len(parent) > 2 {
+				where = fmt.Sprintf("in [%s] of server %q", parent.String(), name)
+			}
+		case len(parent) > 0:
+			where = fmt.Sprintf("in [%s]", parent.String())
+		}
+		errs.add(f.src.Path, line, unknownKeyHint(last, knownKeys(parent)), "unknown key %q %s", last, where)
+	}
+}
+
+// checkNames reports servers without a name and names used twice.
+func (f *fileData) checkNames(errs *errList) {
+	first := map[string]int{}
+	for _, s := range f.servers {
+		if strings.TrimSpace(s.srv.Name) == "" {
+			errs.add(f.src.Path, s.srv.Line, `add name = "..."; otter names the server's tools mcp__NAME__TOOL`, "a [[mcp.servers]] entry has no name")
+			continue
+		}
+		if l, ok := first[s.srv.Name]; ok {
+			errs.add(f.src.Path, f.serverLine(s, toml.Key{"name"}), "rename one of them or merge the two entries",
+				"server %q is defined twice in this file (first at line %d)", s.srv.Name, l)
+			continue
+		}
+		first[s.srv.Name] = f.serverLine(s, toml.Key{"name"})
+	}
+}
+
+// check validates the values of one file, each at its line.
+func (f *fileData) check(errs *errList) {
+	file := f.src.Path
+	c := &f.cfg
+	if d := c.MCP.ReconnectDelay.Duration; d < 0 {
+		errs.add(file, f.line(toml.Key{"mcp", "reconnect_delay"}), "use a positive duration such as \"1s\"", "mcp.reconnect_delay must not be negative")
+	}
+	if c.MCP.MaxReconnectAttempts < 0 {
+		errs.add(file, f.line(toml.Key{"mcp", "max_reconnect_attempts"}), "use 0 to never reconnect", "mcp.max_reconnect_attempts must not be negative")
+	}
+	for _, s := range f.servers {
+		checkServerValues(s.srv, file, func(k ...string) int { return f.serverLine(s, k) }, errs)
+	}
+	if c.Agent.MaxTurns < 0 {
+		errs.add(file, f.line(toml.Key{"agent", "max_turns"}), "use a positive number (default 50)", "agent.max_turns must not be negative")
+	}
+	for name, p := range c.Providers {
+		switch p.Type {
+		case "", "openai", "anthropic":
+		default:
+			errs.add(file, f.line(toml.Key{"providers", name, "type"}),
+				`use "anthropic", or "openai" for OpenAI and every OpenAI-compatible server (Ollama, vLLM, LM Studio, ...)`,
+				"providers.%s: unknown type %q", name, p.Type)
+		}
+	}
+	if c.Tools.MaxOutputChars < 0 || c.Tools.MaxBodyBytes < 0 {
+		errs.add(file, f.line(toml.Key{"tools"}), "use a positive number or leave it out for the default", "tools.max_output_chars and tools.max_body_bytes must not be negative")
+	}
+	for _, cidr := range c.Tools.AllowPrivateNetworks {
+		if _, _, err := net.ParseCIDR(cidr); err != nil {
+			errs.add(file, f.line(toml.Key{"tools", "allow_private_networks"}), `write a CIDR such as "10.0.0.0/8" or "192.168.1.5/32"`,
+				"tools.allow_private_networks: %q is not a CIDR", cidr)
+		}
+	}
+	for pattern, decision := range c.Permissions {
+		line := f.line(toml.Key{"permissions", pattern})
+		if _, err := path.Match(pattern, ""); err != nil {
+			errs.add(file, line, "see `go doc path.Match` for the syntax: * ? [a-z] and \\ escapes", "permissions: bad glob pattern %q", pattern)
+		}
+		if !validDecision(decision) {
+			errs.add(file, line, `use "allow", "ask" or "deny"`, "permissions: %q has unknown decision %q", pattern, decision)
+		}
+	}
+}
+
+func validDecision(d string) bool { return d == "allow" || d == "ask" || d == "deny" }
+
+// checkServerValues validates the fields of one entry; lineOf gives the
+// line of a key inside it.
+func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs *errList) {
+	who := fmt.Sprintf("server %q", s.Name)
+	switch strings.ToLower(s.Transport) {
+	case "", TransportStdio, TransportHTTP, TransportSSE:
+		if s.Transport != strings.ToLower(s.Transport) {
+			errs.add(file, lineOf("transport"), fmt.Sprintf("write %q in lower case", strings.ToLower(s.Transport)), "%s: bad transport %q", who, s.Transport)
+		}
+	case "streamable-http", "streamable_http", "streamablehttp", "http-stream":
+		errs.add(file, lineOf("transport"), `write transport = "http" for streamable HTTP`, "%s: bad transport %q", who, s.Transport)
+	default:
+		errs.add(file, lineOf("transport"), `use "stdio" (a local command), "http" (streamable HTTP) or "sse" (legacy HTTP+SSE), or leave it out to infer it from command/url`,
+			"%s: bad transport %q", who, s.Transport)
+	}
+	if s.StartupTimeout.Duration < 0 {
+		errs.add(file, lineOf("startup_timeout"), `use a positive duration such as "30s"`, "%s: startup_timeout must not be negative", who)
+	}
+	if s.Timeout.Duration < 0 {
+		errs.add(file, lineOf("timeout"), `use a positive duration such as "5m"`, "%s: timeout must not be negative", who)
+	}
+	for _, list := range []struct {
+		key      string
+		patterns []string
+	}{{"allowed_tools", s.AllowedTools}, {"denied_tools", s.DeniedTools}} {
+		for _, p := range list.patterns {
+			if _, err := path.Match(p, ""); err != nil {
+				errs.add(file, lineOf(list.key), "glob patterns use * ? [a-z] and \\ escapes (path.Match)", "%s: bad glob pattern %q in %s", who, p, list.key)
+			}
+		}
+	}
+	if s.OAuth != nil && (s.OAuth.CallbackPort < 0 || s.OAuth.CallbackPort > 65535) {
+		errs.add(file, lineOf("oauth", "callback_port"), "use a port between 1 and 65535, or 0 for any free port", "%s: bad oauth.callback_port %d", who, s.OAuth.CallbackPort)
+	}
+}

@@ -1,0 +1,82 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// LocalConfigFile returns the local-scope file for workDir: .otter/
+// config.local.toml in ProjectDir(workDir), or in workDir when it is in no
+// project.
+func LocalConfigFile(workDir string) (string, error) {
+	dir := ProjectDir(workDir)
+	if dir == "" {
+		var err error
+		if dir, err = absDir(workDir); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, ProjectDirName, LocalConfigName), nil
+}
+
+// SaveLocalPermission records decision ("allow", "ask" or "deny") for
+// pattern (a qualified tool name or glob) in the [permissions] table of the
+// local config file (LocalConfigFile), keeping the rest of the file as it
+// is. An existing entry for pattern is replaced.
+func SaveLocalPermission(workDir, pattern, decision string) error {
+	if !validDecision(decision) {
+		return fmt.Errorf("config: permission decision %q: use allow, ask or deny", decision)
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return fmt.Errorf("config: permission pattern %q: %w", pattern, err)
+	}
+	file, err := LocalConfigFile(workDir)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("config: %w", err)
+	}
+	text := string(data)
+	if len(data) > 0 {
+		if _, err := toml.Decode(text, new(map[string]any)); err != nil {
+			return fmt.Errorf("config: not changing %s, it does not parse: %w", file, syntaxError(file, err))
+		}
+	}
+	entry := fmt.Sprintf("%s = %q\n", tomlKey(pattern), decision)
+	text = setPermissionLine(text, pattern, entry)
+	if _, err := toml.Decode(text, new(map[string]any)); err != nil {
+		return fmt.Errorf("config: updating %s would break it (%w); add %q under [permissions] by hand", file, err, strings.TrimSpace(entry))
+	}
+	return writeFileAtomic(file, []byte(text), 0o600)
+}
+
+// setPermissionLine puts entry into the [permissions] table of text,
+// replacing the line of an existing key pattern there.
+func setPermissionLine(text, pattern, entry string) string {
+	ix := scanPositions(text)
+	lines := strings.SplitAfter(text, "\n")
+	if l := ix.lineOf(toml.Key{"permissions", pattern}.String(), "", 0); l > 0 {
+		lines[l-1] = entry
+		return strings.Join(lines, "")
+	}
+	if l := ix.lineOf("permissions", "", 0); l > 0 {
+		lines = append(lines[:l], append([]string{entry}, lines[l:]...)...)
+		return strings.Join(lines, "")
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if text != "" {
+		text += "\n"
+	}
+	return text + "[permissions]\n" + entry
+}

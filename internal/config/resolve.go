@@ -1,0 +1,422 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// resolver merges parsed files into one Config.
+type resolver struct {
+	paths   Paths
+	workDir string
+	projDir string
+	lookup  func(string) (string, bool)
+}
+
+// origin is where a value was set.
+type origin struct {
+	file string
+	line int
+}
+
+// mergedServer is a server while its scopes are merged.
+type mergedServer struct {
+	srv       Server
+	origins   map[string]origin // by key path inside the entry
+	untrusted bool              // some file that defines it is untrusted
+	invalid   string            // why a lenient .mcp.json entry cannot run
+}
+
+// origin returns where key (a path inside the server) was set, falling back
+// to its parent keys and then to the server's entry.
+func (m *mergedServer) origin(key toml.Key) origin {
+	for p := key; len(p) > 0; p = p[:len(p)-1] {
+		if o, ok := m.origins[p.String()]; ok {
+			return o
+		}
+	}
+	return origin{m.srv.File, m.srv.Line}
+}
+
+func (r *resolver) resolve(files []*fileData) (*Config, error) {
+	if r.lookup == nil {
+		r.lookup = os.LookupEnv
+	}
+	cfg := &Config{}
+	top := map[string]origin{}
+	var servers []*mergedServer
+	byName := map[string]*mergedServer{}
+	for _, f := range files {
+		cfg.Files = append(cfg.Files, f.src)
+		if f.src.Trusted {
+			overlay(reflect.ValueOf(cfg).Elem(), reflect.ValueOf(&f.cfg).Elem(), f.raw, nil, func(p toml.Key) {
+				top[p.String()] = origin{f.src.Path, f.line(p)}
+			})
+		}
+		for _, fs := range f.servers {
+			m := byName[fs.srv.Name]
+			if m == nil {
+				m = &mergedServer{origins: map[string]origin{}}
+				byName[fs.srv.Name] = m
+				servers = append(servers, m)
+			}
+			overlay(reflect.ValueOf(&m.srv).Elem(), reflect.ValueOf(&fs.srv).Elem(), fs.raw, nil, func(p toml.Key) {
+				m.origins[p.String()] = origin{f.src.Path, f.serverLine(fs, p)}
+			})
+			m.srv.Scope, m.srv.File, m.srv.Line = fs.srv.Scope, fs.srv.File, fs.srv.Line
+			if !f.src.Trusted {
+				m.untrusted = true
+			}
+			if fs.srv.DisabledReason != "" {
+				m.invalid = fs.srv.DisabledReason
+			}
+		}
+	}
+
+	var errs errList
+	for _, m := range servers {
+		s := &m.srv
+		switch {
+		case m.invalid != "":
+			s.DisabledReason = m.invalid
+		case m.untrusted:
+			s.DisabledReason = fmt.Sprintf("not started: the project directory %s is not trusted yet; run `otter trust %s` (or accept the prompt in the TUI) to let its servers start", r.projDir, r.projDir)
+		}
+		r.expandServer(m, &errs)
+		r.finishServer(m, byName, &errs)
+		cfg.MCP.Servers = append(cfg.MCP.Servers, *s)
+	}
+	r.expandTop(cfg, top, &errs)
+	r.defaults(cfg, top)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return cfg, nil
+}
+
+// overlay copies into dst the fields of src that raw says were set,
+// recursing into tables (structs, pointers to structs, maps of structs) and
+// merging maps key by key, and calls set with the path of every value it
+// copies. Fields of type []Server are left to the caller.
+func overlay(dst, src reflect.Value, raw map[string]any, prefix toml.Key, set func(toml.Key)) {
+	t := dst.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := tomlName(f)
+		if name == "" || f.Type == reflect.TypeFor[[]Server]() {
+			continue
+		}
+		rv, ok := raw[name]
+		if !ok {
+			continue
+		}
+		sub, _ := rv.(map[string]any)
+		p := append(prefix[:len(prefix):len(prefix)], name)
+		dv, sv := dst.Field(i), src.Field(i)
+		switch {
+		case f.Type == durationType:
+			dv.Set(sv)
+			set(p)
+		case f.Type.Kind() == reflect.Struct:
+			overlay(dv, sv, sub, p, set)
+		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct:
+			if sv.IsNil() {
+				continue
+			}
+			if dv.IsNil() {
+				dv.Set(reflect.New(f.Type.Elem()))
+			}
+			overlay(dv.Elem(), sv.Elem(), sub, p, set)
+		case f.Type.Kind() == reflect.Map:
+			if sv.IsNil() {
+				continue
+			}
+			if dv.IsNil() {
+				dv.Set(reflect.MakeMap(f.Type))
+			}
+			elem := f.Type.Elem()
+			for _, k := range sv.MapKeys() {
+				kp := append(p[:len(p):len(p)], k.String())
+				if elem.Kind() == reflect.Struct && elem != durationType {
+					cur := reflect.New(elem).Elem()
+					if old := dv.MapIndex(k); old.IsValid() {
+						cur.Set(old)
+					}
+					ksub, _ := sub[k.String()].(map[string]any)
+					overlay(cur, sv.MapIndex(k), ksub, kp, set)
+					dv.SetMapIndex(k, cur)
+					continue
+				}
+				dv.SetMapIndex(k, sv.MapIndex(k))
+				set(kp)
+			}
+		default:
+			dv.Set(sv)
+			set(p)
+		}
+	}
+}
+
+// rawFromValue lists the non-empty fields of a struct the way a generic
+// TOML decode of it would, for overlay (used for .mcp.json entries).
+func rawFromValue(v any) map[string]any {
+	return rawFromReflect(reflect.ValueOf(v))
+}
+
+func rawFromReflect(v reflect.Value) map[string]any {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	out := map[string]any{}
+	t := v.Type()
+	for i := range t.NumField() {
+		name := tomlName(t.Field(i))
+		fv := v.Field(i)
+		if name == "" || fv.IsZero() {
+			continue
+		}
+		switch {
+		case fv.Type() != durationType && (fv.Kind() == reflect.Struct || fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.Struct):
+			out[name] = rawFromReflect(fv)
+		case fv.Kind() == reflect.Map:
+			m := map[string]any{}
+			for _, k := range fv.MapKeys() {
+				m[k.String()] = true
+			}
+			out[name] = m
+		default:
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// expand expands one string at origin o, recording an error unless quiet.
+func (r *resolver) expand(v string, o origin, quiet bool, errs *errList, describe func(*varError) (msg, hint string)) string {
+	out, err := expandVars(v, r.lookup)
+	if err == nil {
+		return out
+	}
+	if !quiet {
+		var ve *varError
+		errors.As(err, &ve)
+		msg, hint := describe(ve)
+		errs.add(o.file, o.line, hint, "%s", msg)
+	}
+	return v
+}
+
+// expandServer expands ${VAR} references in a server. For servers that do
+// not start (disabled or untrusted) failures are ignored and the text kept.
+func (r *resolver) expandServer(m *mergedServer, errs *errList) {
+	s := &m.srv
+	quiet := (s.Enabled != nil && !*s.Enabled) || s.DisabledReason != ""
+	do := func(v string, key toml.Key) string {
+		return r.expand(v, m.origin(key), quiet, errs, func(ve *varError) (string, string) {
+			return fmt.Sprintf("server %q: %s (in %s)", s.Name, ve.Error(), key.String()), ve.hint(true)
+		})
+	}
+	s.Command = do(s.Command, toml.Key{"command"})
+	if s.Args != nil {
+		args := make([]string, len(s.Args))
+		for i, a := range s.Args {
+			args[i] = do(a, toml.Key{"args"})
+		}
+		s.Args = args
+	}
+	s.Env = expandMap(s.Env, func(k, v string) string { return do(v, toml.Key{"env", k}) })
+	s.Cwd = do(s.Cwd, toml.Key{"cwd"})
+	s.URL = do(s.URL, toml.Key{"url"})
+	s.Headers = expandMap(s.Headers, func(k, v string) string { return do(v, toml.Key{"headers", k}) })
+	if s.OAuth != nil {
+		o := *s.OAuth
+		o.ClientID = do(o.ClientID, toml.Key{"oauth", "client_id"})
+		o.ClientSecret = do(o.ClientSecret, toml.Key{"oauth", "client_secret"})
+		s.OAuth = &o
+	}
+}
+
+func expandMap(m map[string]string, do func(k, v string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = do(k, v)
+	}
+	return out
+}
+
+// finishServer infers the transport, checks that the server can run,
+// resolves its cwd and applies defaults.
+func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, errs *errList) {
+	s := &m.srv
+	explicitlyOff := s.Enabled != nil && !*s.Enabled
+	check := !explicitlyOff && m.invalid == ""
+	o := m.origin(toml.Key{"transport"})
+	if s.Transport == "" {
+		switch {
+		case s.Command != "" && s.URL != "":
+			if check {
+				errs.add(o.file, o.line, `set transport = "stdio" to run the command or transport = "http" to use the url, and remove the other`,
+					"server %q sets both command and url", s.Name)
+			}
+		case s.Command != "":
+			s.Transport = TransportStdio
+		case s.URL != "":
+			s.Transport = TransportHTTP
+		}
+	}
+	if check {
+		switch s.Transport {
+		case TransportStdio:
+			if strings.TrimSpace(s.Command) == "" {
+				errs.add(o.file, o.line, `add command = "..." (and args = [...]) to run a local server`, "server %q uses transport stdio but has no command", s.Name)
+			}
+		case TransportHTTP, TransportSSE:
+			if s.URL == "" {
+				errs.add(o.file, o.line, `add url = "https://..." for the server's endpoint`, "server %q uses transport %s but has no url", s.Name, s.Transport)
+			} else if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				uo := m.origin(toml.Key{"url"})
+				errs.add(uo.file, uo.line, "write an absolute http:// or https:// URL", "server %q: bad url %q", s.Name, s.URL)
+			}
+		case "":
+			hint := `add command = "..." for a local server or url = "https://..." for a remote one`
+			if other := suggest(s.Name, otherNames(all, s.Name)); other != "" {
+				hint = fmt.Sprintf("did you mean server %q? An entry that only overrides some fields must use the exact name; otherwise %s", other, hint)
+			}
+			errs.add(s.File, s.Line, hint, "server %q has neither command nor url", s.Name)
+		}
+	}
+	if s.Cwd != "" {
+		base := r.workDir
+		if (s.Scope == ScopeProject || s.Scope == ScopeLocal) && r.projDir != "" {
+			base = r.projDir
+		}
+		s.Cwd = absPath(s.Cwd, base)
+	}
+	if s.StartupTimeout.Duration == 0 {
+		s.StartupTimeout.Duration = DefaultStartupTimeout
+	}
+	if s.Timeout.Duration == 0 {
+		s.Timeout.Duration = DefaultTimeout
+	}
+}
+
+func otherNames(all map[string]*mergedServer, except string) []string {
+	var names []string
+	for n := range all {
+		if n != except {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// absPath expands a leading ~/ and makes p absolute against base.
+func absPath(p, base string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) && base != "" {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
+
+// expandTop expands ${VAR} references outside the servers.
+func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) {
+	do := func(v string, key toml.Key) string {
+		o := origin{}
+		for p := key; len(p) > 0; p = p[:len(p)-1] {
+			if x, ok := top[p.String()]; ok {
+				o = x
+				break
+			}
+		}
+		return r.expand(v, o, false, errs, func(ve *varError) (string, string) {
+			return fmt.Sprintf("%s (in %s)", ve.Error(), key.String()), ve.hint(false)
+		})
+	}
+	for name, p := range cfg.Providers {
+		p.APIKey = do(p.APIKey, toml.Key{"providers", name, "api_key"})
+		p.BaseURL = do(p.BaseURL, toml.Key{"providers", name, "base_url"})
+		p.Headers = expandMap(p.Headers, func(k, v string) string { return do(v, toml.Key{"providers", name, "headers", k}) })
+		cfg.Providers[name] = p
+	}
+	if cfg.Serve.APIKeys != nil {
+		keys := make([]string, len(cfg.Serve.APIKeys))
+		for i, k := range cfg.Serve.APIKeys {
+			keys[i] = do(k, toml.Key{"serve", "api_keys"})
+		}
+		cfg.Serve.APIKeys = keys
+	}
+	cfg.Tools.ExportDir = do(cfg.Tools.ExportDir, toml.Key{"tools", "export_dir"})
+	cfg.Serve.AuditLog = do(cfg.Serve.AuditLog, toml.Key{"serve", "audit_log"})
+}
+
+// defaults fills in what no file set.
+func (r *resolver) defaults(cfg *Config, top map[string]origin) {
+	m := &cfg.MCP
+	if m.HealthCheckInterval.Duration == 0 {
+		m.HealthCheckInterval.Duration = DefaultHealthCheckInterval
+	}
+	if _, set := top["mcp.max_reconnect_attempts"]; !set {
+		m.MaxReconnectAttempts = DefaultMaxReconnectAttempts
+	}
+	if m.ReconnectDelay.Duration == 0 {
+		m.ReconnectDelay.Duration = DefaultReconnectDelay
+	}
+	if cfg.Agent.MaxTurns == 0 {
+		cfg.Agent.MaxTurns = DefaultMaxTurns
+	}
+	for name, p := range cfg.Providers {
+		if p.Type == "" && (name == "openai" || name == "anthropic") {
+			p.Type = name
+			cfg.Providers[name] = p
+		}
+	}
+	t := &cfg.Tools
+	if t.MaxOutputChars == 0 {
+		t.MaxOutputChars = DefaultMaxOutputChars
+	}
+	if t.MaxBodyBytes == 0 {
+		t.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if t.RespectRobots == nil {
+		yes := true
+		t.RespectRobots = &yes
+	}
+	if t.ExportDir == "" {
+		t.ExportDir = filepath.Join(r.paths.DataDir, "exports")
+	} else {
+		t.ExportDir = absPath(t.ExportDir, r.workDir)
+	}
+	if cfg.Serve.AuditLog == "" {
+		cfg.Serve.AuditLog = filepath.Join(r.paths.StateDir, "audit.jsonl")
+	} else {
+		cfg.Serve.AuditLog = absPath(cfg.Serve.AuditLog, r.workDir)
+	}
+}
+
+// Server returns the server called name.
+func (c *Config) Server(name string) (Server, bool) {
+	for _, s := range c.MCP.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Server{}, false
+}

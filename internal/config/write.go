@@ -1,0 +1,275 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// WriteServersTOML writes servers as [[mcp.servers]] entries that Load
+// reads back to the same servers. Only fields that are set are written;
+// Scope, File, Line and DisabledReason are not.
+func WriteServersTOML(w io.Writer, servers []Server) error {
+	bw := bufio.NewWriter(w)
+	for i, s := range servers {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		if err := writeServer(bw, s); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// writeServer writes one [[mcp.servers]] entry; maps become inline tables
+// and oauth a [mcp.servers.oauth] sub-table.
+func writeServer(w *bufio.Writer, s Server) error {
+	w.WriteString("[[mcp.servers]]\n")
+	v := reflect.ValueOf(s)
+	t := v.Type()
+	var oauth *OAuth
+	for i := range t.NumField() {
+		name := tomlName(t.Field(i))
+		fv := v.Field(i)
+		if name == "" || fv.IsZero() {
+			continue
+		}
+		if o, ok := fv.Interface().(*OAuth); ok {
+			oauth = o
+			continue
+		}
+		val, err := tomlValue(fv.Interface())
+		if err != nil {
+			return fmt.Errorf("server %q: %s: %w", s.Name, name, err)
+		}
+		fmt.Fprintf(w, "%s = %s\n", tomlKey(name), val)
+	}
+	if oauth != nil {
+		w.WriteString("[mcp.servers.oauth]\n")
+		var b bytes.Buffer
+		if err := toml.NewEncoder(&b).Encode(oauth); err != nil {
+			return fmt.Errorf("server %q: oauth: %w", s.Name, err)
+		}
+		w.Write(b.Bytes())
+	}
+	return nil
+}
+
+// tomlValue renders one value in TOML; maps of strings become inline tables.
+func tomlValue(v any) (string, error) {
+	if m, ok := v.(map[string]string); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			val, err := tomlValue(m[k])
+			if err != nil {
+				return "", err
+			}
+			parts[i] = tomlKey(k) + " = " + val
+		}
+		return "{ " + strings.Join(parts, ", ") + " }", nil
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(map[string]any{"v": v}); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(b.String(), "v = "), "\n"), nil
+}
+
+// tomlKey quotes a key unless it is bare.
+func tomlKey(k string) string { return toml.Key{k}.String() }
+
+// WriteResolved writes the resolved configuration as TOML for
+// `otter config show`: the files read, then every table, each server with
+// a comment naming its scope and file (and why it is disabled), and every
+// secret masked (see maskSecret).
+func (c *Config) WriteResolved(w io.Writer) error {
+	m := c.masked()
+	bw := bufio.NewWriter(w)
+	bw.WriteString("# Resolved otter configuration (secrets masked).\n")
+	if len(m.Files) == 0 {
+		bw.WriteString("# No config file was found; these are the defaults.\n")
+	} else {
+		bw.WriteString("# Files read, lowest scope first:\n")
+		for _, f := range m.Files {
+			note := ""
+			if !f.Trusted {
+				note = " (untrusted: its servers are disabled and its other settings ignored)"
+			}
+			fmt.Fprintf(bw, "#   %-7s %s%s\n", f.Scope, f.Path, note)
+		}
+	}
+	bw.WriteString("\n")
+	mcp := m.MCP
+	mcp.Servers = nil
+	if err := encodeTOML(bw, struct {
+		MCP MCP `toml:"mcp"`
+	}{mcp}); err != nil {
+		return err
+	}
+	for _, s := range m.MCP.Servers {
+		fmt.Fprintf(bw, "\n# %s: %s scope, %s:%d\n", s.Name, s.Scope, s.File, s.Line)
+		if s.DisabledReason != "" {
+			fmt.Fprintf(bw, "# disabled: %s\n", s.DisabledReason)
+		} else if !s.IsEnabled() {
+			bw.WriteString("# disabled: enabled = false\n")
+		}
+		if err := writeServer(bw, s); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n")
+	if err := encodeTOML(bw, struct {
+		Agent       Agent               `toml:"agent,omitempty"`
+		Providers   map[string]Provider `toml:"providers,omitempty"`
+		Tools       Tools               `toml:"tools,omitempty"`
+		Serve       Serve               `toml:"serve,omitempty"`
+		Permissions map[string]string   `toml:"permissions,omitempty"`
+	}{m.Agent, m.Providers, m.Tools, m.Serve, m.Permissions}); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func encodeTOML(w io.Writer, v any) error {
+	enc := toml.NewEncoder(w)
+	enc.Indent = ""
+	return enc.Encode(v)
+}
+
+// masked returns a copy of c with every secret masked.
+func (c *Config) masked() *Config {
+	m := *c
+	m.MCP.Servers = make([]Server, len(c.MCP.Servers))
+	for i, s := range c.MCP.Servers {
+		s.Headers = maskMap(s.Headers, func(string) bool { return true })
+		s.Env = maskMap(s.Env, secretName)
+		s.Args = maskArgs(s.Args)
+		s.URL = maskURL(s.URL)
+		if s.OAuth != nil {
+			o := *s.OAuth
+			o.ClientSecret = maskSecret(o.ClientSecret)
+			s.OAuth = &o
+		}
+		m.MCP.Servers[i] = s
+	}
+	if c.Providers != nil {
+		m.Providers = make(map[string]Provider, len(c.Providers))
+		for name, p := range c.Providers {
+			p.APIKey = maskSecret(p.APIKey)
+			p.Headers = maskMap(p.Headers, func(string) bool { return true })
+			p.BaseURL = maskURL(p.BaseURL)
+			m.Providers[name] = p
+		}
+	}
+	if c.Serve.APIKeys != nil {
+		m.Serve.APIKeys = make([]string, len(c.Serve.APIKeys))
+		for i, k := range c.Serve.APIKeys {
+			m.Serve.APIKeys[i] = maskSecret(k)
+		}
+	}
+	return &m
+}
+
+// maskSecret hides a secret: "****" and, for values of 16 characters or
+// more, their last four.
+func maskSecret(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) >= 16:
+		return "****" + s[len(s)-4:]
+	default:
+		return "****"
+	}
+}
+
+// secretName reports whether an environment variable or flag name looks
+// like it holds a secret.
+func secretName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL", "COOKIE", "SESSION"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func maskMap(m map[string]string, secret func(string) bool) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if secret(k) {
+			v = maskSecret(v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// maskArgs masks the values of secret-looking flags: "--token X" and
+// "--api-key=X".
+func maskArgs(args []string) []string {
+	if args == nil {
+		return nil
+	}
+	out := slices.Clone(args)
+	for i, a := range out {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if name, val, ok := strings.Cut(a, "="); ok {
+			if secretName(name) {
+				out[i] = name + "=" + maskSecret(val)
+			}
+			continue
+		}
+		if secretName(a) && i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+			out[i+1] = maskSecret(out[i+1])
+		}
+	}
+	return out
+}
+
+// maskURL masks a password in a URL's user info and secret-looking query
+// parameters.
+func maskURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || s == "" {
+		return s
+	}
+	changed := false
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "****")
+		changed = true
+	}
+	q := u.Query()
+	for k, vs := range q {
+		if secretName(k) {
+			for i := range vs {
+				vs[i] = maskSecret(vs[i])
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
