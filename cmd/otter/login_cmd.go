@@ -1,12 +1,270 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
 
-// Stub: replaced by its owner.
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/oauth"
+)
+
+// loginTimeout bounds a whole `otter mcp login`, browser step included.
+const loginTimeout = 15 * time.Minute
+
+// loginOAuth holds the --oauth-* flags of `otter mcp login`.
+type loginOAuth struct {
+	clientID, clientSecret, metadataURL string
+	scopes                              []string
+	callbackPort                        int
+}
+
+func (o *loginOAuth) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.clientID, "oauth-client-id", "", "pre-registered OAuth client ID (overrides [mcp.servers.oauth] client_id)")
+	f.StringVar(&o.clientSecret, "oauth-client-secret", "", "its client secret")
+	f.StringVar(&o.metadataURL, "oauth-client-metadata-url", "", "client ID metadata document URL (https), used where the server supports it")
+	f.StringSliceVar(&o.scopes, "oauth-scope", nil, "scopes to request besides those the server asks for (repeatable)")
+	f.IntVar(&o.callbackPort, "oauth-callback-port", 0, "port of the loopback redirect on 127.0.0.1 (default: a free port)")
+}
+
+// apply overrides srv's [mcp.servers.oauth] with the flags that were given.
+func (o *loginOAuth) apply(srv *config.Server) {
+	if o.clientID == "" && o.metadataURL == "" && len(o.scopes) == 0 && o.callbackPort == 0 {
+		return
+	}
+	var c config.OAuth
+	if srv.OAuth != nil {
+		c = *srv.OAuth
+	}
+	if o.clientID != "" {
+		c.ClientID, c.ClientSecret = o.clientID, o.clientSecret
+	}
+	if o.metadataURL != "" {
+		c.ClientMetadataURL = o.metadataURL
+	}
+	if len(o.scopes) > 0 {
+		c.Scopes = o.scopes
+	}
+	if o.callbackPort != 0 {
+		c.CallbackPort = o.callbackPort
+	}
+	srv.OAuth = &c
+}
+
 func newMCPLoginCmd() *cobra.Command {
-	return &cobra.Command{Use: "login SERVER", Short: "Log in to a server that needs OAuth"}
+	var o loginOAuth
+	cmd := &cobra.Command{
+		Use:   "login SERVER|URL",
+		Short: "Log in to a server that needs OAuth",
+		Long: `Log in to a remote MCP server that requires OAuth, and store the token.
+
+SERVER is a configured server's name; a URL logs in to an ad hoc server
+(as used with "otter mcp tools --url"). otter shows the authorization URL and
+asks how to continue: open the browser ($BROWSER if set, else the system's
+opener), open the URL yourself, or - over SSH, where the browser cannot reach
+otter - paste the address the browser ends on after you approve.
+
+Tokens are stored per server URL under $XDG_DATA_HOME/otter/tokens (mode 0600),
+refreshed automatically, and shared by every otter process. otter never starts
+a login on its own at startup: a server that needs one shows as needs-auth.`,
+		Example: `  otter mcp login github
+  otter mcp login https://mcp.example.com/mcp --oauth-client-id otter-cli`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			srv, paths, err := loginServer(args[0])
+			if err != nil {
+				return exitCode(2, err)
+			}
+			o.apply(&srv)
+			return runLogin(cmd, srv, paths)
+		},
+	}
+	o.register(cmd)
+	return cmd
 }
 
 func newMCPLogoutCmd() *cobra.Command {
-	return &cobra.Command{Use: "logout SERVER", Short: "Forget a server's stored OAuth token"}
+	return &cobra.Command{
+		Use:   "logout SERVER|URL",
+		Short: "Forget a server's stored OAuth token",
+		Long: `Delete the OAuth token otter stored for a server, and otter's client
+registration with its authorization server. The next connection needs a new
+"otter mcp login".`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			srv, paths, err := loginServer(args[0])
+			if err != nil {
+				return exitCode(2, err)
+			}
+			a := oauth.New(oauth.Options{Paths: paths, Logger: loginLogger()})
+			had := a.LoggedIn(srv)
+			if err := a.Logout(srv); err != nil {
+				return exitCode(2, err)
+			}
+			if had {
+				fmt.Fprintf(cmd.OutOrStdout(), "Logged out of %s.\n", srv.Name)
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "No token was stored for %s.\n", srv.Name)
+			}
+			return nil
+		},
+	}
+}
+
+// loginServer resolves SERVER|URL to a remote server using the merged
+// configuration.
+func loginServer(arg string) (config.Server, config.Paths, error) {
+	paths := config.DefaultPaths()
+	cfg, err := config.Load(config.LoadOptions{Paths: paths, WorkDir: flags.workDir, Extra: flags.configFile})
+	if err != nil {
+		return config.Server{}, paths, err
+	}
+	srv, ok := cfg.Server(arg)
+	if !ok {
+		if u, err := url.Parse(arg); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			return config.Server{Name: arg, URL: arg, Scope: config.ScopeFlag}, paths, nil
+		}
+		return config.Server{}, paths, fmt.Errorf("no MCP server named %q in the configuration%s", arg, knownServers(cfg))
+	}
+	if srv.URL == "" {
+		return config.Server{}, paths, fmt.Errorf("server %q runs a local command over stdio; OAuth applies only to remote (http/sse) servers", arg)
+	}
+	return srv, paths, nil
+}
+
+func knownServers(cfg *config.Config) string {
+	var names []string
+	for _, s := range cfg.MCP.Servers {
+		if s.URL != "" {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return " (no remote servers are configured; a URL works too)"
+	}
+	sort.Strings(names)
+	return " (remote servers: " + strings.Join(names, ", ") + ")"
+}
+
+// loginLogger logs to stderr at --log-level, or to --log-file.
+func loginLogger() *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(flags.logLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	var w io.Writer = os.Stderr
+	if flags.logFile != "" {
+		if f, err := os.OpenFile(flags.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+			w = f // closed at exit
+		}
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// countingPrompter notes whether the person was asked to log in.
+type countingPrompter struct {
+	ask.LoginPrompter
+	asked atomic.Bool
+}
+
+func (p *countingPrompter) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
+	p.asked.Store(true)
+	return p.LoginPrompter.Login(ctx, req)
+}
+
+// runLogin connects to srv with an interactive OAuth handler, which runs
+// the login if the server asks for one, and reports the outcome.
+func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths) error {
+	ctx, cancel := context.WithTimeout(cmd.Context(), loginTimeout)
+	defer cancel()
+	prompter := &countingPrompter{LoginPrompter: oauth.NewTerminalPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())}
+	out := cmd.OutOrStdout()
+	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: loginLogger()})
+	h := a.Handler(srv, true)
+	if h == nil {
+		return exitCode(2, fmt.Errorf("server %q sends its own Authorization header (headers in its configuration); otter does not manage its login", srv.Name))
+	}
+	if err := loginConnect(ctx, srv, h, prompter); err != nil {
+		if errors.Is(err, oauth.ErrLoginRequired) {
+			return exitCode(2, fmt.Errorf("not logged in to %s: %w", srv.Name, err))
+		}
+		return exitCode(2, fmt.Errorf("log in to %s: %w", srv.Name, err))
+	}
+	if !a.LoggedIn(srv) {
+		fmt.Fprintf(out, "%s did not ask for a login; nothing was stored.\n", srv.Name)
+		return nil
+	}
+	verb := "Logged in to"
+	if !prompter.asked.Load() {
+		verb = "Already logged in to"
+	}
+	fmt.Fprintf(out, "%s %s. %s\n", verb, srv.Name, expiryText(a.TokenExpiry(srv)))
+	if !prompter.asked.Load() {
+		fmt.Fprintf(out, "To log in again, run `otter mcp logout %s` first.\n", srv.Name)
+	}
+	return nil
+}
+
+func expiryText(exp time.Time) string {
+	if exp.IsZero() {
+		return "The token does not expire."
+	}
+	return fmt.Sprintf("The access token expires at %s (in %s); otter refreshes it when it can.",
+		exp.Local().Format("2006-01-02 15:04 MST"), time.Until(exp).Round(time.Minute))
+}
+
+// loginConnect connects and initializes an MCP session with srv through h
+// and closes it. A server whose transport is not set is tried over
+// streamable HTTP and then, if that was refused before any login, over SSE.
+func loginConnect(ctx context.Context, srv config.Server, h auth.OAuthHandler, prompter *countingPrompter) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "otter", Version: version}, nil)
+	base := &loginHeaders{headers: srv.Headers}
+	var err error
+	if srv.Transport != config.TransportSSE {
+		t := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: base}, OAuthHandler: h, DisableStandaloneSSE: true}
+		var cs *mcp.ClientSession
+		if cs, err = client.Connect(ctx, t, nil); err == nil {
+			return cs.Close()
+		}
+		if srv.Transport == config.TransportHTTP || prompter.asked.Load() || ctx.Err() != nil || errors.Is(err, oauth.ErrLoginRequired) {
+			return err
+		}
+	}
+	t := &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: oauth.Transport(h, base)}}
+	cs, sseErr := client.Connect(ctx, t, nil)
+	if sseErr != nil {
+		if err != nil {
+			return fmt.Errorf("over streamable HTTP: %w; over SSE: %w", err, sseErr)
+		}
+		return sseErr
+	}
+	return cs.Close()
+}
+
+// loginHeaders adds the server's configured headers to every request.
+type loginHeaders struct{ headers map[string]string }
+
+func (t *loginHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
+	"github.com/otter-sh/otter/internal/oauth/oauthtest"
+
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 )
@@ -119,7 +121,7 @@ func testCtx(t *testing.T) context.Context {
 // directory, and $BROWSER set to the stand-in.
 type fixture struct {
 	ctx      context.Context
-	as       *testAS
+	as       *oauthtest.AuthServer
 	endpoint string
 	data     string
 	srv      config.Server
@@ -128,8 +130,8 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	browserEnv(t)
-	f := &fixture{ctx: testCtx(t), as: newTestAS(t), data: t.TempDir()}
-	f.endpoint = newProtectedMCP(t, f.as)
+	f := &fixture{ctx: testCtx(t), as: oauthtest.NewAuthServer(t), data: t.TempDir()}
+	f.endpoint = oauthtest.NewProtectedMCP(t, f.as)
 	f.srv = config.Server{Name: "remote", URL: f.endpoint, Transport: config.TransportHTTP}
 	return f
 }
@@ -145,7 +147,7 @@ func (f *fixture) authorizer(opts Options) *Authorizer {
 }
 
 // seed writes a stored token for serverURL as a previous login would have.
-func seed(t *testing.T, data string, serverURL string, as *testAS, tok *oauth2.Token) {
+func seed(t *testing.T, data string, serverURL string, as *oauthtest.AuthServer, tok *oauth2.Token) {
 	t.Helper()
 	st := newStore(filepath.Join(data, "tokens"), slog.Default())
 	err := st.update(serverURL, func(rec *record) (bool, error) {
@@ -155,20 +157,6 @@ func seed(t *testing.T, data string, serverURL string, as *testAS, tok *oauth2.T
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// issue has the AS issue a token pair directly (a login that happened
-// earlier) and returns it, already expired at the client.
-func (as *testAS) issueExpired() *oauth2.Token {
-	as.mu.Lock()
-	m := as.issueLocked()
-	as.mu.Unlock()
-	return &oauth2.Token{
-		AccessToken:  m["access_token"].(string),
-		RefreshToken: m["refresh_token"].(string),
-		TokenType:    "Bearer",
-		Expiry:       time.Now().Add(-time.Minute),
 	}
 }
 
@@ -197,19 +185,19 @@ func TestLoginFlow(t *testing.T) {
 	// Startup: non-interactive, no token → needs login, nothing opened.
 	prompter := &choose{reply: openBrowserChoice}
 	a1 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: prompter})
-	_, err := connect(ctx, endpoint, a1.Handler(srv, false))
+	_, err := oauthtest.Connect(ctx, endpoint, a1.Handler(srv, false))
 	if !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("connect without a token: got %v, want an error wrapping ErrLoginRequired", err)
 	}
 	if !strings.Contains(err.Error(), "otter mcp login remote") {
 		t.Errorf("error %q does not tell the person to run `otter mcp login remote`", err)
 	}
-	if c := as.counts(); c.authorizes != 0 || prompter.count() != 0 {
+	if c := as.Counts(); c.Authorizes != 0 || prompter.count() != 0 {
 		t.Fatalf("a non-interactive connection started a login: %+v, %d prompts", c, prompter.count())
 	}
 
 	// Login: interactive, the browser stand-in approves.
-	got, err := connect(ctx, endpoint, a1.Handler(srv, true))
+	got, err := oauthtest.Connect(ctx, endpoint, a1.Handler(srv, true))
 	if err != nil {
 		t.Fatalf("interactive login: %v", err)
 	}
@@ -219,8 +207,8 @@ func TestLoginFlow(t *testing.T) {
 	if prompter.count() != 1 || !strings.HasPrefix(prompter.prompts[0].AuthURL, as.URL+"/authorize?") || prompter.prompts[0].Server != "remote" {
 		t.Fatalf("login prompts = %+v", prompter.prompts)
 	}
-	if as.lastResource != endpoint {
-		t.Errorf("authorization request resource = %q, want %q", as.lastResource, endpoint)
+	if as.LastResource() != endpoint {
+		t.Errorf("authorization request resource = %q, want %q", as.LastResource(), endpoint)
 	}
 	if exp := a1.TokenExpiry(srv); time.Until(exp) < 30*time.Minute {
 		t.Errorf("TokenExpiry after login = %v, want about an hour from now", exp)
@@ -229,38 +217,38 @@ func TestLoginFlow(t *testing.T) {
 	// A later process: a new Authorizer, non-interactive, no prompt.
 	later := &choose{reply: openBrowserChoice}
 	a2 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: later})
-	if got, err := connect(ctx, endpoint, a2.Handler(srv, false)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.Connect(ctx, endpoint, a2.Handler(srv, false)); err != nil || got != "echo: hi" {
 		t.Fatalf("later process with the stored token: %q, %v", got, err)
 	}
-	if later.count() != 0 || as.counts().authorizes != 1 {
-		t.Fatalf("the later process logged in again: %d prompts, %+v", later.count(), as.counts())
+	if later.count() != 0 || as.Counts().Authorizes != 1 {
+		t.Fatalf("the later process logged in again: %d prompts, %+v", later.count(), as.Counts())
 	}
 
 	// The server stops accepting the access token: otter refreshes it
 	// (no login) and the refreshed token is stored.
-	as.expireAccess()
+	as.ExpireAccess()
 	a3 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: later})
-	if got, err := connect(ctx, endpoint, a3.Handler(srv, false)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.Connect(ctx, endpoint, a3.Handler(srv, false)); err != nil || got != "echo: hi" {
 		t.Fatalf("after the server expired the access token: %q, %v", got, err)
 	}
-	if c := as.counts(); c.refreshes != 1 || c.authorizes != 1 {
+	if c := as.Counts(); c.Refreshes != 1 || c.Authorizes != 1 {
 		t.Fatalf("want one refresh and no new login, got %+v", c)
 	}
-	if rt := storedRecord(t, data, endpoint).Token.RefreshToken; !as.refreshValid(rt) {
+	if rt := storedRecord(t, data, endpoint).Token.RefreshToken; !as.RefreshValid(rt) {
 		t.Fatal("the stored refresh token is not the rotated one")
 	}
 
 	// Access revoked: non-interactive is needs-auth again; a new login
 	// reuses the stored client registration.
-	as.revokeAll()
+	as.RevokeAll()
 	a4 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: prompter})
-	if _, err := connect(ctx, endpoint, a4.Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
+	if _, err := oauthtest.Connect(ctx, endpoint, a4.Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("after revocation: got %v, want ErrLoginRequired", err)
 	}
-	if got, err := connect(ctx, endpoint, a4.Handler(srv, true)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.Connect(ctx, endpoint, a4.Handler(srv, true)); err != nil || got != "echo: hi" {
 		t.Fatalf("login after revocation: %q, %v", got, err)
 	}
-	if c := as.counts(); c.registrations != 1 || c.authorizes != 2 {
+	if c := as.Counts(); c.Registrations != 1 || c.Authorizes != 2 {
 		t.Fatalf("want the second login to reuse the registration: %+v", c)
 	}
 }
@@ -294,7 +282,7 @@ func TestLoginPasteRedirect(t *testing.T) {
 	}}
 	a := f.authorizer(Options{Prompter: prompter,
 		OpenBrowser: func(string) error { t.Error("a browser was opened"); return nil }})
-	if got, err := connect(ctx, endpoint, a.Handler(f.srv, true)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.Connect(ctx, endpoint, a.Handler(f.srv, true)); err != nil || got != "echo: hi" {
 		t.Fatalf("login by pasting the redirect: %q, %v", got, err)
 	}
 	if prompter.count() != 2 {
@@ -308,7 +296,7 @@ func TestLoginLater(t *testing.T) {
 	prompter := &choose{reply: func(ask.Login) ask.LoginReply { return ask.LoginReply{Choice: ask.LoginLater} }}
 	a := f.authorizer(Options{Prompter: prompter})
 	srv := f.srv
-	if _, err := connect(f.ctx, f.endpoint, a.Handler(srv, true)); !errors.Is(err, ErrLoginRequired) {
+	if _, err := oauthtest.Connect(f.ctx, f.endpoint, a.Handler(srv, true)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("postponed login: got %v, want ErrLoginRequired", err)
 	}
 	if a.LoggedIn(srv) {
@@ -328,7 +316,7 @@ func TestTokenFilePermissions(t *testing.T) {
 	}
 	a := f.authorizer(Options{})
 	srv := f.srv
-	if _, err := connect(f.ctx, f.endpoint, a.Handler(srv, true)); err != nil {
+	if _, err := oauthtest.Connect(f.ctx, f.endpoint, a.Handler(srv, true)); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(a.TokenFile(srv))
@@ -353,10 +341,10 @@ func TestTokenFilePermissions(t *testing.T) {
 // TestRefresh: an expired stored token is refreshed before use, and the
 // rotated refresh token is stored.
 func TestRefresh(t *testing.T) {
-	as := newTestAS(t)
+	as := oauthtest.NewAuthServer(t)
 	data := t.TempDir()
 	const serverURL = "http://127.0.0.1:1/mcp"
-	old := as.issueExpired()
+	old := as.IssueExpired()
 	seed(t, data, serverURL, as, old)
 
 	a := New(Options{Paths: config.Paths{DataDir: data}})
@@ -369,12 +357,12 @@ func TestRefresh(t *testing.T) {
 		t.Fatalf("token was not refreshed: expiry %v", tok.Expiry)
 	}
 	rec := storedRecord(t, data, serverURL)
-	if rec.Token.AccessToken != tok.AccessToken || !as.refreshValid(rec.Token.RefreshToken) {
+	if rec.Token.AccessToken != tok.AccessToken || !as.RefreshValid(rec.Token.RefreshToken) {
 		t.Fatal("the refreshed token pair was not stored")
 	}
 	// A fresh token is not refreshed again.
-	if tok2, _ := ts.Token(); tok2.AccessToken != tok.AccessToken || as.counts().refreshes != 1 {
-		t.Fatalf("a fresh token was refreshed again (%d refreshes)", as.counts().refreshes)
+	if tok2, _ := ts.Token(); tok2.AccessToken != tok.AccessToken || as.Counts().Refreshes != 1 {
+		t.Fatalf("a fresh token was refreshed again (%d refreshes)", as.Counts().Refreshes)
 	}
 }
 
@@ -412,11 +400,11 @@ func TestConcurrentRefreshProcesses(t *testing.T) {
 // expired token and checks that exactly one refresh happened, both ended
 // with the same access token, and the stored refresh token still works.
 func concurrentRefresh(t *testing.T, refresher func(data, serverURL string) (accessToken string, err error)) {
-	as := newTestAS(t)
-	as.refreshDelay = 300 * time.Millisecond // widen the window for a race
+	as := oauthtest.NewAuthServer(t)
+	as.RefreshDelay = 300 * time.Millisecond // widen the window for a race
 	data := t.TempDir()
 	const serverURL = "http://127.0.0.1:1/mcp"
-	seed(t, data, serverURL, as, as.issueExpired())
+	seed(t, data, serverURL, as, as.IssueExpired())
 
 	var wg sync.WaitGroup
 	toks := make([]string, 2)
@@ -433,10 +421,10 @@ func concurrentRefresh(t *testing.T, refresher func(data, serverURL string) (acc
 	if toks[0] != toks[1] {
 		t.Error("the two refreshers ended with different access tokens")
 	}
-	if c := as.counts(); c.refreshes != 1 || c.reuses != 0 {
+	if c := as.Counts(); c.Refreshes != 1 || c.Reuses != 0 {
 		t.Fatalf("want exactly one refresh and no reused refresh token: %+v", c)
 	}
-	if !as.refreshValid(storedRecord(t, data, serverURL).Token.RefreshToken) {
+	if !as.RefreshValid(storedRecord(t, data, serverURL).Token.RefreshToken) {
 		t.Fatal("the stored refresh token is no longer valid: the grant was lost")
 	}
 }
@@ -459,13 +447,13 @@ func TestCorruptTokenFile(t *testing.T) {
 	if a.LoggedIn(srv) || !a.TokenExpiry(srv).IsZero() {
 		t.Fatal("a corrupt file counts as a token")
 	}
-	if _, err := connect(ctx, endpoint, a.Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
+	if _, err := oauthtest.Connect(ctx, endpoint, a.Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("with a corrupt token file: got %v, want ErrLoginRequired", err)
 	}
 	if !strings.Contains(logs.String(), "corrupt token file") || !strings.Contains(logs.String(), file) {
 		t.Errorf("the log does not name the corrupt file:\n%s", logs.String())
 	}
-	if got, err := connect(ctx, endpoint, a.Handler(srv, true)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.Connect(ctx, endpoint, a.Handler(srv, true)); err != nil || got != "echo: hi" {
 		t.Fatalf("fresh login over a corrupt file: %q, %v", got, err)
 	}
 	if rec := storedRecord(t, f.data, endpoint); rec.Token == nil {
@@ -477,7 +465,7 @@ func TestLogout(t *testing.T) {
 	f := newFixture(t)
 	ctx, endpoint, srv := f.ctx, f.endpoint, f.srv
 	a := f.authorizer(Options{})
-	if _, err := connect(ctx, endpoint, a.Handler(srv, true)); err != nil {
+	if _, err := oauthtest.Connect(ctx, endpoint, a.Handler(srv, true)); err != nil {
 		t.Fatal(err)
 	}
 	if !a.LoggedIn(srv) {
@@ -489,7 +477,7 @@ func TestLogout(t *testing.T) {
 	if _, err := os.Stat(a.TokenFile(srv)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("token file after logout: %v", err)
 	}
-	if _, err := connect(ctx, endpoint, f.authorizer(Options{}).Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
+	if _, err := oauthtest.Connect(ctx, endpoint, f.authorizer(Options{}).Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("after logout: got %v, want ErrLoginRequired", err)
 	}
 	if err := a.Logout(srv); err != nil {
@@ -517,17 +505,17 @@ func TestSSETransport(t *testing.T) {
 	sse := func(interactive bool) mcp.Transport {
 		return &mcp.SSEClientTransport{Endpoint: sseURL, HTTPClient: &http.Client{Transport: Transport(a.Handler(srv, interactive), nil)}}
 	}
-	if _, err := callEcho(f.ctx, sse(false)); !errors.Is(err, ErrLoginRequired) {
+	if _, err := oauthtest.CallEcho(f.ctx, sse(false)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("SSE without a token: got %v, want ErrLoginRequired", err)
 	}
-	if got, err := callEcho(f.ctx, sse(true)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.CallEcho(f.ctx, sse(true)); err != nil || got != "echo: hi" {
 		t.Fatalf("SSE login: %q, %v", got, err)
 	}
-	if got, err := callEcho(f.ctx, sse(false)); err != nil || got != "echo: hi" {
+	if got, err := oauthtest.CallEcho(f.ctx, sse(false)); err != nil || got != "echo: hi" {
 		t.Fatalf("SSE with the stored token: %q, %v", got, err)
 	}
-	if c := f.as.counts(); c.authorizes != 1 {
-		t.Fatalf("authorizations = %d, want 1", c.authorizes)
+	if c := f.as.Counts(); c.Authorizes != 1 {
+		t.Fatalf("authorizations = %d, want 1", c.Authorizes)
 	}
 }
 
@@ -538,7 +526,7 @@ func TestBrowserCannotOpen(t *testing.T) {
 	f := newFixture(t)
 	prompter := &choose{reply: openBrowserChoice}
 	a := f.authorizer(Options{Prompter: prompter, OpenBrowser: func(string) error { return ErrNoBrowser }})
-	if _, err := connect(f.ctx, f.endpoint, a.Handler(f.srv, true)); !errors.Is(err, ErrLoginRequired) {
+	if _, err := oauthtest.Connect(f.ctx, f.endpoint, a.Handler(f.srv, true)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("got %v, want ErrLoginRequired", err)
 	}
 	if prompter.count() != maxPrompts {

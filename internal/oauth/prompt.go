@@ -37,9 +37,10 @@ type lineResult struct {
 
 // NewTerminalPrompter returns a prompter reading answers from in and
 // writing prompts to out (stderr for the CLI: never stdout, which may be
-// piped).
-func NewTerminalPrompter(in *os.File, out io.Writer) *TerminalPrompter {
-	return newTerminalPrompter(in, out, in != nil && term.IsTerminal(in.Fd()), os.Getenv)
+// piped). in counts as a terminal if it is an *os.File on one.
+func NewTerminalPrompter(in io.Reader, out io.Writer) *TerminalPrompter {
+	f, ok := in.(*os.File)
+	return newTerminalPrompter(in, out, ok && f != nil && term.IsTerminal(f.Fd()), os.Getenv)
 }
 
 func newTerminalPrompter(in io.Reader, out io.Writer, terminal bool, getenv func(string) string) *TerminalPrompter {

@@ -1,4 +1,7 @@
-package oauth
+// Package oauthtest provides an OAuth 2.1 authorization server and an
+// MCP server protected by it, speaking the real wire protocols, for tests
+// of otter's OAuth client.
+package oauthtest
 
 import (
 	"context"
@@ -8,9 +11,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,16 +26,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
 )
 
-// testAS is an OAuth 2.1 authorization server speaking the real wire
+// AuthServer is an OAuth 2.1 authorization server speaking the real wire
 // protocol: RFC 8414 metadata, RFC 7591 registration, an authorization
 // endpoint that approves at once (the person clicking "allow"), PKCE S256,
 // and a token endpoint that rotates refresh tokens and rejects reuse.
-type testAS struct {
+type AuthServer struct {
 	*httptest.Server
-	tokenLifetime time.Duration
-	refreshDelay  time.Duration // held before answering a refresh
+	// TokenLifetime is the lifetime of access tokens (default 1h).
+	TokenLifetime time.Duration
+	// RefreshDelay holds each refresh response, to widen race windows.
+	RefreshDelay time.Duration
 
 	mu            sync.Mutex
 	clients       map[string][]string // client_id → redirect URIs
@@ -48,10 +57,12 @@ type codeGrant struct {
 	clientID, redirect, challenge, resource string
 }
 
-func newTestAS(t *testing.T) *testAS {
+// NewAuthServer starts an AuthServer on 127.0.0.1, closed when the test
+// ends.
+func NewAuthServer(t testing.TB) *AuthServer {
 	t.Helper()
-	as := &testAS{
-		tokenLifetime: time.Hour,
+	as := &AuthServer{
+		TokenLifetime: time.Hour,
 		clients:       map[string][]string{},
 		codes:         map[string]codeGrant{},
 		access:        map[string]time.Time{},
@@ -67,7 +78,7 @@ func newTestAS(t *testing.T) *testAS {
 	return as
 }
 
-func (as *testAS) metadata(w http.ResponseWriter, r *http.Request) {
+func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                as.URL,
 		"authorization_endpoint":                as.URL + "/authorize",
@@ -81,7 +92,7 @@ func (as *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (as *testAS) register(w http.ResponseWriter, r *http.Request) {
+func (as *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 	var meta oauthex.ClientRegistrationMetadata
 	if err := json.NewDecoder(r.Body).Decode(&meta); err != nil || len(meta.RedirectURIs) == 0 {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata"})
@@ -99,7 +110,7 @@ func (as *testAS) register(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (as *testAS) authorize(w http.ResponseWriter, r *http.Request) {
+func (as *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	as.mu.Lock()
 	defer as.mu.Unlock()
@@ -122,7 +133,7 @@ func (as *testAS) authorize(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, u.String(), http.StatusFound)
 }
 
-func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
+func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
 		return
@@ -144,7 +155,7 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 		as.mu.Unlock()
 		writeJSON(w, http.StatusOK, resp)
 	case "refresh_token":
-		time.Sleep(as.refreshDelay)
+		time.Sleep(as.RefreshDelay)
 		as.mu.Lock()
 		rt := r.PostForm.Get("refresh_token")
 		valid, known := as.refresh[rt]
@@ -166,22 +177,22 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (as *testAS) issueLocked() map[string]any {
+func (as *AuthServer) issueLocked() map[string]any {
 	at, rt := "at-"+rand.Text(), "rt-"+rand.Text()
-	as.access[at] = time.Now().Add(as.tokenLifetime)
+	as.access[at] = time.Now().Add(as.TokenLifetime)
 	as.refresh[rt] = true
 	return map[string]any{
 		"access_token":  at,
 		"token_type":    "Bearer",
-		"expires_in":    int(as.tokenLifetime.Seconds()),
+		"expires_in":    int(as.TokenLifetime.Seconds()),
 		"refresh_token": rt,
 		"scope":         "tools",
 	}
 }
 
-// revokeAll invalidates every access and refresh token (the person revoked
+// RevokeAll invalidates every access and refresh token (the person revoked
 // otter's access at the provider).
-func (as *testAS) revokeAll() {
+func (as *AuthServer) RevokeAll() {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	clear(as.access)
@@ -190,8 +201,8 @@ func (as *testAS) revokeAll() {
 	}
 }
 
-// expireAccess makes every access token expired at the server.
-func (as *testAS) expireAccess() {
+// ExpireAccess makes every access token expired at the server.
+func (as *AuthServer) ExpireAccess() {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	for k := range as.access {
@@ -199,22 +210,25 @@ func (as *testAS) expireAccess() {
 	}
 }
 
-func (as *testAS) refreshValid(rt string) bool {
+// RefreshValid reports whether the refresh token rt can be redeemed.
+func (as *AuthServer) RefreshValid(rt string) bool {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	return as.refresh[rt]
 }
 
-type asCounts struct{ registrations, authorizes, exchanges, refreshes, reuses int }
+// Counts are what the authorization server has seen.
+type Counts struct{ Registrations, Authorizes, Exchanges, Refreshes, Reuses int }
 
-func (as *testAS) counts() asCounts {
+// Counts returns what the server has seen so far.
+func (as *AuthServer) Counts() Counts {
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	return asCounts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.reuses}
+	return Counts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.reuses}
 }
 
 // verify is the MCP server's token verifier.
-func (as *testAS) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+func (as *AuthServer) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	exp, ok := as.access[token]
@@ -230,11 +244,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// newProtectedMCP starts an MCP server (tool "echo") protected by the
+// NewProtectedMCP starts an MCP server (tool "echo") protected by the
 // go-sdk's bearer-token middleware, with RFC 9728 protected resource
 // metadata naming as. It serves streamable HTTP at /mcp and SSE at /sse, and
 // returns the streamable endpoint URL.
-func newProtectedMCP(t *testing.T, as *testAS) string {
+func NewProtectedMCP(t testing.TB, as *AuthServer) string {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
 	type echoArgs struct {
@@ -263,13 +277,14 @@ func newProtectedMCP(t *testing.T, as *testAS) string {
 	return ts.URL + "/mcp"
 }
 
-// connect connects an MCP client to endpoint through h and calls echo.
-func connect(ctx context.Context, endpoint string, h auth.OAuthHandler) (string, error) {
-	return callEcho(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, OAuthHandler: h, DisableStandaloneSSE: true})
+// Connect connects an MCP client to the streamable endpoint through h and
+// calls echo; it returns the text of the result ("echo: hi").
+func Connect(ctx context.Context, endpoint string, h auth.OAuthHandler) (string, error) {
+	return CallEcho(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, OAuthHandler: h, DisableStandaloneSSE: true})
 }
 
-// callEcho connects an MCP client through t and calls echo.
-func callEcho(ctx context.Context, t mcp.Transport) (string, error) {
+// CallEcho connects an MCP client through t and calls echo.
+func CallEcho(ctx context.Context, t mcp.Transport) (string, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "otter-test", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -289,3 +304,63 @@ func callEcho(ctx context.Context, t mcp.Transport) (string, error) {
 	}
 	return strings.TrimSpace(tc.Text), nil
 }
+
+// LastResource returns the resource parameter of the last authorization
+// request.
+func (as *AuthServer) LastResource() string {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.lastResource
+}
+
+// IssueExpired has the server issue a token pair directly (as at an
+// earlier login) and returns it, already expired at the client.
+func (as *AuthServer) IssueExpired() *oauth2.Token {
+	as.mu.Lock()
+	m := as.issueLocked()
+	as.mu.Unlock()
+	return &oauth2.Token{
+		AccessToken:  m["access_token"].(string),
+		RefreshToken: m["refresh_token"].(string),
+		TokenType:    "Bearer",
+		Expiry:       time.Now().Add(-time.Minute),
+	}
+}
+
+// browserURLEnv passes the URL to the browser stand-in.
+const browserURLEnv = "OTTER_OAUTHTEST_BROWSER_URL"
+
+// BrowserScript writes a $BROWSER stand-in and returns its path: a script
+// that runs the test named helper of this test binary with the URL. The
+// helper test must call RunBrowser first thing:
+//
+//	func TestBrowserHelper(t *testing.T) { oauthtest.RunBrowser() }
+func BrowserScript(t testing.TB, helper string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "browser")
+	script := fmt.Sprintf("#!/bin/sh\n%s=\"$1\" exec %s -test.run='^%s$'\n", browserURLEnv, shellQuote(os.Args[0]), helper)
+	if err := os.WriteFile(p, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// RunBrowser acts as the browser when the test binary was started by a
+// BrowserScript: it loads the URL, following redirects as a browser does
+// after the person approves, and exits. Otherwise it returns at once.
+func RunBrowser() {
+	u := os.Getenv(browserURLEnv)
+	if u == "" {
+		return
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browser stand-in:", err)
+		os.Exit(1)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	os.Exit(0)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

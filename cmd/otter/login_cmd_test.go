@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/oauth/oauthtest"
+)
+
+// TestLoginBrowserHelper is the $BROWSER stand-in of the login tests.
+func TestLoginBrowserHelper(t *testing.T) { oauthtest.RunBrowser() }
+
+// runOtter runs the otter command line in-process with no terminal.
+func runOtter(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	flags = globalFlags{}
+	root := newRootCmd()
+	var out, errOut bytes.Buffer
+	root.SetArgs(args)
+	root.SetIn(strings.NewReader(""))
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err = root.ExecuteContext(ctx)
+	return out.String(), errOut.String(), err
+}
+
+// TestMCPLogin: `otter mcp login NAME` logs in through the browser and
+// stores the token where a later otter process finds it; `otter mcp
+// logout NAME` removes it.
+func TestMCPLogin(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	as := oauthtest.NewAuthServer(t)
+	endpoint := oauthtest.NewProtectedMCP(t, as)
+	cfgFile := filepath.Join(home, "otter.toml")
+	cfg := "[[mcp.servers]]\nname = \"remote\"\nurl = \"" + endpoint + "\"\ntransport = \"http\"\n"
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+
+	// No terminal and no $BROWSER: a clear failure naming the command.
+	t.Setenv("BROWSER", "")
+	_, _, err := runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "remote")
+	if !errors.Is(err, oauth.ErrLoginRequired) || !strings.Contains(err.Error(), "otter mcp login remote") {
+		t.Fatalf("login without terminal or browser: %v", err)
+	}
+
+	t.Setenv("BROWSER", oauthtest.BrowserScript(t, "TestLoginBrowserHelper"))
+	out, stderr, err := runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "remote")
+	if err != nil {
+		t.Fatalf("otter mcp login remote: %v\n%s", err, stderr)
+	}
+	if !strings.HasPrefix(out, "Logged in to remote.") || !strings.Contains(out, "expires at") {
+		t.Errorf("login output = %q", out)
+	}
+	if !strings.Contains(stderr, as.URL+"/authorize?") {
+		t.Errorf("the authorization URL was not shown on stderr: %q", stderr)
+	}
+	srv := config.Server{Name: "remote", URL: endpoint}
+	paths := config.DefaultPaths()
+	if !strings.HasPrefix(paths.DataDir, filepath.Join(home, "data")) {
+		t.Fatalf("DataDir %s is not under $XDG_DATA_HOME", paths.DataDir)
+	}
+	// A later otter process connects without a login.
+	later := oauth.New(oauth.Options{Paths: paths})
+	if got, err := oauthtest.Connect(t.Context(), endpoint, later.Handler(srv, false)); err != nil || got != "echo: hi" {
+		t.Fatalf("a later process with the stored token: %q, %v", got, err)
+	}
+
+	out, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "remote")
+	if err != nil || !strings.HasPrefix(out, "Already logged in to remote.") {
+		t.Errorf("second login: %q, %v", out, err)
+	}
+	if c := as.Counts(); c.Authorizes != 1 {
+		t.Errorf("authorizations = %d, want 1", c.Authorizes)
+	}
+
+	out, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "logout", "remote")
+	if err != nil || !strings.HasPrefix(out, "Logged out of remote.") {
+		t.Fatalf("logout: %q, %v", out, err)
+	}
+	if later.LoggedIn(srv) {
+		t.Fatal("the token is still stored after logout")
+	}
+
+	_, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "nosuch")
+	if err == nil || !strings.Contains(err.Error(), `no MCP server named "nosuch"`) || !strings.Contains(err.Error(), "remote") {
+		t.Errorf("login to an unknown server: %v", err)
+	}
+}
