@@ -174,7 +174,7 @@ func TestLists2000AwkwardTools(t *testing.T) {
 	h := newHarness(t, servers(stdioServer(t, "many", "many")), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("many", StateConnected)
-	if st.Tools != 2000+11 { // and the usual eleven
+	if st.Tools != 2000+12 { // and the usual twelve
 		t.Errorf("tools = %d", st.Tools)
 	}
 	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -214,5 +214,30 @@ func TestBadTransportConfig(t *testing.T) {
 		if st.State != StateFailed || !strings.Contains(st.Error, want) {
 			t.Errorf("%s: %s %q, want failed with %q", name, st.State, st.Error, want)
 		}
+	}
+}
+
+// A server that stops answering (here: it SIGSTOPs itself) fails its health
+// check and is replaced by a fresh process.
+func TestHealthCheckReconnects(t *testing.T) {
+	cfg := servers(stdioServer(t, "frozen", "normal"))
+	cfg.HealthCheckInterval = dur(200 * time.Millisecond)
+	h := newHarness(t, cfg, Options{})
+	h.m.Start(context.Background())
+	first := h.waitState("frozen", StateConnected)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.call(ctx, "frozen", "freeze", `{}`)
+	st := h.wait("frozen", "a reconnect", func(st Status) bool {
+		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
+	})
+	if !strings.Contains(st.Error, "health check failed") {
+		t.Errorf("reason = %q", st.Error)
+	}
+	if got := h.callText("frozen", "echo", `{"text":"fresh"}`); got != "fresh" {
+		t.Errorf("echo = %q", got)
+	}
+	if n := len(pids(t)); n < 2 {
+		t.Errorf("%d server processes started, want a second one", n)
 	}
 }

