@@ -1,0 +1,155 @@
+package webdata
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const getStatusSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "recent": {"type": "integer", "minimum": 0, "maximum": 100, "default": 10, "description": "How many recent tool calls to list."}
+  }
+}`
+
+// StatusReport is get_status's result.
+type StatusReport struct {
+	Servers     []ServerStatus `json:"servers"`
+	RecentCalls []CallStatus   `json:"recent_calls"`
+	// Quotas are the calling client's rate limits, by tool.
+	Quotas []Quota `json:"quotas"`
+	Client string  `json:"client"`
+}
+
+// ServerStatus is one MCP server in get_status.
+type ServerStatus struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	State     string `json:"state"`
+	Error     string `json:"error,omitempty"`
+	Tools     int    `json:"tools"`
+	Calls     int64  `json:"calls"`
+	Errors    int64  `json:"errors"`
+}
+
+// CallStatus is one recent tool call in get_status.
+type CallStatus struct {
+	Tool       string    `json:"tool"`
+	Server     string    `json:"server,omitempty"`
+	Start      time.Time `json:"start"`
+	DurationMS int64     `json:"duration_ms"`
+	IsError    bool      `json:"is_error"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// Quota is what is left of one tool's rate limit.
+type Quota struct {
+	Tool string `json:"tool"`
+	RateLimitInfo
+}
+
+func (k *toolkit) getStatusDef() def {
+	return def{
+		name:        NameGetStatus,
+		title:       "otter's status",
+		description: "otter's own state: the MCP servers and their health, the most recent tool calls and their outcomes, and the calling client's remaining rate-limit quota per tool.",
+		schema:      getStatusSchema,
+		annotations: &mcp.ToolAnnotations{
+			Title:          "otter's status",
+			ReadOnlyHint:   true,
+			IdempotentHint: true,
+			OpenWorldHint:  ptr(false),
+		},
+		run: k.getStatus,
+	}
+}
+
+func (k *toolkit) getStatus(ctx context.Context, raw json.RawMessage) outcome {
+	var a struct {
+		Recent *int `json:"recent"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return failed(invalidParams("", "%v", err))
+	}
+	n := 10
+	if a.Recent != nil {
+		n = *a.Recent
+	}
+	client := ClientFrom(ctx)
+	rep := StatusReport{Servers: []ServerStatus{}, RecentCalls: []CallStatus{}, Quotas: []Quota{}, Client: client}
+	if k.opts.Servers != nil {
+		for _, s := range k.opts.Servers() {
+			rep.Servers = append(rep.Servers, ServerStatus{
+				Name: s.Name, Transport: s.Transport, State: string(s.State), Error: s.Error,
+				Tools: s.Tools, Calls: s.Calls, Errors: s.Errors,
+			})
+		}
+		sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Name < rep.Servers[j].Name })
+	}
+	if k.opts.Recent != nil && n > 0 {
+		for _, c := range k.opts.Recent(n) {
+			rep.RecentCalls = append(rep.RecentCalls, CallStatus{
+				Tool: c.Tool, Server: c.Server, Start: c.Start.UTC(), DurationMS: c.Duration.Milliseconds(),
+				IsError: c.IsError, Error: c.Err,
+			})
+		}
+	}
+	for _, name := range k.limits.tools() {
+		if ri := k.limits.peek(name, client); ri != nil {
+			rep.Quotas = append(rep.Quotas, Quota{Tool: name, RateLimitInfo: *ri})
+		}
+	}
+	return outcome{result: rep}
+}
+
+const listPresetsSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "name": {"type": "string", "description": "Show only this preset."}
+  }
+}`
+
+func (k *toolkit) listPresetsDef() def {
+	return def{
+		name:        NameListPresets,
+		title:       "List extraction presets",
+		description: "List the named extraction presets (article, product, links, metadata, …) that scrape_page accepts as preset, with the selectors of each field.",
+		schema:      listPresetsSchema,
+		annotations: &mcp.ToolAnnotations{
+			Title:          "List extraction presets",
+			ReadOnlyHint:   true,
+			IdempotentHint: true,
+			OpenWorldHint:  ptr(false),
+		},
+		run: k.listPresets,
+	}
+}
+
+func (k *toolkit) listPresets(_ context.Context, raw json.RawMessage) outcome {
+	var a struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return failed(invalidParams("", "%v", err))
+	}
+	var list []Preset
+	for _, p := range Presets() {
+		if a.Name == "" || p.Name == a.Name {
+			list = append(list, p)
+		}
+	}
+	if list == nil {
+		_, _, e := k.fieldsFor(nil, a.Name)
+		if e != nil {
+			e.Field = "name"
+			return failed(*e)
+		}
+	}
+	return outcome{result: map[string]any{"presets": list}}
+}
