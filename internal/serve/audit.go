@@ -1,0 +1,193 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Outcomes of a tool call, as recorded in the audit ledger and in the
+// otter_serve_tool_calls_total metric.
+const (
+	OutcomeOK          = "ok"           // the tool ran and succeeded
+	OutcomeError       = "error"        // the tool ran and failed, or the call failed
+	OutcomeDenied      = "denied"       // refused before the tool ran (per-client quota)
+	OutcomeRateLimited = "rate_limited" // the tool refused with RATE_LIMITED
+)
+
+// AuditRecord is one line of the audit ledger.
+type AuditRecord struct {
+	Time       time.Time       `json:"time"`
+	Client     string          `json:"client"`            // "key:<hash>", "addr:<ip>" or "stdio"
+	Session    string          `json:"session,omitempty"` // the MCP session ID (HTTP only)
+	Tool       string          `json:"tool"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"` // with secrets masked
+	Outcome    string          `json:"outcome"`
+	Code       string          `json:"code,omitempty"` // the tool's error code (RATE_LIMITED, …), if any
+	Error      string          `json:"error,omitempty"`
+	DurationMS float64         `json:"duration_ms"`
+}
+
+// Ledger is the append-only audit ledger: one JSON line per tool call.
+//
+// The file is opened with O_APPEND|O_CREATE and mode 0600. Writes are
+// serialized by a mutex, each record is written with a single write(2) and
+// then fsynced, so a record that Append returned for survives a crash of
+// otter or of the machine. Tool calls are network-bound, so the fsync per
+// call costs little next to the call itself.
+type Ledger struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+}
+
+// OpenLedger opens (creating it and its directory if needed) the ledger at path.
+func OpenLedger(path string) (*Ledger, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit ledger: create directory for %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit ledger: open %s: %w (set [serve] audit_log to a writable file)", path, err)
+	}
+	return &Ledger{f: f, path: path}, nil
+}
+
+// Path is the ledger's file.
+func (l *Ledger) Path() string { return l.path }
+
+// Append writes rec as one line and syncs the file.
+func (l *Ledger) Append(rec AuditRecord) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("audit ledger: encode record: %w", err)
+	}
+	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return fmt.Errorf("audit ledger %s is closed", l.path)
+	}
+	if _, err := l.f.Write(line); err != nil {
+		return fmt.Errorf("audit ledger: write %s: %w", l.path, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("audit ledger: sync %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (l *Ledger) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// masked replaces a secret value.
+const masked = "****"
+
+// sensitiveKey reports whether a JSON object key names a secret: password,
+// token, secret, api_key, authorization, cookie, … in any case and with any
+// of '-', '_' or nothing between words.
+func sensitiveKey(k string) bool {
+	k = strings.ToLower(k)
+	k = strings.NewReplacer("-", "", "_", "", " ", "").Replace(k)
+	if k == "auth" || k == "key" || k == "pass" || k == "pwd" {
+		return true
+	}
+	for _, s := range []string{"password", "passwd", "secret", "token", "apikey", "authorization",
+		"cookie", "credential", "privatekey", "accesskey", "sessionid"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskSecrets returns args with the values of secret-named keys replaced by
+// "****" at any depth, and with passwords and secret query parameters
+// masked inside URL strings (https://user:****@host/?api_key=****).
+// Arguments that are not JSON are replaced by a note, never logged raw.
+func MaskSecrets(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return json.RawMessage(`"(arguments are not valid JSON)"`)
+	}
+	out, err := json.Marshal(maskValue(v))
+	if err != nil {
+		return json.RawMessage(`"(arguments could not be encoded)"`)
+	}
+	return out
+}
+
+func maskValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if sensitiveKey(k) {
+				v[k] = masked
+			} else {
+				v[k] = maskValue(e)
+			}
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = maskValue(e)
+		}
+		return v
+	case string:
+		return maskURL(v)
+	}
+	return v
+}
+
+// maskURL masks the password and secret query parameters of an absolute
+// URL; other strings are returned unchanged.
+func maskURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return s
+	}
+	changed := false
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), masked)
+			changed = true
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if sensitiveKey(k) {
+				q[k] = []string{masked}
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	if !changed {
+		return s
+	}
+	// String escapes '*'; keep the mask readable.
+	return strings.ReplaceAll(u.String(), "%2A%2A%2A%2A", masked)
+}

@@ -1,0 +1,228 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// clientHeader carries the caller's identity from the HTTP layer to the
+// tool handlers. The HTTP handler always overwrites it, so a client cannot
+// choose its own identity.
+const clientHeader = "Otter-Client"
+
+// clientOf is the identity of the caller of req.
+func clientOf(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.Header != nil {
+		if c := req.Extra.Header.Get(clientHeader); c != "" {
+			return c
+		}
+	}
+	return ClientStdio
+}
+
+// toolHandler calls the named tool of the Set with governance around it:
+// the per-client quota, the client identity for rate limits, progress
+// notifications, metrics, the audit ledger, logs and a log message to the
+// client.
+func (s *Server) toolHandler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		client := clientOf(req)
+		var (
+			res     *mcp.CallToolResult
+			err     error
+			outcome string
+			code    string
+			errText string
+		)
+		if ok, reset := s.quota.take(client, start); !ok {
+			res = quotaResult(name, s.opts.DailyQuota, reset, start)
+			outcome, code = OutcomeDenied, codeQuotaExceeded
+		} else {
+			callCtx := ctx
+			if s.opts.WithClient != nil {
+				callCtx = s.opts.WithClient(callCtx, client)
+			}
+			if token := req.Params.GetProgressToken(); token != nil {
+				callCtx = tool.WithProgress(callCtx, func(p tool.Progress) {
+					err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+						ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message,
+					})
+					if err != nil {
+						s.logger.Debug("progress notification not sent", "tool", name, "err", err)
+					}
+				})
+			}
+			res, err = s.opts.Tools.Call(callCtx, name, req.Params.Arguments)
+			switch {
+			case err != nil && ctx.Err() != nil:
+				// The client cancelled: there is nobody to answer.
+				outcome, errText = OutcomeError, err.Error()
+			case err != nil:
+				// Could not be made or completed (timeout, transport):
+				// a tool error the caller's model can read.
+				outcome, errText = OutcomeError, err.Error()
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+					&mcp.TextContent{Text: fmt.Sprintf("%s failed: %v", name, err)}}}
+				err = nil
+			default:
+				code = errorCode(res)
+				outcome = OutcomeOK
+				if res.IsError {
+					outcome = OutcomeError
+					if code == "RATE_LIMITED" {
+						outcome = OutcomeRateLimited
+					}
+					errText = firstText(res)
+				}
+			}
+		}
+		d := time.Since(start)
+		s.record(ctx, req, name, client, outcome, code, errText, d)
+		return res, err
+	}
+}
+
+// record accounts for one finished call everywhere it is accounted for.
+func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, client, outcome, code, errText string, d time.Duration) {
+	s.metrics.toolCall(name, outcome, d)
+	session := ""
+	if req.Session != nil {
+		session = req.Session.ID()
+	}
+	if len(errText) > 500 {
+		errText = errText[:500] + "…"
+	}
+	if s.ledger != nil {
+		err := s.ledger.Append(AuditRecord{
+			Time: time.Now().UTC(), Client: client, Session: session, Tool: name,
+			Arguments: MaskSecrets(req.Params.Arguments), Outcome: outcome, Code: code, Error: errText,
+			DurationMS: float64(d.Microseconds()) / 1000,
+		})
+		if err != nil {
+			s.logger.Error("audit ledger write failed", "err", err)
+		}
+	}
+	attrs := []any{"tool", name, "client", client, "session", session, "outcome", outcome, "duration_ms", d.Milliseconds()}
+	if code != "" {
+		attrs = append(attrs, "code", code)
+	}
+	s.logger.Info("tool call", attrs...)
+
+	// Tell the client too, at the level it asked for with logging/setLevel.
+	level := mcp.LoggingLevel("info")
+	switch outcome {
+	case OutcomeError:
+		level = "error"
+	case OutcomeDenied, OutcomeRateLimited:
+		level = "warning"
+	}
+	if req.Session != nil {
+		data := map[string]any{"tool": name, "outcome": outcome, "duration_ms": d.Milliseconds()}
+		if code != "" {
+			data["code"] = code
+		}
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Logger: "otter", Level: level, Data: data}); err != nil {
+			s.logger.Debug("log message to client not sent", "err", err)
+		}
+	}
+}
+
+// errorCode finds the error code of otter's response envelope
+// ({"status":"failed","errors":[{"code":"RATE_LIMITED",…}]}) in the
+// structured content or the first text content of res.
+func errorCode(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var raw []byte
+	if res.StructuredContent != nil {
+		raw, _ = json.Marshal(res.StructuredContent)
+	} else if t := firstText(res); strings.HasPrefix(strings.TrimSpace(t), "{") {
+		raw = []byte(t)
+	}
+	if raw == nil {
+		return ""
+	}
+	var env struct {
+		Code   string `json:"code"`
+		Errors []struct {
+			Code string `json:"code"`
+		} `json:"errors"`
+	}
+	if json.Unmarshal(raw, &env) != nil {
+		return ""
+	}
+	if len(env.Errors) > 0 {
+		return env.Errors[0].Code
+	}
+	return env.Code
+}
+
+func firstText(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			return t.Text
+		}
+	}
+	return ""
+}
+
+// codeQuotaExceeded is the error code of a call refused by the per-client quota.
+const codeQuotaExceeded = "QUOTA_EXCEEDED"
+
+// quotaResult is the envelope (seed 000 §3.2) of a call refused by the quota.
+func quotaResult(name string, limit int, reset, now time.Time) *mcp.CallToolResult {
+	env := map[string]any{
+		"tool":      name,
+		"timestamp": now.UTC().Format(time.RFC3339),
+		"status":    "failed",
+		"result":    nil,
+		"errors": []map[string]any{{
+			"code":        codeQuotaExceeded,
+			"message":     fmt.Sprintf("this client has used its %d tool calls for today", limit),
+			"details":     map[string]any{"limit": limit, "remaining": 0, "reset_at": reset.UTC().Format(time.RFC3339), "retry_after": int(reset.Sub(now).Seconds()) + 1},
+			"suggestion":  "wait until reset_at, or ask the operator to raise the quota (otter mcp serve --daily-quota)",
+			"recoverable": true,
+		}},
+	}
+	text, _ := json.Marshal(env)
+	return &mcp.CallToolResult{IsError: true, StructuredContent: env, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+}
+
+// quotas counts tool calls per client per UTC day.
+type quotas struct {
+	limit int
+	mu    sync.Mutex
+	day   time.Time
+	used  map[string]int
+}
+
+func newQuotas(limit int) *quotas { return &quotas{limit: limit, used: make(map[string]int)} }
+
+// take spends one call of client's quota; it reports false and the time
+// the quota resets when none is left.
+func (q *quotas) take(client string, now time.Time) (bool, time.Time) {
+	if q.limit <= 0 {
+		return true, time.Time{}
+	}
+	day := now.UTC().Truncate(24 * time.Hour)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !day.Equal(q.day) {
+		q.day, q.used = day, make(map[string]int)
+	}
+	if q.used[client] >= q.limit {
+		return false, day.Add(24 * time.Hour)
+	}
+	q.used[client]++
+	return true, time.Time{}
+}

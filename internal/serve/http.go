@@ -1,0 +1,287 @@
+package serve
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// HTTP paths.
+const (
+	PathMCP     = "/mcp"
+	PathHealth  = "/health"
+	PathMetrics = "/metrics"
+)
+
+// sessionIdleTimeout closes HTTP sessions nobody has used for this long.
+const sessionIdleTimeout = 30 * time.Minute
+
+// CheckAddr refuses to serve on an address other machines can reach
+// without API keys.
+func CheckAddr(addr string, haveKeys bool) error {
+	if haveKeys || isLoopbackAddr(addr) {
+		return nil
+	}
+	return fmt.Errorf("refusing to serve on %s without API keys: anyone who can reach that address could use otter's tools. "+
+		"Either bind to 127.0.0.1 (otter mcp serve --http 127.0.0.1:8080), or set keys in config.toml:\n"+
+		"  [serve]\n  api_keys = [\"${OTTER_SERVE_KEY}\"]\n"+
+		"and export OTTER_SERVE_KEY=$(openssl rand -hex 32); clients then send \"Authorization: Bearer <key>\"", addr)
+}
+
+// isLoopbackAddr reports whether a listen address (host:port) binds to
+// loopback only. ":8080" binds every interface.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return isLoopbackHost(host)
+}
+
+// isLoopbackHost reports whether host (no port; brackets allowed) is
+// localhost or a loopback IP.
+func isLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostOnly strips the port from a Host header value.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+// ListenAndServe serves HTTP on addr until ctx is cancelled, then shuts
+// down gracefully. It refuses a non-loopback addr without API keys.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	if err := CheckAddr(addr, len(s.keys) > 0); err != nil {
+		return err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves HTTP on ln until ctx is cancelled.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	addr := ln.Addr().String()
+	s.logger.Info("serving MCP over HTTP", "addr", addr, "url", "http://"+addr+PathMCP,
+		"auth", len(s.keys) > 0, "tools", len(s.toolNames()), "version", s.opts.Version)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve HTTP on %s: %w", addr, err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close() // open SSE streams do not end by themselves
+	}
+	s.logger.Info("stopped serving", "addr", addr)
+	return err
+}
+
+// Handler is the HTTP handler: /mcp (streamable HTTP), /health, /metrics.
+// Every path is guarded by the Host and Origin checks; /mcp and /metrics
+// need a bearer key when keys are configured.
+func (s *Server) Handler() http.Handler {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:         s.logger.With("component", "mcp-http"),
+		SessionTimeout: sessionIdleTimeout,
+		// Our own Host check below covers DNS rebinding and also accepts the
+		// configured allowed_hosts, which the SDK's check would refuse on a
+		// loopback listener (a local reverse proxy).
+		DisableLocalhostProtection: len(s.opts.AllowedHosts) > 0,
+	})
+	mux := http.NewServeMux()
+	mux.Handle(PathMCP, s.requireKey(s.identify(mcpHandler)))
+	mux.Handle(PathMetrics, s.requireKey(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	mux.HandleFunc(PathHealth, s.health)
+	h := s.guard(mux)
+	return promhttp.InstrumentHandlerCounter(s.metrics.httpRequests, h)
+}
+
+// health answers GET /health.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	up := time.Since(s.start)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"status":         "ok",
+		"version":        s.opts.Version,
+		"uptime":         up.Round(time.Second).String(),
+		"uptime_seconds": int64(up.Seconds()),
+		"tools":          s.toolNames(),
+	})
+}
+
+// guard applies the Host check (DNS rebinding), the Origin check and CORS.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r) {
+			s.metrics.errors.WithLabelValues("forbidden_host").Inc()
+			s.logger.Warn("refused request with foreign Host header", "host", r.Host, "remote", r.RemoteAddr)
+			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed (add it to [serve] allowed_hosts if it is yours)", r.Host), http.StatusForbidden)
+			return
+		}
+		origin := r.Header.Get("Origin")
+		listed := origin != "" && slices.Contains(s.opts.AllowedOrigins, origin)
+		if origin != "" && !listed && !sameOrigin(origin, r.Host) {
+			s.metrics.errors.WithLabelValues("forbidden_origin").Inc()
+			s.logger.Warn("refused request from foreign Origin", "origin", origin, "remote", r.RemoteAddr)
+			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed (add it to [serve] allowed_origins to allow it)", origin), http.StatusForbidden)
+			return
+		}
+		if listed {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed checks the Host header. On a loopback listener only
+// localhost names (and allowed_hosts) are accepted: a DNS-rebound name
+// such as evil.example.com resolving to 127.0.0.1 is refused.
+func (s *Server) hostAllowed(r *http.Request) bool {
+	host := hostOnly(r.Host)
+	if isLoopbackHost(host) {
+		return true
+	}
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, host) || strings.EqualFold(h, r.Host) {
+			return true
+		}
+	}
+	if len(s.opts.AllowedHosts) > 0 {
+		return false
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return !ok || !isLoopbackAddr(local.String())
+}
+
+// sameOrigin reports whether a browser Origin names the host it is sent to.
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
+}
+
+// requireKey enforces bearer auth when keys are configured, with the SDK's
+// middleware: 401 and WWW-Authenticate without a valid key.
+func (s *Server) requireKey(next http.Handler) http.Handler {
+	if len(s.keys) == 0 {
+		return next
+	}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		sum := sha256.Sum256([]byte(token))
+		match := -1
+		for i, k := range s.keys { // compare with every key, in constant time
+			if subtle.ConstantTimeCompare(sum[:], k[:]) == 1 {
+				match = i
+			}
+		}
+		if match < 0 {
+			return nil, fmt.Errorf("%w: the bearer key is not one of [serve] api_keys", auth.ErrInvalidToken)
+		}
+		// UserID ties each MCP session to the key that opened it.
+		return &auth.TokenInfo{UserID: keyClient(s.keys[match])}, nil
+	}
+	protected := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protected.ServeHTTP(&challengeWriter{ResponseWriter: w, r: r, metrics: s.metrics}, r)
+	})
+}
+
+// challengeWriter adds the WWW-Authenticate challenge to a 401 (RFC 6750 §3).
+type challengeWriter struct {
+	http.ResponseWriter
+	r       *http.Request
+	metrics *metrics
+}
+
+func (c *challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized {
+		c.metrics.errors.WithLabelValues("unauthorized").Inc()
+		if c.Header().Get("WWW-Authenticate") == "" {
+			v := `Bearer realm="otter"`
+			if f := strings.Fields(c.r.Header.Get("Authorization")); len(f) == 2 && strings.EqualFold(f[0], "Bearer") {
+				v += `, error="invalid_token"`
+			}
+			c.Header().Set("WWW-Authenticate", v)
+		}
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (SSE flushes).
+func (c *challengeWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// Flush supports SSE streams through the wrapper.
+func (c *challengeWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// identify sets the caller's identity for the tool handlers: the hash of
+// its key, or its remote IP when serving without keys.
+func (s *Server) identify(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client := ""
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
+			client = ti.UserID
+		} else {
+			host, _, err := net.SplitHostPort(r.RemoteAddr)
+			if err != nil {
+				host = r.RemoteAddr
+			}
+			client = "addr:" + host
+		}
+		r.Header.Set(clientHeader, client)
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,216 @@
+// Package serve offers otter's tools to other agents over MCP: `otter mcp
+// serve` over stdio, or streamable HTTP with bearer-key auth, Host and
+// Origin checks against DNS rebinding, CORS, Prometheus metrics, a health
+// endpoint and an append-only audit ledger of every tool call.
+//
+// The MCP protocol itself (JSON-RPC, sessions, SSE streams, logging/setLevel)
+// is the official go-sdk's; this package adds the governance around it.
+package serve
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Tools are the tools offered, under their names in the Set. Arguments
+	// are validated against each tool's input schema by the Set. Required.
+	Tools *tool.Set
+	// Resources are served read-only (otter serves its extraction presets).
+	Resources []Resource
+	// Version is reported in serverInfo and /health.
+	Version string
+	// APIKeys enable bearer auth on HTTP ([serve] api_keys). Empty entries
+	// (an unset ${OTTER_SERVE_KEY}) are an error, never "no auth".
+	APIKeys []string
+	// AllowedOrigins are browser origins ("https://app.example.com") allowed
+	// to call the HTTP endpoint cross-origin ([serve] allowed_origins).
+	AllowedOrigins []string
+	// AllowedHosts are extra Host header values accepted besides localhost
+	// names, e.g. the name of a reverse proxy ([serve] allowed_hosts).
+	AllowedHosts []string
+	// AuditLog is the audit ledger file; "" disables the ledger.
+	AuditLog string
+	// DailyQuota caps tool calls per client per UTC day; 0 is unlimited.
+	DailyQuota int
+	// WithClient tells the tools who is calling, for per-client rate limits
+	// (webdata.WithClient). nil: the tools are not told.
+	WithClient func(ctx context.Context, client string) context.Context
+	// Logger receives structured logs (the command writes JSON to stderr).
+	Logger *slog.Logger
+}
+
+// Resource is one read-only resource.
+type Resource struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	Text        string
+}
+
+// ClientStdio is the client identity of the peer on stdio.
+const ClientStdio = "stdio"
+
+// Server serves a tool Set over MCP.
+type Server struct {
+	opts    Options
+	logger  *slog.Logger
+	mcp     *mcp.Server
+	metrics *metrics
+	ledger  *Ledger // nil: no audit ledger
+	keys    [][sha256.Size]byte
+	start   time.Time
+	quota   *quotas
+
+	mu         sync.Mutex
+	registered []string // tool names registered with the SDK server
+}
+
+// New builds a Server and opens its audit ledger.
+func New(opts Options) (*Server, error) {
+	if opts.Tools == nil {
+		return nil, errors.New("serve: no tool set")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{
+		opts:    opts,
+		logger:  opts.Logger,
+		metrics: newMetrics(),
+		start:   time.Now(),
+		quota:   newQuotas(opts.DailyQuota),
+	}
+	for i, k := range opts.APIKeys {
+		if strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("[serve] api_keys entry %d is empty: if it reads \"${OTTER_SERVE_KEY}\", export OTTER_SERVE_KEY (e.g. OTTER_SERVE_KEY=$(openssl rand -hex 32)) before starting otter", i+1)
+		}
+		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
+	}
+	if opts.AuditLog != "" {
+		l, err := OpenLedger(opts.AuditLog)
+		if err != nil {
+			return nil, err
+		}
+		s.ledger = l
+	}
+
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "otter", Title: "otter", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "otter's web-data tools: fetch and extract pages (scrape_page), call JSON APIs (scrape_api), " +
+			"assess a site before scraping (analyze_site), export records (export_data). Pages behind captchas or blocks " +
+			"are reported, never circumvented; robots.txt is respected. Rate limits apply per tool and client.",
+		Logger: opts.Logger.With("component", "mcp-sdk"),
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.metrics.middleware)
+	s.syncTools()
+	opts.Tools.OnChange(s.syncTools)
+	s.addResources()
+	s.addPrompts()
+	return s, nil
+}
+
+// MCPServer is the underlying go-sdk server.
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
+
+// Run serves one session on t (stdio: &mcp.StdioTransport{}) until the peer
+// disconnects or ctx is cancelled.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	s.logger.Info("serving MCP", "transport", "stdio", "tools", len(s.toolNames()), "version", s.opts.Version)
+	err := s.mcp.Run(ctx, t)
+	if err != nil && ctx.Err() != nil {
+		return nil // interrupted: a clean stop
+	}
+	return err
+}
+
+// Close closes the audit ledger.
+func (s *Server) Close() error {
+	if s.ledger != nil {
+		return s.ledger.Close()
+	}
+	return nil
+}
+
+// syncTools registers the Set's tools with the SDK server; the SDK tells
+// connected clients when the list changes.
+func (s *Server) syncTools() {
+	entries := s.opts.Tools.Entries()
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []string
+	for _, n := range s.registered {
+		if !slices.Contains(names, n) {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	for _, e := range entries {
+		s.mcp.AddTool(sdkTool(e), s.toolHandler(e.Name))
+	}
+	s.registered = names
+}
+
+func (s *Server) toolNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.registered)
+}
+
+// sdkTool describes e to MCP clients: schemas and annotations as the tool
+// declares them.
+func sdkTool(e tool.Entry) *mcp.Tool {
+	in := e.Info.InputSchema
+	if len(in) == 0 {
+		in = []byte(`{"type":"object"}`)
+	}
+	t := &mcp.Tool{
+		Name:        e.Name,
+		Title:       e.Info.Title,
+		Description: e.Info.Description,
+		InputSchema: in,
+		Annotations: e.Info.Annotations,
+	}
+	if t.Description == "" {
+		t.Description = cmp.Or(e.Info.Title, "otter tool "+e.Name)
+	}
+	if len(e.Info.OutputSchema) > 0 {
+		t.OutputSchema = e.Info.OutputSchema
+	}
+	return t
+}
+
+// keyClient is the client identity of an API key: a short hash, never the key.
+func keyClient(sum [sha256.Size]byte) string {
+	return "key:" + hex.EncodeToString(sum[:6])
+}

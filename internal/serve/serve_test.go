@@ -1,0 +1,453 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// fakeTool is a tool.Tool whose behaviour a test chooses.
+type fakeTool struct {
+	info tool.Info
+	call func(ctx context.Context, args json.RawMessage) (*tool.Result, error)
+}
+
+func (f *fakeTool) Info() tool.Info { return f.info }
+func (f *fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	return f.call(ctx, args)
+}
+
+func textResult(s string) *tool.Result {
+	return &tool.Result{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+type clientKey struct{}
+
+// testWithClient stands in for webdata.WithClient.
+func testWithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientKey{}, client)
+}
+
+func clientFrom(ctx context.Context) string {
+	c, _ := ctx.Value(clientKey{}).(string)
+	return c
+}
+
+// rateLimitedEnvelope is the envelope webdata answers a refused call with.
+func rateLimitedEnvelope(tool string) *tool.Result {
+	env := map[string]any{"tool": tool, "status": "failed", "result": nil,
+		"errors": []any{map[string]any{"code": "RATE_LIMITED", "message": "rate limit exceeded", "details": map[string]any{"retry_after": 60}}}}
+	text, _ := json.Marshal(env)
+	return &mcp.CallToolResult{IsError: true, StructuredContent: env, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+}
+
+// testTools are the fake tools the tests serve:
+//   - echo: read-only, echoes its "text" argument and who called it
+//   - slow: reports three progress steps, then finishes
+//   - fail: always reports a tool error
+//   - limited: allows one call per client, then answers RATE_LIMITED
+//   - scrape_page: present so the prompts that drive it are offered
+func testTools() []tool.Tool {
+	var mu sync.Mutex
+	used := map[string]int{}
+	f := false
+	return []tool.Tool{
+		&fakeTool{
+			info: tool.Info{Name: "echo", Title: "Echo", Description: "Echoes text.",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+				var in struct{ Text string }
+				if err := json.Unmarshal(args, &in); err != nil {
+					return nil, err
+				}
+				return textResult(in.Text + " (client " + clientFrom(ctx) + ")"), nil
+			},
+		},
+		&fakeTool{
+			info: tool.Info{Name: "slow", Description: "Takes three steps.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+				for i := 1; i <= 3; i++ {
+					tool.ReportProgress(ctx, tool.Progress{Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
+				}
+				return textResult("done"), nil
+			},
+		},
+		&fakeTool{
+			info: tool.Info{Name: "fail", Description: "Always fails.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			call: func(context.Context, json.RawMessage) (*tool.Result, error) {
+				r := textResult("it broke")
+				r.IsError = true
+				return r, nil
+			},
+		},
+		&fakeTool{
+			info: tool.Info{Name: "limited", Description: "One call per client.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				c := clientFrom(ctx)
+				used[c]++
+				if used[c] > 1 {
+					return rateLimitedEnvelope("limited"), nil
+				}
+				return textResult("ok for " + c), nil
+			},
+		},
+		&fakeTool{
+			info: tool.Info{Name: "scrape_page", Description: "Scrapes a page.", InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}}}`)},
+			call: func(context.Context, json.RawMessage) (*tool.Result, error) { return textResult("scraped"), nil },
+		},
+	}
+}
+
+// newTestServer builds a Server over testTools with an audit ledger in a
+// temporary directory; opts fields other than Tools are kept.
+func newTestServer(t *testing.T, opts Options) *Server {
+	t.Helper()
+	set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+	set.SetBuiltins(testTools())
+	opts.Tools = set
+	if opts.AuditLog == "" {
+		opts.AuditLog = filepath.Join(t.TempDir(), "state", "audit.jsonl")
+	}
+	if opts.WithClient == nil {
+		opts.WithClient = testWithClient
+	}
+	if opts.Resources == nil {
+		opts.Resources = []Resource{{URI: "otter://presets/article", Name: "article", Description: "Article title and body.",
+			MIMEType: "application/json", Text: `{"name":"article"}`}}
+	}
+	opts.Version = "1.2.3-test"
+	opts.Logger = slog.New(slog.NewJSONHandler(testWriter{t}, nil))
+	s, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// testWriter sends logs to t.Log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// connectInMemory connects a client to s over in-memory transports, the
+// way a stdio client would talk to it.
+func connectInMemory(t *testing.T, s *Server, copts *mcp.ClientOptions) *mcp.ClientSession {
+	return connectInMemoryVersion(t, s, copts, "")
+}
+
+// connectInMemoryVersion is connectInMemory asking for a protocol version
+// ("" for the SDK's latest).
+func connectInMemoryVersion(t *testing.T, s *Server, copts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	ctx := t.Context()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCPServer().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, copts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// readAudit returns the records of the ledger at path.
+func readAudit(t *testing.T, path string) []AuditRecord {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read audit ledger: %v", err)
+	}
+	var recs []AuditRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r AuditRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("audit line %q is not JSON: %v", line, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func callText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
+	s := newTestServer(t, Options{})
+	cs := connectInMemory(t, s, nil)
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		byName[tl.Name] = tl
+	}
+	for _, want := range []string{"echo", "slow", "fail", "limited", "scrape_page"} {
+		if byName[want] == nil {
+			t.Errorf("tools/list lacks %q; got %v", want, res.Tools)
+		}
+	}
+	echo := byName["echo"]
+	if echo == nil {
+		t.FailNow()
+	}
+	if echo.Title != "Echo" || echo.Description != "Echoes text." {
+		t.Errorf("echo title/description = %q/%q", echo.Title, echo.Description)
+	}
+	if echo.Annotations == nil || !echo.Annotations.ReadOnlyHint || echo.Annotations.OpenWorldHint == nil || *echo.Annotations.OpenWorldHint {
+		t.Errorf("echo annotations = %+v, want readOnlyHint and openWorldHint=false", echo.Annotations)
+	}
+	schema, _ := json.Marshal(echo.InputSchema)
+	if !strings.Contains(string(schema), `"required":["text"]`) {
+		t.Errorf("echo input schema = %s, want the tool's own schema", schema)
+	}
+	if cs.InitializeResult().ServerInfo.Version != "1.2.3-test" {
+		t.Errorf("serverInfo = %+v", cs.InitializeResult().ServerInfo)
+	}
+}
+
+func TestCallOverStdioIsAuditedWithClientStdio(t *testing.T) {
+	s := newTestServer(t, Options{})
+	cs := connectInMemory(t, s, nil)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := callText(t, res); got != "hi (client stdio)" || res.IsError {
+		t.Errorf("echo = %q (isError %v), want %q", got, res.IsError, "hi (client stdio)")
+	}
+	// Arguments that do not match the schema: a tool error naming the problem; the tool is not run.
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"txt": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(callText(t, res), "text") {
+		t.Errorf("invalid args: isError=%v text=%q, want an error naming the missing 'text'", res.IsError, callText(t, res))
+	}
+	recs := readAudit(t, s.ledger.Path())
+	if len(recs) != 2 {
+		t.Fatalf("audit has %d records, want 2: %+v", len(recs), recs)
+	}
+	if r := recs[0]; r.Client != ClientStdio || r.Tool != "echo" || r.Outcome != OutcomeOK || string(r.Arguments) != `{"text":"hi"}` {
+		t.Errorf("audit record 1 = %+v", r)
+	}
+	if r := recs[1]; r.Outcome != OutcomeError {
+		t.Errorf("audit record 2 outcome = %q, want error", r.Outcome)
+	}
+	fi, err := os.Stat(s.ledger.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("audit ledger mode = %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+func TestAuditMasksSecrets(t *testing.T) {
+	s := newTestServer(t, Options{})
+	cs := connectInMemory(t, s, nil)
+	args := map[string]any{
+		"text":     "visible-text",
+		"api_key":  "s3cret-key",
+		"Password": "hunter2",
+		"headers":  map[string]any{"Authorization": "Bearer tok-abc", "Accept": "application/json"},
+		"url":      "https://user:pw-xyz@example.com/p?access_token=qs-tok&page=2",
+		"nested":   []any{map[string]any{"client-secret": "cs-123"}},
+	}
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: args}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.ledger.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := string(data)
+	for _, secret := range []string{"s3cret-key", "hunter2", "tok-abc", "pw-xyz", "qs-tok", "cs-123"} {
+		if strings.Contains(line, secret) {
+			t.Errorf("audit line leaks %q: %s", secret, line)
+		}
+	}
+	for _, kept := range []string{"visible-text", "application/json", "page=2", "user:****@example.com"} {
+		if !strings.Contains(line, kept) {
+			t.Errorf("audit line lacks %q (only secrets are masked): %s", kept, line)
+		}
+	}
+}
+
+func TestProgressNotificationsReachTheClient(t *testing.T) {
+	s := newTestServer(t, Options{})
+	var mu sync.Mutex
+	var got []string
+	cs := connectInMemory(t, s, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, fmt.Sprintf("%v %v/%v %s", req.Params.ProgressToken, req.Params.Progress, req.Params.Total, req.Params.Message))
+		},
+	})
+	params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}}
+	params.SetProgressToken("tok-1")
+	if _, err := cs.CallTool(t.Context(), params); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"tok-1 1/3 step 1", "tok-1 2/3 step 2", "tok-1 3/3 step 3"}
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= len(want) })
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("progress = %q, want %q", got, want)
+	}
+}
+
+// waitFor polls cond for liveness (generous deadline; never a speed check).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 30s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLoggingSetLevelFiltersMessagesToTheClient(t *testing.T) {
+	s := newTestServer(t, Options{})
+	var mu sync.Mutex
+	var msgs []string
+	// logging/setLevel is the 2025-11-25 mechanism (Claude Desktop, the
+	// conformance suite); later versions send the level with each request.
+	cs := connectInMemoryVersion(t, s, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			data, _ := json.Marshal(req.Params.Data)
+			mu.Lock()
+			defer mu.Unlock()
+			msgs = append(msgs, string(req.Params.Level)+" "+string(data))
+		},
+	}, "2025-11-25")
+	ctx := t.Context()
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(msgs) }
+
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatalf("logging/setLevel: %v", err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return count() >= 1 })
+
+	// At "error", a successful call says nothing; a failed one is reported.
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fail", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return count() >= 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], "info ") || !strings.Contains(msgs[0], `"tool":"echo"`) ||
+		!strings.HasPrefix(msgs[1], "error ") || !strings.Contains(msgs[1], `"tool":"fail"`) {
+		t.Errorf("log messages = %q, want one info for echo, then only the error for fail", msgs)
+	}
+}
+
+func TestPresetsAsResourcesAndPrompts(t *testing.T) {
+	s := newTestServer(t, Options{})
+	cs := connectInMemory(t, s, nil)
+	ctx := t.Context()
+	rl, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rl.Resources) != 1 || rl.Resources[0].URI != "otter://presets/article" || rl.Resources[0].Name != "article" {
+		t.Fatalf("resources = %+v", rl.Resources)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "otter://presets/article"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != `{"name":"article"}` || rr.Contents[0].MIMEType != "application/json" {
+		t.Errorf("read = %+v", rr.Contents)
+	}
+	pl, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// scrape_page is served, analyze_site is not: only its prompt is offered.
+	if len(pl.Prompts) != 1 || pl.Prompts[0].Name != "scrape_with_preset" || pl.Prompts[0].Description == "" {
+		t.Fatalf("prompts = %+v", pl.Prompts)
+	}
+	gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "scrape_with_preset", Arguments: map[string]string{"url": "https://example.com/a", "preset": "article"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := gp.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.Contains(text, "scrape_page") || !strings.Contains(text, "https://example.com/a") || !strings.Contains(text, `"article"`) {
+		t.Errorf("prompt text = %q", text)
+	}
+}
+
+func TestDailyQuotaDeniesAndIsAudited(t *testing.T) {
+	s := newTestServer(t, Options{DailyQuota: 1})
+	cs := connectInMemory(t, s, nil)
+	ctx := t.Context()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "1"}}); err != nil || res.IsError {
+		t.Fatalf("first call: %v %v", err, res)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(callText(t, res), codeQuotaExceeded) {
+		t.Errorf("second call = %q, want %s", callText(t, res), codeQuotaExceeded)
+	}
+	recs := readAudit(t, s.ledger.Path())
+	if len(recs) != 2 || recs[1].Outcome != OutcomeDenied || recs[1].Code != codeQuotaExceeded {
+		t.Errorf("audit = %+v", recs)
+	}
+}
+
+func TestEmptyAPIKeyIsAnError(t *testing.T) {
+	set := tool.NewSet(tool.Options{})
+	_, err := New(Options{Tools: set, APIKeys: []string{""}})
+	if err == nil || !strings.Contains(err.Error(), "OTTER_SERVE_KEY") {
+		t.Fatalf("New with an empty key: %v, want an error explaining OTTER_SERVE_KEY", err)
+	}
+}
