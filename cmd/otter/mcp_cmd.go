@@ -1,6 +1,768 @@
 package main
 
-import "github.com/spf13/cobra"
+// `otter mcp list|tools|call`: the headless CLI over internal/app. Its
+// output is a contract that scripts and otter's own checks rely on:
+// results on stdout, everything else (logs, prompts, progress, errors) on
+// stderr; exit 1 when a tool reports an error, 2 on usage, config or
+// connection errors.
 
-// Stub: replaced by its owner.
-func mcpSubcommands() []*cobra.Command { return nil }
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+func mcpSubcommands() []*cobra.Command {
+	return []*cobra.Command{newMCPListCmd(), newMCPToolsCmd(), newMCPCallCmd()}
+}
+
+func newMCPListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Start the configured MCP servers and show each one's state",
+		Long: `Start every configured MCP server, wait until each has connected or failed
+(each bounded by its startup_timeout), and print NAME TRANSPORT STATE TOOLS ERROR.
+With --json, print an array of {name, transport, state, tools, error}.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := startMCPSession(cmd, mcpSessionOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			return printServerList(cmd.OutOrStdout(), s.app.MCP.Statuses(), asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newMCPToolsCmd() *cobra.Command {
+	var (
+		asJSON bool
+		conn   mcpConnFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "tools [SERVER]",
+		Short: "List the tools of one server, or of every server and otter's built-ins",
+		Long: `List tools with their descriptions and arguments. Without SERVER: otter's
+built-in tools and those of every configured server. With --url, --sse or --stdio:
+the tools of that server, without any config.
+With --json, print an array of {name, server, tool, description, input_schema,
+annotations}, where name is the qualified name a model sees and tool the server's own.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			adhoc, err := conn.adhocServer()
+			if err != nil {
+				return exitCode(2, err)
+			}
+			opts := mcpSessionOptions{conn: &conn, adhoc: adhoc}
+			switch {
+			case adhoc != nil && len(args) > 0:
+				return exitCode(2, fmt.Errorf("give either SERVER or --url/--sse/--stdio, not both"))
+			case adhoc != nil:
+				opts.only = adhoc.Name
+			case len(args) == 1:
+				opts.only = args[0]
+			}
+			s, err := startMCPSession(cmd, opts)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			if opts.only == "" {
+				for _, st := range s.app.MCP.Statuses() {
+					if st.State != mcp.StateConnected && st.State != mcp.StateDisabled {
+						fmt.Fprintf(cmd.ErrOrStderr(), "otter: server %s is %s: %s\n", st.Name, st.State, st.Error)
+					}
+				}
+			}
+			var entries []tool.Entry
+			for _, e := range s.app.Tools.Entries() {
+				if opts.only == "" || e.Info.Server == opts.only {
+					entries = append(entries, e)
+				}
+			}
+			return printTools(cmd.OutOrStdout(), entries, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	conn.register(cmd, false)
+	return cmd
+}
+
+func newMCPCallCmd() *cobra.Command {
+	var (
+		asJSON  bool
+		timeout time.Duration
+		conn    mcpConnFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "call [SERVER] TOOL [JSON_ARGS]",
+		Short: "Call one tool and print its result",
+		Long: `Call one tool and print its result: text content as text, other content
+summarised, structuredContent as JSON. --json prints the raw CallToolResult.
+
+TOOL is a server's own tool name after SERVER, or without SERVER a qualified name
+(mcp__server__tool) or one of otter's built-in tools. With --url, --sse or --stdio,
+TOOL is a tool of that server. JSON_ARGS is a JSON object (default {}); "-" reads it
+from stdin.
+
+Exit status: 0 on success, 1 when the tool reports an error (isError),
+2 on usage, config or connection errors; messages go to stderr.`,
+		Example: `  otter mcp call everything get-sum '{"a":2,"b":3}'
+  otter mcp call --url http://127.0.0.1:3001/mcp echo '{"message":"hi"}'
+  echo '{"url":"https://example.com"}' | otter mcp call scrape_page -`,
+		Args: cobra.RangeArgs(1, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			adhoc, err := conn.adhocServer()
+			if err != nil {
+				return exitCode(2, err)
+			}
+			target, err := parseCallArgs(args, adhoc != nil)
+			if err != nil {
+				return exitCode(2, err)
+			}
+			rawArgs, err := readCallArgs(target.args, cmd.InOrStdin())
+			if err != nil {
+				return exitCode(2, err)
+			}
+			opts := mcpSessionOptions{conn: &conn, adhoc: adhoc, timeout: timeout, stdinUsed: target.args == "-"}
+			switch {
+			case adhoc != nil:
+				opts.only = adhoc.Name
+				target.server = adhoc.Name
+			case target.server != "":
+				opts.only = target.server
+			case !strings.HasPrefix(target.tool, "mcp__"):
+				opts.none = true // a built-in: no server needs to start
+			}
+			s, err := startMCPSession(cmd, opts)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			name, err := resolveTool(s.app.Tools, target)
+			if err != nil {
+				return exitCode(2, err)
+			}
+			return runCall(cmd, s, name, rawArgs, timeout, asJSON)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the raw CallToolResult as JSON")
+	f.DurationVar(&timeout, "timeout", 0, "give up on the call after this long (e.g. 30s; default: the server's timeout)")
+	conn.register(cmd, true)
+	return cmd
+}
+
+// mcpConnFlags are the flags of `tools` and `call` that name an ad hoc
+// server and say how to answer its questions.
+type mcpConnFlags struct {
+	url, sse, stdio string
+	headers         []string
+	elicit          string
+	oauth           loginOAuth // login_cmd.go: --oauth-client-id, … for ad hoc servers
+}
+
+func (c *mcpConnFlags) register(cmd *cobra.Command, call bool) {
+	f := cmd.Flags()
+	f.StringVar(&c.url, "url", "", "use this server instead of the config: streamable HTTP, falling back to SSE")
+	f.StringVar(&c.sse, "sse", "", "use this legacy SSE server instead of the config")
+	f.StringVar(&c.stdio, "stdio", "", "run this command as a stdio server instead of the config (quoted like a shell command)")
+	f.StringArrayVar(&c.headers, "header", nil, "an HTTP header for --url/--sse, as 'Name: value' (repeatable)")
+	f.StringVar(&c.elicit, "elicit", "", "answer servers' requests for input: ask, accept-defaults, decline or cancel (default: ask on a terminal, decline otherwise)")
+	c.oauth.register(cmd)
+}
+
+// adhocServer returns the server named by --url, --sse or --stdio, or nil.
+func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
+	var given []string
+	for flag, v := range map[string]string{"--url": c.url, "--sse": c.sse, "--stdio": c.stdio} {
+		if v != "" {
+			given = append(given, flag)
+		}
+	}
+	if len(given) > 1 {
+		slices.Sort(given)
+		return nil, fmt.Errorf("%s: give only one ad hoc server", strings.Join(given, " and "))
+	}
+	if len(given) == 0 {
+		if len(c.headers) > 0 {
+			return nil, errors.New("--header needs --url or --sse")
+		}
+		return nil, nil
+	}
+	srv := &config.Server{
+		Scope:          config.ScopeFlag,
+		StartupTimeout: config.Duration{Duration: config.DefaultStartupTimeout},
+		Timeout:        config.Duration{Duration: config.DefaultTimeout},
+	}
+	switch {
+	case c.stdio != "":
+		if len(c.headers) > 0 {
+			return nil, errors.New("--header applies to --url and --sse, not --stdio")
+		}
+		words, err := shell.Fields(c.stdio, nil)
+		if err != nil {
+			return nil, fmt.Errorf("--stdio %q: %w", c.stdio, err)
+		}
+		if len(words) == 0 {
+			return nil, errors.New("--stdio: the command is empty")
+		}
+		srv.Transport = config.TransportStdio
+		srv.Command, srv.Args = words[0], words[1:]
+		srv.Name = filepath.Base(words[0])
+	default:
+		raw, transport := c.url, mcp.TransportAuto
+		if c.sse != "" {
+			raw, transport = c.sse, config.TransportSSE
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%q is not an http(s) URL of an MCP server", raw)
+		}
+		srv.Transport, srv.URL, srv.Name = transport, raw, u.Hostname()
+		for _, h := range c.headers {
+			k, v, ok := strings.Cut(h, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, fmt.Errorf("--header %q: write it as 'Name: value'", h)
+			}
+			if srv.Headers == nil {
+				srv.Headers = map[string]string{}
+			}
+			srv.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		c.oauth.apply(srv)
+	}
+	return srv, nil
+}
+
+// asker returns the answers to servers' questions that --elicit asks for.
+func (c *mcpConnFlags) asker(stdinUsed bool) (*app.PolicyAsker, func(), error) {
+	stdinTTY := term.IsTerminal(os.Stdin.Fd())
+	stderrTTY := term.IsTerminal(os.Stderr.Fd())
+	policy := app.ElicitDecline
+	if c.elicit != "" {
+		p, err := app.ParseElicitPolicy(c.elicit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--elicit: %w", err)
+		}
+		policy = p
+	} else if stdinTTY && stderrTTY && !stdinUsed {
+		policy = app.ElicitAsk
+	}
+	var in io.Reader = os.Stdin
+	closeFn := func() {}
+	if policy == app.ElicitAsk && stdinUsed {
+		// stdin carries the arguments; ask on the terminal itself.
+		tty, err := os.Open("/dev/tty")
+		if err != nil {
+			return nil, nil, fmt.Errorf("--elicit ask: stdin holds the arguments and there is no terminal to ask on (%w); use another --elicit policy", err)
+		}
+		in, closeFn = tty, func() { tty.Close() }
+	}
+	return app.NewPolicyAsker(policy, in, os.Stderr, nil), closeFn, nil
+}
+
+// mcpSessionOptions say which servers a command needs.
+type mcpSessionOptions struct {
+	conn      *mcpConnFlags  // nil: no ad hoc flags (list)
+	adhoc     *config.Server // an ad hoc server replacing the configured ones
+	only      string         // manage only this server
+	none      bool           // manage no server (a built-in tool call)
+	timeout   time.Duration  // --timeout: overrides the server's call timeout
+	stdinUsed bool           // stdin carries the call's arguments
+}
+
+// mcpSession is a started App.
+type mcpSession struct {
+	app     *app.App
+	logger  *slog.Logger
+	cleanup []func()
+}
+
+func (s *mcpSession) close() {
+	if s.app != nil {
+		if err := s.app.Close(); err != nil {
+			s.logger.Warn("stopping MCP servers", "err", err)
+		}
+	}
+	for _, fn := range slices.Backward(s.cleanup) {
+		fn()
+	}
+}
+
+// startMCPSession loads the config, starts the servers the command needs
+// and waits until none is pending (each bounded by its startup_timeout).
+// With an ad hoc server or a named one, that server must have connected.
+func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, err error) {
+	ctx := cmd.Context()
+	logger, closeLog, err := mcpLogger(cmd)
+	if err != nil {
+		return nil, exitCode(2, err)
+	}
+	s := &mcpSession{logger: logger, cleanup: []func(){closeLog}}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	opts := app.Options{
+		WorkDir:    flags.workDir,
+		ConfigFile: flags.configFile,
+		Logger:     logger,
+		Version:    version,
+	}
+	if o.conn != nil {
+		asker, closeAsk, err := o.conn.asker(o.stdinUsed)
+		if err != nil {
+			return nil, exitCode(2, err)
+		}
+		s.cleanup = append(s.cleanup, closeAsk)
+		opts.Asker = asker
+	}
+	if o.adhoc != nil {
+		opts.Interactive = o.adhoc.Transport != config.TransportStdio
+	}
+	opts.SelectServers = func(configured []config.Server) ([]config.Server, error) {
+		var out []config.Server
+		switch {
+		case o.none:
+			return nil, nil
+		case o.adhoc != nil:
+			out = []config.Server{*o.adhoc}
+		case o.only != "":
+			i := slices.IndexFunc(configured, func(srv config.Server) bool { return srv.Name == o.only })
+			if i < 0 {
+				return nil, fmt.Errorf("no MCP server named %q in the config%s", o.only, mcpServerNames(configured))
+			}
+			srv := configured[i]
+			if !srv.IsEnabled() {
+				why := cmp.Or(srv.DisabledReason, "enabled = false in "+srv.File)
+				return nil, fmt.Errorf("MCP server %q is disabled: %s", srv.Name, why)
+			}
+			out = []config.Server{srv}
+		default:
+			out = configured
+		}
+		if o.timeout > 0 {
+			out = slices.Clone(out)
+			for i := range out {
+				out[i].Timeout.Duration = o.timeout
+			}
+		}
+		return out, nil
+	}
+	a, err := app.New(ctx, opts)
+	if err != nil {
+		return nil, exitCode(2, err)
+	}
+	s.app = a
+	a.Start(ctx)
+	if err := a.MCP.WaitSettled(ctx); err != nil {
+		return nil, exitCode(2, fmt.Errorf("waiting for MCP servers to start: %w", err))
+	}
+	if o.only != "" {
+		st, ok := a.MCP.Status(o.only)
+		if !ok {
+			return nil, exitCode(2, fmt.Errorf("MCP server %q was not started", o.only))
+		}
+		if st.State != mcp.StateConnected {
+			return nil, exitCode(2, serverStateError(st))
+		}
+	}
+	return s, nil
+}
+
+// serverStateError explains why a server is not connected.
+func serverStateError(st mcp.Status) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "MCP server %s is %s", st.Name, st.State)
+	if st.Error != "" {
+		fmt.Fprintf(&b, ": %s", st.Error)
+	}
+	if st.State == mcp.StateNeedsAuth {
+		fmt.Fprintf(&b, " (run `otter mcp login %s`)", st.Name)
+	}
+	if len(st.StderrTail) > 0 {
+		b.WriteString("\nits last stderr lines:\n  " + strings.Join(st.StderrTail, "\n  "))
+	}
+	return errors.New(b.String())
+}
+
+func mcpServerNames(servers []config.Server) string {
+	if len(servers) == 0 {
+		return " (no servers are configured; add [[mcp.servers]] to " + config.DefaultPaths().UserConfigFile() + ")"
+	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	return " (configured: " + strings.Join(names, ", ") + ")"
+}
+
+// mcpLogger logs text to stderr or --log-file. On stderr the default level
+// is warn, so that results are not buried; --log-level changes it.
+func mcpLogger(cmd *cobra.Command) (*slog.Logger, func(), error) {
+	level := slog.LevelWarn
+	if f := cmd.Flags().Lookup("log-level"); (f != nil && f.Changed) || flags.logFile != "" {
+		if err := level.UnmarshalText([]byte(flags.logLevel)); err != nil {
+			return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", flags.logLevel)
+		}
+	}
+	var w io.Writer = cmd.ErrOrStderr()
+	closeFn := func() {}
+	if flags.logFile != "" {
+		f, err := os.OpenFile(flags.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		w, closeFn = f, func() { f.Close() }
+	}
+	logger := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(logger)
+	return logger, closeFn, nil
+}
+
+// serverJSON is one element of `otter mcp list --json`.
+type serverJSON struct {
+	Name        string `json:"name"`
+	Transport   string `json:"transport"`
+	State       string `json:"state"`
+	Tools       int    `json:"tools"`
+	Error       string `json:"error"`
+	TokenExpiry string `json:"token_expiry,omitempty"` // RFC 3339, when a token is stored
+}
+
+func printServerList(w io.Writer, statuses []mcp.Status, asJSON bool) error {
+	rows := make([]serverJSON, 0, len(statuses))
+	for _, st := range statuses {
+		r := serverJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Tools: st.Tools, Error: st.Error}
+		if !st.TokenExpiry.IsZero() {
+			r.TokenExpiry = st.TokenExpiry.Format(time.RFC3339)
+		}
+		rows = append(rows, r)
+	}
+	if asJSON {
+		return mcpWriteJSON(w, rows)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tERROR")
+	for i, r := range rows {
+		msg := mcpFirstLine(r.Error)
+		if statuses[i].State == mcp.StateNeedsAuth && r.TokenExpiry != "" {
+			msg = strings.TrimSpace(msg + " (token expires " + r.TokenExpiry + ")")
+			if statuses[i].TokenExpiry.Before(time.Now()) {
+				msg = strings.Replace(msg, "token expires", "token expired", 1)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Name, cmp.Or(r.Transport, "-"), r.State, r.Tools, cmp.Or(msg, "-"))
+	}
+	return tw.Flush()
+}
+
+// toolJSON is one element of `otter mcp tools --json`.
+type toolJSON struct {
+	Name        string               `json:"name"`
+	Server      string               `json:"server"`
+	Tool        string               `json:"tool"`
+	Description string               `json:"description"`
+	InputSchema json.RawMessage      `json:"input_schema"`
+	Annotations *sdk.ToolAnnotations `json:"annotations"`
+}
+
+func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
+	if asJSON {
+		out := make([]toolJSON, 0, len(entries))
+		for _, e := range entries {
+			schema := e.Info.InputSchema
+			if len(schema) == 0 {
+				schema = json.RawMessage(`{"type":"object"}`)
+			}
+			out = append(out, toolJSON{Name: e.Name, Server: e.Info.Server, Tool: e.Info.Name,
+				Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations})
+		}
+		return mcpWriteJSON(w, out)
+	}
+	if len(entries) == 0 {
+		_, err := fmt.Fprintln(w, "no tools")
+		return err
+	}
+	for i, e := range entries {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		origin := "built-in"
+		if e.Info.Server != "" {
+			origin = "server " + e.Info.Server + ", tool " + e.Info.Name
+		}
+		fmt.Fprintf(w, "%s  (%s)\n", e.Name, origin)
+		if d := strings.TrimSpace(e.Info.Description); d != "" {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))
+		}
+		if args := mcpDescribeArgs(e.Info.InputSchema); args != "" {
+			fmt.Fprintf(w, "    arguments: %s\n", args)
+		}
+	}
+	return nil
+}
+
+// describeArgs summarises an input schema: required arguments first.
+func mcpDescribeArgs(raw json.RawMessage) string {
+	var s jsonschema.Schema
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+		return ""
+	}
+	names := slices.Clone(s.Required)
+	var rest []string
+	for name := range s.Properties {
+		if !slices.Contains(names, name) {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	var parts []string
+	for _, name := range append(names, rest...) {
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		kind := cmp.Or(p.Type, strings.Join(p.Types, "|"), "any")
+		if slices.Contains(s.Required, name) {
+			kind += ", required"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, kind))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// callTarget is what `call`'s arguments name.
+type callTarget struct {
+	server, tool, args string
+}
+
+// parseCallArgs reads [SERVER] TOOL [JSON_ARGS]. With two arguments the
+// second is JSON_ARGS when it looks like JSON or is "-", else TOOL.
+func parseCallArgs(args []string, adhoc bool) (callTarget, error) {
+	looksJSON := func(s string) bool {
+		s = strings.TrimSpace(s)
+		return s == "-" || strings.HasPrefix(s, "{")
+	}
+	var t callTarget
+	switch {
+	case adhoc && len(args) > 2:
+		return t, errors.New("with --url, --sse or --stdio give TOOL [JSON_ARGS], without SERVER")
+	case adhoc:
+		t.tool = args[0]
+		if len(args) == 2 {
+			t.args = args[1]
+		}
+	case len(args) == 1:
+		t.tool = args[0]
+	case len(args) == 2 && looksJSON(args[1]):
+		t.tool, t.args = args[0], args[1]
+	case len(args) == 2:
+		t.server, t.tool = args[0], args[1]
+	default:
+		t.server, t.tool, t.args = args[0], args[1], args[2]
+	}
+	return t, nil
+}
+
+// readCallArgs returns the call's arguments as a JSON object.
+func readCallArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
+	raw := []byte(arg)
+	if arg == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read JSON_ARGS from stdin: %w", err)
+		}
+		raw = b
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("JSON_ARGS must be a JSON object like '{\"a\": 1}': %s", cmp.Or(mcpErrText(err), "got null"))
+	}
+	return raw, nil
+}
+
+func mcpErrText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// resolveTool finds the qualified name of the tool t names.
+func resolveTool(set *tool.Set, t callTarget) (string, error) {
+	if t.server == "" {
+		if e, ok := set.Lookup(t.tool); ok {
+			return e.Name, nil
+		}
+		var builtins []string
+		for _, e := range set.Entries() {
+			if e.Info.Server == "" {
+				builtins = append(builtins, e.Name)
+			}
+		}
+		return "", fmt.Errorf("no tool named %q: give SERVER TOOL, a qualified name (mcp__server__tool) or a built-in (%s); `otter mcp tools` lists them",
+			t.tool, strings.Join(builtins, ", "))
+	}
+	var names []string
+	for _, e := range set.Entries() {
+		if e.Info.Server != t.server {
+			continue
+		}
+		if e.Info.Name == t.tool || e.Name == t.tool {
+			return e.Name, nil
+		}
+		names = append(names, e.Info.Name)
+	}
+	return "", fmt.Errorf("MCP server %s has no tool %q (its tools: %s)", t.server, t.tool, cmp.Or(strings.Join(names, ", "), "none"))
+}
+
+// runCall calls the tool and prints its result.
+func runCall(cmd *cobra.Command, s *mcpSession, name string, args json.RawMessage, timeout time.Duration, asJSON bool) error {
+	ctx := cmd.Context()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	stderr := cmd.ErrOrStderr()
+	showProgress := term.IsTerminal(os.Stderr.Fd())
+	ctx = tool.WithProgress(ctx, func(p tool.Progress) {
+		s.logger.Info("progress", "tool", name, "progress", p.Progress, "total", p.Total, "message", p.Message)
+		if showProgress {
+			total := ""
+			if p.Total > 0 {
+				total = fmt.Sprintf("/%g", p.Total)
+			}
+			fmt.Fprintf(stderr, "otter: progress %g%s %s\n", p.Progress, total, p.Message)
+		}
+	})
+	res, err := s.app.Tools.Call(ctx, name, args)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
+			return exitCode(2, fmt.Errorf("call %s: no result after --timeout %s: %w", name, timeout, err))
+		}
+		return exitCode(2, fmt.Errorf("call %s: %w", name, err))
+	}
+	out := cmd.OutOrStdout()
+	if asJSON {
+		if err := mcpWriteJSON(out, res); err != nil {
+			return exitCode(2, err)
+		}
+		if res.IsError {
+			return exitCode(1, fmt.Errorf("%s reported an error", name))
+		}
+		return nil
+	}
+	if res.IsError {
+		var b strings.Builder
+		mcpWriteResult(&b, res)
+		return exitCode(1, fmt.Errorf("%s reported an error: %s", name, strings.TrimSpace(b.String())))
+	}
+	mcpWriteResult(out, res)
+	return nil
+}
+
+// writeResult prints a result for a person: text content as text, other
+// content summarised, structuredContent as JSON (unless a text item
+// already carries the same JSON, as the spec recommends servers do).
+func mcpWriteResult(w io.Writer, res *tool.Result) {
+	structuredShown := false
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
+			if res.StructuredContent != nil && mcpSameJSON(c.Text, res.StructuredContent) {
+				structuredShown = true
+			}
+		case *sdk.ImageContent:
+			fmt.Fprintf(w, "[image: %s, %d bytes]\n", c.MIMEType, len(c.Data))
+		case *sdk.AudioContent:
+			fmt.Fprintf(w, "[audio: %s, %d bytes]\n", c.MIMEType, len(c.Data))
+		case *sdk.ResourceLink:
+			fmt.Fprintf(w, "[resource link: %s]\n", strings.Join(mcpNonEmpty(cmp.Or(c.Title, c.Name), c.URI, c.MIMEType, c.Description), ", "))
+		case *sdk.EmbeddedResource:
+			r := c.Resource
+			if r == nil {
+				fmt.Fprintln(w, "[embedded resource]")
+				continue
+			}
+			if r.Blob != nil {
+				fmt.Fprintf(w, "[resource: %s, %d bytes]\n", strings.Join(mcpNonEmpty(r.URI, r.MIMEType), ", "), len(r.Blob))
+				continue
+			}
+			fmt.Fprintf(w, "[resource: %s]\n%s\n", strings.Join(mcpNonEmpty(r.URI, r.MIMEType), ", "), strings.TrimRight(r.Text, "\n"))
+		default:
+			fmt.Fprintf(w, "[%T content]\n", c)
+		}
+	}
+	if res.StructuredContent != nil && !structuredShown {
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err == nil {
+			fmt.Fprintln(w, string(b))
+		}
+	}
+}
+
+func mcpSameJSON(text string, v any) bool {
+	var a, b any
+	if json.Unmarshal([]byte(text), &a) != nil {
+		return false
+	}
+	raw, err := json.Marshal(v)
+	if err != nil || json.Unmarshal(raw, &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func mcpNonEmpty(ss ...string) []string {
+	return slices.DeleteFunc(ss, func(s string) bool { return s == "" })
+}
+
+func mcpFirstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func mcpWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

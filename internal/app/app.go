@@ -1,0 +1,208 @@
+// Package app is otter's UI-agnostic core: it loads the configuration,
+// builds the merged tool set (built-in web-data tools and the tools of every
+// MCP server) and the MCP client manager, and wires in the front end's
+// answers to the questions the core asks (elicitation, login, approvals).
+// The TUI and the headless CLI are thin front ends over an App.
+package app
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// Options configure New.
+type Options struct {
+	// Paths are otter's XDG directories; the zero value means
+	// config.DefaultPaths().
+	Paths config.Paths
+	// WorkDir is the directory otter runs in ("" = the current directory):
+	// it selects the project config and is the root offered to servers.
+	WorkDir string
+	// ConfigFile is an extra config file (--config), above every scope.
+	ConfigFile string
+	// LookupEnv resolves ${VAR} in the config; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+
+	// Asker answers elicitation requests, OAuth login prompts and
+	// approvals. Nil: servers are not offered elicitation and logins use
+	// oauth's terminal prompter.
+	Asker ask.Asker
+	// Sampler answers servers' sampling/createMessage requests. Nil: the
+	// client does not offer sampling.
+	Sampler func(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
+	// OnEvent receives the MCP manager's events, from any goroutine; it
+	// must not block.
+	OnEvent func(mcp.Event)
+	// Logger receives diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+	// Interactive lets servers start an OAuth login (which may open a
+	// browser) as soon as they connect. Without it a server that needs a
+	// login goes needs-auth until Manager.Login is called. The headless CLI
+	// sets it for ad hoc servers given on the command line.
+	Interactive bool
+
+	// SelectServers, when set, chooses the servers to manage from the
+	// configured ones, each time the config is (re)loaded. The CLI uses it to
+	// run one named server, none, or an ad hoc server given by flags. An
+	// error fails New or Reload.
+	SelectServers func(configured []config.Server) ([]config.Server, error)
+	// Version is the client version sent to servers in initialize.
+	Version string
+}
+
+// App is the core both front ends use. Its fields are set by New; Reload
+// replaces Config, so a front end reads Config from the goroutine that
+// calls Reload.
+type App struct {
+	Config  *config.Config
+	Paths   config.Paths
+	WorkDir string
+	MCP     *mcp.Manager
+	Tools   *tool.Set
+	Auth    *oauth.Authorizer
+	Logger  *slog.Logger
+
+	opts    Options
+	closeMu sync.Mutex
+	closed  bool
+}
+
+// New loads the configuration and builds the tool set (with the built-in
+// tools) and the MCP manager. It does not start any server: call Start.
+// Config errors are returned as config reports them (file:line and what to
+// do).
+func New(ctx context.Context, opts Options) (*App, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	paths := opts.Paths
+	if paths == (config.Paths{}) {
+		paths = config.DefaultPaths()
+	}
+	workDir, err := filepath.Abs(cmp.Or(opts.WorkDir, "."))
+	if err != nil {
+		return nil, fmt.Errorf("resolve the working directory %q: %w", opts.WorkDir, err)
+	}
+	logger := cmp.Or(opts.Logger, slog.Default())
+	a := &App{Paths: paths, WorkDir: workDir, Logger: logger, opts: opts}
+
+	cfg, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	a.Config = cfg
+
+	a.Tools = tool.NewSet(tool.Options{
+		MaxOutputChars: cfg.Tools.MaxOutputChars,
+		SpillDir:       filepath.Join(paths.CacheDir, "outputs"),
+	})
+	builtins, err := a.builtins(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.Tools.SetBuiltins(builtins)
+
+	var prompter ask.LoginPrompter // nil: oauth's terminal prompter
+	if opts.Asker != nil {
+		prompter = opts.Asker
+	}
+	a.Auth = oauth.New(oauth.Options{
+		Paths:    paths,
+		Prompter: prompter,
+		Logger:   logger.With("component", "oauth"),
+	})
+	var authz mcp.Authorizer = a.Auth
+	if opts.Interactive {
+		authz = interactiveAuth{a.Auth}
+	}
+	mopts := mcp.Options{
+		Tools:   a.Tools,
+		Sampler: opts.Sampler,
+		Auth:    authz,
+		Logger:  logger,
+		Roots:   []string{workDir},
+		Version: opts.Version,
+	}
+	if opts.Asker != nil {
+		mopts.Eliciter = opts.Asker
+	}
+	if opts.OnEvent != nil {
+		mopts.OnEvent = opts.OnEvent
+	}
+	a.MCP = mcp.New(cfg.MCP, mopts)
+	return a, nil
+}
+
+// load reads the config and applies SelectServers.
+func (a *App) load() (*config.Config, error) {
+	cfg, err := config.Load(config.LoadOptions{
+		Paths:     a.Paths,
+		WorkDir:   a.WorkDir,
+		Extra:     a.opts.ConfigFile,
+		LookupEnv: a.opts.LookupEnv,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if a.opts.SelectServers != nil {
+		servers, err := a.opts.SelectServers(cfg.MCP.Servers)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MCP.Servers = servers
+	}
+	return cfg, nil
+}
+
+// Start starts every enabled server in the background and returns at once.
+// Use MCP.WaitSettled to wait until none is pending.
+func (a *App) Start(ctx context.Context) { a.MCP.Start(ctx) }
+
+// Reload re-reads the configuration, rebuilds the built-in tools and lets
+// the manager restart only the servers whose configuration changed. On a
+// config error nothing changes and the error is returned.
+func (a *App) Reload(ctx context.Context) (mcp.ReloadDiff, error) {
+	cfg, err := a.load()
+	if err != nil {
+		return mcp.ReloadDiff{}, err
+	}
+	builtins, err := a.builtins(cfg)
+	if err != nil {
+		return mcp.ReloadDiff{}, err
+	}
+	a.Config = cfg
+	a.Tools.SetBuiltins(builtins)
+	return a.MCP.Reload(ctx, cfg.MCP), nil
+}
+
+// Close stops every server; no server process outlives it. It is safe to
+// call more than once.
+func (a *App) Close() error {
+	a.closeMu.Lock()
+	defer a.closeMu.Unlock()
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	return a.MCP.Close()
+}
+
+// interactiveAuth lets every connection start a login at once.
+type interactiveAuth struct{ *oauth.Authorizer }
+
+func (i interactiveAuth) Handler(srv config.Server, _ bool) auth.OAuthHandler {
+	return i.Authorizer.Handler(srv, true)
+}

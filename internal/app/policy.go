@@ -1,0 +1,500 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/oauth"
+)
+
+// ElicitPolicy says how a headless front end answers a server that asks
+// for input (elicitation/create): the `--elicit` flag.
+type ElicitPolicy string
+
+// The elicitation policies.
+const (
+	// ElicitAsk asks the person on the terminal: the message, then each
+	// field with its default pre-filled.
+	ElicitAsk ElicitPolicy = "ask"
+	// ElicitAcceptDefaults accepts form requests with the schema's default
+	// values. A form with a required field that has no default is
+	// declined, and so is every URL-mode request (nobody would visit it).
+	ElicitAcceptDefaults ElicitPolicy = "accept-defaults"
+	// ElicitDecline declines every request.
+	ElicitDecline ElicitPolicy = "decline"
+	// ElicitCancel cancels every request.
+	ElicitCancel ElicitPolicy = "cancel"
+)
+
+// ParseElicitPolicy parses the value of --elicit.
+func ParseElicitPolicy(s string) (ElicitPolicy, error) {
+	switch p := ElicitPolicy(s); p {
+	case ElicitAsk, ElicitAcceptDefaults, ElicitDecline, ElicitCancel:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown elicitation policy %q: use ask, accept-defaults, decline or cancel", s)
+}
+
+// PolicyAsker answers the core's questions without a TUI, by a fixed
+// policy or, with ElicitAsk, by asking on a terminal (prompts on Out,
+// answers read line by line from In). It implements ask.Asker:
+//
+//   - Elicit follows the policy.
+//   - Login is handed to Prompter.
+//   - ApproveTool and ApproveSampling ask with ElicitAsk and deny otherwise:
+//     without a person to ask, nothing runs that was not asked for.
+//
+// Prompts are shown one at a time. Its methods are safe for concurrent use.
+type PolicyAsker struct {
+	policy   ElicitPolicy
+	out      io.Writer
+	prompter ask.LoginPrompter
+
+	mu    sync.Mutex // one prompt at a time
+	in    *bufio.Reader
+	lines chan lineResult // the read in flight, if any
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+// NewPolicyAsker returns a PolicyAsker. in and out are used for
+// ElicitAsk's prompts (the CLI passes stdin, or the terminal when stdin
+// carries data, and stderr). prompter answers OAuth logins; nil means
+// oauth's terminal prompter on stdin and stderr.
+func NewPolicyAsker(policy ElicitPolicy, in io.Reader, out io.Writer, prompter ask.LoginPrompter) *PolicyAsker {
+	if out == nil {
+		out = io.Discard
+	}
+	if prompter == nil {
+		prompter = oauth.NewTerminalPrompter(os.Stdin, os.Stderr)
+	}
+	p := &PolicyAsker{policy: policy, out: out, prompter: prompter}
+	if in != nil {
+		p.in = bufio.NewReader(in)
+	}
+	return p
+}
+
+// Policy returns the elicitation policy.
+func (p *PolicyAsker) Policy() ElicitPolicy { return p.policy }
+
+// Elicit implements ask.Eliciter.
+func (p *PolicyAsker) Elicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
+	switch p.policy {
+	case ElicitDecline:
+		return ask.ElicitReply{Action: ask.Decline}, nil
+	case ElicitCancel:
+		return ask.ElicitReply{Action: ask.Cancel}, nil
+	case ElicitAcceptDefaults:
+		if req.Mode == "url" {
+			return ask.ElicitReply{Action: ask.Decline}, nil
+		}
+		form, err := parseForm(req.Schema)
+		if err != nil {
+			return ask.ElicitReply{}, fmt.Errorf("elicitation from %s: %w", req.Server, err)
+		}
+		content := map[string]any{}
+		for _, f := range form {
+			switch {
+			case f.def != nil:
+				content[f.name] = f.def
+			case f.required:
+				// Accepting without a required value is not an answer the
+				// server can use.
+				return ask.ElicitReply{Action: ask.Decline}, nil
+			}
+		}
+		return ask.ElicitReply{Action: ask.Accept, Content: content}, nil
+	case ElicitAsk:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.askElicit(ctx, req)
+	}
+	return ask.ElicitReply{}, fmt.Errorf("unknown elicitation policy %q", p.policy)
+}
+
+// Login implements ask.LoginPrompter by handing the prompt to the
+// prompter given to NewPolicyAsker.
+func (p *PolicyAsker) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
+	return p.prompter.Login(ctx, req)
+}
+
+// ApproveTool implements ask.Approver.
+func (p *PolicyAsker) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
+	if p.policy != ElicitAsk {
+		return ask.Deny, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, "\notter: allow the tool %s", req.Tool)
+	if req.Server != "" {
+		fmt.Fprintf(p.out, " (server %s)", req.Server)
+	}
+	fmt.Fprintf(p.out, " to run with %s?\n[y] once  [s] for this session  [N] no\n> ", compactJSON(req.Arguments))
+	line, err := p.readLine(ctx)
+	if err != nil {
+		return ask.Deny, ignoreEOF(err)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return ask.AllowOnce, nil
+	case "s", "session":
+		return ask.AllowSession, nil
+	}
+	return ask.Deny, nil
+}
+
+// ApproveSampling implements ask.Approver.
+func (p *PolicyAsker) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, error) {
+	if p.policy != ElicitAsk {
+		return false, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, "\notter: %s asks to use your model (up to %d tokens).\n", req.Server, req.MaxTokens)
+	if req.SystemPrompt != "" {
+		fmt.Fprintf(p.out, "  system: %s\n", req.SystemPrompt)
+	}
+	for _, m := range req.Messages {
+		fmt.Fprintf(p.out, "  message: %s\n", m)
+	}
+	fmt.Fprint(p.out, "Allow? [y/N] ")
+	line, err := p.readLine(ctx)
+	if err != nil {
+		return false, ignoreEOF(err)
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}
+
+// askElicit asks the person; p.mu is held.
+func (p *PolicyAsker) askElicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
+	fmt.Fprintf(p.out, "\notter: the server %s asks:\n  %s\n", req.Server, strings.ReplaceAll(req.Message, "\n", "\n  "))
+	var form []field
+	if req.Mode == "url" {
+		fmt.Fprintf(p.out, "It wants you to open this URL:\n  %s\n", req.URL)
+	} else {
+		var err error
+		if form, err = parseForm(req.Schema); err != nil {
+			return ask.ElicitReply{}, fmt.Errorf("elicitation from %s: %w", req.Server, err)
+		}
+		for _, f := range form {
+			fmt.Fprintf(p.out, "  - %s\n", f.describe())
+		}
+	}
+	fmt.Fprint(p.out, "[a] accept (default)  [d] decline  [c] cancel\n> ")
+	line, err := p.readLine(ctx)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return ask.ElicitReply{Action: ask.Cancel}, nil
+		}
+		return ask.ElicitReply{}, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "", "a", "accept", "y", "yes":
+	case "d", "decline", "n", "no":
+		return ask.ElicitReply{Action: ask.Decline}, nil
+	default:
+		return ask.ElicitReply{Action: ask.Cancel}, nil
+	}
+	if req.Mode == "url" {
+		return ask.ElicitReply{Action: ask.Accept}, nil
+	}
+	content := map[string]any{}
+	for _, f := range form {
+		for {
+			fmt.Fprintf(p.out, "%s: ", f.prompt())
+			line, err := p.readLine(ctx)
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return ask.ElicitReply{Action: ask.Cancel}, nil
+				}
+				return ask.ElicitReply{}, err
+			}
+			v, ok, err := f.parse(strings.TrimSpace(line))
+			if err != nil {
+				fmt.Fprintf(p.out, "  %v\n", err)
+				continue
+			}
+			if ok {
+				content[f.name] = v
+			}
+			break
+		}
+	}
+	return ask.ElicitReply{Action: ask.Accept, Content: content}, nil
+}
+
+// readLine reads one answer, giving up when ctx is done. A read abandoned
+// by a cancelled ctx hands its line to the next prompt. p.mu is held.
+func (p *PolicyAsker) readLine(ctx context.Context) (string, error) {
+	if p.in == nil {
+		return "", fmt.Errorf("no terminal to ask on: %w", io.EOF)
+	}
+	if p.lines == nil {
+		p.lines = make(chan lineResult, 1)
+		go func(ch chan<- lineResult) {
+			line, err := p.in.ReadString('\n')
+			ch <- lineResult{strings.TrimRight(line, "\r\n"), err}
+		}(p.lines)
+	}
+	select {
+	case r := <-p.lines:
+		p.lines = nil
+		if r.err != nil && (r.err != io.EOF || r.line == "") {
+			return "", r.err
+		}
+		return r.line, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func ignoreEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// field is one property of an elicitation form (a flat object of
+// primitives, per the MCP spec).
+type field struct {
+	name, title, description string
+	typ                      string // string, number, integer, boolean, array
+	choices                  []string
+	choiceTitles             []string
+	def                      any // nil if none
+	required                 bool
+}
+
+// parseForm reads the requested schema of a form-mode elicitation, in the
+// order the server listed the properties.
+func parseForm(raw json.RawMessage) ([]field, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("read the requested schema: %w", err)
+	}
+	req := map[string]bool{}
+	for _, r := range s.Required {
+		req[r] = true
+	}
+	var out []field
+	for _, name := range propertyOrder(raw, s.Properties) {
+		ps := s.Properties[name]
+		if ps == nil {
+			continue
+		}
+		f := field{name: name, title: ps.Title, description: ps.Description, typ: ps.Type, required: req[name]}
+		if f.typ == "" && len(ps.Types) > 0 {
+			f.typ = ps.Types[0]
+		}
+		enumFrom := func(s *jsonschema.Schema) {
+			for _, e := range s.Enum {
+				f.choices = append(f.choices, fmt.Sprint(e))
+			}
+			for _, o := range append(s.OneOf, s.AnyOf...) {
+				if o.Const != nil {
+					f.choices = append(f.choices, fmt.Sprint(*o.Const))
+					f.choiceTitles = append(f.choiceTitles, o.Title)
+				}
+			}
+		}
+		enumFrom(ps)
+		if f.typ == "array" && ps.Items != nil {
+			enumFrom(ps.Items)
+		}
+		if len(ps.Default) > 0 {
+			if err := json.Unmarshal(ps.Default, &f.def); err != nil {
+				return nil, fmt.Errorf("read the default of %q: %w", name, err)
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// propertyOrder returns the names of the schema's properties in the order
+// they appear in the JSON text (a Go map forgets it).
+func propertyOrder(raw json.RawMessage, props map[string]*jsonschema.Schema) []string {
+	var top struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	var names []string
+	seen := map[string]bool{}
+	if json.Unmarshal(raw, &top) == nil && len(top.Properties) > 0 {
+		dec := json.NewDecoder(strings.NewReader(string(top.Properties)))
+		if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+			for dec.More() {
+				t, err := dec.Token()
+				if err != nil {
+					break
+				}
+				name, _ := t.(string)
+				var skip json.RawMessage
+				if dec.Decode(&skip) != nil {
+					break
+				}
+				if _, ok := props[name]; ok && !seen[name] {
+					names = append(names, name)
+					seen[name] = true
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) { // anything the scan missed
+		if !seen[name] {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func (f field) label() string {
+	if f.title != "" && f.title != f.name {
+		return fmt.Sprintf("%s (%s)", f.title, f.name)
+	}
+	return f.name
+}
+
+// describe is the field's line in the overview of a form.
+func (f field) describe() string {
+	var b strings.Builder
+	b.WriteString(f.label())
+	kind := f.typ
+	if len(f.choices) > 0 {
+		kind = "one of " + strings.Join(f.choices, ", ")
+		if f.typ == "array" {
+			kind = "any of " + strings.Join(f.choices, ", ")
+		}
+	}
+	if kind != "" {
+		fmt.Fprintf(&b, " [%s]", kind)
+	}
+	if f.required {
+		b.WriteString(" required")
+	}
+	if f.description != "" {
+		fmt.Fprintf(&b, ": %s", f.description)
+	}
+	return b.String()
+}
+
+// prompt asks for the field's value, showing the default.
+func (f field) prompt() string {
+	p := f.label()
+	switch {
+	case f.typ == "boolean":
+		p += " (y/n)"
+	case f.typ == "array" && len(f.choices) > 0:
+		p += " (comma-separated: " + strings.Join(f.choices, ", ") + ")"
+	case len(f.choices) > 0:
+		p += " (" + strings.Join(f.choices, " | ") + ")"
+	}
+	if f.def != nil {
+		d := fmt.Sprint(f.def)
+		if b, ok := f.def.(bool); ok {
+			d = map[bool]string{true: "y", false: "n"}[b]
+		}
+		p += fmt.Sprintf(" [%s]", d)
+	}
+	return p
+}
+
+// parse turns an answer into the field's value. ok is false when the field
+// is left out (an empty answer with no default to an optional field).
+func (f field) parse(s string) (v any, ok bool, err error) {
+	if s == "" {
+		if f.def != nil {
+			return f.def, true, nil
+		}
+		if f.required {
+			return nil, false, errors.New("this field is required")
+		}
+		return nil, false, nil
+	}
+	switch f.typ {
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "y", "yes", "true", "1":
+			return true, true, nil
+		case "n", "no", "false", "0":
+			return false, true, nil
+		}
+		return nil, false, errors.New("answer y or n")
+	case "integer":
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, false, errors.New("enter a whole number")
+		}
+		return n, true, nil
+	case "number":
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, false, errors.New("enter a number")
+		}
+		return n, true, nil
+	case "array":
+		var vals []any
+		for _, part := range strings.Split(s, ",") {
+			c, err := f.choice(strings.TrimSpace(part))
+			if err != nil {
+				return nil, false, err
+			}
+			vals = append(vals, c)
+		}
+		return vals, true, nil
+	}
+	if len(f.choices) > 0 {
+		c, err := f.choice(s)
+		return c, err == nil, err
+	}
+	return s, true, nil
+}
+
+// choice matches s against the choices, by value, title or 1-based number.
+func (f field) choice(s string) (string, error) {
+	if len(f.choices) == 0 {
+		return s, nil
+	}
+	for i, c := range f.choices {
+		if strings.EqualFold(s, c) || (i < len(f.choiceTitles) && f.choiceTitles[i] != "" && strings.EqualFold(s, f.choiceTitles[i])) {
+			return c, nil
+		}
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(f.choices) {
+		return f.choices[n-1], nil
+	}
+	return "", fmt.Errorf("choose one of %s", strings.Join(f.choices, ", "))
+}
