@@ -3,7 +3,10 @@
 // every error with the file and line it comes from.
 package config
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Scope is where a setting came from. Higher scopes override lower ones.
 type Scope string
@@ -36,7 +39,17 @@ func (d *Duration) UnmarshalText(b []byte) error {
 }
 
 // MarshalText implements encoding.TextMarshaler.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
+// It writes the shortest form time.ParseDuration reads back: "5m", not "5m0s".
+func (d Duration) MarshalText() ([]byte, error) {
+	s := d.Duration.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return []byte(s), nil
+}
 
 // Config is the resolved configuration.
 type Config struct {

@@ -472,3 +472,20 @@ func TestExpandVars(t *testing.T) {
 		}
 	}
 }
+
+func TestDurationText(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute:         "5m",
+		time.Hour:               "1h",
+		90 * time.Minute:        "1h30m",
+		time.Hour + time.Second: "1h0m1s",
+		1500 * time.Millisecond: "1.5s",
+		0:                       "0s",
+	} {
+		b, _ := Duration{d}.MarshalText()
+		var back Duration
+		if err := back.UnmarshalText(b); string(b) != want || err != nil || back.Duration != d {
+			t.Errorf("%v: text %q (want %q), read back %v, %v", d, b, want, back.Duration, err)
+		}
+	}
+}

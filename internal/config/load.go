@@ -320,6 +320,27 @@ func syntaxError(file string, err error) error {
 
 var lastKeyRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): (.*)$`)
 
+var typeMismatchRE = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+
+// tomlTypeName names a type from the toml package's messages for a user.
+func tomlTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "map"), t == "struct":
+		return "a table"
+	case t == "slice" || t == "array" || strings.HasPrefix(t, "[]"):
+		return "an array"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	}
+	return t
+}
+
 var durationKeys = map[string]bool{"health_check_interval": true, "reconnect_delay": true, "startup_timeout": true, "timeout": true}
 
 // decodeError turns an error of typed decoding into an *Error. arr/idx name
@@ -344,6 +365,9 @@ func (f *fileData) decodeError(err error, arr string, idx int, server string) er
 	}
 	if line == 0 && arr != "" {
 		line = f.ix.line(toml.Key{"mcp", "servers"}, arr, idx)
+	}
+	if m := typeMismatchRE.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("must be %s, not %s", tomlTypeName(m[2]), tomlTypeName(m[1]))
 	}
 	last := key
 	if i := strings.LastIndexByte(key, '.'); i >= 0 {

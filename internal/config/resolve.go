@@ -338,7 +338,7 @@ func absPath(p, base string) string {
 
 // expandTop expands ${VAR} references outside the servers.
 func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) {
-	do := func(v string, key toml.Key) string {
+	do := func(v string, key toml.Key, quiet bool) string {
 		o := origin{}
 		for p := key; len(p) > 0; p = p[:len(p)-1] {
 			if x, ok := top[p.String()]; ok {
@@ -346,25 +346,28 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 				break
 			}
 		}
-		return r.expand(v, o, false, errs, func(ve *varError) (string, string) {
+		return r.expand(v, o, quiet, errs, func(ve *varError) (string, string) {
 			return fmt.Sprintf("%s (in %s)", ve.Error(), key.String()), ve.hint(false)
 		})
 	}
+	// Only the provider [agent] uses must resolve: the others may name keys
+	// this machine does not have.
 	for name, p := range cfg.Providers {
-		p.APIKey = do(p.APIKey, toml.Key{"providers", name, "api_key"})
-		p.BaseURL = do(p.BaseURL, toml.Key{"providers", name, "base_url"})
-		p.Headers = expandMap(p.Headers, func(k, v string) string { return do(v, toml.Key{"providers", name, "headers", k}) })
+		quiet := name != cfg.Agent.Provider
+		p.APIKey = do(p.APIKey, toml.Key{"providers", name, "api_key"}, quiet)
+		p.BaseURL = do(p.BaseURL, toml.Key{"providers", name, "base_url"}, quiet)
+		p.Headers = expandMap(p.Headers, func(k, v string) string { return do(v, toml.Key{"providers", name, "headers", k}, quiet) })
 		cfg.Providers[name] = p
 	}
 	if cfg.Serve.APIKeys != nil {
 		keys := make([]string, len(cfg.Serve.APIKeys))
 		for i, k := range cfg.Serve.APIKeys {
-			keys[i] = do(k, toml.Key{"serve", "api_keys"})
+			keys[i] = do(k, toml.Key{"serve", "api_keys"}, false)
 		}
 		cfg.Serve.APIKeys = keys
 	}
-	cfg.Tools.ExportDir = do(cfg.Tools.ExportDir, toml.Key{"tools", "export_dir"})
-	cfg.Serve.AuditLog = do(cfg.Serve.AuditLog, toml.Key{"serve", "audit_log"})
+	cfg.Tools.ExportDir = do(cfg.Tools.ExportDir, toml.Key{"tools", "export_dir"}, false)
+	cfg.Serve.AuditLog = do(cfg.Serve.AuditLog, toml.Key{"serve", "audit_log"}, false)
 }
 
 // defaults fills in what no file set.

@@ -152,6 +152,10 @@ func encodeTOML(w io.Writer, v any) error {
 // masked returns a copy of c with every secret masked.
 func (c *Config) masked() *Config {
 	m := *c
+	if m.MCP.Enabled == nil {
+		on := true
+		m.MCP.Enabled = &on
+	}
 	m.MCP.Servers = make([]Server, len(c.MCP.Servers))
 	for i, s := range c.MCP.Servers {
 		s.Headers = maskMap(s.Headers, func(string) bool { return true })
@@ -246,30 +250,25 @@ func maskArgs(args []string) []string {
 	return out
 }
 
-// maskURL masks a password in a URL's user info and secret-looking query
-// parameters.
+// maskURL masks a password in a URL's user info and the values of
+// secret-looking query parameters, keeping the rest as written.
 func maskURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || s == "" {
 		return s
 	}
-	changed := false
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "****")
-		changed = true
+	out := s
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		out = strings.Replace(out, ":"+u.User.String()[len(u.User.Username())+1:]+"@", ":****@", 1)
 	}
-	q := u.Query()
-	for k, vs := range q {
-		if secretName(k) {
-			for i := range vs {
-				vs[i] = maskSecret(vs[i])
+	if u.RawQuery != "" {
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			if k, v, ok := strings.Cut(p, "="); ok && secretName(k) {
+				params[i] = k + "=" + maskSecret(v)
 			}
-			changed = true
 		}
+		out = strings.Replace(out, "?"+u.RawQuery, "?"+strings.Join(params, "&"), 1)
 	}
-	if !changed {
-		return s
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
+	return out
 }

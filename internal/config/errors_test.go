@@ -1,0 +1,263 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestErrorsNameFileAndLine checks every kind of config error: it must be
+// an *Error at the right line of the right file, and say what to do.
+func TestErrorsNameFileAndLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		toml string
+		line int
+		want []string // substrings of the message
+	}{
+		{
+			name: "syntax",
+			toml: "[mcp]\nenabled = true\n[[mcp.servers]]\nname = \"a\ncommand = \"x\"\n",
+			line: 4,
+			want: []string{"TOML syntax error"},
+		},
+		{
+			name: "unknown key in a server",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"y\"\ntimout = \"5s\"\n",
+			line: 8,
+			want: []string{`unknown key "timout" in server "b"`, `did you mean "timeout"?`},
+		},
+		{
+			name: "unknown table",
+			toml: "[agnet]\nmodel = \"m\"\n",
+			line: 1,
+			want: []string{`unknown key "agnet" at the top level`, `did you mean "agent"?`},
+		},
+		{
+			name: "unknown key in a sub-table",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\nclient-id = \"c\"\n",
+			line: 5,
+			want: []string{`unknown key "client-id" in [mcp.servers.oauth] of server "a"`, `did you mean "client_id"?`},
+		},
+		{
+			name: "unknown key in a provider",
+			toml: "[providers.openai]\napi_kee = \"k\"\n",
+			line: 2,
+			want: []string{`unknown key "api_kee" in [providers.openai]`, `did you mean "api_key"?`},
+		},
+		{
+			name: "bad transport",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\ntransport = \"websocket\"\n",
+			line: 4,
+			want: []string{`server "a": bad transport "websocket"`, `"stdio"`},
+		},
+		{
+			name: "streamable-http spelled out",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\ntransport = \"streamable-http\"\n",
+			line: 4,
+			want: []string{`bad transport "streamable-http"`, `transport = "http"`},
+		},
+		{
+			name: "stdio without command",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n\n[[mcp.servers]]\nname = \"b\"\ntransport = \"stdio\"\nargs = [\"x\"]\n",
+			line: 7,
+			want: []string{`server "b" uses transport stdio but has no command`, `add command`},
+		},
+		{
+			name: "http without url",
+			toml: "[[mcp.servers]]\nname = \"a\"\ntransport = \"http\"\n",
+			line: 3,
+			want: []string{`server "a" uses transport http but has no url`},
+		},
+		{
+			name: "sse with a bad url",
+			toml: "[[mcp.servers]]\nname = \"a\"\ntransport = \"sse\"\nurl = \"localhost:8080/sse\"\n",
+			line: 4,
+			want: []string{`server "a": bad url`, "http://"},
+		},
+		{
+			name: "neither command nor url",
+			toml: "# servers\n[[mcp.servers]]\nname = \"a\"\ntimeout = \"5s\"\n",
+			line: 2,
+			want: []string{`server "a" has neither command nor url`},
+		},
+		{
+			name: "command and url",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"https://x.example\"\n",
+			line: 1,
+			want: []string{`server "a" sets both command and url`},
+		},
+		{
+			name: "duplicate names",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\n\n[[mcp.servers]]\nname = \"a\"\ncommand = \"y\"\n",
+			line: 6,
+			want: []string{`server "a" is defined twice in this file (first at line 2)`, "rename"},
+		},
+		{
+			name: "missing name",
+			toml: "[[mcp.servers]]\ncommand = \"x\"\n",
+			line: 1,
+			want: []string{"has no name", `name = "..."`},
+		},
+		{
+			name: "bad duration in the second of two entries",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\ntimeout = \"5s\"\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"y\"\ntimeout = \"5 minutes\"\n\n[[mcp.servers]]\nname = \"c\"\ncommand = \"z\"\ntimeout = \"1s\"\n",
+			line: 9,
+			want: []string{`server "b": bad value for mcp.servers.timeout`, `"5 minutes"`, `"30s"`},
+		},
+		{
+			name: "bad duration in [mcp]",
+			toml: "[mcp]\nauto_reload = true\nhealth_check_interval = 30\n",
+			line: 3,
+			want: []string{"health_check_interval", "duration"},
+		},
+		{
+			name: "negative timeout",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nstartup_timeout = \"-1s\"\n",
+			line: 4,
+			want: []string{"startup_timeout must not be negative"},
+		},
+		{
+			name: "bad glob in allowed_tools",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nallowed_tools = [\"read_*\", \"[a-\"]\n",
+			line: 4,
+			want: []string{`bad glob pattern "[a-" in allowed_tools`},
+		},
+		{
+			name: "bad glob in denied_tools",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\ndenied_tools = [\n  \"write\\\\\",\n]\n",
+			line: 4,
+			want: []string{"in denied_tools"},
+		},
+		{
+			name: "wrong type",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"y\"\nargs = \"--flag\"\n",
+			line: 8,
+			want: []string{`server "b": bad value for mcp.servers.args`},
+		},
+		{
+			name: "servers as a plain table",
+			toml: "[mcp.servers]\nname = \"a\"\ncommand = \"x\"\n",
+			line: 1,
+			want: []string{"mcp.servers", "[[mcp.servers]]"},
+		},
+		{
+			name: "permission decision",
+			toml: "[permissions]\n\"mcp__fs__*\" = \"yes\"\n",
+			line: 2,
+			want: []string{`"mcp__fs__*" has unknown decision "yes"`, `"allow", "ask" or "deny"`},
+		},
+		{
+			name: "provider type",
+			toml: "[providers.local]\ntype = \"ollama\"\nbase_url = \"http://localhost:11434/v1\"\n",
+			line: 2,
+			want: []string{`providers.local: unknown type "ollama"`, "OpenAI-compatible"},
+		},
+		{
+			name: "private network CIDR",
+			toml: "[tools]\nallow_private_networks = [\"10.0.0.0/8\", \"192.168.1.5\"]\n",
+			line: 2,
+			want: []string{`"192.168.1.5" is not a CIDR`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tc.toml)
+			cfg, err := LoadFile(file)
+			if err == nil {
+				t.Fatalf("LoadFile accepted it: %+v", cfg.MCP.Servers)
+			}
+			var cerr *Error
+			if !errors.As(err, &cerr) {
+				t.Fatalf("err = %T %v, want *Error", err, err)
+			}
+			if cerr.File != file || cerr.Line != tc.line {
+				t.Errorf("error at %s:%d, want %s:%d: %v", cerr.File, cerr.Line, file, tc.line, err)
+			}
+			if !strings.HasPrefix(err.Error(), fmt.Sprintf("%s:%d: ", file, tc.line)) {
+				t.Errorf("message %q does not start with file:line", err)
+			}
+			if cerr.Hint == "" {
+				t.Errorf("no hint on what to do: %v", err)
+			}
+			t.Log(err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestErrorsAreAllReported checks that one run reports every problem, so a
+// user fixes a file in one go.
+func TestErrorsAreAllReported(t *testing.T) {
+	file := writeFile(t, filepath.Join(t.TempDir(), "c.toml"), `[[mcp.servers]]
+name = "a"
+transport = "carrier-pigeon"
+command = "x"
+
+[[mcp.servers]]
+name = "b"
+commnd = "y"
+`)
+	_, err := LoadFile(file)
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) {
+		t.Fatalf("err = %v, want several errors", err)
+	}
+	var lines []int
+	for _, e := range joined.Unwrap() {
+		var ce *Error
+		if errors.As(e, &ce) {
+			lines = append(lines, ce.Line)
+		}
+	}
+	// Unknown keys first, then the values, each at its own line.
+	if fmt.Sprint(lines) != "[8 3]" {
+		t.Errorf("error lines = %v, want [8 3]: %v", lines, err)
+	}
+	for _, w := range []string{`did you mean "command"?`, `bad transport "carrier-pigeon"`} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want %q", err, w)
+		}
+	}
+}
+
+func TestMissingExtraFile(t *testing.T) {
+	paths, _ := testEnv(t)
+	missing := filepath.Join(t.TempDir(), "nope.toml")
+	_, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), Extra: missing})
+	var cerr *Error
+	if !errors.As(err, &cerr) || cerr.File != missing || !strings.Contains(err.Error(), "--config") {
+		t.Fatalf("err = %v, want an *Error naming %s and --config", err, missing)
+	}
+}
+
+func TestMCPJSONErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		line       int
+		want       string
+	}{
+		{"syntax", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}", 3, "JSON syntax error"},
+		{"no mcpServers", `{"servers": {}}`, 1, `no "mcpServers" object`},
+		{"args not a list", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\"b\": {\"command\": \"x\", \"args\": \"-y\"}}}", 3, `server "b": args must be []string`},
+		{"no command", "{\"mcpServers\": {\n\"a\": {\"args\": [\"x\"]}}}", 2, `server "a" has neither command nor url`},
+		{"unknown type", "{\"mcpServers\": {\n\"a\": {\"type\": \"ws\", \"url\": \"ws://x\"}}}", 2, `has type "ws"`},
+		{"http without url", "{\"mcpServers\": {\n\n\"a\": {\"type\": \"http\"}}}", 3, "remote server without a url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseMCPJSON([]byte(tc.json), "x/.mcp.json")
+			var cerr *Error
+			if !errors.As(err, &cerr) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if cerr.File != "x/.mcp.json" || cerr.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v (line %d), want line %d and %q", err, cerr.Line, tc.line, tc.want)
+			}
+		})
+	}
+}
