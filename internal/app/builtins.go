@@ -1,16 +1,30 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/webdata"
 )
 
-// builtins returns otter's built-in tools for cfg.
-//
-// SEAM(webdata): internal/webdata does not build yet; until it does, otter
-// runs without built-in tools. Replace the body with webdata.Tools(...)
-// once it lands.
+// builtins returns otter's built-in web-data tools, set up from cfg's
+// [tools] table. get_status reports the MCP servers and recent calls.
 func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
-	_ = cfg
-	return nil, nil
+	ts, err := webdata.Tools(webdata.Options{
+		Config: cfg.Tools,
+		Paths:  a.Paths,
+		Servers: func() []mcp.Status {
+			if a.MCP == nil {
+				return nil
+			}
+			return a.MCP.Statuses()
+		},
+		Recent: a.Tools.Recent,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("set up the built-in tools from [tools]: %w", err)
+	}
+	return ts, nil
 }
