@@ -83,7 +83,15 @@ func (c *registrationCache) RoundTrip(req *http.Request) (*http.Response, error)
 	if json.Unmarshal(respBody, &reg) != nil || reg.ClientID == "" {
 		return resp, nil // the handler reports the bad response
 	}
+	var meta struct {
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	json.Unmarshal(reqBody, &meta)
 	err = c.store.update(c.serverURL, func(rec *record) (bool, error) {
+		if len(meta.RedirectURIs) > 0 {
+			// Reuse the registered redirect URI's port next time.
+			rec.RedirectURL = meta.RedirectURIs[0]
+		}
 		rec.Registrations = slices.DeleteFunc(rec.Registrations, func(r registration) bool { return r.Endpoint == endpoint })
 		rec.Registrations = append(rec.Registrations, registration{Endpoint: endpoint, Request: reqBody, Response: respBody})
 		return true, nil

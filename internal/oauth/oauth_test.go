@@ -533,3 +533,24 @@ func TestBrowserCannotOpen(t *testing.T) {
 		t.Errorf("prompts = %d, want %d", prompter.count(), maxPrompts)
 	}
 }
+
+func TestFresh(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		tok  *oauth2.Token
+		want bool
+	}{
+		{"no expiry", &oauth2.Token{AccessToken: "a"}, true},
+		{"an hour left", &oauth2.Token{AccessToken: "a", Expiry: now.Add(time.Hour), ExpiresIn: 3600}, true},
+		{"inside the margin", &oauth2.Token{AccessToken: "a", Expiry: now.Add(10 * time.Second), ExpiresIn: 3600}, false},
+		{"short-lived, early", &oauth2.Token{AccessToken: "a", Expiry: now.Add(18 * time.Second), ExpiresIn: 20}, true},
+		{"short-lived, past half", &oauth2.Token{AccessToken: "a", Expiry: now.Add(5 * time.Second), ExpiresIn: 20}, false},
+		{"expired", &oauth2.Token{AccessToken: "a", Expiry: now.Add(-time.Second)}, false},
+		{"empty", &oauth2.Token{}, false},
+	} {
+		if got := fresh(tc.tok); got != tc.want {
+			t.Errorf("%s: fresh = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -38,11 +38,26 @@ type tokenSource struct {
 	tok *oauth2.Token
 }
 
+// fresh reports whether tok needs no refresh yet: it expires later than
+// refreshMargin from now, or - for short-lived tokens - later than half
+// its lifetime.
 func fresh(tok *oauth2.Token) bool {
 	if tok == nil || tok.AccessToken == "" {
 		return false
 	}
-	return tok.Expiry.IsZero() || time.Until(tok.Expiry) > refreshMargin
+	if tok.Expiry.IsZero() {
+		return true
+	}
+	margin := refreshMargin
+	if half := time.Duration(tok.ExpiresIn) * time.Second / 2; half > 0 && half < margin {
+		margin = half
+	}
+	return time.Until(tok.Expiry) > margin
+}
+
+// unexpired reports whether tok can still be sent, though due for refresh.
+func unexpired(tok *oauth2.Token) bool {
+	return tok != nil && tok.AccessToken != "" && (tok.Expiry.IsZero() || time.Now().Before(tok.Expiry))
 }
 
 // Token implements oauth2.TokenSource.
@@ -50,6 +65,21 @@ func (ts *tokenSource) Token() (*oauth2.Token, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if fresh(ts.tok) {
+		return ts.tok, nil
+	}
+	// Look without the lock first: most remote servers need no OAuth, and
+	// a token another process stored may be fresh. Files are replaced by
+	// rename, so an unlocked read is consistent.
+	rec, err := ts.store.load(ts.serverURL)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Token == nil {
+		ts.tok = nil
+		return nil, nil
+	}
+	if fresh(rec.Token) {
+		ts.tok = rec.Token
 		return ts.tok, nil
 	}
 	tok, _, err := ts.renew("")
@@ -85,13 +115,15 @@ func (ts *tokenSource) renew(rejected string) (tok *oauth2.Token, refreshed bool
 		if cur == nil {
 			return false, nil
 		}
-		if fresh(cur) && (rejected == "" || cur.AccessToken != rejected) {
+		if fresh(cur) && cur.AccessToken != rejected {
 			tok = cur
 			return false, nil
 		}
 		if cur.RefreshToken == "" || rec.Client == nil {
-			if !fresh(cur) {
-				ts.logger.Info("oauth: the stored token expired and cannot be refreshed; log in again", "server", ts.serverURL)
+			if unexpired(cur) && cur.AccessToken != rejected {
+				tok = cur // the last minutes of a token that cannot be refreshed
+			} else {
+				ts.logger.Debug("oauth: the stored token expired and cannot be refreshed", "server", ts.serverURL)
 			}
 			return false, nil
 		}
@@ -105,6 +137,12 @@ func (ts *tokenSource) renew(rejected string) (tok *oauth2.Token, refreshed bool
 					"server", ts.serverURL, "error", re.ErrorCode)
 				rec.Token, rec.Scope = nil, ""
 				return true, nil
+			}
+			if unexpired(cur) && cur.AccessToken != rejected {
+				// Try again at the next request; the token still works.
+				ts.logger.Warn("oauth: could not refresh the token yet", "server", ts.serverURL, "err", err)
+				tok = cur
+				return false, nil
 			}
 			return false, fmt.Errorf("refresh the OAuth token for %s: %w", ts.serverURL, err)
 		}
