@@ -1,8 +1,151 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 
-// Stub: replaced by its owner.
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/serve"
+	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/webdata"
+)
+
+// newMCPServeCmd is `otter mcp serve`: otter's built-in tools over MCP.
 func newMCPServeCmd() *cobra.Command {
-	return &cobra.Command{Use: "serve", Short: "Serve otter's built-in tools over MCP"}
+	var (
+		httpAddr   string
+		dailyQuota int
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve otter's built-in tools over MCP (stdio, or streamable HTTP with --http)",
+		Long: `Serve otter's built-in web-data tools to any MCP client.
+
+By default otter speaks MCP on stdin/stdout, as Claude Desktop and other
+clients expect of a local server:
+
+  "mcpServers": { "otter": { "command": "otter", "args": ["mcp", "serve"] } }
+
+With --http ADDR it serves streamable HTTP at http://ADDR/mcp, with /health
+and Prometheus /metrics. [serve] api_keys in config.toml enables bearer auth;
+on an address other than loopback otter refuses to start without keys.
+Every tool call is appended to the audit ledger ([serve] audit_log, default
+$XDG_STATE_HOME/otter/audit.jsonl). Logs are JSON on stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd, httpAddr, dailyQuota)
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	cmd.Flags().IntVar(&dailyQuota, "daily-quota", 0, "tool calls allowed per client per UTC day (0: unlimited)")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int) error {
+	ctx := cmd.Context()
+	logger, closeLog, err := serveLogger()
+	if err != nil {
+		return exitCode(2, err)
+	}
+	defer closeLog()
+
+	paths := config.DefaultPaths()
+	cfg, err := config.Load(config.LoadOptions{Paths: paths, WorkDir: flags.workDir, Extra: flags.configFile})
+	if err != nil {
+		return exitCode(2, err)
+	}
+	if httpAddr != "" {
+		// Refuse before building anything, with the message that says how to fix it.
+		if err := serve.CheckAddr(httpAddr, len(cfg.Serve.APIKeys) > 0); err != nil {
+			return exitCode(2, err)
+		}
+	}
+
+	set := tool.NewSet(tool.Options{MaxOutputChars: cfg.Tools.MaxOutputChars, SpillDir: filepath.Join(paths.CacheDir, "outputs")})
+	builtins, err := webdata.Tools(webdata.Options{Config: cfg.Tools, Paths: paths, Recent: set.Recent})
+	if err != nil {
+		return exitCode(2, fmt.Errorf("built-in tools: %w", err))
+	}
+	set.SetBuiltins(builtins)
+
+	auditLog := cfg.Serve.AuditLog
+	if auditLog == "" {
+		auditLog = filepath.Join(paths.StateDir, "audit.jsonl")
+	}
+	srv, err := serve.New(serve.Options{
+		Tools:          set,
+		Resources:      presetResources(),
+		Version:        version,
+		APIKeys:        cfg.Serve.APIKeys,
+		AllowedOrigins: cfg.Serve.AllowedOrigins,
+		AllowedHosts:   cfg.Serve.AllowedHosts,
+		AuditLog:       auditLog,
+		DailyQuota:     dailyQuota,
+		WithClient:     webdata.WithClient,
+		Logger:         logger,
+	})
+	if err != nil {
+		return exitCode(2, err)
+	}
+	defer srv.Close()
+
+	if httpAddr == "" {
+		err = srv.Run(ctx, &mcp.StdioTransport{})
+	} else {
+		err = srv.ListenAndServe(ctx, httpAddr)
+	}
+	if err != nil {
+		logger.Error("serve stopped", "err", err)
+		return exitCode(2, err)
+	}
+	return nil
+}
+
+// presetResources serves the extraction presets as otter://presets/NAME.
+func presetResources() []serve.Resource {
+	var out []serve.Resource
+	for _, p := range webdata.Presets() {
+		text, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			continue
+		}
+		out = append(out, serve.Resource{
+			URI:         "otter://presets/" + p.Name,
+			Name:        p.Name,
+			Title:       "Preset " + p.Name,
+			Description: p.Description,
+			MIMEType:    "application/json",
+			Text:        string(text),
+		})
+	}
+	return out
+}
+
+// serveLogger logs JSON to stderr (never stdout: that is the MCP stream
+// on stdio), or to --log-file.
+func serveLogger() (*slog.Logger, func(), error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(strings.ToLower(flags.logLevel))); err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", flags.logLevel)
+	}
+	var w io.Writer = os.Stderr
+	closeFn := func() {}
+	if flags.logFile != "" {
+		f, err := os.OpenFile(flags.logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		w, closeFn = f, func() { f.Close() }
+	}
+	logger := slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(logger)
+	return logger, closeFn, nil
 }
