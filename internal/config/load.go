@@ -537,3 +537,18 @@ func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs
 		errs.add(file, lineOf("oauth", "callback_port"), "use a port between 1 and 65535, or 0 for any free port", "%s: bad oauth.callback_port %d", who, s.OAuth.CallbackPort)
 	}
 }
+
+// FileServers returns the servers one file defines, as written: no other
+// scope, no ${VAR} expansion, no defaults, no trust check. Problems are
+// *Error values as in Load.
+func FileServers(p string) ([]Server, error) {
+	f, errs := readConfigFile(p, ScopeFlag, true)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	out := make([]Server, len(f.servers))
+	for i, s := range f.servers {
+		out[i] = s.srv
+	}
+	return out, nil
+}

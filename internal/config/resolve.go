@@ -53,6 +53,7 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 	top := map[string]origin{}
 	var servers []*mergedServer
 	byName := map[string]*mergedServer{}
+	shadowed := trustedServers(files)
 	for _, f := range files {
 		cfg.Files = append(cfg.Files, f.src)
 		if f.src.Trusted {
@@ -61,6 +62,9 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 			})
 		}
 		for _, fs := range f.servers {
+			if !f.src.Trusted && shadowed[fs.srv.Name] {
+				continue // a trusted scope defines this server; the untrusted entry must not change it
+			}
 			m := byName[fs.srv.Name]
 			if m == nil {
 				m = &mergedServer{origins: map[string]origin{}}
@@ -99,6 +103,33 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// trustedServers returns the names of the servers that trusted files
+// define completely (with a command or a url). An untrusted project file
+// neither changes nor disables those; it only adds servers of its own,
+// disabled until trusted (also when a trusted file overrides some of their
+// fields, as a local file may).
+func trustedServers(files []*fileData) map[string]bool {
+	merged := map[string]*Server{}
+	for _, f := range files {
+		if !f.src.Trusted {
+			continue
+		}
+		for _, fs := range f.servers {
+			s := merged[fs.srv.Name]
+			if s == nil {
+				s = &Server{}
+				merged[fs.srv.Name] = s
+			}
+			overlay(reflect.ValueOf(s).Elem(), reflect.ValueOf(&fs.srv).Elem(), fs.raw, nil, func(toml.Key) {})
+		}
+	}
+	complete := map[string]bool{}
+	for name, s := range merged {
+		complete[name] = s.Command != "" || s.URL != ""
+	}
+	return complete
 }
 
 // overlay copies into dst the fields of src that raw says were set,
