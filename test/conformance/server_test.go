@@ -130,16 +130,16 @@ func srvBuildOtter(t *testing.T, root string) string {
 func srvStartHTTP(t *testing.T, bin string) string {
 	t.Helper()
 	home := t.TempDir()
+	return srvStartHTTPEnv(t, bin, home, srvEnv(home))
+}
+
+// srvStartHTTPEnv is srvStartHTTP in home with the environment env.
+func srvStartHTTPEnv(t *testing.T, bin, home string, env []string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "mcp", "serve", "--http", "127.0.0.1:0")
 	cmd.Dir = home
-	cmd.Env = append(os.Environ(),
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"),
-		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-	)
+	cmd.Env = env
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
 	stderr, err := cmd.StderrPipe()

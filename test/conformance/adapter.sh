@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The conformance suite's client under test: otter's headless CLI.
+#
+# `conformance client --command "adapter.sh" --scenario NAME` starts a test
+# server for the scenario, then runs this script with the server's URL as
+# the last argument and MCP_CONFORMANCE_SCENARIO=NAME in the environment
+# (MCP_CONFORMANCE_CONTEXT holds scenario data as JSON, e.g. OAuth client
+# credentials). It maps each scenario to what a user would type.
+#
+# OTTER_BIN is the otter binary to run (the Go test harness builds it).
+set -euo pipefail
+
+url="${*: -1}"
+otter="${OTTER_BIN:?OTTER_BIN must name the otter binary}"
+scenario="${MCP_CONFORMANCE_SCENARIO:?MCP_CONFORMANCE_SCENARIO is not set}"
+
+case "$scenario" in
+initialize)
+  exec "$otter" mcp tools --url "$url"
+  ;;
+tools_call)
+  exec "$otter" mcp call --url "$url" add_numbers '{"a":5,"b":3}'
+  ;;
+elicitation-sep1034-client-defaults)
+  exec "$otter" mcp call --elicit accept-defaults --url "$url" test_client_elicitation_defaults '{}'
+  ;;
+sse-retry)
+  exec "$otter" mcp call --url "$url" test_reconnection '{}'
+  ;;
+auth/*)
+  exec "$otter" mcp call --url "$url" test-tool '{}'
+  ;;
+*)
+  echo "adapter.sh: no mapping for conformance scenario $scenario" >&2
+  exit 2
+  ;;
+esac
