@@ -256,7 +256,12 @@ func (p *Policy) CheckURL(raw string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	if addr, err := netip.ParseAddr(u.Hostname()); err == nil {
+	addr, err := netip.ParseAddr(u.Hostname())
+	if err != nil && isLocalhostName(u.Hostname()) {
+		// RFC 6761: localhost names are loopback, whatever DNS says.
+		addr, err = netip.MustParseAddr("127.0.0.1"), nil
+	}
+	if err == nil {
 		if err := p.CheckAddr(addr); err != nil {
 			var be *BlockedError
 			if errors.As(err, &be) {
@@ -266,6 +271,12 @@ func (p *Policy) CheckURL(raw string) (*url.URL, error) {
 		}
 	}
 	return u, nil
+}
+
+// isLocalhostName reports whether host is "localhost" or a name under it.
+func isLocalhostName(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 // ParseURL parses raw and checks its syntax (see Policy.CheckURL) without

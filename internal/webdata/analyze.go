@@ -249,7 +249,11 @@ func pageFeatures(p *page, tech []Tech, add func(string, string, int)) {
 	for _, t := range tech {
 		switch t.Category {
 		case catAntiBot:
-			add("bot_management", t.Name+" ("+t.Evidence+")", 3)
+			weight := 3
+			if t.Name == "Cloudflare Bot Management" {
+				weight = 2 // its __cf_bm cookie is on most Cloudflare sites; a challenge, when it comes, is graded on its own
+			}
+			add("bot_management", t.Name+" ("+t.Evidence+")", weight)
 		case catCaptcha:
 			add("captcha_widget", t.Name+" ("+t.Evidence+")", 2)
 		case catCDN:

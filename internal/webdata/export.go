@@ -92,6 +92,9 @@ func (k *toolkit) exportData(ctx context.Context, raw json.RawMessage) outcome {
 			format = "json"
 		}
 	}
+	if a.Filename != "" && !filepath.IsLocal(filepath.FromSlash(a.Filename)) {
+		return failed(invalidParams("filename", "%q is not a relative path inside the export directory (no absolute paths, no ..)", a.Filename))
+	}
 	name := a.Filename
 	if name == "" {
 		name = fmt.Sprintf("export-%s.%s", k.now().UTC().Format("20060102-150405.000"), format)
