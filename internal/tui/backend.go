@@ -1,0 +1,132 @@
+// Package tui is otter's terminal user interface: a chat transcript with
+// streaming markdown, the /mcp views, a tool inspector (/call), and the
+// in-terminal forms that answer the core's questions (elicitation, login,
+// tool permission, sampling).
+//
+// The package is a view. Everything it shows or does goes through the
+// small Backend interface, which cmd/otter implements over the core
+// (internal/app, internal/agent); no MCP or agent logic lives here.
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// Backend is what the TUI needs from the core. Methods that take a context
+// may block; the TUI calls them off its event loop.
+type Backend interface {
+	// Provider describes the configured model provider.
+	Provider() Provider
+	// Servers returns a snapshot of every configured MCP server.
+	Servers() []mcp.Status
+	// Tools returns the merged tool set (built-ins first, then MCP tools).
+	Tools() []tool.Entry
+	// Prompts returns the prompts offered by connected servers.
+	Prompts() []mcp.Prompt
+	// GetPrompt expands a server's prompt with its arguments.
+	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error)
+
+	// Reload re-reads the configuration and restarts changed servers.
+	Reload(ctx context.Context) (mcp.ReloadDiff, error)
+	// Reconnect restarts one server.
+	Reconnect(ctx context.Context, server string) error
+	// SetEnabled enables or disables a server for this session.
+	SetEnabled(ctx context.Context, server string, on bool) error
+	// Login runs an interactive (OAuth) login for a server.
+	Login(ctx context.Context, server string) error
+
+	// CallTool calls a tool by its qualified name, as /call does.
+	CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
+
+	// Send sends one user message to the agent and blocks until the turn
+	// is over. It reports what happens through emit, in order, from its
+	// own goroutine. Cancelling ctx stops the turn (Esc).
+	Send(ctx context.Context, text string, emit func(Event)) error
+	// ResetChat forgets the conversation (/clear).
+	ResetChat()
+
+	// TrustPrompt returns what to ask when the working directory is an
+	// untrusted project that defines MCP servers, or nil.
+	TrustPrompt() *TrustRequest
+	// Trust marks the project directory trusted and reloads.
+	Trust(ctx context.Context) (mcp.ReloadDiff, error)
+}
+
+// Provider describes the model provider the agent talks to.
+type Provider struct {
+	Name  string // the [providers.NAME] key, e.g. "anthropic"
+	Model string
+	// Help is set when no provider is configured: how to configure one
+	// (a config snippet and the environment variables). A typed prompt is
+	// answered with it.
+	Help string
+}
+
+// TrustRequest asks whether to trust a project directory.
+type TrustRequest struct {
+	Dir string
+	// Servers lists what the project would run, one line per server
+	// ("name: command args" or "name: url").
+	Servers []string
+}
+
+// Event is something that happened during a chat turn.
+type Event interface{ isEvent() }
+
+// TextDelta is a piece of assistant text.
+type TextDelta struct{ Text string }
+
+// ToolStarted reports that the agent called a tool.
+type ToolStarted struct {
+	ID   string
+	Name string // qualified tool name
+	Args json.RawMessage
+}
+
+// ToolProgress is a progress report from a running tool call.
+type ToolProgress struct {
+	ID       string
+	Progress tool.Progress
+}
+
+// ToolFinished reports the end of a tool call.
+type ToolFinished struct {
+	ID      string
+	Name    string
+	Result  *tool.Result // nil when Err is set
+	Err     error
+	Elapsed time.Duration
+}
+
+// Usage reports token use so far in the turn.
+type Usage struct{ InputTokens, OutputTokens int64 }
+
+// TurnFinished ends a turn. Text is the final assistant text (shown if it
+// was not streamed).
+type TurnFinished struct {
+	Text     string
+	Canceled bool
+	Err      error
+}
+
+func (TextDelta) isEvent()    {}
+func (ToolStarted) isEvent()  {}
+func (ToolProgress) isEvent() {}
+func (ToolFinished) isEvent() {}
+func (Usage) isEvent()        {}
+func (TurnFinished) isEvent() {}
+
+// Reloaded is a notice for UI.Notify: the configuration was reloaded
+// (by a file watcher when Auto is true).
+type Reloaded struct {
+	Diff mcp.ReloadDiff
+	Err  error
+	Auto bool
+}

@@ -1,0 +1,298 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+type promptReadyMsg struct{ text string }
+
+var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call"}
+
+const helpText = `Commands
+  /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
+  /mcp tools [server]  filterable list of tools; enter shows description, input schema, annotations
+  /mcp reload          re-read the config; only changed servers restart
+  /call TOOL [json]    call a tool by hand (a form from its input schema) and see the raw result
+  /mcp__server__prompt [arg=value …]   use a server's prompt
+  /clear               forget the conversation
+  /help · /quit
+
+Keys
+  enter send · shift+enter / alt+enter new line · ↑/↓ history · tab complete
+  esc cancel the running generation or call · ctrl+o expand tool results
+  pgup/pgdown scroll · ctrl+c twice quit`
+
+func (m *model) command(line string) tea.Cmd {
+	cmd, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	switch cmd {
+	case "/help", "/?":
+		m.notice(itemInfo, helpText)
+	case "/clear":
+		m.cancel()
+		m.b.ResetChat()
+		m.tr.items = nil
+		m.tr.scroll = 0
+		m.usage = Usage{}
+		m.notice(itemInfo, "conversation cleared")
+	case "/quit", "/exit", "/q":
+		return m.quit()
+	case "/mcp":
+		sub, arg, _ := strings.Cut(rest, " ")
+		switch sub {
+		case "":
+			m.refresh()
+			m.panel = newMCPPanel(m)
+		case "tools":
+			m.refresh()
+			m.panel = newToolsPanel(m, strings.TrimSpace(arg))
+		case "reload":
+			b, ctx := m.b, m.ctx
+			m.notice(itemInfo, "reloading the config…")
+			return func() tea.Msg {
+				diff, err := b.Reload(ctx)
+				return reloadedMsg{diff: diff, err: err}
+			}
+		default:
+			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server] or /mcp reload", sub))
+		}
+	case "/call":
+		return m.callCommand(rest)
+	default:
+		if p, ok := m.findPrompt(cmd); ok {
+			return m.promptCommand(p, rest)
+		}
+		m.notice(itemError, fmt.Sprintf("unknown command %s — /help lists them", cmd))
+	}
+	return nil
+}
+
+func (m *model) lookupTool(name string) (tool.Entry, bool) {
+	for _, e := range m.tools {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return tool.Entry{}, false
+}
+
+func (m *model) callCommand(args string) tea.Cmd {
+	name, raw, _ := strings.Cut(args, " ")
+	if name == "" {
+		m.notice(itemError, "usage: /call TOOL [json arguments] — tab completes tool names")
+		return nil
+	}
+	m.refresh()
+	e, ok := m.lookupTool(name)
+	if !ok {
+		m.notice(itemError, fmt.Sprintf("no tool named %s — /mcp tools lists them", name))
+		return nil
+	}
+	if raw = strings.TrimSpace(raw); raw != "" {
+		if !json.Valid([]byte(raw)) {
+			m.notice(itemError, "the arguments are not valid JSON: "+raw)
+			return nil
+		}
+		return m.runCall(e.Name, json.RawMessage(raw))
+	}
+	sf, err := buildSchemaForm(e.Info.InputSchema)
+	if err != nil {
+		m.notice(itemError, fmt.Sprintf("%s: %v; pass JSON arguments: /call %s {…}", e.Name, err, e.Name))
+		return nil
+	}
+	if len(sf.fields) == 0 {
+		return m.runCall(e.Name, json.RawMessage(`{}`))
+	}
+	heading := m.st.title.Render("/call "+e.Name) + "\n" + firstLines(e.Info.Description, 3)
+	fm := newFormModal(m, heading, m.st.dim.Render("enter next · shift+tab back · esc close"), huh.NewGroup(sf.fields...))
+	fm.onSubmit = func() tea.Cmd {
+		content, err := sf.collect()
+		if err != nil {
+			m.notice(itemError, err.Error())
+			return nil
+		}
+		return m.runCall(e.Name, mustJSON(content))
+	}
+	m.panel = fm
+	return fm.init()
+}
+
+// runCall calls a tool by hand; the result shows raw in the transcript.
+func (m *model) runCall(name string, args json.RawMessage) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.callSeq++
+	it := m.tr.add(&item{kind: itemTool, id: fmt.Sprintf("/call-%d", m.callSeq), name: name,
+		args: compactJSON(args), start: time.Now(), rawCall: true, cancel: cancel})
+	m.toolItems[it.id] = it
+	m.calls++
+	m.tr.scroll = 0
+	b := m.b
+	return tea.Batch(func() tea.Msg {
+		start := time.Now()
+		res, err := b.CallTool(ctx, name, args)
+		cancel()
+		return callDoneMsg{it: it, res: res, err: err, elapsed: time.Since(start)}
+	}, m.startSpinner())
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(fmt.Sprintf("%q", err.Error()))
+	}
+	return b
+}
+
+// --- prompts ---
+
+func promptCommand(p mcp.Prompt) string { return "/" + tool.QualifiedName(p.Server, p.Name) }
+
+func (m *model) findPrompt(cmd string) (mcp.Prompt, bool) {
+	for _, p := range m.prompts {
+		if promptCommand(p) == cmd {
+			return p, true
+		}
+	}
+	return mcp.Prompt{}, false
+}
+
+func (m *model) promptCommand(p mcp.Prompt, rest string) tea.Cmd {
+	vals := map[string]string{}
+	for _, tok := range strings.Fields(rest) {
+		if k, v, ok := strings.Cut(tok, "="); ok {
+			vals[k] = v
+		}
+	}
+	if len(vals) == 0 && rest != "" && len(p.Arguments) == 1 {
+		vals[p.Arguments[0].Name] = rest
+	}
+	missing := false
+	for _, a := range p.Arguments {
+		if a.Required && vals[a.Name] == "" {
+			missing = true
+		}
+	}
+	if !missing {
+		return m.expandPrompt(p, vals)
+	}
+	var fields []huh.Field
+	ptrs := map[string]*string{}
+	for _, a := range p.Arguments {
+		v := vals[a.Name]
+		ptrs[a.Name] = &v
+		title := a.Name
+		if a.Required {
+			title += " *"
+		}
+		in := huh.NewInput().Title(title).Description(a.Description).Value(&v)
+		if a.Required {
+			in.Validate(func(s string) error {
+				if strings.TrimSpace(s) == "" {
+					return fmt.Errorf("required")
+				}
+				return nil
+			})
+		}
+		fields = append(fields, in)
+	}
+	heading := m.st.title.Render(promptCommand(p)) + "\n" + p.Description
+	fm := newFormModal(m, heading, m.st.dim.Render("enter next · esc close"), huh.NewGroup(fields...))
+	fm.onSubmit = func() tea.Cmd {
+		for k, v := range ptrs {
+			if *v != "" {
+				vals[k] = *v
+			}
+		}
+		return m.expandPrompt(p, vals)
+	}
+	m.panel = fm
+	return fm.init()
+}
+
+func (m *model) expandPrompt(p mcp.Prompt, vals map[string]string) tea.Cmd {
+	b, ctx := m.b, m.ctx
+	return func() tea.Msg {
+		res, err := b.GetPrompt(ctx, p.Server, p.Name, vals)
+		if err != nil {
+			return noticeMsg{itemError, fmt.Sprintf("prompt %s from %s: %v", p.Name, p.Server, err)}
+		}
+		var parts []string
+		for _, msg := range res.Messages {
+			if t, ok := msg.Content.(*sdk.TextContent); ok {
+				parts = append(parts, t.Text)
+			}
+		}
+		if len(parts) == 0 {
+			return noticeMsg{itemError, fmt.Sprintf("prompt %s from %s has no text", p.Name, p.Server)}
+		}
+		return promptReadyMsg{strings.Join(parts, "\n\n")}
+	}
+}
+
+// --- completion ---
+
+func (m *model) complete() {
+	v := m.input.Value()
+	if !strings.HasPrefix(v, "/") || strings.Contains(v, "\n") {
+		return
+	}
+	var base string
+	var cands []string
+	switch {
+	case strings.HasPrefix(v, "/call "):
+		base = "/call "
+		for _, e := range m.tools {
+			cands = append(cands, e.Name)
+		}
+	case strings.HasPrefix(v, "/mcp tools "):
+		base = "/mcp tools "
+		for _, s := range m.servers {
+			cands = append(cands, s.Name)
+		}
+	default:
+		cands = append(cands, slashCommands...)
+		for _, p := range m.prompts {
+			cands = append(cands, promptCommand(p))
+		}
+	}
+	word := strings.TrimPrefix(v, base)
+	var matches []string
+	for _, c := range cands {
+		if strings.HasPrefix(c, word) {
+			matches = append(matches, c)
+		}
+	}
+	sort.Strings(matches)
+	switch len(matches) {
+	case 0:
+		m.hint = "no completion for " + v
+	case 1:
+		m.input.SetValue(base + matches[0] + " ")
+		m.hint = ""
+	default:
+		prefix := matches[0]
+		for _, s := range matches[1:] {
+			for !strings.HasPrefix(s, prefix) {
+				prefix = prefix[:len(prefix)-1]
+			}
+		}
+		m.input.SetValue(base + prefix)
+		shown := matches
+		if len(shown) > 8 {
+			shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(matches)-8))
+		}
+		m.hint = strings.Join(shown, "  ")
+	}
+}

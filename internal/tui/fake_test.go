@@ -1,0 +1,249 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// fakeBackend is a scripted core: the TUI is a view, and these tests check
+// what it shows and what it asks the core to do.
+type fakeBackend struct {
+	mu       sync.Mutex
+	provider Provider
+	servers  []mcp.Status
+	tools    []tool.Entry
+	prompts  []mcp.Prompt
+	trust    *TrustRequest
+	actions  []string
+
+	send   func(ctx context.Context, text string, emit func(Event)) error
+	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
+	reload func() mcp.ReloadDiff
+}
+
+func (f *fakeBackend) Provider() Provider { return f.provider }
+
+func (f *fakeBackend) Servers() []mcp.Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]mcp.Status(nil), f.servers...)
+}
+
+func (f *fakeBackend) Tools() []tool.Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]tool.Entry(nil), f.tools...)
+}
+
+func (f *fakeBackend) Prompts() []mcp.Prompt { return f.prompts }
+
+func (f *fakeBackend) GetPrompt(_ context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
+	f.record(fmt.Sprintf("prompt %s %s %v", server, name, args))
+	return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "prompt text for " + args["topic"]}}}}, nil
+}
+
+func (f *fakeBackend) record(s string) {
+	f.mu.Lock()
+	f.actions = append(f.actions, s)
+	f.mu.Unlock()
+}
+
+func (f *fakeBackend) did(s string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, a := range f.actions {
+		if a == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fakeBackend) Reload(context.Context) (mcp.ReloadDiff, error) {
+	f.record("reload")
+	if f.reload != nil {
+		return f.reload(), nil
+	}
+	return mcp.ReloadDiff{}, nil
+}
+
+func (f *fakeBackend) Reconnect(_ context.Context, s string) error {
+	f.record("reconnect " + s)
+	return nil
+}
+
+func (f *fakeBackend) SetEnabled(_ context.Context, s string, on bool) error {
+	f.record(fmt.Sprintf("enable %s %v", s, on))
+	return nil
+}
+
+func (f *fakeBackend) Login(_ context.Context, s string) error {
+	f.record("login " + s)
+	return nil
+}
+
+func (f *fakeBackend) CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	f.record("call " + name + " " + string(args))
+	if f.call != nil {
+		return f.call(ctx, name, args)
+	}
+	return &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: "called " + name}}}, nil
+}
+
+func (f *fakeBackend) Send(ctx context.Context, text string, emit func(Event)) error {
+	f.record("send " + text)
+	if f.send != nil {
+		return f.send(ctx, text, emit)
+	}
+	emit(TurnFinished{Text: "ok"})
+	return nil
+}
+
+func (f *fakeBackend) ResetChat() { f.record("reset") }
+
+func (f *fakeBackend) TrustPrompt() *TrustRequest { return f.trust }
+
+func (f *fakeBackend) Trust(context.Context) (mcp.ReloadDiff, error) {
+	f.record("trust")
+	return mcp.ReloadDiff{Added: []string{"proj"}}, nil
+}
+
+// --- harness ---
+
+type harness struct {
+	t  *testing.T
+	ui *UI
+	tm *teatest.TestModel
+	b  *fakeBackend
+}
+
+func start(t *testing.T, b *fakeBackend) *harness {
+	t.Helper()
+	if b.provider == (Provider{}) {
+		b.provider = Provider{Name: "fake", Model: "m1"}
+	}
+	u := New(Options{ImageDir: t.TempDir()})
+	m := newModel(u, b)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 32))
+	u.attach(tm)
+	h := &harness{t: t, ui: u, tm: tm, b: b}
+	t.Cleanup(func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+		u.finish()
+	})
+	return h
+}
+
+// screen returns what the terminal shows now, without colours.
+func (h *harness) screen() string {
+	h.t.Helper()
+	ch := make(chan string, 1)
+	h.tm.Send(snapshotMsg{ch})
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(20 * time.Second):
+		h.t.Fatal("the UI did not answer a snapshot request")
+		return ""
+	}
+}
+
+// waitFor waits until the screen contains every string in want.
+func (h *harness) waitFor(want ...string) string {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		s = h.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.t.Fatalf("the screen never showed %q; last screen:\n%s", want, s)
+	return ""
+}
+
+// waitGone waits until the screen no longer shows s.
+func (h *harness) waitGone(gone string) string {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		if s = h.screen(); !strings.Contains(s, gone) {
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.t.Fatalf("the screen still shows %q:\n%s", gone, s)
+	return ""
+}
+
+func (h *harness) typeText(s string) { h.tm.Type(s) }
+
+func (h *harness) press(keys ...string) {
+	for _, k := range keys {
+		h.tm.Send(keyMsg(k))
+	}
+}
+
+func (h *harness) enterLine(s string) {
+	h.typeText(s)
+	h.press("enter")
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+d":
+		return tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl}
+	case "ctrl+o":
+		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+func textResult(s string) *tool.Result {
+	return &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+func entry(server, name, desc, schema string, ann *sdk.ToolAnnotations) tool.Entry {
+	qn := name
+	if server != "" {
+		qn = tool.QualifiedName(server, name)
+	}
+	return tool.Entry{Name: qn, Info: tool.Info{Name: name, Server: server, Description: desc,
+		InputSchema: json.RawMessage(schema), Annotations: ann}}
+}

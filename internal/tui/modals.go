@@ -1,0 +1,325 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/otter-sh/otter/internal/ask"
+)
+
+// modal is a focused component drawn over the transcript: a question from
+// the core, a panel (/mcp, /mcp tools), or a form (/call).
+type modal interface {
+	update(msg tea.Msg) tea.Cmd
+	view(width, height int) string
+	finished() bool
+}
+
+// formModal wraps a huh form with a heading, a footer of keys, and what to
+// do when it is submitted or dismissed.
+type formModal struct {
+	heading  string
+	footer   string
+	form     *huh.Form
+	onSubmit func() tea.Cmd
+	onEsc    func() tea.Cmd
+	keys     map[string]func() tea.Cmd // extra keys (e.g. ctrl+d: decline)
+	done     bool
+}
+
+func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formModal {
+	km := huh.NewDefaultKeyMap()
+	km.Quit.SetKeys("esc")
+	f := huh.NewForm(groups...).
+		WithTheme(m.st.huhTheme()).
+		WithKeyMap(km).
+		WithShowHelp(true).
+		WithWidth(max(m.width-4, 30))
+	return &formModal{heading: heading, footer: footer, form: f}
+}
+
+func (f *formModal) init() tea.Cmd { return f.form.Init() }
+
+func (f *formModal) update(msg tea.Msg) tea.Cmd {
+	if f.done {
+		return nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if fn := f.keys[k.String()]; fn != nil {
+			f.done = true
+			return fn()
+		}
+	}
+	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		f.form.WithWidth(max(ws.Width-4, 30))
+	}
+	fm, cmd := f.form.Update(msg)
+	if ff, ok := fm.(*huh.Form); ok {
+		f.form = ff
+	}
+	switch f.form.State {
+	case huh.StateCompleted:
+		f.done = true
+		if f.onSubmit != nil {
+			return tea.Batch(cmd, f.onSubmit())
+		}
+	case huh.StateAborted:
+		f.done = true
+		if f.onEsc != nil {
+			return tea.Batch(cmd, f.onEsc())
+		}
+	}
+	return cmd
+}
+
+func (f *formModal) view(width, _ int) string {
+	var b strings.Builder
+	if f.heading != "" {
+		b.WriteString(lipgloss.NewStyle().Width(max(width-4, 20)).Render(f.heading))
+		b.WriteString("\n\n")
+	}
+	b.WriteString(f.form.View())
+	if f.footer != "" {
+		b.WriteString("\n" + f.footer)
+	}
+	return b.String()
+}
+
+func (f *formModal) finished() bool { return f.done }
+
+// --- questions from the core ---
+
+func newElicitModal(m *model, req ask.Elicitation, reply func(ask.ElicitReply)) modal {
+	heading := m.st.title.Render(fmt.Sprintf("%s asks for input", req.Server)) + "\n" + req.Message
+	sf, err := buildSchemaForm(req.Schema)
+	if err != nil || len(sf.fields) == 0 {
+		// Nothing to fill in (or a schema we cannot read): a plain
+		// accept/decline question.
+		choice := "accept"
+		if err != nil {
+			heading += "\n" + m.st.errText.Render(err.Error())
+			choice = "decline"
+		}
+		sel := huh.NewSelect[string]().Title("Respond").Options(
+			huh.NewOption("Accept", "accept"), huh.NewOption("Decline", "decline"), huh.NewOption("Cancel", "cancel")).Value(&choice)
+		fm := newFormModal(m, heading, m.st.dim.Render("esc cancel"), huh.NewGroup(sel))
+		fm.onSubmit = func() tea.Cmd {
+			r := ask.ElicitReply{Action: ask.ElicitAction(choice)}
+			if r.Action == ask.Accept {
+				r.Content = map[string]any{}
+			}
+			reply(r)
+			return nil
+		}
+		fm.onEsc = func() tea.Cmd { reply(ask.ElicitReply{Action: ask.Cancel}); return nil }
+		return fm
+	}
+	fm := newFormModal(m, heading,
+		m.st.dim.Render("enter next · shift+tab back · ctrl+d decline · esc cancel"),
+		huh.NewGroup(sf.fields...))
+	fm.onSubmit = func() tea.Cmd {
+		content, err := sf.collect()
+		if err != nil {
+			reply(ask.ElicitReply{Action: ask.Cancel})
+			return m.noticeCmd(itemError, "elicitation: "+err.Error())
+		}
+		reply(ask.ElicitReply{Action: ask.Accept, Content: content})
+		return m.noticeCmd(itemInfo, fmt.Sprintf("sent the requested input to %s", req.Server))
+	}
+	fm.onEsc = func() tea.Cmd {
+		reply(ask.ElicitReply{Action: ask.Cancel})
+		return m.noticeCmd(itemInfo, fmt.Sprintf("canceled %s's request for input", req.Server))
+	}
+	fm.keys = map[string]func() tea.Cmd{
+		"ctrl+d": func() tea.Cmd {
+			reply(ask.ElicitReply{Action: ask.Decline})
+			return m.noticeCmd(itemInfo, fmt.Sprintf("declined %s's request for input", req.Server))
+		},
+	}
+	return fm
+}
+
+func newURLElicitModal(m *model, req ask.Elicitation, open func(string) error, reply func(ask.ElicitReply)) modal {
+	heading := m.st.title.Render(fmt.Sprintf("%s asks you to open a URL", req.Server)) + "\n" + req.Message +
+		"\n\n" + m.st.accent.Render(req.URL)
+	if u, err := url.Parse(req.URL); err == nil {
+		heading += "\n" + m.st.dim.Render("host: "+u.Host)
+	}
+	choice := "open"
+	sel := huh.NewSelect[string]().Title("Respond").Options(
+		huh.NewOption("Open in browser", "open"), huh.NewOption("Decline", "decline"), huh.NewOption("Cancel", "cancel")).Value(&choice)
+	fm := newFormModal(m, heading, m.st.dim.Render("esc cancel"), huh.NewGroup(sel))
+	fm.onSubmit = func() tea.Cmd {
+		switch choice {
+		case "open":
+			reply(ask.ElicitReply{Action: ask.Accept})
+			if open == nil {
+				return m.noticeCmd(itemInfo, "open this URL: "+req.URL)
+			}
+			u := req.URL
+			return func() tea.Msg {
+				if err := open(u); err != nil {
+					return noticeMsg{itemError, fmt.Sprintf("could not open the browser (%v); open this URL: %s", err, u)}
+				}
+				return noticeMsg{itemInfo, "opened " + u}
+			}
+		case "decline":
+			reply(ask.ElicitReply{Action: ask.Decline})
+		default:
+			reply(ask.ElicitReply{Action: ask.Cancel})
+		}
+		return nil
+	}
+	fm.onEsc = func() tea.Cmd { reply(ask.ElicitReply{Action: ask.Cancel}); return nil }
+	return fm
+}
+
+func newLoginModal(m *model, req ask.Login, reply func(ask.LoginReply)) modal {
+	heading := m.st.warn.Render(fmt.Sprintf("server %s needs authorization", req.Server)) + "\n" +
+		m.st.dim.Render(req.AuthURL)
+	choice := ask.LoginOpenBrowser
+	opts := []huh.Option[ask.LoginChoice]{
+		huh.NewOption("Open browser", ask.LoginOpenBrowser),
+		huh.NewOption("Copy URL", ask.LoginShowURL),
+	}
+	if req.CanPasteRedirect {
+		opts = append(opts, huh.NewOption("Paste redirect URL", ask.LoginPasteRedirect))
+	}
+	opts = append(opts, huh.NewOption("Later", ask.LoginLater))
+	var redirect string
+	sel := huh.NewSelect[ask.LoginChoice]().Title("Authorize now?").Options(opts...).Value(&choice)
+	paste := huh.NewInput().Title("Paste the URL your browser was redirected to").Value(&redirect).
+		Validate(func(s string) error {
+			if u, err := url.Parse(strings.TrimSpace(s)); err != nil || u.Scheme == "" || u.Query().Get("code") == "" && u.Query().Get("error") == "" {
+				return fmt.Errorf("paste the whole redirect URL (it contains ?code=…)")
+			}
+			return nil
+		})
+	fm := newFormModal(m, heading, m.st.dim.Render("esc later"),
+		huh.NewGroup(sel),
+		huh.NewGroup(paste).WithHideFunc(func() bool { return choice != ask.LoginPasteRedirect }))
+	fm.onSubmit = func() tea.Cmd {
+		reply(ask.LoginReply{Choice: choice, RedirectURL: strings.TrimSpace(redirect)})
+		switch choice {
+		case ask.LoginOpenBrowser:
+			return m.noticeCmd(itemInfo, fmt.Sprintf("waiting for %s's authorization in your browser…", req.Server))
+		case ask.LoginShowURL:
+			return tea.Batch(tea.SetClipboard(req.AuthURL),
+				m.noticeCmd(itemInfo, fmt.Sprintf("copied; open this URL to authorize %s, otter waits for the callback:\n%s", req.Server, req.AuthURL)))
+		case ask.LoginPasteRedirect:
+			return m.noticeCmd(itemInfo, fmt.Sprintf("finishing %s's authorization…", req.Server))
+		}
+		return m.noticeCmd(itemInfo, fmt.Sprintf("%s stays needs-auth; log in later from /mcp (l)", req.Server))
+	}
+	fm.onEsc = func() tea.Cmd {
+		reply(ask.LoginReply{Choice: ask.LoginLater})
+		return m.noticeCmd(itemInfo, fmt.Sprintf("%s stays needs-auth; log in later from /mcp (l)", req.Server))
+	}
+	return fm
+}
+
+func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionDecision)) modal {
+	heading := m.st.title.Render("Allow "+req.Tool+"?")
+	var hints []string
+	if req.ReadOnly {
+		hints = append(hints, "read-only")
+	}
+	if req.Destructive {
+		hints = append(hints, m.st.warn.Render("may modify or delete data"))
+	}
+	if len(hints) > 0 {
+		heading += "  " + m.st.dim.Render(strings.Join(hints, " · "))
+	}
+	if args := prettyJSON(req.Arguments, 8); args != "" {
+		heading += "\n" + m.st.dim.Render(args)
+	}
+	choice := ask.AllowOnce
+	sel := huh.NewSelect[ask.PermissionDecision]().Title("Permission").Options(
+		huh.NewOption("Allow once", ask.AllowOnce),
+		huh.NewOption("Allow for this session", ask.AllowSession),
+		huh.NewOption("Always allow (saved to .otter/config.local.toml)", ask.AllowAlways),
+		huh.NewOption("Deny", ask.Deny),
+	).Value(&choice)
+	fm := newFormModal(m, heading, m.st.dim.Render("enter choose · esc deny"), huh.NewGroup(sel))
+	deny := func() tea.Cmd {
+		reply(ask.Deny)
+		return m.noticeCmd(itemInfo, "denied "+req.Tool)
+	}
+	fm.onSubmit = func() tea.Cmd {
+		if choice == ask.Deny {
+			return deny()
+		}
+		reply(choice)
+		return nil
+	}
+	fm.onEsc = deny
+	return fm
+}
+
+func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
+	heading := m.st.title.Render(fmt.Sprintf("%s wants to use your model", req.Server))
+	var b strings.Builder
+	if req.SystemPrompt != "" {
+		b.WriteString("system: " + firstLines(req.SystemPrompt, 3) + "\n")
+	}
+	for _, msg := range req.Messages {
+		b.WriteString("› " + firstLines(msg, 4) + "\n")
+	}
+	fmt.Fprintf(&b, "max tokens: %d", req.MaxTokens)
+	heading += "\n" + m.st.dim.Render(b.String())
+	ok := false
+	c := huh.NewConfirm().Title("Allow this sampling request?").Affirmative("Allow").Negative("Deny").Value(&ok)
+	fm := newFormModal(m, heading, m.st.dim.Render("esc deny"), huh.NewGroup(c))
+	fm.onSubmit = func() tea.Cmd { reply(ok); return nil }
+	fm.onEsc = func() tea.Cmd { reply(false); return nil }
+	return fm
+}
+
+// newTrustModal asks whether to trust a project that defines servers.
+func newTrustModal(m *model, req *TrustRequest) modal {
+	heading := m.st.warn.Render("This project defines MCP servers: "+req.Dir) + "\n" +
+		"Trusting it lets otter run:\n" + m.st.dim.Render("  "+strings.Join(req.Servers, "\n  "))
+	yes := false
+	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
+	fm := newFormModal(m, heading, m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))
+	b, ctx := m.b, m.ctx
+	fm.onSubmit = func() tea.Cmd {
+		if !yes {
+			return m.noticeCmd(itemInfo, "project servers stay disabled (trust later with `otter trust`)")
+		}
+		return func() tea.Msg {
+			diff, err := b.Trust(ctx)
+			return reloadedMsg{diff: diff, err: err}
+		}
+	}
+	return fm
+}
+
+func prettyJSON(raw json.RawMessage, maxLines int) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return firstLines(string(raw), maxLines)
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return ""
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return firstLines(string(b), maxLines)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… +%d lines", len(lines)-n)
+}

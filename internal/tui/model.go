@@ -1,0 +1,701 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// frameInterval throttles re-rendering of streaming text.
+const frameInterval = 40 * time.Millisecond
+
+type (
+	refreshMsg  struct{}
+	frameMsg    struct{}
+	reloadedMsg struct {
+		diff mcp.ReloadDiff
+		err  error
+		auto bool
+	}
+	chatEventMsg struct {
+		turn int
+		ev   Event
+	}
+	turnDoneMsg struct {
+		turn int
+		err  error
+	}
+	noticeMsg struct {
+		kind itemKind
+		text string
+	}
+	callDoneMsg struct {
+		it      *item
+		res     *tool.Result
+		err     error
+		elapsed time.Duration
+	}
+	openPanelMsg struct{ p modal }
+	// snapshotMsg asks for the current screen as plain text (tests).
+	snapshotMsg struct{ ch chan<- string }
+)
+
+type activeQuestion struct {
+	q  *question
+	md modal
+}
+
+// model is the Bubble Tea model of the whole screen.
+type model struct {
+	ui   *UI
+	b    Backend
+	ctx  context.Context // cancelled when the UI quits
+	stop context.CancelFunc
+
+	width, height int
+	st            styles
+	input         textarea.Model
+	spin          spinner.Model
+	tr            transcript
+
+	history []string
+	histPos int
+	draft   string
+
+	provider Provider
+	servers  []mcp.Status
+	tools    []tool.Entry
+	prompts  []mcp.Prompt
+
+	busy       bool
+	turn       int
+	cancelTurn context.CancelFunc
+	streaming  *item
+	turnText   bool // the current turn streamed text
+	toolItems  map[string]*item
+	calls      int // running /call calls
+	callSeq    int
+	usage      Usage
+	frameDue   bool
+	spinning   bool
+
+	questions []*activeQuestion
+	panel     modal
+	hint      string
+	ctrlC     bool
+}
+
+func newModel(u *UI, b Backend) *model {
+	ctx, stop := context.WithCancel(context.Background())
+	m := &model{
+		ui: u, b: b, ctx: ctx, stop: stop,
+		width: 80, height: 24,
+		st:        newStyles(true),
+		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		toolItems: map[string]*item{},
+	}
+	m.input = textarea.New()
+	m.input.Placeholder = "Ask otter… (/help for commands, shift+enter for a new line)"
+	m.input.ShowLineNumbers = false
+	m.input.Prompt = "› "
+	m.input.CharLimit = 0
+	m.input.MaxHeight = 0
+	m.input.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
+	m.input.SetStyles(textarea.DefaultStyles(true))
+	m.input.Focus()
+	m.tr.width = m.width
+	m.refresh()
+	welcome := "otter"
+	if u.opts.Version != "" {
+		welcome += " " + u.opts.Version
+	}
+	welcome += " — type a message, or /help. /mcp shows your MCP servers."
+	m.notice(itemInfo, welcome)
+	if m.provider.Help != "" {
+		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")
+	}
+	if req := b.TrustPrompt(); req != nil {
+		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
+	}
+	m.layout()
+	return m
+}
+
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, textarea.Blink}
+	if len(m.questions) > 0 {
+		if fm, ok := m.questions[0].md.(*formModal); ok {
+			cmds = append(cmds, fm.init())
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *model) refresh() {
+	m.provider = m.b.Provider()
+	m.servers = m.b.Servers()
+	m.tools = m.b.Tools()
+	m.prompts = m.b.Prompts()
+}
+
+func (m *model) notice(kind itemKind, text string) *item {
+	it := &item{kind: kind}
+	it.text.WriteString(text)
+	return m.tr.add(it)
+}
+
+func (m *model) noticeCmd(kind itemKind, text string) tea.Cmd {
+	return func() tea.Msg { return noticeMsg{kind, text} }
+}
+
+// layout sizes the input to its content and the terminal.
+func (m *model) layout() {
+	m.input.SetWidth(max(m.width-1, 10))
+	h := min(max(m.input.LineCount(), 1), 6)
+	m.input.SetHeight(h)
+	if m.tr.width != m.width {
+		m.tr.width = m.width
+		m.tr.invalidate()
+	}
+}
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.layout()
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		var cmds []tea.Cmd
+		if top := m.focus(); top != nil {
+			cmds = append(cmds, top.update(msg))
+		}
+		return tea.Batch(cmds...)
+
+	case tea.BackgroundColorMsg:
+		dark := msg.IsDark()
+		if dark != m.st.dark {
+			m.st = newStyles(dark)
+			m.input.SetStyles(textarea.DefaultStyles(dark))
+			m.tr.invalidate()
+		}
+		return nil
+
+	case snapshotMsg:
+		msg.ch <- ansi.Strip(m.render())
+		return nil
+
+	case refreshMsg:
+		m.refresh()
+		return nil
+
+	case frameMsg:
+		m.frameDue = false
+		if it := m.streaming; it != nil && it.pendingText {
+			it.pendingText = false
+			it.stale = true
+		}
+		return nil
+
+	case spinner.TickMsg:
+		if !m.busy && m.calls == 0 {
+			m.spinning = false
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+
+	case noticeMsg:
+		m.notice(msg.kind, msg.text)
+		m.tr.scroll = 0
+		return nil
+
+	case reloadedMsg:
+		m.refresh()
+		m.showReload(msg)
+		return nil
+
+	case chatEventMsg:
+		if msg.turn == m.turn {
+			return m.chatEvent(msg.ev)
+		}
+		return nil
+
+	case turnDoneMsg:
+		if msg.turn == m.turn {
+			m.endTurn(msg.err)
+		}
+		return nil
+
+	case callDoneMsg:
+		m.calls--
+		m.finishTool(msg.it, msg.res, msg.err, msg.elapsed)
+		return nil
+
+	case callRequestMsg:
+		return m.callCommand(msg.name)
+
+	case promptReadyMsg:
+		return m.chat(msg.text)
+
+	case openPanelMsg:
+		m.panel = msg.p
+		if fm, ok := msg.p.(*formModal); ok {
+			return fm.init()
+		}
+		return nil
+
+	case questionMsg:
+		aq := &activeQuestion{q: msg.q}
+		if msg.q.ctx.Err() != nil {
+			msg.q.cancel()
+			return nil
+		}
+		aq.md = msg.q.build(m)
+		m.questions = append(m.questions, aq)
+		if len(m.questions) == 1 {
+			if fm, ok := aq.md.(*formModal); ok {
+				return fm.init()
+			}
+		}
+		return nil
+
+	case dismissMsg:
+		for i, aq := range m.questions {
+			if aq.q != nil && aq.q.id == msg.id {
+				m.questions = append(m.questions[:i], m.questions[i+1:]...)
+				return m.startQuestion(i == 0)
+			}
+		}
+		return nil
+
+	case tea.KeyPressMsg:
+		return m.key(msg)
+
+	case tea.PasteMsg:
+		if top := m.focus(); top != nil {
+			return top.update(msg)
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return cmd
+	}
+
+	// Anything else belongs to the focused component (huh's internal
+	// messages, cursor blinks).
+	if top := m.focus(); top != nil {
+		cmd := top.update(msg)
+		return tea.Batch(cmd, m.afterFocus())
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// focus returns the component that receives keys: the oldest question,
+// else the open panel.
+func (m *model) focus() modal {
+	if len(m.questions) > 0 {
+		return m.questions[0].md
+	}
+	return m.panel
+}
+
+// afterFocus drops finished questions and panels and starts the next one.
+func (m *model) afterFocus() tea.Cmd {
+	if len(m.questions) > 0 && m.questions[0].md.finished() {
+		m.questions = m.questions[1:]
+		return m.startQuestion(true)
+	}
+	if len(m.questions) == 0 && m.panel != nil && m.panel.finished() {
+		m.panel = nil
+	}
+	return nil
+}
+
+func (m *model) startQuestion(front bool) tea.Cmd {
+	if !front || len(m.questions) == 0 {
+		return nil
+	}
+	if fm, ok := m.questions[0].md.(*formModal); ok {
+		return fm.init()
+	}
+	return nil
+}
+
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
+		if m.ctrlC {
+			return m.quit()
+		}
+		m.ctrlC = true
+		if m.busy {
+			m.cancel()
+		}
+		m.hint = "press ctrl+c again to quit"
+		return nil
+	}
+	if m.ctrlC {
+		m.ctrlC = false
+		m.hint = ""
+	}
+
+	if top := m.focus(); top != nil {
+		cmd := top.update(k)
+		return tea.Batch(cmd, m.afterFocus())
+	}
+
+	switch k.String() {
+	case "esc":
+		if m.busy || m.calls > 0 {
+			m.cancel()
+			return nil
+		}
+		m.hint = ""
+		return nil
+	case "enter":
+		return m.submit()
+	case "tab":
+		m.complete()
+		return nil
+	case "pgup":
+		m.tr.scroll += max(m.mainHeight()/2, 1)
+		return nil
+	case "pgdown":
+		m.tr.scroll = max(m.tr.scroll-max(m.mainHeight()/2, 1), 0)
+		return nil
+	case "ctrl+o":
+		m.tr.expand = !m.tr.expand
+		m.tr.invalidate()
+		return nil
+	case "up":
+		if m.input.Line() == 0 && m.histPos > 0 {
+			if m.histPos == len(m.history) {
+				m.draft = m.input.Value()
+			}
+			m.histPos--
+			m.input.SetValue(m.history[m.histPos])
+			return nil
+		}
+	case "down":
+		if m.input.Line() == m.input.LineCount()-1 && m.histPos < len(m.history) {
+			m.histPos++
+			if m.histPos == len(m.history) {
+				m.input.SetValue(m.draft)
+			} else {
+				m.input.SetValue(m.history[m.histPos])
+			}
+			return nil
+		}
+	}
+	m.hint = ""
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+// cancel stops the running generation and /call calls (Esc).
+func (m *model) cancel() {
+	if m.cancelTurn != nil {
+		m.cancelTurn()
+	}
+	for _, it := range m.toolItems {
+		if it.cancel != nil && it.state == toolRunning {
+			it.cancel()
+		}
+	}
+}
+
+func (m *model) quit() tea.Cmd {
+	m.cancel()
+	for _, aq := range m.questions {
+		if aq.q != nil {
+			aq.q.cancel()
+		}
+	}
+	m.questions = nil
+	m.stop()
+	return tea.Quit
+}
+
+func (m *model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	if text == "" {
+		return nil
+	}
+	if n := len(m.history); n == 0 || m.history[n-1] != text {
+		m.history = append(m.history, text)
+	}
+	m.histPos = len(m.history)
+	m.draft = ""
+	m.input.Reset()
+	m.tr.scroll = 0
+	if strings.HasPrefix(text, "/") {
+		return m.command(text)
+	}
+	return m.chat(text)
+}
+
+// chat sends a user message to the agent.
+func (m *model) chat(text string) tea.Cmd {
+	if m.busy {
+		m.hint = "otter is still working — esc cancels"
+		m.input.SetValue(text)
+		return nil
+	}
+	m.notice(itemUser, text)
+	if m.provider.Help != "" {
+		m.notice(itemInfo, m.provider.Help)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.turn++
+	m.busy, m.cancelTurn, m.turnText = true, cancel, false
+	turn, b, ui := m.turn, m.b, m.ui
+	send := func() tea.Msg {
+		defer cancel()
+		err := b.Send(ctx, text, func(ev Event) { ui.send(chatEventMsg{turn, ev}) })
+		return turnDoneMsg{turn, err}
+	}
+	return tea.Batch(send, m.startSpinner())
+}
+
+func (m *model) startSpinner() tea.Cmd {
+	if m.spinning {
+		return nil
+	}
+	m.spinning = true
+	return m.spin.Tick
+}
+
+func (m *model) chatEvent(ev Event) tea.Cmd {
+	switch ev := ev.(type) {
+	case TextDelta:
+		if m.streaming == nil {
+			m.streaming = m.tr.add(&item{kind: itemAssistant, streaming: true})
+		}
+		m.streaming.text.WriteString(ev.Text)
+		m.streaming.pendingText = true
+		m.turnText = true
+		if !m.frameDue {
+			m.frameDue = true
+			return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+		}
+	case ToolStarted:
+		m.endStreaming()
+		it := m.tr.add(&item{kind: itemTool, id: ev.ID, name: ev.Name, args: compactJSON(ev.Args), start: time.Now()})
+		m.toolItems[ev.ID] = it
+		return m.startSpinner()
+	case ToolProgress:
+		if it := m.toolItems[ev.ID]; it != nil {
+			p := ev.Progress
+			it.progress = &p
+		}
+	case ToolFinished:
+		if it := m.toolItems[ev.ID]; it != nil {
+			m.finishTool(it, ev.Result, ev.Err, ev.Elapsed)
+		}
+	case Usage:
+		m.usage.InputTokens += ev.InputTokens
+		m.usage.OutputTokens += ev.OutputTokens
+	case TurnFinished:
+		m.endStreaming()
+		if ev.Text != "" && !m.turnText {
+			it := m.tr.add(&item{kind: itemAssistant})
+			it.text.WriteString(ev.Text)
+			m.turnText = true
+		}
+		if ev.Err != nil && !ev.Canceled {
+			m.notice(itemError, ev.Err.Error())
+		}
+	}
+	return nil
+}
+
+func (m *model) endStreaming() {
+	if it := m.streaming; it != nil {
+		it.streaming, it.pendingText, it.stale = false, false, true
+		m.streaming = nil
+	}
+}
+
+func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.Duration) {
+	if it.state != toolRunning {
+		return
+	}
+	if elapsed == 0 {
+		elapsed = time.Since(it.start)
+	}
+	it.elapsed = elapsed
+	switch {
+	case err != nil && (errors.Is(err, context.Canceled) || m.ctx.Err() != nil):
+		it.state = toolCanceled
+		it.result = "canceled"
+	case err != nil:
+		it.state = toolFailed
+		it.result = err.Error()
+	case res != nil && res.IsError:
+		it.state = toolFailed
+		it.result = describeResult(res, m.ui.opts.ImageDir)
+	default:
+		it.state = toolOK
+		it.result = describeResult(res, m.ui.opts.ImageDir)
+	}
+	if it.rawCall && res != nil {
+		it.raw = prettyJSON(mustJSON(res), 500)
+	}
+	it.stale = true
+	it.cancel = nil
+	delete(m.toolItems, it.id)
+}
+
+func (m *model) endTurn(err error) {
+	m.endStreaming()
+	canceled := errors.Is(err, context.Canceled) || (m.cancelTurn != nil && m.ctx.Err() != nil)
+	for id, it := range m.toolItems {
+		if it.state == toolRunning && !it.rawCall {
+			it.state, it.elapsed, it.result, it.stale = toolCanceled, time.Since(it.start), "canceled", true
+			delete(m.toolItems, id)
+		}
+	}
+	switch {
+	case canceled:
+		m.notice(itemInfo, "canceled")
+	case err != nil:
+		m.notice(itemError, err.Error())
+	}
+	m.busy, m.cancelTurn = false, nil
+}
+
+func (m *model) showReload(msg reloadedMsg) {
+	what := "config reloaded"
+	if msg.auto {
+		what = "config changed on disk; reloaded"
+	}
+	if msg.err != nil {
+		m.notice(itemError, fmt.Sprintf("%s with errors: %v", what, msg.err))
+		return
+	}
+	d := msg.diff
+	var parts []string
+	if len(d.Added) > 0 {
+		parts = append(parts, "added "+strings.Join(d.Added, ", "))
+	}
+	if len(d.Removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(d.Removed, ", "))
+	}
+	if len(d.Changed) > 0 {
+		parts = append(parts, "changed "+strings.Join(d.Changed, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no server changed")
+	}
+	if len(d.Unchanged) > 0 {
+		parts = append(parts, fmt.Sprintf("%d unchanged", len(d.Unchanged)))
+	}
+	m.notice(itemInfo, what+": "+strings.Join(parts, " · "))
+}
+
+// --- view ---
+
+func (m *model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "otter"
+	return v
+}
+
+func (m *model) mainHeight() int {
+	h := m.height - 1 - 1 - m.input.Height() // status, rule, input
+	if m.hint != "" {
+		h--
+	}
+	return max(h, 1)
+}
+
+func (m *model) render() string {
+	h := m.mainHeight()
+	var main string
+	if top := m.focus(); top != nil {
+		main = m.st.modal.Width(max(m.width-2, 20)).Render(top.view(m.width-4, h-2))
+		main = clipLines(main, h, true)
+	} else {
+		main = m.transcriptView(h)
+	}
+	parts := []string{main}
+	if m.hint != "" {
+		parts = append(parts, m.st.dim.Render(ansi.Truncate(m.hint, m.width, "…")))
+	}
+	parts = append(parts, m.st.border.Render(strings.Repeat("─", max(m.width, 1))), m.input.View(), m.statusBar())
+	return strings.Join(parts, "\n")
+}
+
+// clipLines makes s exactly h lines: the first (or, with keepEnd=false,
+// the last) h lines, padded with empty ones.
+func clipLines(s string, h int, keepStart bool) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		if keepStart {
+			lines = lines[:h]
+		} else {
+			lines = lines[len(lines)-h:]
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *model) statusBar() string {
+	st := m.st
+	left := " otter"
+	if m.provider.Help != "" {
+		left += " · no provider"
+	} else if m.provider.Name != "" || m.provider.Model != "" {
+		left += " · " + strings.Trim(m.provider.Name+"/"+m.provider.Model, "/")
+	}
+	connected := 0
+	for _, s := range m.servers {
+		if s.State == mcp.StateConnected {
+			connected++
+		}
+	}
+	mid := fmt.Sprintf(" · %d/%d servers · %d tools", connected, len(m.servers), len(m.tools))
+	var right string
+	if m.busy || m.calls > 0 {
+		right = m.spin.View() + " working · esc cancels "
+	}
+	if m.usage.InputTokens+m.usage.OutputTokens > 0 {
+		right += fmt.Sprintf("↑%s ↓%s tokens ", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens))
+	}
+	line := st.statusKey.Render(left) + st.status.Render(mid)
+	gap := m.width - lipgloss.Width(line) - lipgloss.Width(right)
+	if gap < 1 {
+		return ansi.Truncate(line+st.status.Render(" "+right), m.width, "…")
+	}
+	return line + st.status.Render(strings.Repeat(" ", gap)+right)
+}
+
+func humanCount(n int64) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}

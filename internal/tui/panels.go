@@ -1,0 +1,364 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"charm.land/lipgloss/v2/table"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// actionDoneMsg reports the end of a server action started from /mcp.
+type actionDoneMsg struct {
+	what string
+	err  error
+}
+
+// mcpPanel is the /mcp view: every server with its state and figures, the
+// selected one's error and stderr, and actions on it.
+type mcpPanel struct {
+	m      *model
+	cursor int
+	status string
+	done   bool
+}
+
+func newMCPPanel(m *model) *mcpPanel { return &mcpPanel{m: m} }
+
+func (p *mcpPanel) finished() bool { return p.done }
+
+func (p *mcpPanel) selected() (mcp.Status, bool) {
+	s := p.m.servers
+	if len(s) == 0 {
+		return mcp.Status{}, false
+	}
+	p.cursor = min(max(p.cursor, 0), len(s)-1)
+	return s[p.cursor], true
+}
+
+func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case actionDoneMsg:
+		p.m.refresh()
+		if msg.err != nil {
+			p.status = p.m.st.errText.Render(msg.what + ": " + msg.err.Error())
+		} else {
+			p.status = p.m.st.ok.Render(msg.what + ": done")
+		}
+	case tea.KeyPressMsg:
+		srv, ok := p.selected()
+		b, ctx := p.m.b, p.m.ctx
+		action := func(what string, fn func() error) tea.Cmd {
+			p.status = p.m.st.dim.Render(what + "…")
+			return func() tea.Msg { return actionDoneMsg{what: what, err: fn()} }
+		}
+		switch msg.String() {
+		case "esc", "q":
+			p.done = true
+		case "up", "k":
+			p.cursor--
+		case "down", "j":
+			p.cursor++
+		case "r":
+			if ok {
+				return action("reconnect "+srv.Name, func() error { return b.Reconnect(ctx, srv.Name) })
+			}
+		case "e":
+			if ok {
+				on := srv.State == mcp.StateDisabled
+				verb := "disable "
+				if on {
+					verb = "enable "
+				}
+				return action(verb+srv.Name, func() error { return b.SetEnabled(ctx, srv.Name, on) })
+			}
+		case "l":
+			if ok {
+				return action("login "+srv.Name, func() error { return b.Login(ctx, srv.Name) })
+			}
+		case "t":
+			if ok {
+				p.done = true
+				tp := newToolsPanel(p.m, srv.Name)
+				return func() tea.Msg { return openPanelMsg{tp} }
+			}
+		}
+	}
+	return nil
+}
+
+func (p *mcpPanel) view(width, height int) string {
+	m := p.m
+	st := m.st
+	servers := m.servers
+	connected := 0
+	for _, s := range servers {
+		if s.State == mcp.StateConnected {
+			connected++
+		}
+	}
+	var b strings.Builder
+	b.WriteString(st.title.Render("MCP servers") + st.dim.Render(fmt.Sprintf("  %d/%d connected · %d tools", connected, len(servers), len(m.tools))) + "\n")
+	if len(servers) == 0 {
+		b.WriteString("\nNo MCP servers are configured. Add one to ~/.config/otter/config.toml:\n\n" +
+			st.dim.Render("  [[mcp.servers]]\n  name = \"everything\"\n  command = \"npx\"\n  args = [\"-y\", \"@modelcontextprotocol/server-everything\"]") +
+			"\n\nor import them: otter mcp import\n")
+		b.WriteString("\n" + st.dim.Render("esc close"))
+		return b.String()
+	}
+	sel, _ := p.selected()
+	rows := make([][]string, 0, len(servers))
+	for _, s := range servers {
+		p50 := "-"
+		if s.MedianLatency > 0 {
+			p50 = fmtDuration(s.MedianLatency)
+		}
+		rows = append(rows, []string{s.Name, s.Transport, string(s.State), fmt.Sprint(s.Tools),
+			fmt.Sprint(s.Calls), fmt.Sprint(s.Errors), p50})
+	}
+	t := table.New().
+		Headers("NAME", "TRANSPORT", "STATE", "TOOLS", "CALLS", "ERRORS", "P50").
+		Rows(rows...).
+		Border(lipgloss.NormalBorder()).BorderStyle(st.border).
+		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).BorderColumn(false).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			s := lipgloss.NewStyle().PaddingRight(2)
+			if row == table.HeaderRow {
+				return s.Inherit(st.dim).Bold(true)
+			}
+			if col == 2 && row < len(servers) {
+				s = s.Inherit(st.stateColor[servers[row].State])
+			}
+			if row == p.cursor {
+				s = s.Bold(true)
+				if col == 0 {
+					s = s.Inherit(st.accent)
+				}
+			}
+			return s
+		})
+	tableStr := t.Render()
+	// Mark the selected row.
+	lines := strings.Split(tableStr, "\n")
+	for i := range lines {
+		mark := "  "
+		if i == p.cursor+2 {
+			mark = st.accent.Render("› ")
+		}
+		lines[i] = mark + lines[i]
+	}
+	b.WriteString(strings.Join(lines, "\n") + "\n\n")
+
+	// Details of the selected server.
+	wrap := lipgloss.NewStyle().Width(max(width-2, 20))
+	head := st.accent.Render(sel.Name) + " " + st.state(sel.State)
+	if sel.ServerInfo != "" {
+		head += st.dim.Render(" · " + sel.ServerInfo)
+	}
+	if sel.Scope != "" {
+		head += st.dim.Render(" · " + sel.Scope + " scope")
+	}
+	if !sel.ConnectedAt.IsZero() && sel.State == mcp.StateConnected {
+		head += st.dim.Render(" · up " + fmtDuration(time.Since(sel.ConnectedAt).Truncate(time.Second)))
+	}
+	b.WriteString(head + "\n")
+	if sel.Error != "" {
+		b.WriteString(st.errText.Render(wrap.Render("last error: "+sel.Error)) + "\n")
+	}
+	if !sel.TokenExpiry.IsZero() {
+		b.WriteString(st.dim.Render("token expires "+sel.TokenExpiry.Format(time.DateTime)) + "\n")
+	}
+	if n := len(sel.StderrTail); n > 0 {
+		b.WriteString(st.dim.Render("stderr:") + "\n")
+		for _, l := range sel.StderrTail[max(n-5, 0):] {
+			b.WriteString(st.dim.Render("  "+ansi.Truncate(l, max(width-4, 10), "…")) + "\n")
+		}
+	}
+	footer := st.dim.Render("↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc close")
+	if p.status != "" {
+		footer = p.status + "\n" + footer
+	}
+	body := strings.TrimRight(b.String(), "\n")
+	fh := lipgloss.Height(footer)
+	return clipLines(body, max(height-fh-1, 1), true) + "\n\n" + footer
+}
+
+// toolsPanel is /mcp tools: a filterable list; enter shows one tool.
+type toolsPanel struct {
+	m      *model
+	server string
+	filter textinput.Model
+	cursor int
+	detail *tool.Entry
+	scroll int
+	done   bool
+}
+
+func newToolsPanel(m *model, server string) *toolsPanel {
+	ti := textinput.New()
+	ti.Prompt = "filter: "
+	ti.Placeholder = "type to filter tool names"
+	ti.Focus()
+	return &toolsPanel{m: m, server: server, filter: ti}
+}
+
+func (p *toolsPanel) finished() bool { return p.done }
+
+func (p *toolsPanel) matches() []tool.Entry {
+	q := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	var out []tool.Entry
+	for _, e := range p.m.tools {
+		if p.server != "" && e.Info.Server != p.server {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(e.Name), q) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (p *toolsPanel) update(msg tea.Msg) tea.Cmd {
+	k, isKey := msg.(tea.KeyPressMsg)
+	if p.detail != nil {
+		if isKey {
+			switch k.String() {
+			case "esc", "q", "backspace":
+				p.detail, p.scroll = nil, 0
+			case "up", "k":
+				p.scroll = max(p.scroll-1, 0)
+			case "down", "j":
+				p.scroll++
+			case "c":
+				name := p.detail.Name
+				p.done = true
+				return func() tea.Msg { return callRequestMsg{name} }
+			}
+		}
+		return nil
+	}
+	if isKey {
+		switch k.String() {
+		case "esc":
+			p.done = true
+			return nil
+		case "up":
+			p.cursor = max(p.cursor-1, 0)
+			return nil
+		case "down":
+			p.cursor++
+			return nil
+		case "enter":
+			if ms := p.matches(); len(ms) > 0 {
+				e := ms[min(p.cursor, len(ms)-1)]
+				p.detail = &e
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	p.filter, cmd = p.filter.Update(msg)
+	if isKey {
+		p.cursor = 0
+	}
+	return cmd
+}
+
+func (p *toolsPanel) view(width, height int) string {
+	st := p.m.st
+	if p.detail != nil {
+		return p.detailView(width, height)
+	}
+	ms := p.matches()
+	p.cursor = min(p.cursor, max(len(ms)-1, 0))
+	title := "Tools"
+	if p.server != "" {
+		title += " of " + p.server
+	}
+	var b strings.Builder
+	b.WriteString(st.title.Render(title) + st.dim.Render(fmt.Sprintf("  %d shown", len(ms))) + "\n")
+	b.WriteString(p.filter.View() + "\n")
+	rowsRoom := max(height-4, 1)
+	start := max(p.cursor-rowsRoom+1, 0)
+	for i := start; i < len(ms) && i < start+rowsRoom; i++ {
+		e := ms[i]
+		name := e.Name
+		mark := "  "
+		if i == p.cursor {
+			mark = st.accent.Render("› ")
+			name = st.accent.Bold(true).Render(name)
+		}
+		desc := strings.SplitN(e.Info.Description, "\n", 2)[0]
+		line := mark + name
+		if room := width - lipgloss.Width(line) - 3; room > 8 && desc != "" {
+			line += "  " + st.dim.Render(ansi.Truncate(desc, room, "…"))
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(ms) == 0 {
+		b.WriteString(st.dim.Render("  no tool matches") + "\n")
+	}
+	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
+	return body + "\n\n" + st.dim.Render("type to filter · ↑/↓ select · enter details · esc close")
+}
+
+func (p *toolsPanel) detailView(width, height int) string {
+	st := p.m.st
+	e := p.detail
+	wrap := lipgloss.NewStyle().Width(max(width-2, 20))
+	var b strings.Builder
+	b.WriteString(st.title.Render(e.Name) + "\n")
+	src := "built-in"
+	if e.Info.Server != "" {
+		src = "server " + e.Info.Server + ", tool " + e.Info.Name
+	}
+	b.WriteString(st.dim.Render(src) + "\n")
+	if e.Info.Title != "" {
+		b.WriteString(e.Info.Title + "\n")
+	}
+	if e.Info.Description != "" {
+		b.WriteString("\n" + wrap.Render(e.Info.Description) + "\n")
+	}
+	var ann []string
+	if a := e.Info.Annotations; a != nil {
+		if a.ReadOnlyHint {
+			ann = append(ann, "read-only")
+		}
+		if e.Info.Destructive() {
+			ann = append(ann, "destructive")
+		}
+		if a.IdempotentHint {
+			ann = append(ann, "idempotent")
+		}
+		if a.OpenWorldHint != nil && *a.OpenWorldHint {
+			ann = append(ann, "open world")
+		}
+	}
+	if len(ann) == 0 {
+		ann = append(ann, "none")
+	}
+	b.WriteString("\n" + st.accent.Render("annotations: ") + strings.Join(ann, ", ") + "\n")
+	b.WriteString("\n" + st.accent.Render("input schema:") + "\n")
+	b.WriteString(st.dim.Render(prettyJSON(e.Info.InputSchema, 1000)) + "\n")
+	if len(e.Info.OutputSchema) > 0 {
+		b.WriteString("\n" + st.accent.Render("output schema:") + "\n")
+		b.WriteString(st.dim.Render(prettyJSON(e.Info.OutputSchema, 1000)) + "\n")
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	room := max(height-2, 1)
+	p.scroll = min(p.scroll, max(len(lines)-room, 0))
+	lines = lines[p.scroll:]
+	return clipLines(strings.Join(lines, "\n"), room, true) + "\n\n" +
+		st.dim.Render("↑/↓ scroll · c call it · esc back")
+}
+
+// callRequestMsg opens the /call form for a tool.
+type callRequestMsg struct{ name string }

@@ -1,0 +1,395 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/huh/v2"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// schemaForm is a huh form generated from a flat JSON Schema object: the
+// shape of elicitation requests and of most tools' input schemas.
+type schemaForm struct {
+	fields  []huh.Field
+	collect func() (map[string]any, error)
+}
+
+// buildSchemaForm makes one field per property, in the schema's order, with
+// the schema's defaults prefilled and its constraints as validation.
+// Properties that are not flat (objects, arrays of non-enums) get a JSON
+// text field.
+func buildSchemaForm(raw json.RawMessage) (*schemaForm, error) {
+	var s jsonschema.Schema
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("reading the requested schema: %w", err)
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	sf := &schemaForm{}
+	var getters []func(map[string]any) error
+	for _, name := range propertyOrder(raw, s.Properties) {
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		field, get := schemaField(name, p, required[name])
+		sf.fields = append(sf.fields, field)
+		getters = append(getters, get)
+	}
+	sf.collect = func() (map[string]any, error) {
+		out := map[string]any{}
+		for _, g := range getters {
+			if err := g(out); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return sf, nil
+}
+
+// propertyOrder returns the property names in the order the schema lists
+// them (JSON objects are ordered on the wire; maps are not).
+func propertyOrder(raw json.RawMessage, props map[string]*jsonschema.Schema) []string {
+	var top map[string]json.RawMessage
+	var order []string
+	if json.Unmarshal(raw, &top) == nil {
+		if p, ok := top["properties"]; ok {
+			dec := json.NewDecoder(bytes.NewReader(p))
+			if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+				for dec.More() {
+					t, err := dec.Token()
+					if err != nil {
+						break
+					}
+					if k, ok := t.(string); ok {
+						order = append(order, k)
+					}
+					var skip json.RawMessage
+					if dec.Decode(&skip) != nil {
+						break
+					}
+				}
+			}
+		}
+	}
+	if len(order) != len(props) {
+		order = order[:0]
+		for k := range props {
+			order = append(order, k)
+		}
+	}
+	return order
+}
+
+func schemaType(p *jsonschema.Schema) string {
+	if p.Type != "" {
+		return p.Type
+	}
+	for _, t := range p.Types {
+		if t != "null" {
+			return t
+		}
+	}
+	if len(p.Enum) > 0 || len(p.OneOf) > 0 {
+		return "string"
+	}
+	return ""
+}
+
+// choices returns an enum's options: enum values (titled by the legacy
+// enumNames when given) or oneOf/anyOf {const, title} entries.
+func choices(p *jsonschema.Schema) []huh.Option[string] {
+	var opts []huh.Option[string]
+	var names []any
+	if p.Extra != nil {
+		names, _ = p.Extra["enumNames"].([]any)
+	}
+	for i, v := range p.Enum {
+		val := fmt.Sprint(v)
+		label := val
+		if i < len(names) {
+			label = fmt.Sprint(names[i])
+		}
+		opts = append(opts, huh.NewOption(label, val))
+	}
+	alts := p.OneOf
+	if len(alts) == 0 {
+		alts = p.AnyOf
+	}
+	for _, a := range alts {
+		if a == nil || a.Const == nil {
+			continue
+		}
+		val := fmt.Sprint(*a.Const)
+		label := a.Title
+		if label == "" {
+			label = val
+		}
+		opts = append(opts, huh.NewOption(label, val))
+	}
+	return opts
+}
+
+func defaultString(p *jsonschema.Schema) string {
+	if len(p.Default) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(p.Default, &v) != nil || v == nil {
+		return ""
+	}
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func schemaField(name string, p *jsonschema.Schema, required bool) (huh.Field, func(map[string]any) error) {
+	title := name
+	if p.Title != "" {
+		title = p.Title
+	}
+	if required {
+		title += " *"
+	}
+	desc := p.Description
+	typ := schemaType(p)
+
+	if opts := choices(p); len(opts) > 0 {
+		v := defaultString(p)
+		if v == "" && required {
+			v = opts[0].Value
+		}
+		if v == "" {
+			opts = append([]huh.Option[string]{huh.NewOption("(none)", "")}, opts...)
+		}
+		sel := huh.NewSelect[string]().Title(title).Description(desc).Options(opts...).Value(&v)
+		return sel, func(out map[string]any) error {
+			if v != "" {
+				out[name] = v
+			}
+			return nil
+		}
+	}
+
+	switch typ {
+	case "boolean":
+		var v bool
+		if len(p.Default) > 0 {
+			_ = json.Unmarshal(p.Default, &v)
+		}
+		c := huh.NewConfirm().Title(title).Description(desc).Value(&v)
+		return c, func(out map[string]any) error { out[name] = v; return nil }
+
+	case "array":
+		if p.Items != nil {
+			if opts := choices(p.Items); len(opts) > 0 {
+				var v []string
+				if len(p.Default) > 0 {
+					_ = json.Unmarshal(p.Default, &v)
+				}
+				for i, o := range opts {
+					for _, d := range v {
+						if o.Value == d {
+							opts[i] = o.Selected(true)
+						}
+					}
+				}
+				ms := huh.NewMultiSelect[string]().Title(title).Description(desc).Options(opts...).Value(&v)
+				if p.MinItems != nil || p.MaxItems != nil {
+					ms.Validate(func(sel []string) error {
+						if p.MinItems != nil && len(sel) < *p.MinItems {
+							return fmt.Errorf("choose at least %d", *p.MinItems)
+						}
+						if p.MaxItems != nil && len(sel) > *p.MaxItems {
+							return fmt.Errorf("choose at most %d", *p.MaxItems)
+						}
+						return nil
+					})
+				}
+				return ms, func(out map[string]any) error {
+					if len(v) > 0 || required {
+						out[name] = append([]string{}, v...)
+					}
+					return nil
+				}
+			}
+		}
+		return jsonField(name, title, desc, p, required)
+
+	case "object":
+		return jsonField(name, title, desc, p, required)
+
+	case "number", "integer":
+		v := defaultString(p)
+		integer := typ == "integer"
+		in := huh.NewInput().Title(title).Description(desc).Value(&v).Validate(func(s string) error {
+			_, err := parseNumber(s, integer, p, required)
+			return err
+		})
+		return in, func(out map[string]any) error {
+			n, err := parseNumber(v, integer, p, required)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if n != nil {
+				out[name] = n
+			}
+			return nil
+		}
+	}
+
+	// string (and anything unknown)
+	v := defaultString(p)
+	validate := stringValidator(p, required)
+	in := huh.NewInput().Title(title).Description(desc).Value(&v).Validate(validate)
+	if p.Format != "" {
+		in.Placeholder(formatHint(p.Format))
+	}
+	return in, func(out map[string]any) error {
+		if err := validate(v); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if v != "" || required {
+			out[name] = v
+		}
+		return nil
+	}
+}
+
+func jsonField(name, title, desc string, p *jsonschema.Schema, required bool) (huh.Field, func(map[string]any) error) {
+	v := defaultString(p)
+	t := huh.NewText().Title(title + " (JSON)").Description(desc).Value(&v).Lines(3).Validate(func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			if required {
+				return errors.New("required")
+			}
+			return nil
+		}
+		if !json.Valid([]byte(s)) {
+			return errors.New("not valid JSON")
+		}
+		return nil
+	})
+	return t, func(out map[string]any) error {
+		if strings.TrimSpace(v) == "" {
+			return nil
+		}
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = x
+		return nil
+	}
+}
+
+func parseNumber(s string, integer bool, p *jsonschema.Schema, required bool) (any, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		if required {
+			return nil, errors.New("required")
+		}
+		return nil, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, errors.New("not a number")
+	}
+	if integer && f != float64(int64(f)) {
+		return nil, errors.New("must be a whole number")
+	}
+	if p.Minimum != nil && f < *p.Minimum {
+		return nil, fmt.Errorf("must be at least %g", *p.Minimum)
+	}
+	if p.Maximum != nil && f > *p.Maximum {
+		return nil, fmt.Errorf("must be at most %g", *p.Maximum)
+	}
+	if p.ExclusiveMinimum != nil && f <= *p.ExclusiveMinimum {
+		return nil, fmt.Errorf("must be more than %g", *p.ExclusiveMinimum)
+	}
+	if p.ExclusiveMaximum != nil && f >= *p.ExclusiveMaximum {
+		return nil, fmt.Errorf("must be less than %g", *p.ExclusiveMaximum)
+	}
+	if integer {
+		return int64(f), nil
+	}
+	return f, nil
+}
+
+func formatHint(format string) string {
+	switch format {
+	case "email":
+		return "name@example.com"
+	case "uri", "url":
+		return "https://…"
+	case "date":
+		return "YYYY-MM-DD"
+	case "date-time":
+		return "YYYY-MM-DDThh:mm:ssZ"
+	}
+	return ""
+}
+
+func stringValidator(p *jsonschema.Schema, required bool) func(string) error {
+	var re *regexp.Regexp
+	if p.Pattern != "" {
+		re, _ = regexp.Compile(p.Pattern)
+	}
+	return func(s string) error {
+		if s == "" {
+			if required {
+				return errors.New("required")
+			}
+			return nil
+		}
+		n := len([]rune(s))
+		if p.MinLength != nil && n < *p.MinLength {
+			return fmt.Errorf("at least %d characters", *p.MinLength)
+		}
+		if p.MaxLength != nil && n > *p.MaxLength {
+			return fmt.Errorf("at most %d characters", *p.MaxLength)
+		}
+		if re != nil && !re.MatchString(s) {
+			return fmt.Errorf("must match %s", p.Pattern)
+		}
+		switch p.Format {
+		case "email":
+			if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
+				return errors.New("not an email address")
+			}
+		case "uri", "url":
+			if u, err := url.Parse(s); err != nil || u.Scheme == "" {
+				return errors.New("not a URL (e.g. https://example.com)")
+			}
+		case "date":
+			if _, err := time.Parse(time.DateOnly, s); err != nil {
+				return errors.New("not a date (YYYY-MM-DD)")
+			}
+		case "date-time":
+			if _, err := time.Parse(time.RFC3339, s); err != nil {
+				return errors.New("not a date-time (RFC 3339)")
+			}
+		}
+		return nil
+	}
+}

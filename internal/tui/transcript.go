@@ -1,0 +1,362 @@
+package tui
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/progress"
+	"charm.land/glamour/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+type itemKind int
+
+const (
+	itemUser itemKind = iota
+	itemAssistant
+	itemTool
+	itemInfo
+	itemError
+)
+
+type toolState int
+
+const (
+	toolRunning toolState = iota
+	toolOK
+	toolFailed
+	toolCanceled
+)
+
+// item is one entry of the transcript. Finished items keep their rendered
+// lines; only live ones (streaming text, running tools) render again.
+type item struct {
+	kind itemKind
+	text strings.Builder // user/assistant/info/error text
+
+	// tool calls
+	id       string
+	name     string
+	args     string // compact JSON
+	state    toolState
+	start    time.Time
+	elapsed  time.Duration
+	result   string // what the result says, for a person
+	raw      string // the raw result JSON (/call)
+	progress *tool.Progress
+
+	rawCall bool               // a /call: keep the raw result
+	cancel  context.CancelFunc // stops a /call
+
+	streaming   bool // assistant text still arriving
+	pendingText bool // text arrived since the last frame
+	stale       bool // must render again
+
+	lines []string // rendered, with a trailing blank separator
+	gen   int      // render generation lines belong to
+}
+
+func (it *item) live() bool { return it.kind == itemTool && it.state == toolRunning }
+
+// transcript is the list of items and their render state.
+type transcript struct {
+	items  []*item
+	gen    int // bumps on resize, theme or expand changes: every cache is stale
+	width  int
+	expand bool // tool blocks show full results
+	scroll int  // lines scrolled up from the bottom
+
+	md      *glamour.TermRenderer
+	mdWidth int
+	mdDark  bool
+}
+
+func (t *transcript) add(it *item) *item {
+	t.items = append(t.items, it)
+	return it
+}
+
+func (t *transcript) invalidate() { t.gen++ }
+
+// renderer returns a glamour renderer for the current width and theme.
+func (t *transcript) renderer(dark bool) *glamour.TermRenderer {
+	w := max(t.width-2, 20)
+	if t.md != nil && t.mdWidth == w && t.mdDark == dark {
+		return t.md
+	}
+	style := "light"
+	if dark {
+		style = "dark"
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(w))
+	if err != nil {
+		slog.Warn("markdown renderer", "err", err)
+		return nil
+	}
+	t.md, t.mdWidth, t.mdDark = r, w, dark
+	return r
+}
+
+// itemLines returns it rendered, from cache when possible.
+func (m *model) itemLines(it *item) []string {
+	t := &m.tr
+	if it.lines != nil && it.gen == t.gen && !it.stale && !it.live() {
+		return it.lines
+	}
+	s := m.renderItem(it)
+	it.lines = strings.Split(s, "\n")
+	it.lines = append(it.lines, "")
+	it.gen = t.gen
+	it.stale = false
+	return it.lines
+}
+
+func (m *model) renderItem(it *item) string {
+	w := max(m.tr.width, 20)
+	st := m.st
+	wrap := lipgloss.NewStyle().Width(w - 2)
+	switch it.kind {
+	case itemUser:
+		return st.user.Render("› ") + wrap.Render(it.text.String())
+	case itemInfo:
+		return st.info.Render(wrap.Render(it.text.String()))
+	case itemError:
+		return st.errText.Render(wrap.Render(it.text.String()))
+	case itemAssistant:
+		return m.renderMarkdown(it.text.String())
+	case itemTool:
+		return m.renderTool(it, w)
+	}
+	return ""
+}
+
+func (m *model) renderMarkdown(text string) string {
+	r := m.tr.renderer(m.st.dark)
+	if r == nil {
+		return lipgloss.NewStyle().Width(m.tr.width).Render(text)
+	}
+	out, err := r.Render(text)
+	if err != nil {
+		return text
+	}
+	return strings.Trim(out, "\n")
+}
+
+const previewLines = 4
+
+func (m *model) renderTool(it *item, w int) string {
+	st := m.st
+	var b strings.Builder
+	var mark, status string
+	switch it.state {
+	case toolRunning:
+		mark = st.accent.Render(m.spin.View())
+		status = st.dim.Render("running " + fmtDuration(time.Since(it.start)))
+	case toolOK:
+		mark = st.ok.Render("●")
+		status = st.ok.Render("✓ ") + st.dim.Render(fmtDuration(it.elapsed))
+	case toolFailed:
+		mark = st.fail.Render("●")
+		status = st.fail.Render("✗ failed ") + st.dim.Render(fmtDuration(it.elapsed))
+	case toolCanceled:
+		mark = st.warn.Render("●")
+		status = st.warn.Render("canceled ") + st.dim.Render(fmtDuration(it.elapsed))
+	}
+	head := mark + " " + st.toolName.Render(it.name)
+	room := w - lipgloss.Width(head) - lipgloss.Width(status) - 3
+	if it.args != "" && room > 5 {
+		head += " " + st.dim.Render(ansi.Truncate(it.args, room, "…"))
+	}
+	if gap := w - lipgloss.Width(head) - lipgloss.Width(status); gap > 0 {
+		head += strings.Repeat(" ", gap)
+	} else {
+		head += " "
+	}
+	b.WriteString(head + status)
+
+	if it.state == toolRunning && it.progress != nil {
+		p := it.progress
+		line := "  "
+		if p.Total > 0 {
+			bar := progress.New(progress.WithWidth(min(40, w-12)), progress.WithDefaultBlend())
+			line += bar.ViewAs(min(p.Progress/p.Total, 1))
+		} else {
+			line += st.dim.Render(fmt.Sprintf("progress %g", p.Progress))
+		}
+		if p.Message != "" {
+			line += " " + st.dim.Render(ansi.Truncate(p.Message, max(w-lipgloss.Width(line)-1, 0), "…"))
+		}
+		b.WriteString("\n" + line)
+	}
+
+	body := it.result
+	if it.raw != "" {
+		body = it.raw
+	}
+	if body == "" {
+		return b.String()
+	}
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	limit := previewLines
+	if m.tr.expand || it.raw != "" {
+		limit = 200
+	}
+	textStyle := st.dim
+	if it.state == toolFailed {
+		textStyle = st.fail
+	}
+	for i, l := range lines {
+		if i == limit {
+			b.WriteString("\n    " + st.dim.Render(fmt.Sprintf("… +%d lines (ctrl+o expands)", len(lines)-limit)))
+			break
+		}
+		prefix := "    "
+		if i == 0 {
+			prefix = "  ⎿ "
+		}
+		b.WriteString("\n" + prefix + textStyle.Render(ansi.Truncate(l, w-5, "…")))
+	}
+	return b.String()
+}
+
+// view returns the visible window of the transcript, h lines high. Only
+// the items that reach into the window are rendered, walking back from
+// the newest.
+func (m *model) transcriptView(h int) string {
+	t := &m.tr
+	need := h + t.scroll
+	var chunks [][]string
+	n := 0
+	i := len(t.items) - 1
+	for ; i >= 0 && n < need; i-- {
+		ls := m.itemLines(t.items[i])
+		chunks = append(chunks, ls)
+		n += len(ls)
+	}
+	if i < 0 && t.scroll > max(n-h, 0) { // reached the top
+		t.scroll = max(n-h, 0)
+	}
+	all := make([]string, 0, n)
+	for j := len(chunks) - 1; j >= 0; j-- {
+		all = append(all, chunks[j]...)
+	}
+	end := len(all) - t.scroll
+	start := max(end-h, 0)
+	window := all[start:end]
+	if len(window) < h {
+		pad := make([]string, h-len(window))
+		window = append(window, pad...)
+	}
+	return strings.Join(window, "\n")
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return d.Truncate(time.Second).String()
+	}
+}
+
+// compactJSON renders tool arguments on one line.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if s == "{}" || s == "null" {
+		return ""
+	}
+	return s
+}
+
+// describeResult turns a tool result into text for a person: text content
+// as is, images and audio as placeholders (images saved under imageDir),
+// resources by URI, structured content as JSON when there is nothing else.
+func describeResult(res *tool.Result, imageDir string) string {
+	if res == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.ImageContent:
+			parts = append(parts, placeholder("image", c.MIMEType, c.Data, imageDir))
+		case *sdk.AudioContent:
+			parts = append(parts, placeholder("audio", c.MIMEType, c.Data, imageDir))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource link %s %s]", c.URI, c.Name))
+		case *sdk.EmbeddedResource:
+			if r := c.Resource; r != nil {
+				s := fmt.Sprintf("[resource %s %s]", r.URI, r.MIMEType)
+				if r.Text != "" {
+					s += "\n" + r.Text
+				}
+				parts = append(parts, s)
+			}
+		default:
+			b, _ := json.Marshal(c)
+			parts = append(parts, string(b))
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
+		parts = append(parts, string(b))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// placeholder describes binary content and saves it under dir.
+func placeholder(kind, mimeType string, data []byte, dir string) string {
+	s := fmt.Sprintf("[%s %s, %s", kind, mimeType, humanBytes(len(data)))
+	if dir != "" && len(data) > 0 {
+		sum := sha256.Sum256(data)
+		ext := ".bin"
+		if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
+			ext = exts[len(exts)-1]
+		}
+		path := filepath.Join(dir, hex.EncodeToString(sum[:8])+ext)
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			if err = os.WriteFile(path, data, 0o600); err == nil {
+				s += ", saved to " + path
+			} else {
+				slog.Warn("saving tool result content", "path", path, "err", err)
+			}
+		}
+	}
+	return s + "]"
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+	}
+}

@@ -1,0 +1,391 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+func TestChatTurnWithToolCall(t *testing.T) {
+	b := &fakeBackend{
+		send: func(ctx context.Context, text string, emit func(Event)) error {
+			emit(TextDelta{Text: "Let me check **the "})
+			emit(TextDelta{Text: "forecast**."})
+			emit(ToolStarted{ID: "t1", Name: "mcp__wx__forecast", Args: json.RawMessage(`{"city":"Oslo"}`)})
+			emit(ToolProgress{ID: "t1", Progress: tool.Progress{Progress: 1, Total: 2, Message: "fetching"}})
+			emit(ToolFinished{ID: "t1", Name: "mcp__wx__forecast", Result: textResult("Sunny, 21°C\nwind 3 m/s"), Elapsed: 1200 * time.Millisecond})
+			emit(TextDelta{Text: "It is sunny in Oslo."})
+			emit(Usage{InputTokens: 1200, OutputTokens: 340})
+			emit(TurnFinished{Text: "It is sunny in Oslo."})
+			return nil
+		},
+	}
+	h := start(t, b)
+	h.waitFor("/help")
+	h.enterLine("weather in Oslo?")
+	s := h.waitFor("› weather in Oslo?", "Let me check the forecast.", "mcp__wx__forecast", `{"city":"Oslo"}`,
+		"✓", "1.2s", "Sunny, 21°C", "It is sunny in Oslo.", "↑1.2k ↓340 tokens")
+	if strings.Contains(s, "working") {
+		t.Errorf("the status bar still says working after the turn:\n%s", s)
+	}
+	if !b.did("send weather in Oslo?") {
+		t.Errorf("the message did not reach the agent; actions: %v", b.actions)
+	}
+	if strings.Count(s, "It is sunny in Oslo.") != 1 {
+		t.Errorf("the streamed final text shows more than once:\n%s", s)
+	}
+}
+
+func TestMCPTableFailedAndConnected(t *testing.T) {
+	b := &fakeBackend{
+		servers: []mcp.Status{
+			{Name: "alpha", Transport: "stdio", State: mcp.StateConnected, Tools: 3, Calls: 12, Errors: 1, MedianLatency: 42 * time.Millisecond, ServerInfo: "alpha 1.0"},
+			{Name: "broken", Transport: "stdio", State: mcp.StateFailed, Error: `starting "nope": executable file not found in $PATH`,
+				StderrTail: []string{"boot: reading config", "fatal: no such file"}},
+		},
+		tools: []tool.Entry{entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil)},
+	}
+	h := start(t, b)
+	h.enterLine("/mcp")
+	s := h.waitFor("MCP servers", "1/2 connected", "alpha", "connected", "broken", "failed", "42ms", "alpha 1.0")
+	if strings.Contains(s, "fatal: no such file") {
+		t.Errorf("the stderr of an unselected server is shown:\n%s", s)
+	}
+	h.press("down")
+	h.waitFor("last error: starting \"nope\"", "fatal: no such file", "boot: reading config")
+	h.press("r")
+	h.waitFor("reconnect broken: done")
+	if !b.did("reconnect broken") {
+		t.Errorf("reconnect did not reach the core; actions %v", b.actions)
+	}
+	h.press("up", "e")
+	h.waitFor("disable alpha: done")
+	if !b.did("enable alpha false") {
+		t.Errorf("disable did not reach the core; actions %v", b.actions)
+	}
+	h.press("esc")
+	h.waitGone("1/2 connected")
+	h.waitFor("1/2 servers · 3 tools")
+}
+
+func TestMCPToolsFilter(t *testing.T) {
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	b := &fakeBackend{tools: []tool.Entry{
+		entry("", "scrape_page", "Fetch a page and extract data", `{"type":"object"}`, ro),
+		entry("everything", "echo", "Echoes back the input", `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`, ro),
+		entry("everything", "add", "Adds two numbers", `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`, nil),
+	}}
+	h := start(t, b)
+	h.enterLine("/mcp tools")
+	h.waitFor("Tools", "3 shown", "scrape_page", "mcp__everything__echo", "mcp__everything__add")
+	h.typeText("ech")
+	s := h.waitFor("1 shown", "mcp__everything__echo")
+	if strings.Contains(s, "mcp__everything__add") || strings.Contains(s, "scrape_page") {
+		t.Errorf("the filter kept tools that do not match:\n%s", s)
+	}
+	h.press("enter")
+	h.waitFor("server everything, tool echo", "Echoes back the input", "annotations: read-only", "input schema:", `"message"`, "Message to echo")
+	h.press("esc", "esc")
+	h.enterLine("/mcp tools everything")
+	s = h.waitFor("Tools of everything", "2 shown")
+	if strings.Contains(s, "scrape_page") {
+		t.Errorf("/mcp tools everything lists a built-in:\n%s", s)
+	}
+}
+
+func TestMCPReloadShowsAddedServer(t *testing.T) {
+	b := &fakeBackend{servers: []mcp.Status{{Name: "alpha", Transport: "stdio", State: mcp.StateConnected}}}
+	b.reload = func() mcp.ReloadDiff {
+		b.mu.Lock()
+		b.servers = append(b.servers, mcp.Status{Name: "beta", Transport: "http", State: mcp.StateConnected, Tools: 2})
+		b.mu.Unlock()
+		return mcp.ReloadDiff{Added: []string{"beta"}, Unchanged: []string{"alpha"}}
+	}
+	h := start(t, b)
+	h.enterLine("/mcp reload")
+	h.waitFor("config reloaded: added beta · 1 unchanged", "2/2 servers")
+	h.enterLine("/mcp")
+	h.waitFor("beta", "http", "2/2 connected")
+
+	// An automatic reload (the file watcher) is announced the same way.
+	h.press("esc")
+	h.ui.Notify(Reloaded{Diff: mcp.ReloadDiff{Changed: []string{"alpha"}}, Auto: true})
+	h.waitFor("config changed on disk; reloaded: changed alpha")
+}
+
+const elicitSchema = `{
+  "type": "object",
+  "properties": {
+    "name": {"type": "string", "title": "Your name", "default": "Ada"},
+    "email": {"type": "string", "format": "email"},
+    "age": {"type": "integer", "minimum": 0, "maximum": 150, "default": 36},
+    "subscribe": {"type": "boolean", "default": true},
+    "color": {"type": "string", "enum": ["red", "green", "blue"], "default": "green"},
+    "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "default": ["a", "c"]}
+  },
+  "required": ["name"]
+}`
+
+func TestElicitationAcceptedWithDefaults(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	type result struct {
+		r   ask.ElicitReply
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "everything", Message: "Tell me about you", Mode: "form", Schema: json.RawMessage(elicitSchema)})
+		done <- result{r, err}
+	}()
+	h.waitFor("everything asks for input", "Tell me about you", "Your name *", "Ada", "ctrl+d decline")
+	var got result
+	for i := 0; ; i++ {
+		select {
+		case got = <-done:
+		case <-time.After(200 * time.Millisecond):
+			if i > 100 {
+				t.Fatalf("the form never completed; screen:\n%s", h.screen())
+			}
+			h.press("enter")
+			continue
+		}
+		break
+	}
+	if got.err != nil || got.r.Action != ask.Accept {
+		t.Fatalf("reply = %+v, %v; want accept", got.r, got.err)
+	}
+	want := map[string]any{"name": "Ada", "age": int64(36), "subscribe": true, "color": "green", "tags": []string{"a", "c"}}
+	if !reflect.DeepEqual(got.r.Content, want) {
+		t.Errorf("content = %#v\nwant      %#v", got.r.Content, want)
+	}
+	h.waitFor("sent the requested input to everything")
+}
+
+func TestElicitationValidationAndDecline(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	done := make(chan ask.ElicitReply, 1)
+	go func() {
+		r, _ := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "shop", Message: "Quantity?", Mode: "form",
+			Schema: json.RawMessage(`{"type":"object","properties":{"qty":{"type":"integer","minimum":1,"maximum":5}},"required":["qty"]}`)})
+		done <- r
+	}()
+	h.waitFor("shop asks for input", "qty *")
+	h.typeText("9")
+	h.press("enter")
+	h.waitFor("must be at most 5")
+	h.press("ctrl+d")
+	select {
+	case r := <-done:
+		if r.Action != ask.Decline || r.Content != nil {
+			t.Errorf("reply = %+v, want decline without content", r)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no reply after ctrl+d")
+	}
+	h.waitFor("declined shop's request for input")
+}
+
+func TestElicitationContextDoneDismissesForm(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.ui.Elicit(ctx, ask.Elicitation{Server: "s", Message: "Anything?", Mode: "form", Schema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)})
+		done <- err
+	}()
+	h.waitFor("s asks for input")
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Elicit returned %v, want context.Canceled", err)
+	}
+	h.waitGone("s asks for input")
+}
+
+func TestPermissionPromptDenied(t *testing.T) {
+	var h *harness
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(Event)) error {
+		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__delete_file", Server: "fs",
+			Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Destructive: true})
+		if err != nil {
+			return err
+		}
+		if d == ask.Deny {
+			emit(TurnFinished{Text: "I was not allowed to delete it."})
+			return nil
+		}
+		emit(ToolStarted{ID: "1", Name: "mcp__fs__delete_file"})
+		emit(ToolFinished{ID: "1", Result: textResult("deleted")})
+		emit(TurnFinished{Text: "Deleted."})
+		return nil
+	}
+	h = start(t, b)
+	h.enterLine("delete /tmp/x")
+	h.waitFor("Allow mcp__fs__delete_file?", "may modify or delete data", `"path": "/tmp/x"`,
+		"Allow once", "Allow for this session", "Always allow", "Deny")
+	h.press("down", "down", "down", "enter")
+	s := h.waitFor("denied mcp__fs__delete_file", "I was not allowed to delete it.")
+	if strings.Contains(s, "deleted") && !strings.Contains(s, "not allowed to delete") {
+		t.Errorf("the tool ran although it was denied:\n%s", s)
+	}
+}
+
+func TestNeedsAuthPrompt(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	done := make(chan ask.LoginReply, 1)
+	go func() {
+		r, _ := h.ui.Login(context.Background(), ask.Login{Server: "github", AuthURL: "https://auth.example/authorize?client_id=otter", CanPasteRedirect: true})
+		done <- r
+	}()
+	h.waitFor("server github needs authorization", "https://auth.example/authorize?client_id=otter",
+		"Open browser", "Copy URL", "Paste redirect URL", "Later")
+	h.press("down", "down", "enter")
+	h.waitFor("Paste the URL your browser was redirected to")
+	h.typeText("http://127.0.0.1:8976/callback?code=abc&state=xyz")
+	h.press("enter")
+	select {
+	case r := <-done:
+		want := ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: "http://127.0.0.1:8976/callback?code=abc&state=xyz"}
+		if r != want {
+			t.Errorf("reply = %+v, want %+v", r, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no login reply; screen:\n%s", h.screen())
+	}
+	h.waitFor("finishing github's authorization")
+}
+
+func TestEscCancelsSlowTool(t *testing.T) {
+	sawCancel := make(chan struct{})
+	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(Event)) error {
+		emit(ToolStarted{ID: "slow", Name: "mcp__everything__longRunningOperation", Args: json.RawMessage(`{"duration":600}`)})
+		emit(ToolProgress{ID: "slow", Progress: tool.Progress{Progress: 1, Total: 10, Message: "step 1 of 10"}})
+		<-ctx.Done()
+		close(sawCancel)
+		emit(ToolFinished{ID: "slow", Err: ctx.Err()})
+		return ctx.Err()
+	}}
+	h := start(t, b)
+	h.enterLine("run the long operation")
+	h.waitFor("mcp__everything__longRunningOperation", "running", "step 1 of 10", "working · esc cancels")
+	h.press("esc")
+	select {
+	case <-sawCancel:
+	case <-time.After(20 * time.Second):
+		t.Fatal("esc did not cancel the turn's context")
+	}
+	s := h.waitFor("canceled")
+	if strings.Contains(s, "working · esc cancels") {
+		h.waitFor("0/0 servers")
+	}
+	if strings.Contains(h.screen(), "running ") {
+		t.Errorf("the tool block still shows running after esc:\n%s", h.screen())
+	}
+}
+
+func TestNoProviderAnswersWithHelp(t *testing.T) {
+	b := &fakeBackend{
+		provider: Provider{Help: "No model provider is configured. Add to ~/.config/otter/config.toml:\n[providers.anthropic]\ntype = \"anthropic\"\nor set ANTHROPIC_API_KEY."},
+		servers:  []mcp.Status{{Name: "alpha", Transport: "stdio", State: mcp.StateConnected}},
+	}
+	h := start(t, b)
+	h.waitFor("no provider")
+	h.enterLine("hello")
+	h.waitFor("› hello", "[providers.anthropic]", "ANTHROPIC_API_KEY")
+	if b.did("send hello") {
+		t.Error("a message was sent with no provider")
+	}
+	h.enterLine("/mcp")
+	h.waitFor("MCP servers", "alpha")
+}
+
+func TestCallFormShowsRawResult(t *testing.T) {
+	b := &fakeBackend{
+		tools: []tool.Entry{entry("everything", "echo", "Echoes back the input",
+			`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`, nil)},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			var a struct{ Message string }
+			_ = json.Unmarshal(args, &a)
+			return textResult("Echo: " + a.Message), nil
+		},
+	}
+	h := start(t, b)
+	h.typeText("/call mcp__every")
+	h.press("tab")
+	h.waitFor("/call mcp__everything__echo")
+	h.press("enter")
+	h.waitFor("/call mcp__everything__echo", "Echoes back the input", "message *")
+	h.typeText("hi there")
+	h.press("enter")
+	h.waitFor(`"type": "text"`, `"text": "Echo: hi there"`)
+	if !b.did(`call mcp__everything__echo {"message":"hi there"}`) {
+		t.Errorf("actions = %v", b.actions)
+	}
+	// Direct JSON arguments skip the form.
+	h.enterLine(`/call mcp__everything__echo {"message":"again"}`)
+	h.waitFor(`"text": "Echo: again"`)
+}
+
+func TestTabCompletionAndHistory(t *testing.T) {
+	b := &fakeBackend{prompts: []mcp.Prompt{{Server: "everything", Name: "simple_prompt", Description: "A prompt"}}}
+	h := start(t, b)
+	h.typeText("/mcp t")
+	h.press("tab")
+	h.waitFor("› /mcp tools")
+	h.press("esc")
+	h.enterLine("")
+	h.press("enter") // run /mcp tools
+	h.waitFor("0 shown")
+	h.press("esc")
+	h.typeText("/mcp__")
+	h.press("tab")
+	h.waitFor("/mcp__everything__simple_prompt")
+	h.press("enter")
+	h.waitFor("› prompt text for")
+	if !b.did("prompt everything simple_prompt map[]") {
+		t.Errorf("actions = %v", b.actions)
+	}
+	h.press("up")
+	h.waitFor("› /mcp__everything__simple_prompt")
+	h.press("up")
+	h.waitFor("› /mcp tools")
+}
+
+func TestTrustPrompt(t *testing.T) {
+	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio"}}}
+	h := start(t, b)
+	h.waitFor("This project defines MCP servers: /work/proj", "./run-server --stdio", "Trust this directory?")
+	h.press("y")
+	h.waitFor("config reloaded: added proj")
+	if !b.did("trust") {
+		t.Errorf("actions = %v", b.actions)
+	}
+}
+
+func TestCtrlCTwiceQuits(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	h.press("ctrl+c")
+	h.waitFor("press ctrl+c again to quit")
+	h.press("ctrl+c")
+	h.tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+	h.ui.finish() // what Run does when the program returns
+	if _, err := h.ui.ApproveTool(context.Background(), ask.Permission{Tool: "x"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("a question after quitting returned %v, want ErrClosed", err)
+	}
+}

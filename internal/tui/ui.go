@@ -1,0 +1,231 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/mcp"
+)
+
+// Options configure the UI.
+type Options struct {
+	// OpenURL opens a URL in the browser (URL-mode elicitation). Nil: the
+	// URL is only shown.
+	OpenURL func(url string) error
+	// ImageDir is where images from tool results are saved. "" disables
+	// saving (the placeholder still names type and size).
+	ImageDir string
+	// Version is shown in the welcome line.
+	Version string
+	// Input and Output default to the terminal (stdin/stdout).
+	Input  io.Reader
+	Output io.Writer
+}
+
+// ErrClosed is returned by the Asker methods once the UI has exited.
+var ErrClosed = errors.New("the TUI has exited")
+
+// UI is otter's terminal interface. It implements ask.Asker: the core calls
+// those methods from its own goroutines and they block until the person
+// answers in a form (or ctx is done). Create it with New before the core
+// (which needs the Asker), then call Run.
+type UI struct {
+	opts Options
+
+	mu      sync.Mutex
+	prog    interface{ Send(tea.Msg) }
+	ready   chan struct{} // closed once prog is set
+	done    chan struct{} // closed when the program has exited
+	refresh chan struct{} // coalesced "re-read the backend" signal
+	nextID  int
+}
+
+var _ ask.Asker = (*UI)(nil)
+
+// New returns a UI that is not running yet.
+func New(opts Options) *UI {
+	return &UI{
+		opts:    opts,
+		ready:   make(chan struct{}),
+		done:    make(chan struct{}),
+		refresh: make(chan struct{}, 1),
+	}
+}
+
+// Run shows the UI until the person quits or ctx is done.
+func (u *UI) Run(ctx context.Context, b Backend) error {
+	m := newModel(u, b)
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if u.opts.Input != nil {
+		opts = append(opts, tea.WithInput(u.opts.Input))
+	}
+	if u.opts.Output != nil {
+		opts = append(opts, tea.WithOutput(u.opts.Output))
+	}
+	p := tea.NewProgram(m, opts...)
+	u.attach(p)
+	defer u.finish()
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // interrupted from outside (SIGTERM): not an error of the UI
+	}
+	if err != nil {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// attach connects the UI to a running program (tests attach a teatest
+// program) and starts forwarding refresh signals.
+func (u *UI) attach(p interface{ Send(tea.Msg) }) {
+	u.mu.Lock()
+	u.prog = p
+	u.mu.Unlock()
+	close(u.ready)
+	go func() {
+		for {
+			select {
+			case <-u.done:
+				return
+			case <-u.refresh:
+				u.send(refreshMsg{})
+			}
+		}
+	}()
+}
+
+// finish marks the UI as exited: pending and future questions fail.
+func (u *UI) finish() {
+	select {
+	case <-u.done:
+	default:
+		close(u.done)
+	}
+}
+
+// send delivers msg to the program; it returns false when the UI is gone.
+func (u *UI) send(msg tea.Msg) bool {
+	select {
+	case <-u.ready:
+	case <-u.done:
+		return false
+	}
+	u.mu.Lock()
+	p := u.prog
+	u.mu.Unlock()
+	p.Send(msg) // returns once the program has exited
+	select {
+	case <-u.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Notify tells the UI that something changed in the core. It accepts
+// mcp.Event values (server state, tool list changes) and Reloaded notices.
+// It never blocks, so it can be the core's OnEvent callback.
+func (u *UI) Notify(ev any) {
+	switch ev := ev.(type) {
+	case Reloaded:
+		go u.send(reloadedMsg{diff: ev.Diff, err: ev.Err, auto: ev.Auto})
+	case mcp.ServerLog:
+		// Server log messages go to the log file, not the screen.
+	default:
+		select {
+		case u.refresh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// question is a modal prompt the core is waiting on.
+type question struct {
+	id     int
+	ctx    context.Context
+	build  func(m *model) modal // runs on the event loop
+	cancel func()               // answers "cancel" (ctx done, UI quitting)
+}
+
+type questionMsg struct{ q *question }
+type dismissMsg struct{ id int }
+
+// askQuestion shows a modal built by build and waits for its answer on
+// reply. The answer is sent by the modal; on ctx done the modal is
+// dismissed and ctx.Err() returned.
+func askQuestion[T any](u *UI, ctx context.Context, cancelValue T, build func(m *model, reply func(T)) modal) (T, error) {
+	replies := make(chan T, 1)
+	reply := func(v T) {
+		select {
+		case replies <- v:
+		default:
+		}
+	}
+	u.mu.Lock()
+	u.nextID++
+	id := u.nextID
+	u.mu.Unlock()
+	q := &question{
+		id:     id,
+		ctx:    ctx,
+		build:  func(m *model) modal { return build(m, reply) },
+		cancel: func() { reply(cancelValue) },
+	}
+	if !u.send(questionMsg{q}) {
+		return cancelValue, ErrClosed
+	}
+	select {
+	case v := <-replies:
+		return v, nil
+	case <-ctx.Done():
+		go u.send(dismissMsg{id})
+		return cancelValue, ctx.Err()
+	case <-u.done:
+		select {
+		case v := <-replies:
+			return v, nil
+		default:
+		}
+		return cancelValue, ErrClosed
+	}
+}
+
+// Elicit implements ask.Eliciter with a modal form built from the schema
+// (form mode) or a prompt to open the URL (url mode).
+func (u *UI) Elicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
+	cancel := ask.ElicitReply{Action: ask.Cancel}
+	return askQuestion(u, ctx, cancel, func(m *model, reply func(ask.ElicitReply)) modal {
+		if req.Mode == "url" {
+			return newURLElicitModal(m, req, u.opts.OpenURL, reply)
+		}
+		return newElicitModal(m, req, reply)
+	})
+}
+
+// Login implements ask.LoginPrompter.
+func (u *UI) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
+	return askQuestion(u, ctx, ask.LoginReply{Choice: ask.LoginLater}, func(m *model, reply func(ask.LoginReply)) modal {
+		return newLoginModal(m, req, reply)
+	})
+}
+
+// ApproveTool implements ask.Approver: Allow once / for this session /
+// always / Deny.
+func (u *UI) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
+	return askQuestion(u, ctx, ask.Deny, func(m *model, reply func(ask.PermissionDecision)) modal {
+		return newPermissionModal(m, req, reply)
+	})
+}
+
+// ApproveSampling implements ask.Approver for sampling/createMessage.
+func (u *UI) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, error) {
+	return askQuestion(u, ctx, false, func(m *model, reply func(bool)) modal {
+		return newSamplingModal(m, req, reply)
+	})
+}
