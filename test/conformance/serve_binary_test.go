@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,16 +20,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// srvEnv is an environment with XDG directories under home.
-func srvEnv(home string, extra ...string) []string {
-	env := append(os.Environ(),
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"),
-		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-	)
-	return append(env, extra...)
+// srvEnvValue is the value of key in env ("K=V" entries; the last wins).
+func srvEnvValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
 }
 
 // syncBuffer is a bytes.Buffer safe for a process writing while the test reads.
@@ -52,14 +50,14 @@ func (s *syncBuffer) String() string {
 }
 
 func TestServeStdioBinary(t *testing.T) {
-	bin := srvBuildOtter(t, srvModuleRoot(t))
-	home := t.TempDir()
+	requirePeers(t)
+	env := isolatedEnv(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	cmd := exec.Command(bin, "mcp", "serve")
-	cmd.Dir = home
-	cmd.Env = srvEnv(home)
+	cmd := exec.Command(otterBin, "mcp", "serve")
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).
@@ -123,7 +121,7 @@ func TestServeStdioBinary(t *testing.T) {
 	}
 
 	// The call is in the audit ledger under $XDG_STATE_HOME/otter.
-	data, err := os.ReadFile(filepath.Join(home, "state", "otter", "audit.jsonl"))
+	data, err := os.ReadFile(filepath.Join(srvEnvValue(env, "XDG_STATE_HOME"), "otter", "audit.jsonl"))
 	if err != nil {
 		t.Fatalf("audit ledger: %v", err)
 	}
@@ -134,21 +132,19 @@ func TestServeStdioBinary(t *testing.T) {
 }
 
 func TestServeHTTPBinaryKeys(t *testing.T) {
-	bin := srvBuildOtter(t, srvModuleRoot(t))
-	home := t.TempDir()
+	requirePeers(t)
+	env := isolatedEnv(t)
 
 	// Without keys, an address other machines can reach is refused.
-	cmd := exec.CommandContext(t.Context(), bin, "mcp", "serve", "--http", "0.0.0.0:0")
-	cmd.Dir = home
-	cmd.Env = srvEnv(home)
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "api_keys") {
-		t.Fatalf("serve on 0.0.0.0 without keys: err=%v output=%s, want exit 2 explaining [serve] api_keys", err, out)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	r := runOtter(t, ctx, env, "", "mcp", "serve", "--http", "0.0.0.0:0")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "api_keys") || !strings.Contains(r.Stderr, "OTTER_SERVE_KEY") {
+		t.Fatalf("serve on 0.0.0.0 without keys: exit %d, stderr:\n%s\nwant exit 2 explaining [serve] api_keys", r.Code, r.Stderr)
 	}
 
 	// With [serve] api_keys = ["${OTTER_SERVE_KEY}"], requests need the key.
-	cfgDir := filepath.Join(home, "config", "otter")
+	cfgDir := filepath.Join(srvEnvValue(env, "XDG_CONFIG_HOME"), "otter")
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +152,7 @@ func TestServeHTTPBinaryKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "test-key-5f1c0a"
-	url := srvStartHTTPEnv(t, bin, home, srvEnv(home, "OTTER_SERVE_KEY="+key))
+	url := srvStartHTTP(t, append(env, "OTTER_SERVE_KEY="+key))
 	post := func(auth string) int {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"k","version":"1"}}}`))
