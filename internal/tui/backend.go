@@ -11,10 +11,10 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -46,9 +46,9 @@ type Backend interface {
 	CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
 
 	// Send sends one user message to the agent and blocks until the turn
-	// is over. It reports what happens through emit, in order, from its
-	// own goroutine. Cancelling ctx stops the turn (Esc).
-	Send(ctx context.Context, text string, emit func(Event)) error
+	// is over. It reports the agent's events through emit, in order.
+	// Cancelling ctx stops the turn (Esc).
+	Send(ctx context.Context, text string, emit func(agent.Event)) error
 	// ResetChat forgets the conversation (/clear).
 	ResetChat()
 
@@ -76,52 +76,6 @@ type TrustRequest struct {
 	// ("name: command args" or "name: url").
 	Servers []string
 }
-
-// Event is something that happened during a chat turn.
-type Event interface{ isEvent() }
-
-// TextDelta is a piece of assistant text.
-type TextDelta struct{ Text string }
-
-// ToolStarted reports that the agent called a tool.
-type ToolStarted struct {
-	ID   string
-	Name string // qualified tool name
-	Args json.RawMessage
-}
-
-// ToolProgress is a progress report from a running tool call.
-type ToolProgress struct {
-	ID       string
-	Progress tool.Progress
-}
-
-// ToolFinished reports the end of a tool call.
-type ToolFinished struct {
-	ID      string
-	Name    string
-	Result  *tool.Result // nil when Err is set
-	Err     error
-	Elapsed time.Duration
-}
-
-// Usage reports token use so far in the turn.
-type Usage struct{ InputTokens, OutputTokens int64 }
-
-// TurnFinished ends a turn. Text is the final assistant text (shown if it
-// was not streamed).
-type TurnFinished struct {
-	Text     string
-	Canceled bool
-	Err      error
-}
-
-func (TextDelta) isEvent()    {}
-func (ToolStarted) isEvent()  {}
-func (ToolProgress) isEvent() {}
-func (ToolFinished) isEvent() {}
-func (Usage) isEvent()        {}
-func (TurnFinished) isEvent() {}
 
 // Reloaded is a notice for UI.Notify: the configuration was reloaded
 // (by a file watcher when Auto is true).

@@ -12,6 +12,7 @@ import (
 	"charm.land/huh/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -45,7 +46,7 @@ func (m *model) command(line string) tea.Cmd {
 		m.b.ResetChat()
 		m.tr.items = nil
 		m.tr.scroll = 0
-		m.usage = Usage{}
+		m.usage = agent.Usage{}
 		m.notice(itemInfo, "conversation cleared")
 	case "/quit", "/exit", "/q":
 		return m.quit()

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -28,7 +29,7 @@ type fakeBackend struct {
 	trust    *TrustRequest
 	actions  []string
 
-	send   func(ctx context.Context, text string, emit func(Event)) error
+	send   func(ctx context.Context, text string, emit func(agent.Event)) error
 	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
 	reload func() mcp.ReloadDiff
 }
@@ -102,12 +103,12 @@ func (f *fakeBackend) CallTool(ctx context.Context, name string, args json.RawMe
 	return &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: "called " + name}}}, nil
 }
 
-func (f *fakeBackend) Send(ctx context.Context, text string, emit func(Event)) error {
+func (f *fakeBackend) Send(ctx context.Context, text string, emit func(agent.Event)) error {
 	f.record("send " + text)
 	if f.send != nil {
 		return f.send(ctx, text, emit)
 	}
-	emit(TurnFinished{Text: "ok"})
+	emit(agent.TurnFinished{Text: "ok"})
 	return nil
 }
 

@@ -225,7 +225,7 @@ func newLoginModal(m *model, req ask.Login, reply func(ask.LoginReply)) modal {
 }
 
 func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionDecision)) modal {
-	heading := m.st.title.Render("Allow "+req.Tool+"?")
+	heading := m.st.title.Render("Allow " + req.Tool + "?")
 	var hints []string
 	if req.ReadOnly {
 		hints = append(hints, "read-only")

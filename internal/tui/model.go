@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -30,7 +31,7 @@ type (
 	}
 	chatEventMsg struct {
 		turn int
-		ev   Event
+		ev   agent.Event
 	}
 	turnDoneMsg struct {
 		turn int
@@ -86,7 +87,7 @@ type model struct {
 	toolItems  map[string]*item
 	calls      int // running /call calls
 	callSeq    int
-	usage      Usage
+	usage      agent.Usage
 	frameDue   bool
 	spinning   bool
 
@@ -470,7 +471,7 @@ func (m *model) chat(text string) tea.Cmd {
 	turn, b, ui := m.turn, m.b, m.ui
 	send := func() tea.Msg {
 		defer cancel()
-		err := b.Send(ctx, text, func(ev Event) { ui.send(chatEventMsg{turn, ev}) })
+		err := b.Send(ctx, text, func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
 		return turnDoneMsg{turn, err}
 	}
 	return tea.Batch(send, m.startSpinner())
@@ -484,9 +485,9 @@ func (m *model) startSpinner() tea.Cmd {
 	return m.spin.Tick
 }
 
-func (m *model) chatEvent(ev Event) tea.Cmd {
+func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 	switch ev := ev.(type) {
-	case TextDelta:
+	case agent.TextDelta:
 		if m.streaming == nil {
 			m.streaming = m.tr.add(&item{kind: itemAssistant, streaming: true})
 		}
@@ -497,24 +498,26 @@ func (m *model) chatEvent(ev Event) tea.Cmd {
 			m.frameDue = true
 			return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
 		}
-	case ToolStarted:
+	case agent.ToolCallStarted:
 		m.endStreaming()
 		it := m.tr.add(&item{kind: itemTool, id: ev.ID, name: ev.Name, args: compactJSON(ev.Args), start: time.Now()})
 		m.toolItems[ev.ID] = it
 		return m.startSpinner()
-	case ToolProgress:
+	case agent.ToolProgress:
 		if it := m.toolItems[ev.ID]; it != nil {
 			p := ev.Progress
 			it.progress = &p
 		}
-	case ToolFinished:
+	case agent.ToolCallFinished:
 		if it := m.toolItems[ev.ID]; it != nil {
 			m.finishTool(it, ev.Result, ev.Err, ev.Elapsed)
 		}
-	case Usage:
+	case agent.Usage:
 		m.usage.InputTokens += ev.InputTokens
 		m.usage.OutputTokens += ev.OutputTokens
-	case TurnFinished:
+	case agent.Retrying:
+		m.notice(itemInfo, fmt.Sprintf("the model call failed (%v); retrying in %s (attempt %d)", ev.Err, fmtDuration(ev.Delay), ev.Attempt))
+	case agent.TurnFinished:
 		m.endStreaming()
 		if ev.Text != "" && !m.turnText {
 			it := m.tr.add(&item{kind: itemAssistant})

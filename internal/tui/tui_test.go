@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
@@ -19,15 +20,15 @@ import (
 
 func TestChatTurnWithToolCall(t *testing.T) {
 	b := &fakeBackend{
-		send: func(ctx context.Context, text string, emit func(Event)) error {
-			emit(TextDelta{Text: "Let me check **the "})
-			emit(TextDelta{Text: "forecast**."})
-			emit(ToolStarted{ID: "t1", Name: "mcp__wx__forecast", Args: json.RawMessage(`{"city":"Oslo"}`)})
-			emit(ToolProgress{ID: "t1", Progress: tool.Progress{Progress: 1, Total: 2, Message: "fetching"}})
-			emit(ToolFinished{ID: "t1", Name: "mcp__wx__forecast", Result: textResult("Sunny, 21°C\nwind 3 m/s"), Elapsed: 1200 * time.Millisecond})
-			emit(TextDelta{Text: "It is sunny in Oslo."})
-			emit(Usage{InputTokens: 1200, OutputTokens: 340})
-			emit(TurnFinished{Text: "It is sunny in Oslo."})
+		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+			emit(agent.TextDelta{Text: "Let me check **the "})
+			emit(agent.TextDelta{Text: "forecast**."})
+			emit(agent.ToolCallStarted{ID: "t1", Name: "mcp__wx__forecast", Args: json.RawMessage(`{"city":"Oslo"}`)})
+			emit(agent.ToolProgress{ID: "t1", Progress: tool.Progress{Progress: 1, Total: 2, Message: "fetching"}})
+			emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__wx__forecast", Result: textResult("Sunny, 21°C\nwind 3 m/s"), Elapsed: 1200 * time.Millisecond})
+			emit(agent.TextDelta{Text: "It is sunny in Oslo."})
+			emit(agent.Usage{InputTokens: 1200, OutputTokens: 340})
+			emit(agent.TurnFinished{Text: "It is sunny in Oslo."})
 			return nil
 		},
 	}
@@ -218,19 +219,19 @@ func TestElicitationContextDoneDismissesForm(t *testing.T) {
 func TestPermissionPromptDenied(t *testing.T) {
 	var h *harness
 	b := &fakeBackend{}
-	b.send = func(ctx context.Context, text string, emit func(Event)) error {
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__delete_file", Server: "fs",
 			Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Destructive: true})
 		if err != nil {
 			return err
 		}
 		if d == ask.Deny {
-			emit(TurnFinished{Text: "I was not allowed to delete it."})
+			emit(agent.TurnFinished{Text: "I was not allowed to delete it."})
 			return nil
 		}
-		emit(ToolStarted{ID: "1", Name: "mcp__fs__delete_file"})
-		emit(ToolFinished{ID: "1", Result: textResult("deleted")})
-		emit(TurnFinished{Text: "Deleted."})
+		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__delete_file"})
+		emit(agent.ToolCallFinished{ID: "1", Result: textResult("deleted")})
+		emit(agent.TurnFinished{Text: "Deleted."})
 		return nil
 	}
 	h = start(t, b)
@@ -272,12 +273,12 @@ func TestNeedsAuthPrompt(t *testing.T) {
 
 func TestEscCancelsSlowTool(t *testing.T) {
 	sawCancel := make(chan struct{})
-	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(Event)) error {
-		emit(ToolStarted{ID: "slow", Name: "mcp__everything__longRunningOperation", Args: json.RawMessage(`{"duration":600}`)})
-		emit(ToolProgress{ID: "slow", Progress: tool.Progress{Progress: 1, Total: 10, Message: "step 1 of 10"}})
+	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "slow", Name: "mcp__everything__longRunningOperation", Args: json.RawMessage(`{"duration":600}`)})
+		emit(agent.ToolProgress{ID: "slow", Progress: tool.Progress{Progress: 1, Total: 10, Message: "step 1 of 10"}})
 		<-ctx.Done()
 		close(sawCancel)
-		emit(ToolFinished{ID: "slow", Err: ctx.Err()})
+		emit(agent.ToolCallFinished{ID: "slow", Err: ctx.Err()})
 		return ctx.Err()
 	}}
 	h := start(t, b)
