@@ -103,7 +103,11 @@ func (fp *ForwardProxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "CONNECT needs host:port", http.StatusBadRequest)
 		return
 	}
-	if addr, err := netip.ParseAddr(host); err == nil {
+	addr, err := netip.ParseAddr(host)
+	if err != nil && isLocalhostName(host) {
+		addr, err = netip.MustParseAddr("127.0.0.1"), nil
+	}
+	if err == nil {
 		if err := fp.Policy.CheckAddr(addr); err != nil {
 			fp.fail(w, target, err)
 			return

@@ -166,6 +166,8 @@ func (k *toolkit) analyzeSite(ctx context.Context, raw json.RawMessage) outcome 
 		feats = append(feats, Feature{Name: name, Evidence: evidence, Weight: weight})
 	}
 
+	steps := map[string]int{"quick": 2, "standard": 3, "deep": 4}[a.Depth]
+	progress(ctx, 0, steps, "reading robots.txt")
 	allowed := true
 	if a.Depth != "quick" || k.robotsOn {
 		rep.Robots = k.robots(ctx, k.client, u)
@@ -184,6 +186,7 @@ func (k *toolkit) analyzeSite(ctx context.Context, raw json.RawMessage) outcome 
 	var doc *goquery.Document
 	var errs []ErrorInfo
 	var home *page
+	progress(ctx, 1, steps, "fetching "+u.String())
 	if !allowed {
 		rep.SiteInfo.Error = "robots.txt disallows this page, so it was not fetched"
 	} else {
@@ -213,9 +216,11 @@ func (k *toolkit) analyzeSite(ctx context.Context, raw json.RawMessage) outcome 
 	}
 
 	if a.Depth != "quick" {
+		progress(ctx, 2, steps, "reading the sitemap")
 		rep.Sitemap = k.sitemap(ctx, u, rep.Robots)
 	}
 	if a.Depth == "deep" && doc != nil && home != nil {
+		progress(ctx, 3, steps, "sampling linked pages")
 		rep.Samples = k.samplePages(ctx, home.URL, doc)
 		for _, s := range rep.Samples {
 			if s.Challenge != "" {
@@ -225,6 +230,7 @@ func (k *toolkit) analyzeSite(ctx context.Context, raw json.RawMessage) outcome 
 		}
 	}
 
+	progress(ctx, steps, steps, "done")
 	rep.AntiCrawl = grade(feats, rep.SiteInfo.TechStack)
 	rep.RecommendedStrategy = recommend(rep, allowed)
 	return outcome{result: rep, errs: errs}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // wordpressSite is a server-rendered WordPress-like site behind nginx/PHP,
@@ -45,7 +47,12 @@ func wordpressSite(t *testing.T) *site {
 func TestAnalyzeSiteServerRendered(t *testing.T) {
 	s := wordpressSite(t)
 	ts := newTools(t, loopbackOnly())
-	_, env := ts.call(t, context.Background(), NameAnalyzeSite, map[string]any{"url": s.URL + "/", "depth": "deep"})
+	var reports []tool.Progress
+	ctx := tool.WithProgress(context.Background(), func(p tool.Progress) { reports = append(reports, p) })
+	_, env := ts.call(t, ctx, NameAnalyzeSite, map[string]any{"url": s.URL + "/", "depth": "deep"})
+	if len(reports) != 5 || reports[4].Progress != 4 || reports[4].Total != 4 {
+		t.Errorf("progress reports = %+v, want 0..4 of 4", reports)
+	}
 	if env.Status != StatusSuccess {
 		t.Fatalf("status %s: %+v", env.Status, env.Errors)
 	}

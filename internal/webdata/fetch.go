@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/safehttp"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // page is a fetched response.
@@ -208,4 +209,10 @@ func withTimeout(ctx context.Context, seconds, def int) (context.Context, contex
 func withProxy(o safehttp.ClientOptions, proxy string) safehttp.ClientOptions {
 	o.Proxy = proxy
 	return o
+}
+
+// progress reports step of total of a long call (MCP progress notifications
+// when served, the TUI's status otherwise).
+func progress(ctx context.Context, step, total int, msg string) {
+	tool.ReportProgress(ctx, tool.Progress{Progress: float64(step), Total: float64(total), Message: msg})
 }

@@ -134,11 +134,14 @@ func (k *toolkit) render(ctx context.Context, u *url.URL, waitFor string, timeou
 	defer cancelBrowser()
 
 	start := k.now()
+	progress(ctx, 0, 3, "starting Chromium and loading "+u.String())
 	resp, err := chromedp.Run(bctx, chromedp.NavigateResponse(u.String()))
 	if err != nil {
 		return nil, nil, k.renderError(ctx, err, u, &refused, timeout)
 	}
+	progress(ctx, 1, 3, "page loaded")
 	if waitFor != "" {
+		progress(ctx, 2, 3, "waiting for "+waitFor)
 		if err := chromedp.Do(bctx, chromedp.WaitVisible(chromedp.CSS(waitFor))); err != nil {
 			if ctx.Err() != nil {
 				e := newError(CodeNetworkTimeout, fmt.Sprintf("wait_for: no element matching %q became visible on %s within %s", waitFor, u, timeout),
@@ -149,6 +152,7 @@ func (k *toolkit) render(ctx context.Context, u *url.URL, waitFor string, timeou
 			return nil, nil, k.renderError(ctx, err, u, &refused, timeout)
 		}
 	}
+	progress(ctx, 3, 3, "reading the rendered page")
 	html, err := chromedp.Run(bctx, chromedp.Evaluate[string]("document.documentElement.outerHTML"))
 	if err != nil {
 		return nil, nil, k.renderError(ctx, err, u, &refused, timeout)

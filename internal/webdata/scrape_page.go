@@ -12,7 +12,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const scrapePageSchema = `{
+// fieldSchema is the schema of one extraction field (inlined rather than
+// a $ref, which some model APIs do not accept).
+const fieldSchema = `{
+  "anyOf": [
+    {"type": "string", "minLength": 1},
+    {
+      "type": "object",
+      "required": ["selector"],
+      "additionalProperties": false,
+      "properties": {
+        "selector": {"type": "string", "minLength": 1},
+        "attr": {"type": "string", "description": "Take this attribute instead of the text; relative href and src become absolute URLs."},
+        "all": {"type": "boolean", "description": "Every match, as a list."},
+        "html": {"type": "boolean", "description": "Inner HTML instead of text."}
+      }
+    }
+  ]
+}`
+
+var scrapePageSchema = `{
   "type": "object",
   "required": ["url"],
   "additionalProperties": false,
@@ -23,8 +42,8 @@ const scrapePageSchema = `{
       "description": "Output field name → what to extract. A string is a CSS selector whose first match's text is taken; \"a.next@href\" takes an attribute. An object {\"selector\", \"attr\", \"all\", \"html\"} can ask for every match (all: true → a list) or inner HTML. An array of those is a list of fallbacks, the first that matches wins.",
       "additionalProperties": {
         "anyOf": [
-          {"$ref": "#/$defs/field"},
-          {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/field"}}
+          ` + fieldSchema + `,
+          {"type": "array", "minItems": 1, "items": ` + fieldSchema + `}
         ]
       },
       "examples": [{"title": "h1.title", "price": ".price-value", "links": {"selector": "a", "attr": "href", "all": true}}]
@@ -34,24 +53,6 @@ const scrapePageSchema = `{
     "wait_for": {"type": "string", "description": "With render_js: a CSS selector to wait for before extracting."},
     "timeout": {"type": "integer", "default": 30, "minimum": 5, "maximum": 120, "description": "Seconds for the whole fetch."},
     "proxy": {"type": "string", "description": "Optional proxy URL (http, https, socks5 or socks5h); it must not be on a private network."}
-  },
-  "$defs": {
-    "field": {
-      "anyOf": [
-        {"type": "string", "minLength": 1},
-        {
-          "type": "object",
-          "required": ["selector"],
-          "additionalProperties": false,
-          "properties": {
-            "selector": {"type": "string", "minLength": 1},
-            "attr": {"type": "string", "description": "Take this attribute instead of the text; relative href and src become absolute URLs."},
-            "all": {"type": "boolean", "description": "Every match, as a list."},
-            "html": {"type": "boolean", "description": "Inner HTML instead of text."}
-          }
-        }
-      ]
-    }
   }
 }`
 
