@@ -118,7 +118,9 @@ func benchBaseline(b *testing.B) string {
 	for _, t := range testTools() {
 		in := t.Info()
 		srv.AddTool(&mcp.Tool{Name: in.Name, Title: in.Title, Description: in.Description, InputSchema: in.InputSchema, Annotations: in.Annotations},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	b.Cleanup(ts.Close)
