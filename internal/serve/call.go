@@ -85,14 +85,14 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 				}
 			}
 		}
-		d := time.Since(start)
-		s.record(ctx, req, name, client, outcome, code, errText, d)
+		s.record(ctx, req, name, client, outcome, code, errText, start)
 		return res, err
 	}
 }
 
 // record accounts for one finished call everywhere it is accounted for.
-func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, client, outcome, code, errText string, d time.Duration) {
+func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, client, outcome, code, errText string, start time.Time) {
+	d := time.Since(start)
 	s.metrics.toolCall(name, outcome, d)
 	session := ""
 	if req.Session != nil {
@@ -103,7 +103,7 @@ func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, cli
 	}
 	if s.ledger != nil {
 		err := s.ledger.Append(AuditRecord{
-			Time: time.Now().UTC(), Client: client, Session: session, Tool: name,
+			Time: start.UTC(), Client: client, Session: session, Tool: name,
 			Arguments: MaskSecrets(req.Params.Arguments), Outcome: outcome, Code: code, Error: errText,
 			DurationMS: float64(d.Microseconds()) / 1000,
 		})

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -359,5 +361,31 @@ func TestSessionBelongsToItsKey(t *testing.T) {
 		map[string]string{"Authorization": "Bearer key-two", "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"})
 	if resp.StatusCode < 400 {
 		t.Errorf("ping on another key's session: %d, want refused", resp.StatusCode)
+	}
+}
+
+func TestProgressOverHTTP(t *testing.T) {
+	s := newTestServer(t, Options{})
+	ts := startHTTP(t, s)
+	got := make(chan float64, 10)
+	cs := connectHTTP(t, ts.URL, "", &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			got <- req.Params.Progress
+		},
+	})
+	params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}}
+	params.SetProgressToken(7)
+	if _, err := cs.CallTool(t.Context(), params); err != nil {
+		t.Fatal(err)
+	}
+	for want := 1.0; want <= 3; want++ {
+		select {
+		case p := <-got:
+			if p != want {
+				t.Errorf("progress %v, want %v", p, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("progress %v never arrived", want)
+		}
 	}
 }

@@ -451,3 +451,31 @@ func TestEmptyAPIKeyIsAnError(t *testing.T) {
 		t.Fatalf("New with an empty key: %v, want an error explaining OTTER_SERVE_KEY", err)
 	}
 }
+
+func TestPerRequestLogLevel(t *testing.T) {
+	// From protocol 2026-07-28 on, the client sends the level with each
+	// request instead of logging/setLevel.
+	s := newTestServer(t, Options{})
+	var mu sync.Mutex
+	var msgs []string
+	cs := connectInMemoryVersion(t, s, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			msgs = append(msgs, string(req.Params.Level))
+		},
+	}, "2026-07-28")
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated protocol %s, want 2026-07-28", v)
+	}
+	params := &mcp.CallToolParams{Name: "fail", Arguments: map[string]any{}, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "warning"}}
+	if _, err := cs.CallTool(t.Context(), params); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(msgs) >= 1 })
+	mu.Lock()
+	defer mu.Unlock()
+	if msgs[0] != "error" {
+		t.Errorf("log messages = %q, want the error of the failed call", msgs)
+	}
+}
