@@ -16,6 +16,15 @@ import (
 	"github.com/otter-sh/otter/internal/tool"
 )
 
+// Reasons in the details of INVALID_PARAMS and FORBIDDEN errors, telling
+// apart the refusals that share a code.
+const (
+	ReasonInvalidURL     = "invalid_url"     // the URL's syntax or scheme was refused
+	ReasonBlockedAddress = "blocked_address" // the address policy refused the host, a redirect or a proxy
+	ReasonRobotsTxt      = "robots_txt"      // robots.txt disallows the page
+	ReasonHTTPStatus     = "http_status"     // the site itself answered 403
+)
+
 // page is a fetched response.
 type page struct {
 	URL         *url.URL // after redirects
@@ -80,12 +89,12 @@ func fetchError(err error, u string, timeout time.Duration) ErrorInfo {
 	case errors.Is(err, safehttp.ErrInvalidURL):
 		e := newError(CodeInvalidParams, unwrapURLError(err).Error(), "give an absolute http:// or https:// URL with a host name or a dotted-decimal address")
 		e.Field = "url"
-		e.Details = map[string]any{"url": u}
+		e.Details = map[string]any{"url": u, "reason": ReasonInvalidURL}
 		return e
 	case errors.As(err, &be):
 		e := newError(CodeForbidden, be.Error(),
 			"otter does not fetch loopback, private, link-local or other internal addresses; if this one is intended, add it to [tools] allow_private_networks")
-		e.Details = map[string]any{"url": u, "address": be.Addr.String(), "range": be.Range}
+		e.Details = map[string]any{"url": u, "reason": ReasonBlockedAddress, "address": be.Addr.String(), "range": be.Range}
 		return e
 	case errors.As(err, &tl):
 		e := newError(CodeNetworkError, tl.Error(), "raise [tools] max_body_bytes if the page is meant to be this large")
@@ -160,6 +169,7 @@ func statusError(p *page) *ErrorInfo {
 		e = newError(CodeUnauthorized, fmt.Sprintf("%s needs authentication (401)", u), "pass credentials in headers (scrape_api) if you are entitled to them")
 	case p.Status == http.StatusForbidden:
 		e = newError(CodeForbidden, fmt.Sprintf("%s answered 403 Forbidden", u), "the page is not public; check the URL")
+		details["reason"] = ReasonHTTPStatus
 	case p.Status == http.StatusNotFound || p.Status == http.StatusGone:
 		e = newError(CodeNotFound, fmt.Sprintf("%s does not exist (%d)", u, p.Status), "check the URL")
 	case p.Status == http.StatusTooManyRequests:

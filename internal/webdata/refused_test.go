@@ -60,8 +60,12 @@ func TestRefusedURLs(t *testing.T) {
 				t.Errorf("%s %s (%s): errors %+v, want %s", name, tc.name, tc.url, env.Errors, tc.code)
 				continue
 			}
-			if msg := env.Errors[0].Message; tc.code == CodeForbidden && !strings.Contains(msg, "allow_private_networks") {
-				t.Errorf("%s %s: message %q does not say how to allow the address", name, tc.name, msg)
+			e := env.Errors[0]
+			if tc.code == CodeForbidden && (!strings.Contains(e.Message, "allow_private_networks") || e.Details["reason"] != ReasonBlockedAddress) {
+				t.Errorf("%s %s: %+v does not say how to allow the address, or lacks reason %s", name, tc.name, e, ReasonBlockedAddress)
+			}
+			if tc.code == CodeInvalidParams && e.Details["reason"] != ReasonInvalidURL {
+				t.Errorf("%s %s: details %v, want reason %s", name, tc.name, e.Details, ReasonInvalidURL)
 			}
 		}
 	}

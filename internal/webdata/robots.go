@@ -107,6 +107,6 @@ func (k *toolkit) robotsRefusal(ctx context.Context, client *http.Client, u *url
 	e := newError(CodeForbidden,
 		fmt.Sprintf("%s disallows %s for user agent %q", r.URL, u.RequestURI(), RobotsAgent),
 		"respect the site's wishes; where you are entitled to fetch it anyway, set [tools] respect_robots = false")
-	e.Details = map[string]any{"url": u.String(), "robots_txt": r.URL}
+	e.Details = map[string]any{"url": u.String(), "reason": ReasonRobotsTxt, "robots_txt": r.URL}
 	return &e
 }

@@ -240,7 +240,7 @@ func TestScrapePageRobots(t *testing.T) {
 	})
 	ts := newTools(t, loopbackOnly())
 	_, env := ts.call(t, context.Background(), NameScrapePage, map[string]any{"url": s.URL + "/private/page"})
-	if !env.hasCode(CodeForbidden) || !strings.Contains(env.Errors[0].Message, "robots.txt") {
+	if !env.hasCode(CodeForbidden) || !strings.Contains(env.Errors[0].Message, "robots.txt") || env.Errors[0].Details["reason"] != ReasonRobotsTxt {
 		t.Errorf("robots-disallowed page: %+v", env.Errors)
 	}
 	if n := s.count("/private/page"); n != 0 {
