@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -177,4 +178,97 @@ func TestServeHTTPBinaryKeys(t *testing.T) {
 	if got := post("Bearer " + key); got != http.StatusOK {
 		t.Errorf("with the key: %d, want 200", got)
 	}
+}
+
+// TestServeBinaryRateLimitPerKey: the built-in tools' rate limits are kept
+// per client (API key), and a refusal shows in /metrics and the audit ledger.
+func TestServeBinaryRateLimitPerKey(t *testing.T) {
+	requirePeers(t)
+	env := isolatedEnv(t)
+	cfgDir := filepath.Join(srvEnvValue(env, "XDG_CONFIG_HOME"), "otter")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[serve]\napi_keys = [\"${KEY_A}\", \"${KEY_B}\"]\n\n[tools.rate_limits.list_presets]\nrpm = 1\nburst = 1\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := srvStartHTTP(t, append(env, "KEY_A=key-a-7c1e", "KEY_B=key-b-90d2"))
+	connect := func(key string) *mcp.ClientSession {
+		hc := &http.Client{Transport: srvBearer{key}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "rl", Version: "1"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		if err != nil {
+			t.Fatalf("connect with %s: %v", key, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := connect("key-a-7c1e"), connect("key-b-90d2")
+	call := func(cs *mcp.ClientSession) *mcp.CallToolResult {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_presets", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call(a); res.IsError {
+		t.Fatalf("first call of key A refused: %+v", res.Content)
+	}
+	res := call(a)
+	text, _ := json.Marshal(res.Content)
+	if !res.IsError || !strings.Contains(string(text), "RATE_LIMITED") {
+		t.Fatalf("second call of key A within the minute: %s, want RATE_LIMITED", text)
+	}
+	if res := call(b); res.IsError {
+		t.Fatalf("key B's first call refused (limits must be per client): %+v", res.Content)
+	}
+
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(url, "/mcp")+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer key-a-7c1e")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`otter_serve_tool_calls_total{outcome="rate_limited",tool="list_presets"} 1`,
+		`otter_serve_tool_calls_total{outcome="ok",tool="list_presets"} 2`,
+		`otter_serve_rate_limited_total{tool="list_presets"} 1`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	data, err := os.ReadFile(filepath.Join(srvEnvValue(env, "XDG_STATE_HOME"), "otter", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outcomes []string
+	clients := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct{ Client, Outcome, Code string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		outcomes = append(outcomes, rec.Outcome+"/"+rec.Code)
+		clients[rec.Client] = true
+		if strings.Contains(line, "key-a-7c1e") || strings.Contains(line, "key-b-90d2") {
+			t.Errorf("audit line contains an API key: %s", line)
+		}
+	}
+	if strings.Join(outcomes, " ") != "ok/ rate_limited/RATE_LIMITED ok/" || len(clients) != 2 {
+		t.Errorf("audit outcomes = %v, clients = %v", outcomes, clients)
+	}
+}
+
+// srvBearer adds an Authorization header to every request.
+type srvBearer struct{ key string }
+
+func (b srvBearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return http.DefaultTransport.RoundTrip(r)
 }
