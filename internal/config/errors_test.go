@@ -84,6 +84,12 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{`server "a" has neither command nor url`},
 		},
 		{
+			name: "override of a misspelt server",
+			toml: "[[mcp.servers]]\nname = \"everything\"\ncommand = \"npx\"\n\n[[mcp.servers]]\nname = \"everythin\"\nenv = { A = \"1\" }\n",
+			line: 5,
+			want: []string{`server "everythin" has neither command nor url`, `did you mean server "everything"?`},
+		},
+		{
 			name: "command and url",
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"https://x.example\"\n",
 			line: 1,

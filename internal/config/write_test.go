@@ -298,3 +298,35 @@ a.b.c = 2
 		t.Errorf("entries = %d, want 2 (the ones in strings do not count)", n)
 	}
 }
+
+// FuzzScanPositions checks the position scanner on documents the toml
+// parser accepts: it terminates, and it finds every [[mcp.servers]] entry
+// at a line that exists.
+func FuzzScanPositions(f *testing.F) {
+	for _, seed := range []string{
+		"[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\n",
+		"[mcp]\nservers = [{name = \"a\"}, {name = \"b\", env = {K = \"v\"}}]\n",
+		"s = \"\"\"\n[[mcp.servers]]\n\"\"\"\n[[mcp.servers]]\nname = 'q'\n",
+		"a = [\n  1, # c\n  [2, 3],\n]\n[[mcp.servers]]\n[mcp.servers.oauth]\nx = 1\n",
+		"\"k.\\\"q\" = '''x\n''''\n[[mcp.servers]]\nname=\"\\\"\"\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var raw map[string]any
+		if _, err := toml.Decode(doc, &raw); err != nil {
+			return
+		}
+		ix := scanPositions(doc)
+		want := len(rawServerList(raw))
+		if got := ix.entries("mcp.servers"); got != want {
+			t.Fatalf("entries = %d, want %d in %q", got, want, doc)
+		}
+		lines := strings.Count(doc, "\n") + 1
+		for i := range want {
+			if l := ix.line(toml.Key{"mcp", "servers"}, "mcp.servers", i); l < 1 || l > lines {
+				t.Fatalf("entry %d at line %d of %d in %q", i, l, lines, doc)
+			}
+		}
+	})
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// configTestHome points the XDG directories into a temporary home.
+func configTestHome(t *testing.T) config.Paths {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
+	}
+	return config.DefaultPaths()
+}
+
+func wantExit(t *testing.T, err error, code int) {
+	t.Helper()
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != code {
+		t.Fatalf("err = %v, want exit code %d", err, code)
+	}
+}
+
+// TestConfigTrustImportCommands walks a user through a cloned project: its
+// .mcp.json servers wait for `otter trust`, `otter mcp import --write`
+// copies them to the user file once and refuses to do it twice, and
+// `otter config validate` reports a broken file with its line and exit 2.
+func TestConfigTrustImportCommands(t *testing.T) {
+	paths := configTestHome(t)
+	proj := t.TempDir()
+	mcpJSON := `{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}`
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(mcpJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, err := runOtter(t, "--cwd", proj, "config", "validate")
+	if err != nil || !strings.Contains(out, "ok: 1 servers from") || !strings.Contains(out, "otter trust") {
+		t.Fatalf("validate untrusted: %q %v", out, err)
+	}
+	out, _, err = runOtter(t, "--cwd", proj, "trust")
+	if err != nil || !strings.Contains(out, "trusted ") || !strings.Contains(out, "everything") {
+		t.Fatalf("trust: %q %v", out, err)
+	}
+	out, _, err = runOtter(t, "trust", "--list")
+	if err != nil || !strings.Contains(out, filepath.Base(proj)) {
+		t.Fatalf("trust --list: %q %v", out, err)
+	}
+	out, _, err = runOtter(t, "--cwd", proj, "config", "show")
+	if err != nil || !strings.Contains(out, "# everything: project scope") || strings.Contains(out, "# disabled") {
+		t.Fatalf("show after trust: %q %v", out, err)
+	}
+	if _, _, err = runOtter(t, "trust", "--revoke", proj); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runOtter(t, "trust", "--revoke", proj)
+	wantExit(t, err, 2)
+
+	out, _, err = runOtter(t, "--cwd", proj, "mcp", "import")
+	if err != nil || !strings.Contains(out, "[[mcp.servers]]\nname = \"everything\"") {
+		t.Fatalf("import: %q %v", out, err)
+	}
+	if _, _, err = runOtter(t, "--cwd", proj, "mcp", "import", "--write"); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(paths.UserConfigFile())
+	_, _, err = runOtter(t, "--cwd", proj, "mcp", "import", "--write")
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), "already defines everything") {
+		t.Errorf("second import: %v", err)
+	}
+	after, _ := os.ReadFile(paths.UserConfigFile())
+	if string(before) != string(after) {
+		t.Error("a refused import changed the user file")
+	}
+	if servers, err := config.FileServers(paths.UserConfigFile()); err != nil || len(servers) != 1 || servers[0].Command != "npx" {
+		t.Errorf("user file after import: %+v %v", servers, err)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	if err := os.WriteFile(bad, []byte("[[mcp.servers]]\nname = \"x\"\ncommand = \"y\"\ntransport = \"tcp\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runOtter(t, "config", "validate", bad)
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), bad+":4:") {
+		t.Errorf("validate bad file: %v", err)
+	}
+}
