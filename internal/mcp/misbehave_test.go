@@ -241,3 +241,41 @@ func TestHealthCheckReconnects(t *testing.T) {
 		t.Errorf("%d server processes started, want a second one", n)
 	}
 }
+
+// What a server started (npx and uvx run the real server as a grandchild)
+// goes with it: when it crashes, and when it misses its startup timeout.
+func TestGrandchildrenDoNotOutliveTheirServer(t *testing.T) {
+	slow := stdioServer(t, "slow", "grandchild")
+	slow.Env[envDelay] = "1h"
+	slow.StartupTimeout = dur(time.Second)
+	h := newHarness(t, servers(slow), Options{})
+	h.m.Start(context.Background())
+	st := h.waitState("slow", StateFailed)
+	if !strings.Contains(st.Error, "no answer to initialize within 1s") {
+		t.Errorf("error = %q", st.Error)
+	}
+	if len(pids(t)) != 2 {
+		t.Fatalf("pids: %v", pids(t))
+	}
+	assertNoProcessLeft(t) // before Close
+
+	t.Run("crash", func(t *testing.T) {
+		h := newHarness(t, servers(stdioServer(t, "crashy", "grandchild")), Options{})
+		h.m.Start(context.Background())
+		first := h.waitState("crashy", StateConnected)
+		before := pids(t)
+		h.call(context.Background(), "crashy", "die", `{}`)
+		h.wait("crashy", "a reconnect", func(st Status) bool {
+			return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
+		})
+		for _, pid := range before {
+			deadline := time.Now().Add(liveness)
+			for !processGone(pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("process %d of the crashed server is still running", pid)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
+}

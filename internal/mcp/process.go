@@ -197,7 +197,10 @@ func (p *process) groupGone() bool {
 	default:
 		return false
 	}
-	return syscall.Kill(-p.pgid, 0) == syscall.ESRCH
+	if syscall.Kill(-p.pgid, 0) == syscall.ESRCH {
+		return true
+	}
+	return !groupHasLiveMember(p.pgid)
 }
 
 // exitDescription says how the leader exited, for error messages.

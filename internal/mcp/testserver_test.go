@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -51,15 +52,15 @@ func recordPid(pid int) {
 
 func runTestServer(mode string) int {
 	recordPid(os.Getpid())
-	if d, err := time.ParseDuration(os.Getenv(envDelay)); err == nil {
-		time.Sleep(d)
-	}
 	ctx := context.Background()
 	switch mode {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "starting up")
 		fmt.Fprintln(os.Stderr, "fatal: MY_API_KEY is not set")
 		return 3
+	case "cat": // the pipe floor of the benchmark: echo lines back
+		io.Copy(os.Stdout, os.Stdin)
+		return 0
 	case "noinit":
 		time.Sleep(time.Hour) // reads nothing, answers nothing
 		return 0
@@ -80,6 +81,9 @@ func runTestServer(mode string) int {
 			return 1
 		}
 		recordPid(cmd.Process.Pid)
+	}
+	if d, err := time.ParseDuration(os.Getenv(envDelay)); err == nil {
+		time.Sleep(d) // slow to start: initialize waits
 	}
 	srv := newTestServer(mode)
 	if err := srv.Run(ctx, &sdk.StdioTransport{MaxLineLength: -1}); err != nil {
