@@ -28,7 +28,10 @@ type ClientOptions struct {
 	// Proxy is an optional proxy URL (http, https, socks5 or socks5h). Its
 	// own address is checked like any other; the target of each proxied
 	// request is resolved here and checked too (a proxy could otherwise be
-	// asked for a private address on its side).
+	// asked for a private address on its side). The proxy resolves the name
+	// again, so a proxy shares one weakness with the regex it replaces: a
+	// name that rebinds between the two lookups is not caught. Use proxies
+	// you trust not to reach private networks.
 	Proxy string
 	// UserAgent is sent when a request sets none.
 	UserAgent string
