@@ -64,6 +64,19 @@ type Config struct {
 
 	// Files lists every file that contributed, lowest scope first.
 	Files []Source `toml:"-"`
+	// Project is the project directory (see ProjectDir); "" if none.
+	Project string `toml:"-"`
+}
+
+// NeedsTrust reports whether a project-scope file was held back because
+// the user has not trusted Project yet (see Paths.Trust).
+func (c *Config) NeedsTrust() bool {
+	for _, f := range c.Files {
+		if !f.Trusted {
+			return true
+		}
+	}
+	return false
 }
 
 // Source is one configuration file that was read.

@@ -214,7 +214,7 @@ func TestMCPJSONMerge(t *testing.T) {
       "url": "http://127.0.0.1:8080/mcp",
       "headers": {"X-Team": "otters"}
     },
-    "legacy": {"type": "sse", "url": "http://127.0.0.1:8081/sse"},
+    "legacy": {"type": "sse", "url": "http://127.0.0.1:8081/sse", "cwd": "tools"},
     "socket": {"type": "ws", "url": "ws://127.0.0.1:1"}
   }
 }`)
@@ -239,7 +239,7 @@ timeout = "1m"
 	if rm.Transport != TransportHTTP || rm.Headers["X-Team"] != "otters" || rm.File != mcpJSON || rm.Line != 8 {
 		t.Errorf("remote = %+v", rm)
 	}
-	if lg := mustServer(t, cfg, "legacy"); lg.Transport != TransportSSE || !lg.IsEnabled() {
+	if lg := mustServer(t, cfg, "legacy"); lg.Transport != TransportSSE || !lg.IsEnabled() || lg.Cwd != filepath.Join(proj, "tools") {
 		t.Errorf("legacy = %+v", lg)
 	}
 	// A .mcp.json entry otter cannot run does not break the file: it is
@@ -325,6 +325,9 @@ env = { LOCAL = "1" }
 	if len(cfg.Permissions) != 0 || cfg.Providers["openai"].BaseURL != "" {
 		t.Errorf("untrusted project settings applied: permissions %v providers %v", cfg.Permissions, cfg.Providers)
 	}
+	if !cfg.NeedsTrust() || cfg.Project != proj {
+		t.Errorf("NeedsTrust = %v, Project = %q; want true, %q", cfg.NeedsTrust(), cfg.Project, proj)
+	}
 	for _, f := range cfg.Files {
 		if want := f.Scope != ScopeProject; f.Trusted != want {
 			t.Errorf("%s: Trusted = %v, want %v", f.Path, f.Trusted, want)
@@ -358,6 +361,9 @@ env = { LOCAL = "1" }
 	}
 	if th := mustServer(t, cfg, "theirs"); th.Command != "sh" || th.Env["LOCAL"] != "1" {
 		t.Errorf("theirs after trust = %+v, want project command with local env", th)
+	}
+	if cfg.NeedsTrust() {
+		t.Error("NeedsTrust after Trust")
 	}
 	if cfg.Permissions["*"] != "allow" {
 		t.Errorf("trusted project permissions not applied: %v", cfg.Permissions)

@@ -49,7 +49,7 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 	if r.lookup == nil {
 		r.lookup = os.LookupEnv
 	}
-	cfg := &Config{}
+	cfg := &Config{Project: r.projDir}
 	top := map[string]origin{}
 	var servers []*mergedServer
 	byName := map[string]*mergedServer{}
@@ -328,6 +328,9 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 			}
 			errs.add(s.File, s.Line, hint, "server %q has neither command nor url", s.Name)
 		}
+	}
+	if strings.HasPrefix(s.Command, "~/") {
+		s.Command = absPath(s.Command, "")
 	}
 	if s.Cwd != "" {
 		base := r.workDir
