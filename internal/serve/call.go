@@ -61,11 +61,20 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 					}
 				})
 			}
+			callCtx, cancel := context.WithTimeout(callCtx, s.opts.CallTimeout)
 			res, err = s.opts.Tools.Call(callCtx, name, req.Params.Arguments)
+			timedOut := callCtx.Err() == context.DeadlineExceeded
+			cancel()
 			switch {
 			case err != nil && ctx.Err() != nil:
 				// The client cancelled: there is nobody to answer.
 				outcome, errText = OutcomeError, err.Error()
+			case err != nil && timedOut:
+				outcome, code = OutcomeError, "TIMEOUT"
+				errText = fmt.Sprintf("%s did not finish within %s", name, s.opts.CallTimeout)
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errText +
+					" (the server's limit for one call); try a smaller request"}}}
+				err = nil
 			case err != nil:
 				// Could not be made or completed (timeout, transport):
 				// a tool error the caller's model can read.

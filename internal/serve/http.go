@@ -92,8 +92,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	addr := ln.Addr().String()
-	s.logger.Info("serving MCP over HTTP", "addr", addr, "url", "http://"+addr+PathMCP,
-		"auth", len(s.keys) > 0, "tools", len(s.toolNames()), "version", s.opts.Version)
+	s.logger.Info("serving MCP over HTTP", append([]any{"addr", addr, "url", "http://" + addr + PathMCP,
+		"auth", len(s.keys) > 0, "api_keys", len(s.keys), "allowed_origins", s.opts.AllowedOrigins, "allowed_hosts", s.opts.AllowedHosts},
+		s.summary()...)...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

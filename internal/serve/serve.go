@@ -47,6 +47,8 @@ type Options struct {
 	AuditLog string
 	// DailyQuota caps tool calls per client per UTC day; 0 is unlimited.
 	DailyQuota int
+	// CallTimeout bounds one tool call; 0 means DefaultCallTimeout.
+	CallTimeout time.Duration
 	// WithClient tells the tools who is calling, for per-client rate limits
 	// (webdata.WithClient). nil: the tools are not told.
 	WithClient func(ctx context.Context, client string) context.Context
@@ -63,6 +65,9 @@ type Resource struct {
 	MIMEType    string
 	Text        string
 }
+
+// DefaultCallTimeout bounds a tool call when Options.CallTimeout is 0.
+const DefaultCallTimeout = 5 * time.Minute
 
 // ClientStdio is the client identity of the peer on stdio.
 const ClientStdio = "stdio"
@@ -92,6 +97,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
 	}
 	s := &Server{
 		opts:    opts,
@@ -140,12 +148,22 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // Run serves one session on t (stdio: &mcp.StdioTransport{}) until the peer
 // disconnects or ctx is cancelled.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	s.logger.Info("serving MCP", "transport", "stdio", "tools", len(s.toolNames()), "version", s.opts.Version)
+	s.logger.Info("serving MCP", append([]any{"transport", "stdio"}, s.summary()...)...)
 	err := s.mcp.Run(ctx, t)
 	if err != nil && ctx.Err() != nil {
 		return nil // interrupted: a clean stop
 	}
 	return err
+}
+
+// summary is the configuration logged at startup.
+func (s *Server) summary() []any {
+	audit := "off"
+	if s.ledger != nil {
+		audit = s.ledger.Path()
+	}
+	return []any{"version", s.opts.Version, "tools", len(s.toolNames()), "resources", len(s.opts.Resources),
+		"audit_log", audit, "daily_quota", s.opts.DailyQuota, "call_timeout", s.opts.CallTimeout.String()}
 }
 
 // Close closes the audit ledger.

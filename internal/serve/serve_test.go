@@ -479,3 +479,32 @@ func TestPerRequestLogLevel(t *testing.T) {
 		t.Errorf("log messages = %q, want the error of the failed call", msgs)
 	}
 }
+
+func TestCallTimeout(t *testing.T) {
+	set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+	set.SetBuiltins([]tool.Tool{&fakeTool{
+		info: tool.Info{Name: "hang", Description: "Never finishes by itself.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}})
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	s, err := New(Options{Tools: set, CallTimeout: 50 * time.Millisecond, AuditLog: audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cs := connectInMemory(t, s, nil)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "hang", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(callText(t, res), "did not finish within 50ms") {
+		t.Errorf("hang = %q (isError %v), want a timeout naming the limit", callText(t, res), res.IsError)
+	}
+	recs := readAudit(t, audit)
+	if len(recs) != 1 || recs[0].Outcome != OutcomeError || recs[0].Code != "TIMEOUT" {
+		t.Errorf("audit = %+v", recs)
+	}
+}
