@@ -2,6 +2,7 @@ package webdata
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -96,10 +97,7 @@ func titleNote(title string) string {
 	if title == "" {
 		return ""
 	}
-	if len(title) > 80 {
-		title = title[:80]
-	}
-	return ", title " + `"` + title + `"`
+	return fmt.Sprintf(", title %q", clip(title, 80))
 }
 
 // serverName names the CDN or server that answered, for messages.

@@ -211,10 +211,11 @@ func (f compiledFingerprint) match(s pageSignals) string {
 	return ""
 }
 
+// clip shortens s to at most n runes.
 func clip(s string, n int) string {
 	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return s[:n] + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
 	return s
 }
