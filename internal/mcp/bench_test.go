@@ -184,7 +184,7 @@ func BenchmarkStartup10(b *testing.B) {
 				b.Fatalf("%s: %s %s", st.Name, st.State, st.Error)
 			}
 		}
-		if len(set.Entries()) != 10*12 {
+		if len(set.Entries()) != 10*13 {
 			b.Fatalf("%d tools in the set", len(set.Entries()))
 		}
 		return d

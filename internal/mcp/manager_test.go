@@ -94,6 +94,14 @@ func TestStdioServerEndToEnd(t *testing.T) {
 		t.Errorf("elicitation request = %+v", el.got)
 	}
 
+	// URL mode.
+	if got := h.callText("normal", "elicit_url", `{}`); got != "accept" {
+		t.Errorf("elicit_url = %q", got)
+	}
+	if len(el.got) != 2 || el.got[1].Mode != "url" || el.got[1].URL != "https://example.com/connect?x=1" || el.got[1].ID != "el-1" || el.got[1].Message != "Connect your account" {
+		t.Errorf("url elicitation request = %+v", el.got[1:])
+	}
+
 	// Sampling goes through the Sampler with the server's name.
 	if got := h.callText("normal", "sample", `{}`); got != "sampled: hello" {
 		t.Errorf("sample = %q", got)
@@ -147,7 +155,7 @@ func TestStdioServerEndToEnd(t *testing.T) {
 	}
 
 	st, _ = h.m.Status("normal")
-	if st.Calls != 8 || st.Errors != 0 || st.MedianLatency <= 0 {
+	if st.Calls != 9 || st.Errors != 0 || st.MedianLatency <= 0 {
 		t.Errorf("figures: calls %d errors %d median %s", st.Calls, st.Errors, st.MedianLatency)
 	}
 }
@@ -198,7 +206,7 @@ func TestCancellationReachesServer(t *testing.T) {
 func TestAllowedAndDeniedTools(t *testing.T) {
 	srv := stdioServer(t, "normal", "normal")
 	srv.AllowedTools = []string{"e*", "add"}
-	srv.DeniedTools = []string{"elicit"}
+	srv.DeniedTools = []string{"elicit*"}
 	h := newHarness(t, servers(srv), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("normal", StateConnected)

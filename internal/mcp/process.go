@@ -174,6 +174,7 @@ func (p *process) stop() {
 	p.stopOnce.Do(func() {
 		p.stdin.Close()
 		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-p.pgid, syscall.SIGCONT) // a stopped process must run to see SIGTERM
 		deadline := time.Now().Add(stopGrace)
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()

@@ -193,6 +193,16 @@ func newTestServer(mode string) *sdk.Server {
 			b, _ := json.Marshal(res.Content)
 			return text(res.Action + " " + string(b)), nil
 		})
+	srv.AddTool(&sdk.Tool{Name: "elicit_url", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
+				Mode: "url", Message: "Connect your account", URL: "https://example.com/connect?x=1", ElicitationID: "el-1",
+			})
+			if err != nil {
+				return nil, err
+			}
+			return text(res.Action), nil
+		})
 	srv.AddTool(&sdk.Tool{Name: "sample", InputSchema: objectSchema(nil)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{
