@@ -76,6 +76,29 @@ func TestScrapePageSelectors(t *testing.T) {
 	}
 }
 
+func TestScrapePageFollowsRedirects(t *testing.T) {
+	s := newSite(t, map[string]http.HandlerFunc{
+		"/old": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/product", http.StatusMovedPermanently)
+		},
+		"/product": htmlPage(productPage),
+	})
+	ts := newTools(t, loopbackOnly())
+	_, env := ts.call(t, context.Background(), NameScrapePage, map[string]any{
+		"url": s.URL + "/old", "selectors": map[string]any{"og": "meta[property='og:image']@content"},
+	})
+	res := decode[struct {
+		Data     map[string]any
+		Metadata pageMeta
+	}](t, env)
+	if res.Metadata.FinalURL != s.URL+"/product" || res.Metadata.URL != s.URL+"/old" {
+		t.Errorf("metadata after a redirect = %+v", res.Metadata)
+	}
+	if res.Data["og"] != "/img/otter.jpg" {
+		t.Errorf("og:image content is not a URL attribute and stays as written: %#v", res.Data["og"])
+	}
+}
+
 func equalJSON(a, b any) bool {
 	switch b := b.(type) {
 	case []any:

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -262,7 +263,8 @@ func (b *builtin) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 		return finish(failed(invalidParams("", "the arguments are not valid JSON: %v", err)))
 	}
 	if err := b.schema.Validate(inst); err != nil {
-		return finish(failed(invalidParams("", "the arguments do not match the input schema of %s: %v", b.def.name, err)))
+		msg := strings.TrimPrefix(err.Error(), "validating root: ")
+		return finish(failed(invalidParams("", "the arguments do not match the input schema of %s: %s", b.def.name, msg)))
 	}
 
 	rl, ok := b.k.limits.take(b.def.name, ClientFrom(ctx))
