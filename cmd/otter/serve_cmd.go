@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -21,8 +22,9 @@ import (
 // newMCPServeCmd is `otter mcp serve`: otter's built-in tools over MCP.
 func newMCPServeCmd() *cobra.Command {
 	var (
-		httpAddr   string
-		dailyQuota int
+		httpAddr    string
+		dailyQuota  int
+		callTimeout time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -41,15 +43,16 @@ Every tool call is appended to the audit ledger ([serve] audit_log, default
 $XDG_STATE_HOME/otter/audit.jsonl). Logs are JSON on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd, httpAddr, dailyQuota)
+			return runServe(cmd, httpAddr, dailyQuota, callTimeout)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	cmd.Flags().IntVar(&dailyQuota, "daily-quota", 0, "tool calls allowed per client per UTC day (0: unlimited)")
+	cmd.Flags().DurationVar(&callTimeout, "call-timeout", serve.DefaultCallTimeout, "the longest one tool call may take")
 	return cmd
 }
 
-func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int) error {
+func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout time.Duration) error {
 	ctx := cmd.Context()
 	logger, closeLog, err := serveLogger()
 	if err != nil {
@@ -89,6 +92,7 @@ func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int) error {
 		AllowedHosts:   cfg.Serve.AllowedHosts,
 		AuditLog:       auditLog,
 		DailyQuota:     dailyQuota,
+		CallTimeout:    callTimeout,
 		WithClient:     webdata.WithClient,
 		Logger:         logger,
 	})
