@@ -250,7 +250,8 @@ func TestMCPJSONErrors(t *testing.T) {
 	}{
 		{"syntax", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}", 3, "JSON syntax error"},
 		{"no mcpServers", `{"servers": {}}`, 1, `no "mcpServers" object`},
-		{"args not a list", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\"b\": {\"command\": \"x\", \"args\": \"-y\"}}}", 3, `server "b": args must be []string`},
+		{"args not a list", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\"b\": {\"command\": \"x\", \"args\": \"-y\"}}}", 3, `server "b": args must be an array of strings, not a JSON string`},
+		{"entry not an object", "{\"mcpServers\": {\n\"a\": \"npx\"}}", 2, `server "a": must be an object, not a JSON string`},
 		{"no command", "{\"mcpServers\": {\n\"a\": {\"args\": [\"x\"]}}}", 2, `server "a" has neither command nor url`},
 		{"unknown type", "{\"mcpServers\": {\n\"a\": {\"type\": \"ws\", \"url\": \"ws://x\"}}}", 2, `has type "ws"`},
 		{"http without url", "{\"mcpServers\": {\n\n\"a\": {\"type\": \"http\"}}}", 3, "remote server without a url"},

@@ -87,8 +87,11 @@ func parseMCPJSON(data []byte, file string, lenient bool) ([]Server, errList) {
 		if err := json.Unmarshal(doc.MCPServers[name], &js); err != nil {
 			var te *json.UnmarshalTypeError
 			msg := err.Error()
-			if errors.As(err, &te) {
-				msg = fmt.Sprintf("%s must be %s, not a JSON %s", te.Field, te.Type, te.Value)
+			switch {
+			case errors.As(err, &te) && te.Field == "":
+				msg = fmt.Sprintf("must be an object, not a JSON %s", te.Value)
+			case errors.As(err, &te):
+				msg = fmt.Sprintf("%s must be %s, not a JSON %s", te.Field, jsonTypeName(te.Type.String()), te.Value)
 			}
 			errs.add(file, line, "see the .mcp.json examples in config.example.toml", "server %q: %s", name, msg)
 			continue
@@ -186,4 +189,21 @@ func jsonObjectKeys(dec *json.Decoder, fn func(key string) bool) {
 		}
 	}
 	dec.Token() // the closing }
+}
+
+// jsonTypeName names a Go type of jsonServer the way JSON users think of it.
+func jsonTypeName(t string) string {
+	switch t {
+	case "string":
+		return "a string"
+	case "[]string":
+		return "an array of strings"
+	case "map[string]string":
+		return "an object of strings"
+	case "int":
+		return "a number"
+	case "bool":
+		return "true or false"
+	}
+	return "an object"
 }
