@@ -169,17 +169,18 @@ func (k *toolkit) analyzeSite(ctx context.Context, raw json.RawMessage) outcome 
 	steps := map[string]int{"quick": 2, "standard": 3, "deep": 4}[a.Depth]
 	progress(ctx, 0, steps, "reading robots.txt")
 	allowed := true
+	var robots *robotsInfo
 	if a.Depth != "quick" || k.robotsOn {
-		rep.Robots = k.robots(ctx, k.client, u)
-		allowed = !k.robotsOn || rep.Robots.allows(u)
-		if !rep.Robots.allows(u) {
+		robots = k.robots(ctx, k.client, u)
+		allowed = !k.robotsOn || robots.allows(u)
+		if !robots.allows(u) {
 			add("robots_disallow", fmt.Sprintf("robots.txt disallows %s for %s", u.RequestURI(), RobotsAgent), 2)
 		}
-		if rep.Robots.CrawlDelay > 0 {
-			add("crawl_delay", fmt.Sprintf("robots.txt asks for %gs between requests", rep.Robots.CrawlDelay), 1)
+		if robots.CrawlDelay > 0 {
+			add("crawl_delay", fmt.Sprintf("robots.txt asks for %gs between requests", robots.CrawlDelay), 1)
 		}
-		if a.Depth == "quick" {
-			rep.Robots = nil // consulted, not reported
+		if a.Depth != "quick" {
+			rep.Robots = robots // quick consults robots.txt without reporting it
 		}
 	}
 
@@ -232,7 +233,7 @@ func (k *toolkit) analyzeSite(ctx context.Context, raw json.RawMessage) outcome 
 
 	progress(ctx, steps, steps, "done")
 	rep.AntiCrawl = grade(feats, rep.SiteInfo.TechStack)
-	rep.RecommendedStrategy = recommend(rep, allowed)
+	rep.RecommendedStrategy = recommend(rep, robots, allowed)
 	return outcome{result: rep, errs: errs}
 }
 
@@ -348,7 +349,7 @@ func renderMode(doc *goquery.Document, tech []Tech) (string, []string) {
 }
 
 // recommend turns the findings into a strategy.
-func recommend(rep *SiteReport, allowed bool) Strategy {
+func recommend(rep *SiteReport, robots *robotsInfo, allowed bool) Strategy {
 	s := Strategy{RateLimit: PoliteRate{Concurrency: 1}}
 	rpm := 20.0
 	switch rep.AntiCrawl.Level {
@@ -359,11 +360,11 @@ func recommend(rep *SiteReport, allowed bool) Strategy {
 	case LevelExtreme:
 		rpm = 0
 	}
-	if rep.Robots != nil && rep.Robots.CrawlDelay > 0 {
-		if r := 60 / rep.Robots.CrawlDelay; r < rpm {
+	if robots != nil && robots.CrawlDelay > 0 {
+		if r := 60 / robots.CrawlDelay; r < rpm {
 			rpm = r
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("robots.txt asks for a crawl delay of %gs", rep.Robots.CrawlDelay))
+		s.Notes = append(s.Notes, fmt.Sprintf("robots.txt asks for a crawl delay of %gs", robots.CrawlDelay))
 	}
 	switch {
 	case !allowed:

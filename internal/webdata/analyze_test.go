@@ -99,7 +99,7 @@ func TestAnalyzeSiteServerRendered(t *testing.T) {
 	// quick: the page only, no sitemap, no samples.
 	_, env = ts.call(t, context.Background(), NameAnalyzeSite, map[string]any{"url": s.URL + "/", "depth": "quick"})
 	rep = decode[SiteReport](t, env)
-	if rep.Sitemap != nil || rep.Samples != nil || len(rep.SiteInfo.TechStack) == 0 {
+	if rep.Sitemap != nil || rep.Samples != nil || len(rep.SiteInfo.TechStack) == 0 || rep.RecommendedStrategy.RateLimit.RequestsPerMinute != 12 {
 		t.Errorf("quick analysis = %+v", rep)
 	}
 }
