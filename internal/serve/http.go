@@ -161,7 +161,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		origin := r.Header.Get("Origin")
-		listed := origin != "" && slices.Contains(s.opts.AllowedOrigins, origin)
+		listed := origin != "" && slices.ContainsFunc(s.opts.AllowedOrigins, func(o string) bool { return strings.EqualFold(o, origin) })
 		if origin != "" && !listed && !sameOrigin(origin, r.Host) {
 			s.metrics.errors.WithLabelValues("forbidden_origin").Inc()
 			s.logger.Warn("refused request from foreign Origin", "origin", origin, "remote", r.RemoteAddr)

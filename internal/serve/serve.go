@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -113,6 +114,12 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("[serve] api_keys entry %d is empty: if it reads \"${OTTER_SERVE_KEY}\", export OTTER_SERVE_KEY (e.g. OTTER_SERVE_KEY=$(openssl rand -hex 32)) before starting otter", i+1)
 		}
 		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
+	}
+	for _, o := range opts.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.Path != "" || u.RawQuery != "" || u.User != nil {
+			return nil, fmt.Errorf("[serve] allowed_origins: %q is not an origin; write scheme://host[:port], e.g. \"https://app.example.org\"", o)
+		}
 	}
 	if opts.AuditLog != "" {
 		l, err := OpenLedger(opts.AuditLog)

@@ -444,6 +444,15 @@ func TestDailyQuotaDeniesAndIsAudited(t *testing.T) {
 	}
 }
 
+func TestBadAllowedOriginIsAnError(t *testing.T) {
+	for _, o := range []string{"*", "app.example.org", "https://app.example.org/", "ftp://x"} {
+		_, err := New(Options{Tools: tool.NewSet(tool.Options{}), AllowedOrigins: []string{o}})
+		if err == nil || !strings.Contains(err.Error(), "allowed_origins") {
+			t.Errorf("allowed_origins %q: %v, want an error", o, err)
+		}
+	}
+}
+
 func TestEmptyAPIKeyIsAnError(t *testing.T) {
 	set := tool.NewSet(tool.Options{})
 	_, err := New(Options{Tools: set, APIKeys: []string{""}})
