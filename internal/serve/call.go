@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,14 +84,15 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 					&mcp.TextContent{Text: fmt.Sprintf("%s failed: %v", name, err)}}}
 				err = nil
 			default:
-				code = errorCode(res)
+				var msg string
+				code, msg = errorCode(res)
 				outcome = OutcomeOK
 				if res.IsError {
 					outcome = OutcomeError
 					if code == "RATE_LIMITED" {
 						outcome = OutcomeRateLimited
 					}
-					errText = firstText(res)
+					errText = cmp.Or(msg, firstText(res))
 				}
 			}
 		}
@@ -108,7 +110,7 @@ func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, cli
 		session = req.Session.ID()
 	}
 	if len(errText) > 500 {
-		errText = errText[:500] + "…"
+		errText = strings.ToValidUTF8(errText[:500], "") + "…"
 	}
 	if s.ledger != nil {
 		err := s.ledger.Append(AuditRecord{
@@ -145,12 +147,12 @@ func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, cli
 	}
 }
 
-// errorCode finds the error code of otter's response envelope
-// ({"status":"failed","errors":[{"code":"RATE_LIMITED",…}]}) in the
-// structured content or the first text content of res.
-func errorCode(res *mcp.CallToolResult) string {
+// errorCode finds the first error code and message of otter's response
+// envelope ({"status":"failed","errors":[{"code":"RATE_LIMITED",…}]}) in
+// the structured content or the first text content of res.
+func errorCode(res *mcp.CallToolResult) (code, message string) {
 	if res == nil {
-		return ""
+		return "", ""
 	}
 	var raw []byte
 	if res.StructuredContent != nil {
@@ -159,21 +161,23 @@ func errorCode(res *mcp.CallToolResult) string {
 		raw = []byte(t)
 	}
 	if raw == nil {
-		return ""
+		return "", ""
+	}
+	type entry struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
 	}
 	var env struct {
-		Code   string `json:"code"`
-		Errors []struct {
-			Code string `json:"code"`
-		} `json:"errors"`
+		entry
+		Errors []entry `json:"errors"`
 	}
 	if json.Unmarshal(raw, &env) != nil {
-		return ""
+		return "", ""
 	}
 	if len(env.Errors) > 0 {
-		return env.Errors[0].Code
+		return env.Errors[0].Code, env.Errors[0].Message
 	}
-	return env.Code
+	return env.Code, env.Message
 }
 
 func firstText(res *mcp.CallToolResult) string {

@@ -342,8 +342,8 @@ func TestMetricsAndAuditAfterCalls(t *testing.T) {
 	if len(clients) != 2 {
 		t.Errorf("audit clients = %v, want one per key", clients)
 	}
-	if recs[1].Code != "RATE_LIMITED" {
-		t.Errorf("rate-limited record code = %q", recs[1].Code)
+	if recs[1].Code != "RATE_LIMITED" || recs[1].Error != "rate limit exceeded" {
+		t.Errorf("rate-limited record code/error = %q/%q, want the envelope's code and message", recs[1].Code, recs[1].Error)
 	}
 }
 
