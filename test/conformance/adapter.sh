@@ -14,6 +14,11 @@ url="${*: -1}"
 otter="${OTTER_BIN:?OTTER_BIN must name the otter binary}"
 scenario="${MCP_CONFORMANCE_SCENARIO:?MCP_CONFORMANCE_SCENARIO is not set}"
 
+# context KEY prints a string field of MCP_CONFORMANCE_CONTEXT ("" if none).
+context() {
+  node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); const v = c[process.argv[1]]; process.stdout.write(typeof v === "string" ? v : "")' "$1"
+}
+
 case "$scenario" in
 initialize)
   exec "$otter" mcp tools --url "$url"
@@ -28,7 +33,16 @@ sse-retry)
   exec "$otter" mcp call --url "$url" test_reconnection '{}'
   ;;
 auth/*)
-  exec "$otter" mcp call --url "$url" test-tool '{}'
+  # OAuth (auth_test.go sets $BROWSER to a stand-in that approves). The
+  # client: the pre-registered one in the scenario's context if any, else
+  # the client ID metadata document URL the suite's server expects (where
+  # it supports them), else dynamic registration.
+  oauth=(--oauth-client-metadata-url "https://conformance-test.local/client-metadata.json")
+  id=$(context client_id)
+  if [ -n "$id" ]; then
+    oauth+=(--oauth-client-id "$id" --oauth-client-secret "$(context client_secret)")
+  fi
+  exec "$otter" mcp call "${oauth[@]}" --url "$url" test-tool '{}'
   ;;
 *)
   echo "adapter.sh: no mapping for conformance scenario $scenario" >&2

@@ -237,8 +237,11 @@ func runSuite(t *testing.T, env []string, args ...string) scenarioResult {
 	if ctx.Err() != nil {
 		t.Fatalf("the conformance suite %v did not finish within %s\n%s", args, suiteTimeout, res.Output)
 	}
-	// Results land in outDir/<scenario>-<time>/.
+	// Results land in outDir/<scenario>-<time>/ (a scenario "auth/x" in
+	// outDir/auth/x-<time>/).
 	files, _ := filepath.Glob(filepath.Join(outDir, "*", "checks.json"))
+	nested, _ := filepath.Glob(filepath.Join(outDir, "*", "*", "checks.json"))
+	files = append(files, nested...)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
