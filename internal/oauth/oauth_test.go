@@ -184,7 +184,10 @@ func TestLoginFlow(t *testing.T) {
 
 	// Startup: non-interactive, no token → needs login, nothing opened.
 	prompter := &choose{reply: openBrowserChoice}
-	a1 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: prompter})
+	// Every Authorizer logs at debug level into logs: no token may appear.
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a1 := f.authorizer(Options{Prompter: prompter, Logger: logger})
 	_, err := oauthtest.Connect(ctx, endpoint, a1.Handler(srv, false))
 	if !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("connect without a token: got %v, want an error wrapping ErrLoginRequired", err)
@@ -216,7 +219,7 @@ func TestLoginFlow(t *testing.T) {
 
 	// A later process: a new Authorizer, non-interactive, no prompt.
 	later := &choose{reply: openBrowserChoice}
-	a2 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: later})
+	a2 := f.authorizer(Options{Prompter: later, Logger: logger})
 	if got, err := oauthtest.Connect(ctx, endpoint, a2.Handler(srv, false)); err != nil || got != "echo: hi" {
 		t.Fatalf("later process with the stored token: %q, %v", got, err)
 	}
@@ -227,7 +230,7 @@ func TestLoginFlow(t *testing.T) {
 	// The server stops accepting the access token: otter refreshes it
 	// (no login) and the refreshed token is stored.
 	as.ExpireAccess()
-	a3 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: later})
+	a3 := f.authorizer(Options{Prompter: later, Logger: logger})
 	if got, err := oauthtest.Connect(ctx, endpoint, a3.Handler(srv, false)); err != nil || got != "echo: hi" {
 		t.Fatalf("after the server expired the access token: %q, %v", got, err)
 	}
@@ -241,7 +244,7 @@ func TestLoginFlow(t *testing.T) {
 	// Access revoked: non-interactive is needs-auth again; a new login
 	// reuses the stored client registration.
 	as.RevokeAll()
-	a4 := New(Options{Paths: config.Paths{DataDir: data}, Prompter: prompter})
+	a4 := f.authorizer(Options{Prompter: prompter, Logger: logger})
 	if _, err := oauthtest.Connect(ctx, endpoint, a4.Handler(srv, false)); !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("after revocation: got %v, want ErrLoginRequired", err)
 	}
@@ -251,6 +254,28 @@ func TestLoginFlow(t *testing.T) {
 	if c := as.Counts(); c.Registrations != 1 || c.Authorizes != 2 {
 		t.Fatalf("want the second login to reuse the registration: %+v", c)
 	}
+	tok := storedRecord(t, data, endpoint).Token
+	if logs.String() == "" || strings.Contains(logs.String(), tok.AccessToken) || strings.Contains(logs.String(), tok.RefreshToken) {
+		t.Errorf("the log is empty or shows a token:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // TestLoginPasteRedirect: over SSH the browser cannot reach otter's
