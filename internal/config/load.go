@@ -390,16 +390,6 @@ func (f *fileData) decodeError(err error, arr string, idx int, server string) er
 	return &Error{File: f.src.Path, Line: line, Msg: where + msg, Hint: hint}
 }
 
-// lineOf is line for a key path already rendered by toml.Key.String.
-func (ix *posIndex) lineOf(key, arr string, idx int) int {
-	for _, ev := range ix.events {
-		if ev.path == key && ev.arr == arr && ev.idx == idx {
-			return ev.line
-		}
-	}
-	return 0
-}
-
 // unknownKeys reports keys that no field decodes.
 func (f *fileData) unknownKeys(md toml.MetaData, rawServers []map[string]any, errs *errList) {
 	seen := map[string]int{}

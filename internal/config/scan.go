@@ -14,15 +14,32 @@ import (
 // tables apart, so otter scans the statement structure of the document
 // (which the toml parser has already accepted) once more.
 type posIndex struct {
-	events []keyEvent
+	byPath map[string][]keyEvent // every occurrence of a key path, in order
+	exact  map[entryKey]int      // the first line of a path in an entry
+}
+
+type entryKey struct {
+	path, arr string
+	idx       int
 }
 
 // keyEvent is one key or table header of the document.
 type keyEvent struct {
-	path string // the key path as toml.Key.String renders it
 	line int
 	arr  string // the array of tables the key belongs to ("" if none)
 	idx  int    // the index of its entry in arr
+}
+
+// find returns the line of the first occurrence of path in entry idx of
+// arr (arr "" matches any), or 0.
+func (ix *posIndex) find(path, arr string, idx int) int {
+	if arr != "" {
+		return ix.exact[entryKey{path, arr, idx}]
+	}
+	if evs := ix.byPath[path]; len(evs) > 0 {
+		return evs[0].line
+	}
+	return 0
 }
 
 // line returns the line of path inside entry idx of the array of tables arr
@@ -35,39 +52,34 @@ func (ix *posIndex) line(path toml.Key, arr string, idx int) int {
 		return 0
 	}
 	for p := path; len(p) > 0; p = p[:len(p)-1] {
-		s := p.String()
-		for _, ev := range ix.events {
-			if ev.path == s && (arr == "" || ev.arr == arr && ev.idx == idx) {
-				return ev.line
-			}
+		if l := ix.find(p.String(), arr, idx); l > 0 {
+			return l
 		}
 	}
 	return 0
 }
 
+// lineOf returns the line of a key path already rendered by toml.Key.String,
+// exactly in entry idx of arr ("" for keys outside arrays of tables).
+func (ix *posIndex) lineOf(key, arr string, idx int) int {
+	return ix.exact[entryKey{key, arr, idx}]
+}
+
 // nth returns the line of the n-th (0-based) occurrence of path, with the
 // entry of the array of tables it belongs to.
 func (ix *posIndex) nth(path string, n int) (line int, arr string, idx int) {
-	if ix == nil {
+	if ix == nil || n >= len(ix.byPath[path]) {
 		return 0, "", 0
 	}
-	for _, ev := range ix.events {
-		if ev.path != path {
-			continue
-		}
-		if n == 0 {
-			return ev.line, ev.arr, ev.idx
-		}
-		n--
-	}
-	return 0, "", 0
+	ev := ix.byPath[path][n]
+	return ev.line, ev.arr, ev.idx
 }
 
 // entries returns the number of entries of the array of tables arr.
 func (ix *posIndex) entries(arr string) int {
 	n := 0
-	for _, ev := range ix.events {
-		if ev.path == arr && ev.arr == arr {
+	for _, ev := range ix.byPath[arr] {
+		if ev.arr == arr {
 			n = max(n, ev.idx+1)
 		}
 	}
@@ -89,7 +101,7 @@ type posScanner struct {
 
 // scanPositions indexes the keys of a TOML document by line.
 func scanPositions(text string) *posIndex {
-	sc := &posScanner{s: text, line: 1, ix: &posIndex{}, counts: map[string]int{}}
+	sc := &posScanner{s: text, line: 1, ix: &posIndex{byPath: map[string][]keyEvent{}, exact: map[entryKey]int{}}, counts: map[string]int{}}
 	sc.document()
 	return sc.ix
 }
@@ -113,7 +125,11 @@ func (sc *posScanner) advance() {
 }
 
 func (sc *posScanner) record(path toml.Key) {
-	sc.ix.events = append(sc.ix.events, keyEvent{path: path.String(), line: sc.line, arr: sc.arr, idx: sc.idx})
+	p := path.String()
+	sc.ix.byPath[p] = append(sc.ix.byPath[p], keyEvent{line: sc.line, arr: sc.arr, idx: sc.idx})
+	if k := (entryKey{p, sc.arr, sc.idx}); sc.ix.exact[k] == 0 {
+		sc.ix.exact[k] = sc.line
+	}
 }
 
 // skipBlank skips spaces and tabs, and newlines and comments too if multiline.
