@@ -155,6 +155,10 @@ enabled = false
 	if want := []Scope{ScopeUser, ScopeProject, ScopeLocal, ScopeFlag}; !reflect.DeepEqual(scopes, want) {
 		t.Errorf("files scopes = %v, want %v", scopes, want)
 	}
+	cands, err := CandidateFiles(LoadOptions{Paths: paths, WorkDir: proj, Extra: extra})
+	if err != nil || len(cands) != 5 || cands[1].Path != filepath.Join(proj, MCPJSONName) || cands[4].Path != extra {
+		t.Errorf("CandidateFiles = %+v, %v: want user, .mcp.json, project, local, extra", cands, err)
+	}
 	if cfg.Files[1].Path != projFile {
 		t.Errorf("project file = %s, want %s", cfg.Files[1].Path, projFile)
 	}

@@ -69,33 +69,21 @@ type LoadOptions struct {
 // Every problem is an *Error naming file and line; several are joined with
 // errors.Join.
 func Load(opts LoadOptions) (*Config, error) {
-	paths := opts.Paths
-	if paths == (Paths{}) {
-		paths = DefaultPaths()
-	}
-	workDir, err := absDir(opts.WorkDir)
+	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	r := &resolver{paths: paths, workDir: workDir, lookup: opts.LookupEnv, projDir: ProjectDir(workDir)}
+	paths := opts.Paths
+	r := &resolver{paths: paths, workDir: opts.WorkDir, lookup: opts.LookupEnv, projDir: ProjectDir(opts.WorkDir)}
 
 	var files []*fileData
 	var errs errList
-	add := func(p string, scope Scope, must bool) {
-		f, ferrs := readConfigFile(p, scope, must)
+	for _, src := range candidates(opts, r.projDir) {
+		f, ferrs := readConfigFile(src.Path, src.Scope, src.Scope == ScopeFlag)
 		errs = append(errs, ferrs...)
 		if f != nil {
 			files = append(files, f)
 		}
-	}
-	add(paths.UserConfigFile(), ScopeUser, false)
-	if r.projDir != "" {
-		add(filepath.Join(r.projDir, MCPJSONName), ScopeProject, false)
-		add(filepath.Join(r.projDir, ProjectDirName, ProjectConfigName), ScopeProject, false)
-		add(filepath.Join(r.projDir, ProjectDirName, LocalConfigName), ScopeLocal, false)
-	}
-	if opts.Extra != "" {
-		add(opts.Extra, ScopeFlag, true)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -111,6 +99,45 @@ func Load(opts LoadOptions) (*Config, error) {
 		f.src.Trusted = ok
 	}
 	return r.resolve(files)
+}
+
+// withDefaults fills in the zero fields of LoadOptions; WorkDir becomes
+// absolute.
+func (o LoadOptions) withDefaults() (LoadOptions, error) {
+	if o.Paths == (Paths{}) {
+		o.Paths = DefaultPaths()
+	}
+	wd, err := absDir(o.WorkDir)
+	if err != nil {
+		return o, err
+	}
+	o.WorkDir = wd
+	return o, nil
+}
+
+// CandidateFiles lists the files Load reads for opts, lowest scope first,
+// whether or not they exist (Trusted is not filled in): what a watcher for
+// auto_reload watches.
+func CandidateFiles(opts LoadOptions) ([]Source, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return candidates(opts, ProjectDir(opts.WorkDir)), nil
+}
+
+func candidates(opts LoadOptions, projDir string) []Source {
+	srcs := []Source{{Path: opts.Paths.UserConfigFile(), Scope: ScopeUser}}
+	if projDir != "" {
+		srcs = append(srcs,
+			Source{Path: filepath.Join(projDir, MCPJSONName), Scope: ScopeProject},
+			Source{Path: filepath.Join(projDir, ProjectDirName, ProjectConfigName), Scope: ScopeProject},
+			Source{Path: filepath.Join(projDir, ProjectDirName, LocalConfigName), Scope: ScopeLocal})
+	}
+	if opts.Extra != "" {
+		srcs = append(srcs, Source{Path: opts.Extra, Scope: ScopeFlag})
+	}
+	return srcs
 }
 
 // LoadFile reads one file alone, with no scopes and no trust check: a
