@@ -358,6 +358,16 @@ func TestTokenFilePermissions(t *testing.T) {
 	if di.Mode().Perm() != 0o700 {
 		t.Errorf("token directory mode = %v, want 0700", di.Mode().Perm())
 	}
+	// A token file someone made readable by others is restricted again.
+	if err := os.Chmod(a.TokenFile(srv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !a.LoggedIn(srv) {
+		t.Fatal("the token is gone")
+	}
+	if fi, err := os.Stat(a.TokenFile(srv)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("a loose token file was not restricted: %v, %v", fi.Mode().Perm(), err)
+	}
 	if filepath.Dir(a.TokenFile(srv)) != filepath.Join(data, "tokens") {
 		t.Errorf("token file %s is not under DataDir/tokens", a.TokenFile(srv))
 	}

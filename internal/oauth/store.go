@@ -157,6 +157,11 @@ func (s *store) load(serverURL string) (*record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read token file: %w", err)
 	}
+	if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(p, 0o600); err == nil {
+			s.logger.Warn("oauth: the token file was readable by others; restricted it to its owner", "file", p)
+		}
+	}
 	var rec record
 	err = json.Unmarshal(data, &rec)
 	if err == nil && rec.ServerURL != serverURL {
