@@ -84,11 +84,17 @@ func processGone(pid int) bool {
 // assertNoProcessLeft checks every recorded pid is gone.
 func assertNoProcessLeft(t *testing.T) {
 	t.Helper()
+	assertGone(t, pids(t))
+}
+
+// assertGone waits for each process to be gone.
+func assertGone(t *testing.T, pids []int) {
+	t.Helper()
 	deadline := time.Now().Add(liveness)
-	for _, pid := range pids(t) {
+	for _, pid := range pids {
 		for !processGone(pid) {
 			if time.Now().After(deadline) {
-				t.Errorf("process %d is still running after Close", pid)
+				t.Errorf("process %d is still running", pid)
 				syscall.Kill(pid, syscall.SIGKILL)
 				break
 			}

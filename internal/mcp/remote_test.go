@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
@@ -196,5 +197,39 @@ func TestNeedsAuthThenLogin(t *testing.T) {
 	}
 	if err := h.m.Login(context.Background(), "nope"); err == nil || !strings.Contains(err.Error(), `no MCP server named "nope"`) {
 		t.Errorf("Login of an unknown server: %v", err)
+	}
+}
+
+// A server that answers ping with an error is alive: the health check must
+// not restart it.
+func TestPingErrorAnswerIsHealthy(t *testing.T) {
+	srv := newTestServer("normal")
+	var pings atomic.Int32
+	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "ping" {
+				pings.Add(1)
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no ping here"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	cfg := servers(remote("noping", "http", ts.URL))
+	cfg.HealthCheckInterval = dur(20 * time.Millisecond)
+	h := newHarness(t, cfg, Options{})
+	h.m.Start(context.Background())
+	first := h.waitState("noping", StateConnected)
+	deadline := time.Now().Add(liveness)
+	for pings.Load() < 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d pings arrived", pings.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	st, _ := h.m.Status("noping")
+	if st.State != StateConnected || !st.ConnectedAt.Equal(first.ConnectedAt) {
+		t.Errorf("restarted after refused pings: %+v", st)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -71,6 +72,8 @@ type conn struct {
 
 	changes chan struct{} // a list_changed arrived (see kinds)
 	kinds   atomic.Uint32
+
+	inflight atomic.Int32 // tool calls under way
 
 	closeOnce sync.Once
 }
@@ -597,11 +600,18 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 			}
 			s.update(func() {})
 		case <-tick:
+			if c.inflight.Load() > 0 {
+				// Calls in flight have their own timeouts; a server that
+				// works on one request at a time must not be restarted
+				// under a long call because it did not answer a ping.
+				continue
+			}
 			timeout := min(s.healthInterval, 10*time.Second, s.startupTimeout)
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			err := c.cs.Ping(pctx, nil)
 			cancel()
-			if err != nil && ctx.Err() == nil {
+			var rpcErr *jsonrpc.Error
+			if err != nil && ctx.Err() == nil && !errors.As(err, &rpcErr) { // an error answer is still an answer
 				return fmt.Errorf("health check failed: no answer to ping within %s: %w", timeout, err)
 			}
 		}

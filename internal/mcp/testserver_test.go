@@ -28,6 +28,7 @@ const (
 	envPidFile = "OTTER_TEST_PIDFILE" // the server appends its pid (and its children's)
 	envMark    = "OTTER_TEST_MARK"    // the slow tool writes "cancelled" here when its call is cancelled
 	envDelay   = "OTTER_TEST_DELAY"   // delay before serving (e.g. "300ms")
+	envExitIf  = "OTTER_TEST_EXIT_IF" // behave as mode "exit" when this file exists
 )
 
 func TestMain(m *testing.M) {
@@ -53,6 +54,11 @@ func recordPid(pid int) {
 func runTestServer(mode string) int {
 	recordPid(os.Getpid())
 	ctx := context.Background()
+	if path := os.Getenv(envExitIf); path != "" {
+		if _, err := os.Stat(path); err == nil {
+			mode = "exit"
+		}
+	}
 	switch mode {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "starting up")

@@ -81,6 +81,8 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 }
 
 func (t *mcpTool) call(ctx context.Context, c *conn, tok string, args json.RawMessage) (*tool.Result, error) {
+	c.inflight.Add(1)
+	defer c.inflight.Add(-1)
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
 	params.SetProgressToken(tok)
 	return c.cs.CallTool(ctx, params)
