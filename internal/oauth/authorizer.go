@@ -164,6 +164,8 @@ type handler struct {
 	ts          *tokenSource
 	regs        *registrationCache
 
+	loginMu sync.Mutex // one login at a time per handler
+
 	mu        sync.Mutex
 	sdk       *auth.AuthorizationCodeHandler // built on the first interactive Authorize
 	port      int                            // loopback redirect port of sdk
@@ -218,11 +220,18 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		}
 		return h.loginRequired(why)
 	}
+	h.loginMu.Lock()
+	defer h.loginMu.Unlock()
 	if err := h.declinedErr(); err != nil {
 		// One connection attempt sends several requests (the SDK tries
 		// server/discover, then initialize); ask once.
 		drain(resp)
 		return err
+	}
+	if cur := h.ts.current(); cur != "" && cur != bearer(req) && resp.StatusCode == http.StatusUnauthorized {
+		// A login finished while this request waited: retry with its token.
+		drain(resp)
+		return nil
 	}
 	sdk, err := h.sdkHandler()
 	if err != nil {

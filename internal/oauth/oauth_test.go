@@ -589,3 +589,25 @@ func TestFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentLogin: two connections through one handler that both need
+// a login lead to one login, which both then use.
+func TestConcurrentLogin(t *testing.T) {
+	f := newFixture(t)
+	prompter := &choose{reply: openBrowserChoice}
+	h := f.authorizer(Options{Prompter: prompter}).Handler(f.srv, true)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = oauthtest.Connect(f.ctx, f.endpoint, h) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("connection %d: %v", i, err)
+		}
+	}
+	if n := prompter.count(); n != 1 {
+		t.Errorf("the person was asked %d times, want once", n)
+	}
+}
