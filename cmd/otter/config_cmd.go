@@ -212,9 +212,7 @@ func trustDir(out, errw io.Writer, paths config.Paths, dir string) error {
 	held := map[string]bool{}
 	if before, err := config.Load(opts); err == nil {
 		for _, s := range before.MCP.Servers {
-			if s.DisabledReason != "" {
-				held[s.Name] = true
-			}
+			held[s.Name] = s.Untrusted
 		}
 	}
 	already, err := paths.IsTrusted(proj)

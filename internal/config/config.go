@@ -129,6 +129,10 @@ type Server struct {
 	// DisabledReason is set when the server must not start for a reason
 	// other than enabled = false, e.g. an untrusted project directory.
 	DisabledReason string `toml:"-"`
+	// Untrusted is set when the server comes from a project-scope file of
+	// a directory the user has not trusted (DisabledReason says so);
+	// trusting Config.Project lets it start.
+	Untrusted bool `toml:"-"`
 }
 
 // IsEnabled reports whether the server should start.

@@ -309,8 +309,8 @@ env = { LOCAL = "1" }
 	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: sub, LookupEnv: noEnv})
 	for _, name := range []string{"theirs", "also-theirs"} {
 		s := mustServer(t, cfg, name)
-		if s.IsEnabled() {
-			t.Errorf("%s from an untrusted project is enabled", name)
+		if s.IsEnabled() || !s.Untrusted {
+			t.Errorf("%s from an untrusted project: enabled %v, Untrusted %v", name, s.IsEnabled(), s.Untrusted)
 		}
 		if want := "otter trust " + proj; !strings.Contains(s.DisabledReason, want) {
 			t.Errorf("%s: reason %q does not tell the user to run %q", name, s.DisabledReason, want)

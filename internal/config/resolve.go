@@ -91,6 +91,7 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 		case m.invalid != "":
 			s.DisabledReason = m.invalid
 		case m.untrusted:
+			s.Untrusted = true
 			s.DisabledReason = fmt.Sprintf("not started: the project directory %s is not trusted yet; run `otter trust %s` (or accept the prompt in the TUI) to let its servers start", r.projDir, r.projDir)
 		}
 		r.expandServer(m, &errs)
