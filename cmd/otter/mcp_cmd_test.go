@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// adhocFromFlags parses args as the flags of `otter mcp call` and returns
+// the ad hoc server they name.
+func adhocFromFlags(t *testing.T, args ...string) (*config.Server, error) {
+	t.Helper()
+	var conn mcpConnFlags
+	cmd := &cobra.Command{Use: "call"}
+	conn.register(cmd, true)
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	return conn.adhocServer()
+}
+
+func TestAdhocServer(t *testing.T) {
+	srv, err := adhocFromFlags(t, "--stdio", `npx -y "@scope/server pkg" --dir 'a b'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Transport != "stdio" || srv.Command != "npx" || fmt.Sprintf("%q", srv.Args) != `["-y" "@scope/server pkg" "--dir" "a b"]` || srv.Name != "npx" {
+		t.Errorf("--stdio: got %+v", srv)
+	}
+
+	srv, err = adhocFromFlags(t, "--url", "http://127.0.0.1:8080/mcp", "--header", "Authorization: Bearer x:y", "--header", "X-Team:otters",
+		"--oauth-client-id", "cid", "--oauth-client-secret", "sec", "--oauth-scope", "read", "--oauth-scope", "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Transport != "auto" || srv.URL != "http://127.0.0.1:8080/mcp" || srv.Name != "127.0.0.1" ||
+		srv.Headers["Authorization"] != "Bearer x:y" || srv.Headers["X-Team"] != "otters" {
+		t.Errorf("--url: got %+v", srv)
+	}
+	if srv.OAuth == nil || srv.OAuth.ClientID != "cid" || srv.OAuth.ClientSecret != "sec" || strings.Join(srv.OAuth.Scopes, " ") != "read write" {
+		t.Errorf("--url OAuth: got %+v", srv.OAuth)
+	}
+	if srv.StartupTimeout.Duration == 0 || srv.Timeout.Duration == 0 || srv.Scope != config.ScopeFlag {
+		t.Errorf("--url defaults: got %+v", srv)
+	}
+
+	srv, err = adhocFromFlags(t, "--sse", "https://mcp.example.com/sse")
+	if err != nil || srv.Transport != "sse" || srv.Name != "mcp.example.com" || srv.OAuth != nil {
+		t.Errorf("--sse: got %+v, %v", srv, err)
+	}
+
+	if srv, err := adhocFromFlags(t); srv != nil || err != nil {
+		t.Errorf("no flags: got %+v, %v", srv, err)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "http://a/mcp", "--stdio", "x"}, "--stdio and --url: give only one ad hoc server"},
+		{[]string{"--url", "ftp://a/mcp"}, "not an http(s) URL"},
+		{[]string{"--url", "http://a/mcp", "--header", "novalue"}, "write it as 'Name: value'"},
+		{[]string{"--header", "A: b"}, "--header needs --url or --sse"},
+		{[]string{"--stdio", "srv", "--header", "A: b"}, "not --stdio"},
+		{[]string{"--stdio", `srv "unterminated`}, "--stdio"},
+		{[]string{"--stdio", "  "}, "the command is empty"},
+	} {
+		if _, err := adhocFromFlags(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestParseCallArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		adhoc bool
+		want  callTarget
+	}{
+		{[]string{"get_status"}, false, callTarget{tool: "get_status"}},
+		{[]string{"scrape_page", `{"url":"x"}`}, false, callTarget{tool: "scrape_page", args: `{"url":"x"}`}},
+		{[]string{"scrape_page", "-"}, false, callTarget{tool: "scrape_page", args: "-"}},
+		{[]string{"everything", "get-sum"}, false, callTarget{server: "everything", tool: "get-sum"}},
+		{[]string{"everything", "get-sum", "{}"}, false, callTarget{server: "everything", tool: "get-sum", args: "{}"}},
+		{[]string{"get-sum", " {}"}, true, callTarget{tool: "get-sum", args: " {}"}},
+		{[]string{"get-sum"}, true, callTarget{tool: "get-sum"}},
+	} {
+		got, err := parseCallArgs(tc.args, tc.adhoc)
+		if err != nil || got != tc.want {
+			t.Errorf("parseCallArgs(%q, %v) = %+v, %v; want %+v", tc.args, tc.adhoc, got, err, tc.want)
+		}
+	}
+	if _, err := parseCallArgs([]string{"srv", "tool", "{}"}, true); err == nil {
+		t.Error("SERVER with an ad hoc server: no error")
+	}
+}
+
+func TestReadCallArgs(t *testing.T) {
+	for in, want := range map[string]string{"": "{}", `  {"a":1} `: `{"a":1}`} {
+		got, err := readCallArgs(in, nil)
+		if err != nil || string(got) != want {
+			t.Errorf("readCallArgs(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	got, err := readCallArgs("-", strings.NewReader("{\"b\": [1]}\n"))
+	if err != nil || string(got) != `{"b": [1]}` {
+		t.Errorf("from stdin: %s, %v", got, err)
+	}
+	for _, bad := range []string{"[1]", "null", "3", "{", "nope"} {
+		if _, err := readCallArgs(bad, nil); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
+			t.Errorf("readCallArgs(%q): err = %v", bad, err)
+		}
+	}
+}
+
+func TestWriteResult(t *testing.T) {
+	res := &sdk.CallToolResult{
+		Content: []sdk.Content{
+			&sdk.TextContent{Text: "hello\n"},
+			&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 10)},
+			&sdk.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 3)},
+			&sdk.ResourceLink{URI: "file:///r.txt", Name: "r", MIMEType: "text/plain"},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://t", MIMEType: "text/plain", Text: "inside"}},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://b", Blob: []byte{1, 2}}},
+		},
+		StructuredContent: map[string]any{"n": 1},
+	}
+	var b strings.Builder
+	mcpWriteResult(&b, res)
+	want := `hello
+[image: image/png, 10 bytes]
+[audio: audio/wav, 3 bytes]
+[resource link: r, file:///r.txt, text/plain]
+[resource: mem://t, text/plain]
+inside
+[resource: mem://b, 2 bytes]
+{
+  "n": 1
+}
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	// structuredContent already given as text is not printed twice.
+	b.Reset()
+	mcpWriteResult(&b, &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"n": 1}`}}, StructuredContent: map[string]any{"n": 1}})
+	if b.String() != "{\"n\": 1}\n" {
+		t.Errorf("duplicate structured content: %q", b.String())
+	}
+}
