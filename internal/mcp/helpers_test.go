@@ -41,14 +41,15 @@ func stdioServer(t *testing.T, name, mode string) config.Server {
 	}
 }
 
-var pidFiles sync.Map // test name → path
+var pidFiles sync.Map // *testing.T → path
 
 func pidFile(t *testing.T) string {
-	if p, ok := pidFiles.Load(t.Name()); ok {
+	if p, ok := pidFiles.Load(t); ok {
 		return p.(string)
 	}
 	p := filepath.Join(t.TempDir(), "pids")
-	pidFiles.Store(t.Name(), p)
+	pidFiles.Store(t, p)
+	t.Cleanup(func() { pidFiles.Delete(t) })
 	return p
 }
 

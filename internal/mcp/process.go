@@ -40,8 +40,9 @@ type process struct {
 	stdin  *os.File // write end of the child's stdin
 	stdout *os.File // read end of the child's stdout
 
-	exited  chan struct{} // closed once the leader was reaped
-	waitErr error         // the leader's exit, valid after exited
+	exited     chan struct{} // closed once the leader was reaped
+	waitErr    error         // the leader's exit, valid after exited
+	stderrDone chan struct{} // closed once stderr reached its end
 
 	stopOnce sync.Once
 }
@@ -85,8 +86,12 @@ func startProcess(srv config.Server, tail *ring) (*process, error) {
 		return nil, startError(srv, err)
 	}
 	closeAll(inR, outW, errW) // the child's ends
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR, exited: make(chan struct{})}
-	go drainLines(errR, tail, "")
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR,
+		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	go func() {
+		drainLines(errR, tail, "")
+		close(p.stderrDone)
+	}()
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -202,6 +207,22 @@ func (p *process) groupGone() bool {
 		return true
 	}
 	return !groupHasLiveMember(p.pgid)
+}
+
+// awaitExit waits a moment for the leader to exit and its last stderr
+// lines to be read, so that an error message can quote them.
+func (p *process) awaitExit() {
+	t := time.NewTimer(200 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		return
+	}
+	select {
+	case <-p.stderrDone:
+	case <-t.C: // a grandchild may hold stderr open
+	}
 }
 
 // exitDescription says how the leader exited, for error messages.

@@ -537,10 +537,7 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 	var msg string
 	exited := ""
 	if c.proc != nil {
-		select {
-		case <-c.proc.exited:
-		case <-time.After(200 * time.Millisecond):
-		}
+		c.proc.awaitExit()
 		exited = c.proc.exitDescription()
 	}
 	switch {
@@ -621,10 +618,7 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 // dropError says why a live connection ended.
 func (s *server) dropError(c *conn, err error) error {
 	if c.proc != nil {
-		select {
-		case <-c.proc.exited:
-		case <-time.After(200 * time.Millisecond):
-		}
+		c.proc.awaitExit()
 		if d := c.proc.exitDescription(); d != "" {
 			msg := "the server process " + d
 			if last := s.stderr.last(); last != "" {
