@@ -1,14 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcp"
 )
 
 // adhocFromFlags parses args as the flags of `otter mcp call` and returns
@@ -152,5 +155,38 @@ inside
 	mcpWriteResult(&b, &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"n": 1}`}}, StructuredContent: map[string]any{"n": 1}})
 	if b.String() != "{\"n\": 1}\n" {
 		t.Errorf("duplicate structured content: %q", b.String())
+	}
+}
+
+func TestPrintServerList(t *testing.T) {
+	exp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	statuses := []mcp.Status{
+		{Name: "gh", Transport: "http", State: mcp.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
+		{Name: "fs", Transport: "stdio", State: mcp.StateConnected, Tools: 12},
+		{Name: "db", Transport: "stdio", State: mcp.StateFailed, Error: "exited with status 1\nmore detail"},
+	}
+	var b strings.Builder
+	if err := printServerList(&b, statuses, false); err != nil {
+		t.Fatal(err)
+	}
+	want := `NAME  TRANSPORT  STATE       TOOLS  ERROR
+gh    http       needs-auth  0      login required (token expired 2026-01-02T03:04:05Z)
+fs    stdio      connected   12     -
+db    stdio      failed      0      exited with status 1 …
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	if err := printServerList(&b, statuses[:2], true); err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rows) != "[map[error:login required name:gh state:needs-auth token_expiry:2026-01-02T03:04:05Z tools:0 transport:http] map[error: name:fs state:connected tools:12 transport:stdio]]" {
+		t.Errorf("JSON rows: %v", rows)
 	}
 }

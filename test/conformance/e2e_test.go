@@ -423,3 +423,13 @@ func TestE2EAdHoc(t *testing.T) {
 		}
 	})
 }
+
+func TestE2EConfigError(t *testing.T) {
+	h := newE2EHome(t, "[[mcp.servers]]\nname = \"x\"\ncommand = \"${OTTER_E2E_UNSET_VARIABLE}\"\n")
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "tools"}, {"mcp", "call", "x", "y"}} {
+		r := h.otter(t, "", args...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, "config.toml:3") || !strings.Contains(r.Stderr, "OTTER_E2E_UNSET_VARIABLE") || r.Stdout != "" {
+			t.Errorf("otter %v: exit %d, stdout %q, stderr:\n%s\nwant exit 2 naming config.toml:3 and the variable", args, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
