@@ -130,6 +130,8 @@ func New(cfg config.MCP, opts Options) *Manager {
 }
 
 // Start starts every enabled server in the background and returns at once.
+// The servers run until Close (or Reload, SetEnabled) stops them; ctx is not
+// retained.
 func (m *Manager) Start(ctx context.Context) {
 	m.mu.Lock()
 	if m.started || m.closed {
@@ -158,6 +160,12 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 	}
 	for {
 		ch := m.changedChan()
+		m.mu.Lock()
+		closed := m.closed
+		m.mu.Unlock()
+		if closed {
+			return nil
+		}
 		pending := false
 		for _, st := range m.Statuses() {
 			if st.State == StatePending {
@@ -266,6 +274,9 @@ func (m *Manager) Session(name string) (*sdk.ClientSession, bool) {
 
 // Reload applies a new configuration: servers are matched by name, and only
 // those added, removed or changed in any field are started or stopped.
+// Turning [mcp] enabled on or off counts as a change of every server; the
+// other [mcp] settings (health checks, reconnection) apply to servers
+// started from then on.
 func (m *Manager) Reload(ctx context.Context, cfg config.MCP) ReloadDiff {
 	var diff ReloadDiff
 	m.mu.Lock()
@@ -500,6 +511,7 @@ func (m *Manager) Close() error {
 			servers = append(servers, s)
 		}
 		m.mu.Unlock()
+		m.notifyChanged() // wakes Reconnect and Login waiting on a server
 		var wg sync.WaitGroup
 		for _, s := range servers {
 			wg.Go(func() { s.shutdown(true) })

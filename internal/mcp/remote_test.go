@@ -88,12 +88,15 @@ func TestRemoteTransports(t *testing.T) {
 			t.Errorf("%s: elicit = %q", name, got)
 		}
 	}
-	// list_changed over the standalone SSE stream.
-	h.callText("legacy-http", "add_tool", `{}`)
-	h.wait("legacy-http", "the new tool", func(st Status) bool {
-		_, ok := h.set.Lookup("mcp__legacy-http__extra")
-		return ok
-	})
+	// list_changed: over the standalone SSE stream (2025-11-25), through
+	// subscriptions/listen (2026-07-28), and over SSE.
+	for _, name := range []string{"legacy-http", "http", "sse"} {
+		h.callText(name, "add_tool", `{}`)
+		h.wait(name, "the new tool", func(st Status) bool {
+			_, ok := h.set.Lookup("mcp__" + name + "__extra")
+			return ok
+		})
+	}
 }
 
 // An HTTP server that forgets its sessions answers 404; the manager starts a

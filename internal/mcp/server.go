@@ -309,6 +309,12 @@ func (s *server) awaitSettled(ctx context.Context) error {
 		case StateFailed, StateNeedsAuth, StateDisabled:
 			return fmt.Errorf("MCP server %q is %s: %s", s.name, state, reason)
 		}
+		s.m.mu.Lock()
+		closed := s.m.closed
+		s.m.mu.Unlock()
+		if closed {
+			return errors.New("mcp: the manager is closed")
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
