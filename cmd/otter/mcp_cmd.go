@@ -112,7 +112,7 @@ annotations}, where name is the qualified name a model sees and tool the server'
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	conn.register(cmd, false)
+	conn.register(cmd)
 	return cmd
 }
 
@@ -177,7 +177,7 @@ Exit status: 0 on success, 1 when the tool reports an error (isError),
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the raw CallToolResult as JSON")
 	f.DurationVar(&timeout, "timeout", 0, "give up on the call after this long (e.g. 30s; default: the server's timeout)")
-	conn.register(cmd, true)
+	conn.register(cmd)
 	return cmd
 }
 
@@ -187,15 +187,17 @@ type mcpConnFlags struct {
 	url, sse, stdio string
 	headers         []string
 	elicit          string
+	startupTimeout  time.Duration
 	oauth           loginOAuth // login_cmd.go: --oauth-client-id, … for ad hoc servers
 }
 
-func (c *mcpConnFlags) register(cmd *cobra.Command, call bool) {
+func (c *mcpConnFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&c.url, "url", "", "use this server instead of the config: streamable HTTP, falling back to SSE")
 	f.StringVar(&c.sse, "sse", "", "use this legacy SSE server instead of the config")
 	f.StringVar(&c.stdio, "stdio", "", "run this command as a stdio server instead of the config (quoted like a shell command)")
 	f.StringArrayVar(&c.headers, "header", nil, "an HTTP header for --url/--sse, as 'Name: value' (repeatable)")
+	f.DurationVar(&c.startupTimeout, "startup-timeout", 0, "how long the server may take to connect, an OAuth login in the browser included (default: its startup_timeout, 30s for ad hoc servers)")
 	f.StringVar(&c.elicit, "elicit", "", "answer servers' requests for input: ask, accept-defaults, decline or cancel (default: ask on a terminal, decline otherwise)")
 	c.oauth.register(cmd)
 }
@@ -212,9 +214,15 @@ func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 		slices.Sort(given)
 		return nil, fmt.Errorf("%s: give only one ad hoc server", strings.Join(given, " and "))
 	}
+	var probe config.Server
+	c.oauth.apply(&probe)
+	oauthGiven := probe.OAuth != nil
 	if len(given) == 0 {
-		if len(c.headers) > 0 {
+		switch {
+		case len(c.headers) > 0:
 			return nil, errors.New("--header needs --url or --sse")
+		case oauthGiven:
+			return nil, errors.New("the --oauth-* flags need --url or --sse (a configured server takes them from [mcp.servers.oauth], or from `otter mcp login`)")
 		}
 		return nil, nil
 	}
@@ -225,8 +233,8 @@ func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 	}
 	switch {
 	case c.stdio != "":
-		if len(c.headers) > 0 {
-			return nil, errors.New("--header applies to --url and --sse, not --stdio")
+		if len(c.headers) > 0 || oauthGiven {
+			return nil, errors.New("--header and --oauth-* apply to --url and --sse, not --stdio")
 		}
 		words, err := shell.Fields(c.stdio, nil)
 		if err != nil {
@@ -371,10 +379,13 @@ func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, er
 		default:
 			out = configured
 		}
-		if o.timeout > 0 {
-			out = slices.Clone(out)
-			for i := range out {
+		out = slices.Clone(out)
+		for i := range out {
+			if o.timeout > 0 {
 				out[i].Timeout.Duration = o.timeout
+			}
+			if o.conn != nil && o.conn.startupTimeout > 0 {
+				out[i].StartupTimeout.Duration = o.conn.startupTimeout
 			}
 		}
 		return out, nil

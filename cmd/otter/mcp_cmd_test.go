@@ -20,7 +20,7 @@ func adhocFromFlags(t *testing.T, args ...string) (*config.Server, error) {
 	t.Helper()
 	var conn mcpConnFlags
 	cmd := &cobra.Command{Use: "call"}
-	conn.register(cmd, true)
+	conn.register(cmd)
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +70,8 @@ func TestAdhocServer(t *testing.T) {
 		{[]string{"--url", "http://a/mcp", "--header", "novalue"}, "write it as 'Name: value'"},
 		{[]string{"--header", "A: b"}, "--header needs --url or --sse"},
 		{[]string{"--stdio", "srv", "--header", "A: b"}, "not --stdio"},
+		{[]string{"--stdio", "srv", "--oauth-client-id", "x"}, "not --stdio"},
+		{[]string{"--oauth-scope", "read"}, "the --oauth-* flags need --url or --sse"},
 		{[]string{"--stdio", `srv "unterminated`}, "--stdio"},
 		{[]string{"--stdio", "  "}, "the command is empty"},
 	} {
