@@ -296,8 +296,8 @@ type field struct {
 	required                 bool
 }
 
-// parseForm reads the requested schema of a form-mode elicitation, in the
-// order the server listed the properties.
+// parseForm reads the requested schema of a form-mode elicitation: the
+// required fields first, each group in the order the server listed them.
 func parseForm(raw json.RawMessage) ([]field, error) {
 	if len(raw) == 0 {
 		return nil, nil
@@ -342,6 +342,16 @@ func parseForm(raw json.RawMessage) ([]field, error) {
 		}
 		out = append(out, f)
 	}
+	// Required fields first: they are what the server cannot do without.
+	slices.SortStableFunc(out, func(a, b field) int {
+		switch {
+		case a.required == b.required:
+			return 0
+		case a.required:
+			return -1
+		}
+		return 1
+	})
 	return out, nil
 }
 

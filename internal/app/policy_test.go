@@ -102,7 +102,7 @@ func TestPolicyAskChoices(t *testing.T) {
 		"hero":{"type":"string","oneOf":[{"const":"h1","title":"Superman"},{"const":"h2","title":"Wonder Woman"}]},
 		"tools":{"type":"array","items":{"type":"string","enum":["Guitar","Piano","Drums"]}},
 		"nick":{"type":"string"}},"required":["nick"]}`
-	in := strings.NewReader("a\nwonder woman\npiano, 3\n\nZed\n")
+	in := strings.NewReader("a\n\nZed\nwonder woman\npiano, 3\n") // nick first: it is required
 	var out strings.Builder
 	r, err := NewPolicyAsker(ElicitAsk, in, &out, nil).Elicit(t.Context(), formRequest(schema))
 	if err != nil {

@@ -433,3 +433,27 @@ func TestE2EConfigError(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EElicitAsk answers a form on stdin as a person would: the server
+// asks, otter shows each field with its default and reads the answers.
+func TestE2EElicitAsk(t *testing.T) {
+	h := newE2EHome(t, everythingConfig)
+	// accept; name (required, so asked first); then Enter for every other
+	// field: its default, or left out when there is none.
+	answers := "a\nOtto\n" + strings.Repeat("\n", 20)
+	r := h.otter(t, answers, "mcp", "call", "--elicit", "ask", "everything", "trigger-elicitation-request")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{"- Name: Otto", "- Favorite Integer: 42", `"untitledMultipleSelectEnum": [`, `"firstLine": "It was a dark and stormy night."`} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("the result lacks %q:\n%s", want, r.Stdout)
+		}
+	}
+	// The questions go to stderr, never stdout.
+	for _, want := range []string{"Please provide inputs for the following fields", "Integer (integer) [42]"} {
+		if !strings.Contains(r.Stderr, want) || strings.Contains(r.Stdout, want) {
+			t.Errorf("%q should be asked on stderr only;\nstderr:\n%s", want, r.Stderr)
+		}
+	}
+}
