@@ -228,6 +228,9 @@ func (p *PolicyAsker) askElicit(ctx context.Context, req ask.Elicitation) (ask.E
 				return ask.ElicitReply{}, err
 			}
 			v, ok, err := f.parse(strings.TrimSpace(line))
+			if err == nil && ok {
+				err = f.check(v)
+			}
 			if err != nil {
 				fmt.Fprintf(p.out, "  %v\n", err)
 				continue
@@ -294,6 +297,7 @@ type field struct {
 	choiceTitles             []string
 	def                      any // nil if none
 	required                 bool
+	schema                   *jsonschema.Resolved // checks an answer (range, length, pattern…); nil if unresolvable
 }
 
 // parseForm reads the requested schema of a form-mode elicitation: the
@@ -317,6 +321,7 @@ func parseForm(raw json.RawMessage) ([]field, error) {
 			continue
 		}
 		f := field{name: name, title: ps.Title, description: ps.Description, typ: ps.Type, required: req[name]}
+		f.schema, _ = ps.Resolve(nil) // unresolvable: the server's own check remains
 		if f.typ == "" && len(ps.Types) > 0 {
 			f.typ = ps.Types[0]
 		}
@@ -507,4 +512,26 @@ func (f field) choice(s string) (string, error) {
 		return f.choices[n-1], nil
 	}
 	return "", fmt.Errorf("choose one of %s", strings.Join(f.choices, ", "))
+}
+
+// check validates an answer against the field's schema (minimum, maxLength,
+// pattern, item counts…), so that the person can correct it here rather
+// than have the whole form refused.
+func (f field) check(v any) error {
+	if f.schema == nil {
+		return nil
+	}
+	// Validate the value as it goes over the wire.
+	var wire any
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &wire)
+	}
+	if err == nil {
+		err = f.schema.Validate(wire)
+	}
+	if err != nil {
+		return fmt.Errorf("not accepted: %s", strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	return nil
 }

@@ -180,3 +180,20 @@ func TestPolicyLoginGoesToPrompter(t *testing.T) {
 		t.Errorf("got %v, %v; prompter saw %+v", r, err, rp.got)
 	}
 }
+
+func TestPolicyAskValidatesAnswers(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"n":{"type":"integer","minimum":1,"maximum":100},
+		"code":{"type":"string","pattern":"^[A-Z]{3}$"}},"required":["n","code"]}`
+	var out strings.Builder
+	r, err := NewPolicyAsker(ElicitAsk, strings.NewReader("a\n500\n7\nabc\nABC\n"), &out, nil).Elicit(t.Context(), formRequest(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "map[code:ABC n:7]"; r.Action != ask.Accept || fmt.Sprint(r.Content) != want {
+		t.Errorf("got %s %v, want accept %s", r.Action, r.Content, want)
+	}
+	if strings.Count(out.String(), "not accepted") != 2 {
+		t.Errorf("want the out-of-range number and the bad code refused:\n%s", out.String())
+	}
+}
