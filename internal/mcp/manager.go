@@ -9,7 +9,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,8 +95,9 @@ type Manager struct {
 	chMu    sync.Mutex
 	changed chan struct{} // closed and replaced whenever a status changes
 
-	progress  sync.Map // progress token → the calling context
-	nextToken atomic.Uint64
+	progressMu sync.Mutex
+	progress   map[int64]context.Context // progress token → the calling context
+	nextToken  atomic.Int64
 
 	closeOnce sync.Once
 }
@@ -105,10 +105,11 @@ type Manager struct {
 // New returns a Manager for cfg. No server starts before Start.
 func New(cfg config.MCP, opts Options) *Manager {
 	m := &Manager{
-		opts:    opts,
-		logger:  cmp.Or(opts.Logger, slog.Default()).With("component", "mcp"),
-		servers: make(map[string]*server),
-		changed: make(chan struct{}),
+		opts:     opts,
+		logger:   cmp.Or(opts.Logger, slog.Default()).With("component", "mcp"),
+		servers:  make(map[string]*server),
+		changed:  make(chan struct{}),
+		progress: make(map[int64]context.Context),
 	}
 	dirs := opts.Roots
 	if len(dirs) == 0 {
@@ -522,22 +523,37 @@ func (m *Manager) Close() error {
 }
 
 // progressToken registers ctx for progress notifications and returns the
-// token to send with a request, and a function that unregisters it.
-func (m *Manager) progressToken(ctx context.Context) (string, func()) {
-	tok := "otter-" + strconv.FormatUint(m.nextToken.Add(1), 10)
-	m.progress.Store(tok, ctx)
-	return tok, func() { m.progress.Delete(tok) }
+// token to send with a request; release unregisters it.
+func (m *Manager) progressToken(ctx context.Context) int64 {
+	tok := m.nextToken.Add(1)
+	m.progressMu.Lock()
+	m.progress[tok] = ctx
+	m.progressMu.Unlock()
+	return tok
+}
+
+func (m *Manager) releaseToken(tok int64) {
+	m.progressMu.Lock()
+	delete(m.progress, tok)
+	m.progressMu.Unlock()
 }
 
 func (m *Manager) routeProgress(p *sdk.ProgressNotificationParams) {
-	var key string
-	switch t := p.ProgressToken.(type) {
-	case string:
-		key = t
+	var tok int64
+	switch t := p.ProgressToken.(type) { // a JSON number, as decoded into any
+	case float64:
+		tok = int64(t)
+	case int64:
+		tok = t
+	case int:
+		tok = int64(t)
 	default:
 		return
 	}
-	if v, ok := m.progress.Load(key); ok {
-		tool.ReportProgress(v.(context.Context), tool.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	m.progressMu.Lock()
+	ctx, ok := m.progress[tok]
+	m.progressMu.Unlock()
+	if ok {
+		tool.ReportProgress(ctx, tool.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
 	}
 }

@@ -64,8 +64,8 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 	}
 	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
 	defer cancel()
-	tok, done := s.m.progressToken(ctx)
-	defer done()
+	tok := s.m.progressToken(ctx)
+	defer s.m.releaseToken(tok)
 	start := time.Now()
 	res, err := t.call(callCtx, c, tok, args)
 	if errors.Is(err, sdk.ErrSessionMissing) {
@@ -80,7 +80,7 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 	return res, nil
 }
 
-func (t *mcpTool) call(ctx context.Context, c *conn, tok string, args json.RawMessage) (*tool.Result, error) {
+func (t *mcpTool) call(ctx context.Context, c *conn, tok int64, args json.RawMessage) (*tool.Result, error) {
 	c.inflight.Add(1)
 	defer c.inflight.Add(-1)
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
