@@ -1,0 +1,333 @@
+// Package agent is otter's agent loop: it sends the conversation to a model,
+// streams the answer to a front end, runs the tool calls the model makes
+// (built-in and MCP tools alike) through a permission layer, returns their
+// results and repeats until the model gives a final answer. It also answers
+// MCP servers' sampling requests with the configured model.
+//
+// The package is UI-agnostic: the TUI and `otter -p` are front ends that
+// receive Events and answer questions through ask.Approver.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// DefaultMaxTurns bounds the tool rounds per user message when
+// Options.MaxTurns is 0.
+const DefaultMaxTurns = 50
+
+var (
+	// ErrMaxTurns is wrapped by the error of a message that stopped after
+	// max_turns tool rounds without a final answer.
+	ErrMaxTurns = errors.New("the model did not finish within max_turns tool rounds")
+	// ErrDenied is wrapped when a tool call was not allowed to run.
+	ErrDenied = errors.New("permission to run the tool was denied")
+	// ErrBusy is returned by Send while another message is in progress.
+	ErrBusy = errors.New("the agent is still working on the previous message")
+	// ErrNoProvider is returned by Send when the agent has no provider.
+	ErrNoProvider = llm.ErrNoProvider
+)
+
+// Options configure an Agent.
+type Options struct {
+	Provider llm.Provider
+	Model    string
+	// Tools is the merged tool set; its Entries at the start of each model
+	// call are what the model is offered.
+	Tools *tool.Set
+	// Approver answers tool permission prompts; nil denies every call that
+	// would need to ask.
+	Approver ask.Approver
+	// Permissions is the [permissions] table: qualified tool names or glob
+	// patterns (path.Match) mapped to "allow", "ask" or "deny".
+	Permissions map[string]string
+	MaxTurns    int // tool rounds per message; 0 = DefaultMaxTurns
+	MaxTokens   int // per model call; 0 = the provider's default
+	// SystemPrompt is appended to otter's own ([agent].system_prompt).
+	SystemPrompt string
+	// Instructions returns the connected MCP servers' instructions by
+	// server name; may be nil.
+	Instructions func() map[string]string
+	WorkDir      string
+	// OnEvent receives events; it is called from the goroutine running
+	// Send and from tool goroutines (never concurrently), and must not
+	// block for long. May be nil.
+	OnEvent func(Event)
+	// SavePermission persists an "allow always" answer; nil means
+	// config.SaveLocalPermission.
+	SavePermission func(workDir, pattern, decision string) error
+	// Now returns the current time for the system prompt; nil = time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Agent holds one conversation with a model.
+type Agent struct {
+	opts Options
+	busy sync.Mutex // held by Send
+
+	mu       sync.Mutex // guards the fields below
+	provider llm.Provider
+	model    string
+	history  []llm.Message
+	session  map[string]bool // tools allowed for this session
+	perms    map[string]string
+
+	emitMu sync.Mutex
+}
+
+// New returns an Agent.
+func New(opts Options) *Agent {
+	if opts.MaxTurns <= 0 {
+		opts.MaxTurns = DefaultMaxTurns
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SavePermission == nil {
+		opts.SavePermission = config.SaveLocalPermission
+	}
+	perms := make(map[string]string, len(opts.Permissions))
+	for k, v := range opts.Permissions {
+		perms[k] = strings.ToLower(strings.TrimSpace(v))
+	}
+	return &Agent{
+		opts:     opts,
+		provider: opts.Provider,
+		model:    opts.Model,
+		session:  map[string]bool{},
+		perms:    perms,
+	}
+}
+
+// SetProvider switches the provider and model for the following messages
+// (after a config reload or a model change); the conversation is kept.
+func (a *Agent) SetProvider(p llm.Provider, model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.provider, a.model = p, model
+}
+
+// Model returns the model in use.
+func (a *Agent) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// Messages returns a copy of the conversation so far.
+func (a *Agent) Messages() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]llm.Message(nil), a.history...)
+}
+
+// Reset starts a new conversation. Tools allowed for the session stay
+// allowed.
+func (a *Agent) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = nil
+}
+
+func (a *Agent) appendMessage(m llm.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = append(a.history, m)
+}
+
+func (a *Agent) emit(ev Event) {
+	if a.opts.OnEvent == nil {
+		return
+	}
+	a.emitMu.Lock()
+	defer a.emitMu.Unlock()
+	a.opts.OnEvent(ev)
+}
+
+// Send adds a user message to the conversation and works on it until the
+// model gives a final answer, the context is canceled, max_turns tool
+// rounds were run, or the provider fails; it always ends with a
+// TurnFinished event. It returns nil on a final answer, the context's error
+// when canceled, and otherwise the error (also in TurnFinished.Err). The
+// conversation is kept in every case, so a later Send continues it.
+func (a *Agent) Send(ctx context.Context, text string) error {
+	if !a.busy.TryLock() {
+		return ErrBusy
+	}
+	defer a.busy.Unlock()
+
+	a.mu.Lock()
+	provider, model := a.provider, a.model
+	a.mu.Unlock()
+	if provider == nil {
+		err := fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure)
+		a.emit(TurnFinished{Err: err})
+		return err
+	}
+	a.appendMessage(llm.Message{Role: llm.RoleUser, Text: text})
+
+	lastText := ""
+	for rounds := 0; ; {
+		req := llm.Request{
+			Model:     model,
+			System:    a.systemPrompt(),
+			Messages:  a.Messages(),
+			Tools:     a.toolSpecs(),
+			MaxTokens: a.opts.MaxTokens,
+		}
+		resp, err := provider.Stream(ctx, req, func(ev llm.Event) {
+			switch ev := ev.(type) {
+			case llm.TextDelta:
+				a.emit(TextDelta(ev))
+			case llm.Retrying:
+				a.emit(Retrying(ev))
+			}
+		})
+		if resp == nil {
+			resp = &llm.Response{}
+		}
+		if resp.Usage != (llm.Usage{}) {
+			a.emit(Usage(resp.Usage))
+		}
+		if err != nil {
+			canceled := ctx.Err() != nil
+			if canceled || resp.Text != "" {
+				// Keep what was said; tool calls of a cut stream are dropped.
+				a.appendMessage(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, Interrupted: true})
+			}
+			if canceled {
+				a.emit(TurnFinished{Text: resp.Text, Canceled: true})
+				return ctx.Err()
+			}
+			a.emit(TurnFinished{Text: resp.Text, Err: err})
+			return err
+		}
+		if resp.Text != "" {
+			lastText = resp.Text
+		}
+		a.appendMessage(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			a.emit(TurnFinished{Text: resp.Text})
+			return nil
+		}
+
+		results := a.runTools(ctx, resp.ToolCalls)
+		a.appendMessage(llm.Message{Role: llm.RoleTool, ToolResults: results})
+		if ctx.Err() != nil {
+			a.emit(TurnFinished{Text: lastText, Canceled: true})
+			return ctx.Err()
+		}
+		rounds++
+		if rounds >= a.opts.MaxTurns {
+			err := fmt.Errorf("%w: stopped after %d tool rounds without a final answer; send another message to let it continue, or raise [agent] max_turns", ErrMaxTurns, rounds)
+			a.emit(TurnFinished{Text: lastText, Err: err})
+			return err
+		}
+	}
+}
+
+// toolSpecs converts the tool set's current entries.
+func (a *Agent) toolSpecs() []llm.ToolSpec {
+	if a.opts.Tools == nil {
+		return nil
+	}
+	entries := a.opts.Tools.Entries()
+	specs := make([]llm.ToolSpec, 0, len(entries))
+	for _, e := range entries {
+		specs = append(specs, ToolSpec(e))
+	}
+	return specs
+}
+
+// ToolSpec converts a tool set entry into the form offered to a model.
+func ToolSpec(e tool.Entry) llm.ToolSpec {
+	desc := e.Info.Description
+	if desc == "" {
+		desc = e.Info.Title
+	}
+	schema := e.Info.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return llm.ToolSpec{Name: e.Name, Description: desc, InputSchema: schema}
+}
+
+// basePrompt is otter's own system prompt.
+const basePrompt = `You are otter, an AI assistant working in the user's terminal.
+You can call tools: otter's built-in web-data tools (scraping pages and APIs, analysing sites, exporting data) and the tools of the user's MCP servers, named mcp__<server>__<tool>.
+Use a tool when it helps to answer; never invent a tool's result. When a tool fails, read its error, fix the arguments and try again, or explain the problem.
+Answer concisely. Your answers are shown in a terminal and may use Markdown.`
+
+func (a *Agent) systemPrompt() string {
+	var b strings.Builder
+	b.WriteString(basePrompt)
+	b.WriteString("\n\n")
+	if a.opts.WorkDir != "" {
+		fmt.Fprintf(&b, "Working directory: %s\n", a.opts.WorkDir)
+	}
+	now := a.opts.Now()
+	fmt.Fprintf(&b, "Today's date: %s (%s)\n", now.Format("2006-01-02"), now.Weekday())
+	if a.opts.Instructions != nil {
+		instr := a.opts.Instructions()
+		names := make([]string, 0, len(instr))
+		for n, s := range instr {
+			if strings.TrimSpace(s) != "" {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			b.WriteString("\n# Instructions from the connected MCP servers\n")
+			for _, n := range names {
+				fmt.Fprintf(&b, "\n## Server %q (its tools are named mcp__%s__…)\n%s\n", n, n, strings.TrimSpace(instr[n]))
+			}
+		}
+	}
+	if s := strings.TrimSpace(a.opts.SystemPrompt); s != "" {
+		b.WriteString("\n# Instructions from the user's configuration\n\n")
+		b.WriteString(s)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// resultForModel turns a tool call's outcome into what the model sees.
+func (a *Agent) resultForModel(call llm.ToolCall, res *tool.Result, err error) llm.ToolResult {
+	out := llm.ToolResult{CallID: call.ID, Name: call.Name}
+	if err != nil {
+		out.IsError = true
+		out.Text = err.Error()
+		return out
+	}
+	if a.opts.Tools != nil {
+		out.Text = a.opts.Tools.TextForModel(res)
+	} else {
+		out.Text = tool.Text(res)
+	}
+	out.IsError = res.IsError
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			out.Images = append(out.Images, llm.Image{MIMEType: img.MIMEType, Data: img.Data})
+		}
+	}
+	return out
+}

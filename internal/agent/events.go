@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// Event is something that happened while the agent worked on a message.
+// Events are delivered to Options.OnEvent in order for one tool call or one
+// stream; progress and results of tool calls that run in parallel may
+// interleave.
+type Event interface{ isEvent() }
+
+// TextDelta is a piece of the model's answer, as it arrives.
+type TextDelta struct{ Text string }
+
+// ToolCallStarted reports a tool call the model made, before the
+// permission check; a ToolCallFinished with the same ID always follows.
+type ToolCallStarted struct {
+	ID   string
+	Name string // qualified tool name
+	Args json.RawMessage
+}
+
+// ToolProgress is a progress report of a running tool call.
+type ToolProgress struct {
+	ID       string
+	Progress tool.Progress
+}
+
+// ToolCallFinished reports the end of a tool call. Err is set when the call
+// could not run or complete: it wraps ErrDenied when permission was
+// refused, ErrUnknownTool for a name the tool set does not hold, or the
+// context's error when canceled. A tool that ran and failed has
+// Result.IsError set instead.
+type ToolCallFinished struct {
+	ID      string
+	Name    string
+	Result  *tool.Result
+	Err     error
+	Elapsed time.Duration
+}
+
+// Usage reports the tokens one model call used.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// Retrying reports that a model call failed before anything was streamed
+// and is tried again after Delay.
+type Retrying struct {
+	Attempt int
+	Delay   time.Duration
+	Err     error
+}
+
+// TurnFinished ends the work on one message. Text is the final answer (or
+// the partial answer when Canceled or when Err is set). Canceled is set when
+// the context was canceled; the partial answer is kept in the conversation,
+// marked as interrupted. Err is set when the turn failed (a provider error,
+// or ErrMaxTurns).
+type TurnFinished struct {
+	Text     string
+	Canceled bool
+	Err      error
+}
+
+func (TextDelta) isEvent()        {}
+func (ToolCallStarted) isEvent()  {}
+func (ToolProgress) isEvent()     {}
+func (ToolCallFinished) isEvent() {}
+func (Usage) isEvent()            {}
+func (Retrying) isEvent()         {}
+func (TurnFinished) isEvent()     {}

@@ -1,0 +1,57 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	"github.com/otter-sh/otter/internal/ask"
+)
+
+// Policy answers the core's questions without a person, for headless use
+// (`otter -p`): it implements ask.Asker.
+//
+// A tool call that would ask (not read-only, not allowed by [permissions])
+// is allowed only when AllowAll is set or its qualified name matches one of
+// AllowTools (path.Match globs, e.g. "mcp__github__*"); sampling requests
+// are approved only with AllowSampling; elicitation is declined and logins
+// are postponed.
+type Policy struct {
+	AllowTools    []string
+	AllowAll      bool
+	AllowSampling bool
+}
+
+var _ ask.Asker = (*Policy)(nil)
+
+// ApproveTool implements ask.Approver.
+func (p *Policy) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
+	if p.AllowAll {
+		return ask.AllowOnce, nil
+	}
+	for _, pat := range p.AllowTools {
+		if ok, _ := path.Match(pat, req.Tool); ok || pat == req.Tool {
+			return ask.AllowOnce, nil
+		}
+	}
+	return ask.Deny, fmt.Errorf("%s is not read-only and needs permission; allow it with --allow-tools %s (or a glob such as 'mcp__server__*'), or --dangerously-allow-all", req.Tool, req.Tool)
+}
+
+// ApproveSampling implements ask.Approver.
+func (p *Policy) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, error) {
+	if p.AllowSampling {
+		return true, nil
+	}
+	return false, fmt.Errorf("sampling requests are declined in headless mode; allow them with --allow-sampling")
+}
+
+// Elicit implements ask.Eliciter: headless, every request is declined.
+func (p *Policy) Elicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
+	return ask.ElicitReply{Action: ask.Decline}, nil
+}
+
+// Login implements ask.LoginPrompter: headless, no login is started; the
+// server stays needs-auth until `otter mcp login`.
+func (p *Policy) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
+	return ask.LoginReply{Choice: ask.LoginLater}, nil
+}

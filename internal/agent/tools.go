@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// ErrUnknownTool is wrapped when the model calls a tool the set does not
+// hold (any longer).
+var ErrUnknownTool = tool.ErrUnknownTool
+
+// pendingCall is a tool call on its way through the permission layer.
+type pendingCall struct {
+	call     llm.ToolCall
+	entry    tool.Entry
+	readOnly bool
+	err      error // set when the call must not run
+	result   llm.ToolResult
+}
+
+// runTools decides and runs the tool calls of one model response and
+// returns one result per call, in order. Permission prompts are asked one
+// at a time, before anything runs; then consecutive read-only calls run in
+// parallel, and every other call runs alone, in the model's order.
+func (a *Agent) runTools(ctx context.Context, calls []llm.ToolCall) []llm.ToolResult {
+	pending := make([]*pendingCall, len(calls))
+	for i, c := range calls {
+		p := &pendingCall{call: c}
+		pending[i] = p
+		a.emit(ToolCallStarted{ID: c.ID, Name: c.Name, Args: c.Args})
+		p.err = a.check(ctx, p)
+	}
+
+	for i := 0; i < len(pending); {
+		if pending[i].err != nil || !pending[i].readOnly {
+			a.runOne(ctx, pending[i])
+			i++
+			continue
+		}
+		j := i
+		var wg sync.WaitGroup
+		for ; j < len(pending) && pending[j].err == nil && pending[j].readOnly; j++ {
+			wg.Add(1)
+			go func(p *pendingCall) {
+				defer wg.Done()
+				a.runOne(ctx, p)
+			}(pending[j])
+		}
+		wg.Wait()
+		i = j
+	}
+
+	results := make([]llm.ToolResult, len(pending))
+	for i, p := range pending {
+		results[i] = p.result
+	}
+	return results
+}
+
+// check validates a call and asks for permission; a non-nil error means the
+// call must not run and is what the model is told.
+func (a *Agent) check(ctx context.Context, p *pendingCall) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("not run: %w", err)
+	}
+	if a.opts.Tools == nil {
+		return fmt.Errorf("%w %q: no tools are available", ErrUnknownTool, p.call.Name)
+	}
+	e, ok := a.opts.Tools.Lookup(p.call.Name)
+	if !ok {
+		return fmt.Errorf("%w %q: it is not among the tools offered (it may belong to a server that disconnected)", ErrUnknownTool, p.call.Name)
+	}
+	p.entry = e
+	p.readOnly = e.Info.ReadOnly()
+	var obj map[string]any
+	if err := json.Unmarshal(p.call.Args, &obj); err != nil || obj == nil {
+		return fmt.Errorf("invalid arguments for %s: they must be a JSON object, got %s", p.call.Name, truncate(string(p.call.Args), 200))
+	}
+	return a.permit(ctx, e, p.call)
+}
+
+// permit applies the permission rules:
+//  1. [permissions] config: "allow" runs, "deny" refuses, "ask" asks
+//     (even for read-only tools);
+//  2. tools allowed for this session run;
+//  3. read-only tools (readOnlyHint) run;
+//  4. otherwise the Approver is asked.
+func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) error {
+	a.mu.Lock()
+	rule := matchRule(a.perms, e.Name)
+	session := a.session[e.Name]
+	a.mu.Unlock()
+	switch rule {
+	case "allow":
+		return nil
+	case "deny":
+		return fmt.Errorf("%w: %s is denied by the [permissions] configuration", ErrDenied, e.Name)
+	}
+	if session || (rule == "" && e.Info.ReadOnly()) {
+		return nil
+	}
+	if a.opts.Approver == nil {
+		return fmt.Errorf("%w: %s needs the user's permission and no one can be asked", ErrDenied, e.Name)
+	}
+	d, err := a.opts.Approver.ApproveTool(ctx, ask.Permission{
+		Tool:        e.Name,
+		Server:      e.Info.Server,
+		Arguments:   call.Args,
+		ReadOnly:    e.Info.ReadOnly(),
+		Destructive: e.Info.Destructive(),
+	})
+	if ctx.Err() != nil {
+		return fmt.Errorf("not run: %w", ctx.Err())
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrDenied, err)
+	}
+	switch d {
+	case ask.AllowOnce:
+		return nil
+	case ask.AllowSession, ask.AllowAlways:
+		a.mu.Lock()
+		a.session[e.Name] = true
+		a.mu.Unlock()
+		if d == ask.AllowAlways {
+			if err := a.opts.SavePermission(a.opts.WorkDir, e.Name, "allow"); err != nil {
+				a.opts.Logger.Warn("could not save the tool permission; it is allowed for this session only",
+					"tool", e.Name, "err", err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: the user denied permission to run %s", ErrDenied, e.Name)
+}
+
+// matchRule returns the rule for name: an exact key wins, else the longest
+// matching glob pattern; between patterns of equal length deny wins over
+// ask, ask over allow.
+func matchRule(rules map[string]string, name string) string {
+	if r, ok := rules[name]; ok {
+		return r
+	}
+	best, bestLen := "", -1
+	rank := map[string]int{"allow": 1, "ask": 2, "deny": 3}
+	for pat, r := range rules {
+		if ok, _ := path.Match(pat, name); !ok {
+			continue
+		}
+		if len(pat) > bestLen || (len(pat) == bestLen && rank[r] > rank[best]) {
+			best, bestLen = r, len(pat)
+		}
+	}
+	return best
+}
+
+// runOne runs a call (or reports why it did not run) and sets its result.
+func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
+	start := time.Now()
+	if p.err != nil {
+		a.emit(ToolCallFinished{ID: p.call.ID, Name: p.call.Name, Err: p.err})
+		p.result = a.resultForModel(p.call, nil, p.err)
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		err = fmt.Errorf("not run: %w", err)
+		a.emit(ToolCallFinished{ID: p.call.ID, Name: p.call.Name, Err: err})
+		p.result = a.resultForModel(p.call, nil, err)
+		return
+	}
+	id := p.call.ID
+	pctx := tool.WithProgress(ctx, func(pr tool.Progress) {
+		a.emit(ToolProgress{ID: id, Progress: pr})
+	})
+	res, err := a.opts.Tools.Call(pctx, p.call.Name, p.call.Args)
+	if err == nil && res == nil {
+		err = errors.New("the tool returned no result")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("canceled by the user: %w", ctx.Err())
+		} else {
+			err = fmt.Errorf("%s failed: %w", p.call.Name, err)
+		}
+		res = nil
+	}
+	a.emit(ToolCallFinished{ID: id, Name: p.call.Name, Result: res, Err: err, Elapsed: time.Since(start)})
+	p.result = a.resultForModel(p.call, res, err)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,277 @@
+package llm
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+)
+
+// DefaultAnthropicMaxTokens is the max_tokens sent when neither the request
+// nor [agent].max_tokens sets one (the Messages API requires it).
+const DefaultAnthropicMaxTokens = 8192
+
+// Anthropic is a Provider speaking the Messages API.
+type Anthropic struct {
+	name   string
+	client anthropic.Client
+}
+
+// NewAnthropic returns a Provider for the Anthropic Messages API.
+func NewAnthropic(opts Options) *Anthropic {
+	name, base, retries := opts.resolve("anthropic", "https://api.anthropic.com/")
+	ro := []option.RequestOption{
+		// Settings come from otter's config only, never from the SDK's
+		// own environment variables or profile files.
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base),
+		option.WithAPIKey(opts.APIKey),
+		option.WithMaxRetries(retries),
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	for k, v := range opts.Headers {
+		ro = append(ro, option.WithHeader(k, v))
+	}
+	return &Anthropic{name: name, client: anthropic.NewClient(ro...)}
+}
+
+// Name implements Provider.
+func (p *Anthropic) Name() string { return p.name }
+
+// Stream implements Provider.
+func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
+	params := anthropicParams(req)
+	return withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
+		return p.stream(ctx, params, emit)
+	})
+}
+
+func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, emit func(Event)) (*Response, error) {
+	resp := &Response{StopReason: StopOther}
+	stream := p.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	type block struct {
+		toolIndex int // index into calls, or -1 for non-tool blocks
+	}
+	type partial struct {
+		id, name string
+		args     []byte
+	}
+	var calls []*partial
+	blocks := map[int64]block{}
+	stopped := false
+	for stream.Next() {
+		ev := stream.Current()
+		switch ev.Type {
+		case "message_start":
+			resp.Usage.InputTokens = ev.Message.Usage.InputTokens
+			resp.Usage.OutputTokens = ev.Message.Usage.OutputTokens
+		case "content_block_start":
+			b := block{toolIndex: -1}
+			if ev.ContentBlock.Type == "tool_use" {
+				b.toolIndex = len(calls)
+				calls = append(calls, &partial{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name})
+				emit(ToolCallDelta{Index: b.toolIndex, ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
+			}
+			blocks[ev.Index] = b
+		case "content_block_delta":
+			switch ev.Delta.Type {
+			case "text_delta":
+				if ev.Delta.Text != "" {
+					resp.Text += ev.Delta.Text
+					emit(TextDelta{Text: ev.Delta.Text})
+				}
+			case "input_json_delta":
+				if b, ok := blocks[ev.Index]; ok && b.toolIndex >= 0 {
+					c := calls[b.toolIndex]
+					c.args = append(c.args, ev.Delta.PartialJSON...)
+				}
+			}
+		case "message_delta":
+			if ev.Usage.OutputTokens > 0 {
+				resp.Usage.OutputTokens = ev.Usage.OutputTokens
+			}
+			if ev.Usage.InputTokens > 0 {
+				resp.Usage.InputTokens = ev.Usage.InputTokens
+			}
+			switch ev.Delta.StopReason {
+			case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
+				resp.StopReason = StopEndTurn
+			case anthropic.StopReasonToolUse:
+				resp.StopReason = StopToolUse
+			case anthropic.StopReasonMaxTokens:
+				resp.StopReason = StopMaxTokens
+			}
+		case "message_stop":
+			stopped = true
+		}
+	}
+	for _, c := range calls {
+		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: c.id, Name: c.name, Args: normalizeArgs(c.args)})
+	}
+	if err := stream.Err(); err != nil {
+		return resp, p.wrapErr(ctx, err)
+	}
+	if !stopped {
+		return resp, fmt.Errorf("%s: %w", p.name, ErrStreamCut)
+	}
+	return resp, nil
+}
+
+func (p *Anthropic) wrapErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) {
+		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: apiMessage(apiErr.RawJSON()), Err: err}
+	}
+	return fmt.Errorf("%s: the response stream failed: %w", p.name, err)
+}
+
+func anthropicParams(req Request) anthropic.MessageNewParams {
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultAnthropicMaxTokens
+	}
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: int64(maxTokens),
+	}
+	if req.System != "" {
+		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	for _, m := range req.Messages {
+		mp, ok := anthropicMessage(m)
+		if !ok {
+			continue
+		}
+		// The API wants user and assistant turns to alternate: merge
+		// consecutive messages of one role (e.g. tool results followed by
+		// a new user message after an interrupted turn).
+		if n := len(params.Messages); n > 0 && params.Messages[n-1].Role == mp.Role {
+			params.Messages[n-1].Content = append(params.Messages[n-1].Content, mp.Content...)
+			continue
+		}
+		params.Messages = append(params.Messages, mp)
+	}
+	for _, t := range req.Tools {
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: anthropicTool(t)})
+	}
+	if req.HasTemperature {
+		params.Temperature = anthropic.Float(req.Temperature)
+	}
+	if len(req.StopSequences) > 0 {
+		params.StopSequences = req.StopSequences
+	}
+	return params
+}
+
+func anthropicTool(t ToolSpec) *anthropic.ToolParam {
+	var schema map[string]any
+	if len(t.InputSchema) > 0 {
+		_ = json.Unmarshal(t.InputSchema, &schema)
+	}
+	in := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
+	for k, v := range schema {
+		switch k {
+		case "type":
+		case "properties":
+			in.Properties = v
+		case "required":
+			if req, ok := v.([]any); ok {
+				for _, r := range req {
+					if s, ok := r.(string); ok {
+						in.Required = append(in.Required, s)
+					}
+				}
+			}
+		default:
+			in.ExtraFields[k] = v
+		}
+	}
+	if in.Properties == nil {
+		in.Properties = map[string]any{}
+	}
+	tp := &anthropic.ToolParam{Name: t.Name, InputSchema: in}
+	if t.Description != "" {
+		tp.Description = anthropic.String(t.Description)
+	}
+	return tp
+}
+
+// anthropicImageTypes are the media types the Messages API accepts.
+var anthropicImageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
+
+func anthropicImages(imgs []Image) (blocks []anthropic.ContentBlockParamUnion, described string) {
+	var other []Image
+	for _, img := range imgs {
+		if !anthropicImageTypes[img.MIMEType] {
+			other = append(other, img)
+			continue
+		}
+		blocks = append(blocks, anthropic.NewImageBlockBase64(img.MIMEType, base64.StdEncoding.EncodeToString(img.Data)))
+	}
+	return blocks, describeImages(other)
+}
+
+func anthropicMessage(m Message) (anthropic.MessageParam, bool) {
+	switch m.Role {
+	case RoleUser:
+		imgs, desc := anthropicImages(m.Images)
+		var blocks []anthropic.ContentBlockParamUnion
+		if text := m.Text + desc; text != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(text))
+		}
+		blocks = append(blocks, imgs...)
+		return anthropic.NewUserMessage(blocks...), len(blocks) > 0
+	case RoleAssistant:
+		var blocks []anthropic.ContentBlockParamUnion
+		if text := assistantText(m); text != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(text))
+		}
+		for _, c := range m.ToolCalls {
+			var input any = map[string]any{}
+			if json.Valid(c.Args) {
+				input = json.RawMessage(c.Args)
+			}
+			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
+		}
+		return anthropic.NewAssistantMessage(blocks...), len(blocks) > 0
+	case RoleTool:
+		var blocks []anthropic.ContentBlockParamUnion
+		for _, r := range m.ToolResults {
+			// The text of a result already describes its images; those
+			// the API accepts are passed along as images too.
+			imgs, _ := anthropicImages(r.Images)
+			tr := anthropic.ToolResultBlockParam{ToolUseID: r.CallID}
+			if r.Text != "" || len(imgs) == 0 {
+				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: nonEmpty(r.Text)}})
+			}
+			for _, img := range imgs {
+				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
+			}
+			if r.IsError {
+				tr.IsError = anthropic.Bool(true)
+			}
+			blocks = append(blocks, anthropic.ContentBlockParamUnion{OfToolResult: &tr})
+		}
+		return anthropic.NewUserMessage(blocks...), len(blocks) > 0
+	}
+	return anthropic.MessageParam{}, false
+}
+
+// nonEmpty avoids empty text blocks, which the Messages API rejects.
+func nonEmpty(s string) string {
+	if s == "" {
+		return "(no output)"
+	}
+	return s
+}

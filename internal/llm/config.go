@@ -1,0 +1,131 @@
+package llm
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// Provider types of [providers.NAME].type.
+const (
+	TypeOpenAI    = "openai"
+	TypeAnthropic = "anthropic"
+)
+
+// Default models used when neither [agent].model nor the provider's model
+// names one.
+const (
+	DefaultAnthropicModel = string(anthropic.ModelClaudeSonnet4_6)
+	DefaultOpenAIModel    = string(shared.ChatModelGPT5_4Mini)
+)
+
+// HowToConfigure is the text that explains how to configure a provider.
+const HowToConfigure = `To chat, otter needs a model provider. Either set an API key in the environment:
+
+    export ANTHROPIC_API_KEY=...      # Anthropic (Claude)
+    export OPENAI_API_KEY=...         # OpenAI (OPENAI_BASE_URL is honoured)
+
+or configure one in ~/.config/otter/config.toml (or .otter/config.toml), e.g. a local Ollama:
+
+    [agent]
+    provider = "local"
+    model = "qwen3:8b"
+
+    [providers.local]
+    type = "openai"                   # or "anthropic"
+    base_url = "http://localhost:11434/v1"
+    api_key = "${OPENAI_API_KEY}"`
+
+// FromConfig returns the provider named by [agent].provider and the model
+// to use. With no [agent].provider it picks Anthropic when ANTHROPIC_API_KEY
+// is set, else OpenAI when OPENAI_API_KEY is set (honouring
+// OPENAI_BASE_URL). With neither it returns an error wrapping ErrNoProvider
+// whose message explains how to configure one. lookupEnv nil means
+// os.LookupEnv.
+func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Provider, string, error) {
+	if lookupEnv == nil {
+		lookupEnv = os.LookupEnv
+	}
+	env := func(k string) string {
+		v, _ := lookupEnv(k)
+		return strings.TrimSpace(v)
+	}
+	var agent config.Agent
+	if cfg != nil {
+		agent = cfg.Agent
+	}
+	if agent.Provider == "" {
+		var p Provider
+		model := agent.Model
+		switch {
+		case env("ANTHROPIC_API_KEY") != "":
+			p = NewAnthropic(Options{Name: "anthropic", APIKey: env("ANTHROPIC_API_KEY"), BaseURL: env("ANTHROPIC_BASE_URL")})
+			if model == "" {
+				model = DefaultAnthropicModel
+			}
+		case env("OPENAI_API_KEY") != "":
+			p = NewOpenAI(Options{Name: "openai", APIKey: env("OPENAI_API_KEY"), BaseURL: env("OPENAI_BASE_URL")})
+			if model == "" {
+				model = DefaultOpenAIModel
+			}
+		default:
+			return nil, "", fmt.Errorf("%w.\n\n%s", ErrNoProvider, HowToConfigure)
+		}
+		return p, model, nil
+	}
+
+	var names []string
+	var pc config.Provider
+	found := false
+	if cfg != nil {
+		for n := range cfg.Providers {
+			names = append(names, n)
+		}
+		pc, found = cfg.Providers[agent.Provider]
+	}
+	if !found {
+		sort.Strings(names)
+		known := "none are defined"
+		if len(names) > 0 {
+			known = "defined: " + strings.Join(names, ", ")
+		}
+		return nil, "", fmt.Errorf("%w: [agent] provider = %q but there is no [providers.%s] table (%s).\n\n%s",
+			ErrNoProvider, agent.Provider, agent.Provider, known, HowToConfigure)
+	}
+	model := agent.Model
+	if model == "" {
+		model = pc.Model
+	}
+	switch pc.Type {
+	case TypeAnthropic:
+		key := pc.APIKey
+		if key == "" {
+			key = env("ANTHROPIC_API_KEY")
+		}
+		if model == "" {
+			model = DefaultAnthropicModel
+		}
+		return NewAnthropic(Options{Name: agent.Provider, BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), model, nil
+	case TypeOpenAI, "":
+		key := pc.APIKey
+		base := pc.BaseURL
+		if key == "" && base == "" {
+			key = env("OPENAI_API_KEY")
+		}
+		if model == "" {
+			if base != "" {
+				return nil, "", fmt.Errorf("[providers.%s]: set model (here or in [agent]): a server at %s has no default model", agent.Provider, base)
+			}
+			model = DefaultOpenAIModel
+		}
+		return NewOpenAI(Options{Name: agent.Provider, BaseURL: base, APIKey: key, Headers: pc.Headers}), model, nil
+	default:
+		return nil, "", fmt.Errorf("[providers.%s]: unknown type %q (use %q or %q)", agent.Provider, pc.Type, TypeOpenAI, TypeAnthropic)
+	}
+}

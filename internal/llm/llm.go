@@ -1,0 +1,310 @@
+// Package llm is otter's provider-neutral view of a language model: a small
+// model of a conversation (messages with text, images, tool calls and tool
+// results, and a system prompt) and a streaming Provider interface, with
+// implementations for the OpenAI Chat Completions API (and the many servers
+// that speak it: Ollama, llama.cpp, vLLM, OpenRouter) and the Anthropic
+// Messages API, both through their official SDKs.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Role is the author of a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool carries the results of the tool calls of the assistant
+	// message before it.
+	RoleTool Role = "tool"
+)
+
+// Image is an image sent to a model.
+type Image struct {
+	MIMEType string // e.g. "image/png"
+	Data     []byte // raw bytes, not base64
+}
+
+// ToolCall is a model's request to call a tool.
+type ToolCall struct {
+	ID   string
+	Name string // the qualified tool name offered to the model
+	Args json.RawMessage
+}
+
+// ToolResult answers one ToolCall.
+type ToolResult struct {
+	CallID  string
+	Name    string
+	Text    string  // the whole result as text, images described
+	Images  []Image // also passed as images to providers that accept them
+	IsError bool
+}
+
+// Message is one message of a conversation.
+type Message struct {
+	Role   Role
+	Text   string
+	Images []Image // user messages only
+
+	ToolCalls   []ToolCall   // assistant messages
+	ToolResults []ToolResult // RoleTool messages
+
+	// Interrupted marks an assistant message whose generation was cut short
+	// (canceled by the person, or the stream failed); providers tell the
+	// model so when the conversation continues.
+	Interrupted bool
+}
+
+// ToolSpec is a tool offered to a model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage // a JSON Schema object
+}
+
+// Request is one call to a model.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int // 0: the provider's default
+	// Temperature is used when HasTemperature is set.
+	Temperature    float64
+	HasTemperature bool
+	StopSequences  []string
+}
+
+// StopReason says why a model stopped.
+type StopReason string
+
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopOther     StopReason = "other"
+)
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// Response is the assembled result of one streamed call.
+type Response struct {
+	Text       string
+	ToolCalls  []ToolCall
+	StopReason StopReason
+	Usage      Usage
+}
+
+// Event is something a provider streams while a response is generated.
+type Event interface{ isEvent() }
+
+// TextDelta is a piece of the answer's text, as it arrives.
+type TextDelta struct{ Text string }
+
+// ToolCallDelta reports that the model started a tool call (Name is set
+// once, when known).
+type ToolCallDelta struct {
+	Index int
+	ID    string
+	Name  string
+}
+
+// Retrying reports that a call failed before anything was streamed and is
+// being tried again after Delay.
+type Retrying struct {
+	Attempt int
+	Delay   time.Duration
+	Err     error
+}
+
+func (TextDelta) isEvent()     {}
+func (ToolCallDelta) isEvent() {}
+func (Retrying) isEvent()      {}
+
+// A Provider streams responses from a model.
+//
+// Stream calls emit (from the calling goroutine) for each event as it
+// arrives and returns the assembled response. On failure it returns the
+// partial response received so far (never nil) along with the error; the
+// error is an *Error for failures reported by the API, ErrStreamCut when the
+// stream ended early, or the context's error when ctx was canceled.
+type Provider interface {
+	// Name is the provider's configured name ("anthropic", "local", ...).
+	Name() string
+	Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error)
+}
+
+// Options configure a provider's client.
+type Options struct {
+	Name    string // the configured provider name, for messages; "" = the type
+	BaseURL string // "" = the official API
+	APIKey  string
+	Headers map[string]string
+	// HTTPClient is used instead of the SDK's default when set.
+	HTTPClient *http.Client
+	// MaxRetries overrides the SDK's retry budget for 408, 409, 429, 5xx
+	// and connection errors when > 0.
+	MaxRetries int
+}
+
+// resolve applies the defaults: the name, the base URL and the retries.
+func (o Options) resolve(defName, defBase string) (name, base string, retries int) {
+	name, base, retries = o.Name, o.BaseURL, o.MaxRetries
+	if name == "" {
+		name = defName
+	}
+	if base == "" {
+		base = defBase
+	}
+	if retries <= 0 {
+		retries = sdkRetries
+	}
+	return name, base, retries
+}
+
+// ErrNoProvider is wrapped by the error FromConfig returns when no provider
+// is configured; its message explains how to configure one.
+var ErrNoProvider = errors.New("no model provider configured")
+
+// ErrStreamCut is wrapped when a response stream ended before the model
+// finished.
+var ErrStreamCut = errors.New("the response stream ended before the model finished")
+
+// Error is a failure reported by a provider's API, rewritten for a person.
+type Error struct {
+	Provider   string // configured provider name
+	StatusCode int
+	Message    string // the API's own message, if any
+	Err        error  // the SDK's error
+}
+
+func (e *Error) Error() string {
+	var what string
+	switch {
+	case e.StatusCode == 401 || e.StatusCode == 403:
+		what = fmt.Sprintf("authentication failed (HTTP %d): check the api_key of [providers.%s] or the API key environment variable", e.StatusCode, e.Provider)
+	case e.StatusCode == 429:
+		what = "rate limited (HTTP 429) even after retrying; wait a moment and send the message again"
+	case e.StatusCode == 404:
+		what = "not found (HTTP 404): check the model name and the base_url of [providers." + e.Provider + "]"
+	case e.StatusCode >= 500:
+		what = fmt.Sprintf("the provider's server failed (HTTP %d) even after retrying; try again later", e.StatusCode)
+	default:
+		what = fmt.Sprintf("request failed (HTTP %d)", e.StatusCode)
+	}
+	msg := e.Provider + ": " + what
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// apiMessage extracts a human message from an API error body such as
+// {"error":{"message":"..."}} or {"message":"..."}.
+func apiMessage(raw string) string {
+	var body struct {
+		Message string `json:"message"`
+		Error   json.RawMessage
+	}
+	if json.Unmarshal([]byte(raw), &body) != nil {
+		return ""
+	}
+	if body.Message != "" {
+		return body.Message
+	}
+	if len(body.Error) > 0 {
+		var s string
+		if json.Unmarshal(body.Error, &s) == nil {
+			return s
+		}
+		return apiMessage(string(body.Error))
+	}
+	return ""
+}
+
+// streamRetries bounds how many times a stream that failed before emitting
+// anything is tried again (HTTP-level retries of 429 and 5xx responses are
+// done by the SDKs themselves, honouring retry-after).
+const streamRetries = 2
+
+// sdkRetries is the SDKs' own retry budget for 408, 409, 429, 5xx and
+// connection errors.
+const sdkRetries = 4
+
+// retryBackoff is the base delay between stream retries; attempt n waits
+// n × retryBackoff. A variable so tests in this package may shorten it.
+var retryBackoff = 500 * time.Millisecond
+
+// withStreamRetry runs attempt until it succeeds, fails after emitting
+// something, fails with a non-retryable error, or the retry budget is
+// spent. attempt reports whether it emitted anything.
+func withStreamRetry(ctx context.Context, emit func(Event), attempt func(emit func(Event)) (*Response, error)) (*Response, error) {
+	for n := 0; ; n++ {
+		emitted := false
+		resp, err := attempt(func(ev Event) {
+			emitted = true
+			emit(ev)
+		})
+		if err == nil || emitted || n >= streamRetries || ctx.Err() != nil || !retryable(err) {
+			return resp, err
+		}
+		delay := time.Duration(n+1) * retryBackoff
+		emit(Retrying{Attempt: n + 1, Delay: delay, Err: err})
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return resp, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// retryable reports whether a failed stream may be tried again: API errors
+// were already retried by the SDK where sensible; anything else (a dropped
+// connection, a cut stream) is worth another try.
+func retryable(err error) bool {
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		return false
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// interruptedNote is appended to the text of an interrupted assistant
+// message when the conversation is sent back to a model.
+const interruptedNote = "\n\n[this answer was interrupted before it was finished]"
+
+func assistantText(m Message) string {
+	if m.Interrupted && m.Text != "" {
+		return m.Text + interruptedNote
+	}
+	if m.Interrupted {
+		return "[the answer was interrupted before any text was produced]"
+	}
+	return m.Text
+}
+
+// describeImages is the text that stands for images given to a provider
+// that does not accept them where they occur.
+func describeImages(imgs []Image) string {
+	s := ""
+	for _, img := range imgs {
+		s += fmt.Sprintf("\n[%s image, %d bytes, not shown to the model]", img.MIMEType, len(img.Data))
+	}
+	return s
+}

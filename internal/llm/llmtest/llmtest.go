@@ -1,0 +1,587 @@
+// Package llmtest provides fake model servers for tests: httptest servers
+// that speak the real wire protocols of the OpenAI Chat Completions API and
+// the Anthropic Messages API, streaming included (server-sent events as the
+// real APIs send them), play scripted replies, check the requests as the
+// real APIs would (every tool call answered, with matching ids) and record
+// them, normalised, for assertions.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// Kind is the wire protocol a Server speaks.
+type Kind string
+
+const (
+	OpenAI    Kind = "openai"
+	Anthropic Kind = "anthropic"
+)
+
+// Kinds lists both protocols, for table tests.
+var Kinds = []Kind{OpenAI, Anthropic}
+
+// Call is a tool call a scripted reply makes.
+type Call struct {
+	ID   string
+	Name string
+	Args string // JSON, streamed in a few pieces
+}
+
+// Reply is one scripted response.
+type Reply struct {
+	Text  []string // text chunks, streamed in order
+	Calls []Call
+
+	// Status ≥ 400 makes the reply an API error with Message; Header is
+	// sent with it (e.g. "Retry-After").
+	Status  int
+	Message string
+	Header  map[string]string
+
+	// CutAfter > 0 drops the connection after that many text chunks,
+	// without the events that end a response; Cut drops it before any
+	// text (after the events that open a response).
+	CutAfter int
+	Cut      bool
+	// Hold, when set, pauses the stream after the first text chunk until
+	// it is closed or the client goes away.
+	Hold <-chan struct{}
+
+	InputTokens, OutputTokens int64
+}
+
+// ToolResult is a tool result as a request carried it.
+type ToolResult struct {
+	CallID  string
+	Text    string
+	IsError bool
+	Images  int // images sent with the result
+}
+
+// Message is a request's message, normalised across protocols.
+type Message struct {
+	Role        string // "user", "assistant" or "tool"
+	Text        string
+	Images      int
+	ToolCalls   []Call
+	ToolResults []ToolResult
+}
+
+// Request is a request the server received.
+type Request struct {
+	Received  time.Time
+	Header    http.Header
+	Body      map[string]any // the JSON body as sent
+	Model     string
+	System    string
+	Tools     []string // names of the tools offered
+	Messages  []Message
+	Stream    bool
+	MaxTokens int
+}
+
+// LastToolResults returns the tool results of the request's last message
+// that has any.
+func (r Request) LastToolResults() []ToolResult {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if len(r.Messages[i].ToolResults) > 0 {
+			return r.Messages[i].ToolResults
+		}
+	}
+	return nil
+}
+
+// Server is a fake model API.
+type Server struct {
+	Kind Kind
+	URL  string // base URL for the provider (…/v1 for OpenAI)
+
+	t       testing.TB
+	srv     *httptest.Server
+	mu      sync.Mutex
+	replies []Reply
+	reqs    []Request
+}
+
+// New starts a fake server of the given kind that plays replies in order;
+// requests beyond them get a 500 and fail the test.
+func New(t testing.TB, kind Kind, replies ...Reply) *Server {
+	s := &Server{Kind: kind, t: t, replies: replies}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	s.URL = s.srv.URL
+	if kind == OpenAI {
+		s.URL += "/v1"
+	}
+	return s
+}
+
+// Push appends scripted replies.
+func (s *Server) Push(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replies = append(s.replies, replies...)
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Provider returns an llm.Provider pointed at the server.
+func (s *Server) Provider() llm.Provider {
+	if s.Kind == Anthropic {
+		return llm.NewAnthropic(llm.Options{Name: "fake-anthropic", BaseURL: s.URL, APIKey: "test-key"})
+	}
+	return llm.NewOpenAI(llm.Options{Name: "fake-openai", BaseURL: s.URL, APIKey: "test-key"})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	want := "/v1/chat/completions"
+	if s.Kind == Anthropic {
+		want = "/v1/messages"
+	}
+	if r.Method != http.MethodPost || r.URL.Path != want {
+		s.writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
+		return
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var body map[string]any
+	if err := json.Unmarshal(data, &body); err != nil {
+		s.writeError(w, http.StatusBadRequest, "body is not JSON: "+err.Error(), nil)
+		return
+	}
+	var req Request
+	if s.Kind == Anthropic {
+		req, err = parseAnthropic(body)
+	} else {
+		req, err = parseOpenAI(body)
+	}
+	req.Received = time.Now()
+	req.Header = r.Header.Clone()
+	req.Body = body
+
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	var reply Reply
+	ok := len(s.replies) > 0
+	if ok {
+		reply = s.replies[0]
+		s.replies = s.replies[1:]
+	}
+	s.mu.Unlock()
+
+	if err != nil {
+		s.t.Errorf("llmtest: invalid %s request: %v", s.Kind, err)
+		s.writeError(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	if !ok {
+		s.t.Errorf("llmtest: unexpected request %d (no scripted reply left)", len(s.Requests()))
+		s.writeError(w, http.StatusInternalServerError, "no scripted reply", nil)
+		return
+	}
+	if reply.Status >= 400 {
+		s.writeError(w, reply.Status, reply.Message, reply.Header)
+		return
+	}
+	if s.Kind == Anthropic {
+		s.streamAnthropic(w, r, reply, req.Model)
+	} else {
+		s.streamOpenAI(w, r, reply, req.Model)
+	}
+}
+
+func (s *Server) writeError(w http.ResponseWriter, status int, msg string, header map[string]string) {
+	for k, v := range header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	// Retries are decided by the status and retry-after headers.
+	w.WriteHeader(status)
+	var body any
+	if s.Kind == Anthropic {
+		body = map[string]any{"type": "error", "error": map[string]any{"type": errorType(status), "message": msg}}
+	} else {
+		body = map[string]any{"error": map[string]any{"message": msg, "type": errorType(status), "param": nil, "code": nil}}
+	}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func errorType(status int) string {
+	switch {
+	case status == 401:
+		return "authentication_error"
+	case status == 429:
+		return "rate_limit_error"
+	case status >= 500:
+		return "api_error"
+	}
+	return "invalid_request_error"
+}
+
+// sse writes server-sent events and flushes after each.
+type sse struct {
+	w http.ResponseWriter
+}
+
+func (e sse) send(event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(e.w, "event: %s\n", event)
+	}
+	fmt.Fprintf(e.w, "data: %s\n\n", b)
+	e.w.(http.Flusher).Flush()
+}
+
+func startSSE(w http.ResponseWriter) sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	return sse{w}
+}
+
+// textChunks plays a reply's text, honouring CutAfter and Hold; it returns
+// false when the stream must stop (cut or client gone).
+func textChunks(r *http.Request, reply Reply, send func(string)) bool {
+	for i, chunk := range reply.Text {
+		send(chunk)
+		if reply.CutAfter > 0 && i+1 >= reply.CutAfter {
+			// Drop the connection mid-stream, as a broken network would.
+			panic(http.ErrAbortHandler)
+		}
+		if i == 0 && reply.Hold != nil {
+			select {
+			case <-reply.Hold:
+			case <-r.Context().Done():
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// argPieces splits JSON arguments into a few pieces, as models stream them.
+func argPieces(args string) []string {
+	if len(args) < 4 {
+		return []string{args}
+	}
+	third := len(args) / 3
+	return []string{args[:third], args[third : 2*third], args[2*third:]}
+}
+
+func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Reply, model string) {
+	e := startSSE(w)
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}},
+		}
+	}
+	e.send("", chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	if reply.Cut {
+		panic(http.ErrAbortHandler)
+	}
+	if !textChunks(r, reply, func(t string) { e.send("", chunk(map[string]any{"content": t}, nil)) }) {
+		return
+	}
+	for i, c := range reply.Calls {
+		e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{
+			"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""},
+		}}}, nil))
+		for _, p := range argPieces(c.Args) {
+			e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{
+				"index": i, "function": map[string]any{"arguments": p},
+			}}}, nil))
+		}
+	}
+	finish := "stop"
+	if len(reply.Calls) > 0 {
+		finish = "tool_calls"
+	}
+	e.send("", chunk(map[string]any{}, finish))
+	e.send("", map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model, "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": reply.InputTokens, "completion_tokens": reply.OutputTokens, "total_tokens": reply.InputTokens + reply.OutputTokens},
+	})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	w.(http.Flusher).Flush()
+}
+
+func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply Reply, model string) {
+	e := startSSE(w)
+	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_fake", "type": "message", "role": "assistant", "content": []any{}, "model": model,
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": reply.InputTokens, "output_tokens": 1},
+	}})
+	if reply.Cut {
+		panic(http.ErrAbortHandler)
+	}
+	index := 0
+	if len(reply.Text) > 0 {
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
+		e.send("ping", map[string]any{"type": "ping"})
+		if !textChunks(r, reply, func(t string) {
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": t}})
+		}) {
+			return
+		}
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+	}
+	for _, c := range reply.Calls {
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{
+			"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{},
+		}})
+		for _, p := range argPieces(c.Args) {
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
+		}
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+	}
+	stop := "end_turn"
+	if len(reply.Calls) > 0 {
+		stop = "tool_use"
+	}
+	e.send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": reply.OutputTokens}})
+	e.send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// --- request parsing and checking, as the real APIs would ---
+
+func str(v any) string { s, _ := v.(string); return s }
+
+func num(v any) int { f, _ := v.(float64); return int(f) }
+
+func parseOpenAI(body map[string]any) (Request, error) {
+	req := Request{Model: str(body["model"]), Stream: body["stream"] == true}
+	req.MaxTokens = num(body["max_tokens"]) + num(body["max_completion_tokens"])
+	if req.Model == "" {
+		return req, fmt.Errorf("model is required")
+	}
+	for _, t := range asList(body["tools"]) {
+		fn, _ := asMap(t)["function"].(map[string]any)
+		if _, ok := fn["parameters"].(map[string]any); !ok {
+			return req, fmt.Errorf("tool %q: parameters must be a JSON Schema object", str(fn["name"]))
+		}
+		req.Tools = append(req.Tools, str(fn["name"]))
+	}
+	pending := map[string]bool{} // tool call ids awaiting a result
+	for i, m := range asList(body["messages"]) {
+		mm := asMap(m)
+		role := str(mm["role"])
+		if len(pending) > 0 && role != "tool" {
+			return req, fmt.Errorf("messages[%d]: an assistant message with tool_calls must be followed by tool messages responding to each tool_call_id (missing %v)", i, keys(pending))
+		}
+		switch role {
+		case "system", "developer":
+			req.System += contentText(mm["content"])
+		case "user":
+			req.Messages = append(req.Messages, Message{Role: "user", Text: contentText(mm["content"]), Images: contentImages(mm["content"])})
+		case "assistant":
+			msg := Message{Role: "assistant", Text: contentText(mm["content"])}
+			for _, tc := range asList(mm["tool_calls"]) {
+				tcm := asMap(tc)
+				fn := asMap(tcm["function"])
+				msg.ToolCalls = append(msg.ToolCalls, Call{ID: str(tcm["id"]), Name: str(fn["name"]), Args: str(fn["arguments"])})
+				pending[str(tcm["id"])] = true
+			}
+			req.Messages = append(req.Messages, msg)
+		case "tool":
+			id := str(mm["tool_call_id"])
+			if !pending[id] {
+				return req, fmt.Errorf("messages[%d]: tool message for tool_call_id %q, which no preceding tool call has", i, id)
+			}
+			delete(pending, id)
+			text := contentText(mm["content"])
+			tr := ToolResult{CallID: id, Text: text, IsError: strings.HasPrefix(text, "Error: ")}
+			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
+				req.Messages[n-1].ToolResults = append(req.Messages[n-1].ToolResults, tr)
+			} else {
+				req.Messages = append(req.Messages, Message{Role: "tool", ToolResults: []ToolResult{tr}})
+			}
+		default:
+			return req, fmt.Errorf("messages[%d]: unknown role %q", i, role)
+		}
+	}
+	if len(pending) > 0 {
+		return req, fmt.Errorf("tool calls %v have no tool message", keys(pending))
+	}
+	return req, nil
+}
+
+func parseAnthropic(body map[string]any) (Request, error) {
+	req := Request{Model: str(body["model"]), Stream: body["stream"] == true, MaxTokens: num(body["max_tokens"])}
+	if req.Model == "" || req.MaxTokens <= 0 {
+		return req, fmt.Errorf("model and max_tokens are required")
+	}
+	if s, ok := body["system"].(string); ok {
+		req.System = s
+	} else {
+		req.System = contentText(body["system"])
+	}
+	for _, t := range asList(body["tools"]) {
+		tm := asMap(t)
+		schema, ok := tm["input_schema"].(map[string]any)
+		if !ok || schema["type"] != "object" {
+			return req, fmt.Errorf("tool %q: input_schema must be an object schema", str(tm["name"]))
+		}
+		req.Tools = append(req.Tools, str(tm["name"]))
+	}
+	pending := map[string]bool{}
+	lastRole := ""
+	for i, m := range asList(body["messages"]) {
+		mm := asMap(m)
+		role := str(mm["role"])
+		if role == lastRole {
+			return req, fmt.Errorf("messages[%d]: roles must alternate between user and assistant", i)
+		}
+		lastRole = role
+		if i == 0 && role != "user" {
+			return req, fmt.Errorf("messages[0]: the first message must use the user role")
+		}
+		blocks := asList(mm["content"])
+		if s, ok := mm["content"].(string); ok {
+			blocks = []any{map[string]any{"type": "text", "text": s}}
+		}
+		if len(blocks) == 0 {
+			return req, fmt.Errorf("messages[%d]: content must not be empty", i)
+		}
+		switch role {
+		case "user":
+			var results []ToolResult
+			user := Message{Role: "user"}
+			for j, b := range blocks {
+				bm := asMap(b)
+				switch str(bm["type"]) {
+				case "tool_result":
+					if user.Text != "" || user.Images > 0 {
+						return req, fmt.Errorf("messages[%d].content[%d]: tool_result blocks must come first", i, j)
+					}
+					id := str(bm["tool_use_id"])
+					if !pending[id] {
+						return req, fmt.Errorf("messages[%d].content[%d]: unexpected tool_use_id %q in tool_result blocks: each tool_result block must have a corresponding tool_use block in the previous message", i, j, id)
+					}
+					delete(pending, id)
+					tr := ToolResult{CallID: id, IsError: bm["is_error"] == true}
+					if s, ok := bm["content"].(string); ok {
+						tr.Text = s
+					} else {
+						tr.Text = contentText(bm["content"])
+						tr.Images = contentImages(bm["content"])
+					}
+					results = append(results, tr)
+				case "text":
+					if str(bm["text"]) == "" {
+						return req, fmt.Errorf("messages[%d].content[%d]: text content blocks must be non-empty", i, j)
+					}
+					user.Text += str(bm["text"])
+				case "image":
+					user.Images++
+				default:
+					return req, fmt.Errorf("messages[%d].content[%d]: unexpected block type %q", i, j, str(bm["type"]))
+				}
+			}
+			if len(pending) > 0 {
+				return req, fmt.Errorf("messages[%d]: tool_use ids were found without tool_result blocks immediately after: %v", i, keys(pending))
+			}
+			if len(results) > 0 {
+				req.Messages = append(req.Messages, Message{Role: "tool", ToolResults: results})
+			}
+			if user.Text != "" || user.Images > 0 {
+				req.Messages = append(req.Messages, user)
+			}
+		case "assistant":
+			msg := Message{Role: "assistant"}
+			for j, b := range blocks {
+				bm := asMap(b)
+				switch str(bm["type"]) {
+				case "text":
+					if str(bm["text"]) == "" {
+						return req, fmt.Errorf("messages[%d].content[%d]: text content blocks must be non-empty", i, j)
+					}
+					msg.Text += str(bm["text"])
+				case "tool_use":
+					args, _ := json.Marshal(bm["input"])
+					if _, ok := bm["input"].(map[string]any); !ok {
+						return req, fmt.Errorf("messages[%d].content[%d]: tool_use input must be an object", i, j)
+					}
+					msg.ToolCalls = append(msg.ToolCalls, Call{ID: str(bm["id"]), Name: str(bm["name"]), Args: string(args)})
+					pending[str(bm["id"])] = true
+				default:
+					return req, fmt.Errorf("messages[%d].content[%d]: unexpected block type %q", i, j, str(bm["type"]))
+				}
+			}
+			req.Messages = append(req.Messages, msg)
+		default:
+			return req, fmt.Errorf("messages[%d]: unknown role %q", i, role)
+		}
+	}
+	if len(pending) > 0 {
+		return req, fmt.Errorf("tool_use ids %v have no tool_result", keys(pending))
+	}
+	return req, nil
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// contentText concatenates the text of a string or a list of content
+// parts/blocks.
+func contentText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	var b strings.Builder
+	for _, p := range asList(v) {
+		pm := asMap(p)
+		if str(pm["type"]) == "text" {
+			b.WriteString(str(pm["text"]))
+		}
+	}
+	return b.String()
+}
+
+func contentImages(v any) int {
+	n := 0
+	for _, p := range asList(v) {
+		switch str(asMap(p)["type"]) {
+		case "image", "image_url":
+			n++
+		}
+	}
+	return n
+}
