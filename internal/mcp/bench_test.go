@@ -52,16 +52,22 @@ func medianOf(d []time.Duration) time.Duration {
 	return d[len(d)/2]
 }
 
-// BenchmarkCallOverhead compares one tool call through otter's Set and
-// manager over stdio with the raw go-sdk client calling the same server,
-// and with a bare pipe round trip to a child process (the physical floor).
-// The sides run interleaved in blocks; each figure is the median block.
+// BenchmarkCallOverhead compares one tool call through the tool the manager
+// provides (and through the Set in front of it) over stdio with the raw
+// go-sdk client calling the same server program, and with a bare pipe round
+// trip to a child process (the physical floor).
 func BenchmarkCallOverhead(b *testing.B) {
 	ctx := context.Background()
 	set := tool.NewSet(tool.Options{})
-	// Two server processes per side, used in turn, so that where the
-	// scheduler happens to put one process does not decide the result.
-	m := New(config.MCP{Servers: []config.Server{benchServer("bench0", "normal"), benchServer("bench1", "normal")}}, Options{Tools: set})
+	// Several server processes per side, used in turn, so that how fast one
+	// process happens to be (where the scheduler puts it) does not decide
+	// the result.
+	const procs = 4
+	var cfg config.MCP
+	for i := range procs {
+		cfg.Servers = append(cfg.Servers, benchServer(fmt.Sprintf("bench%d", i), "normal"))
+	}
+	m := New(cfg, Options{Tools: set})
 	defer m.Close()
 	m.Start(ctx)
 	if err := m.WaitSettled(ctx); err != nil {
@@ -72,9 +78,23 @@ func BenchmarkCallOverhead(b *testing.B) {
 			b.Fatalf("%s: %s %s", st.Name, st.State, st.Error)
 		}
 	}
-	raws := []*sdk.ClientSession{rawSession(b, "normal"), rawSession(b, "normal")}
-	defer raws[0].Close()
-	defer raws[1].Close()
+	var raws, own []*sdk.ClientSession
+	var names []string
+	var tools []tool.Tool
+	for i := range procs {
+		raw := rawSession(b, "normal")
+		defer raw.Close()
+		raws = append(raws, raw)
+		name := fmt.Sprintf("bench%d", i)
+		cs, _ := m.Session(name)
+		own = append(own, cs)
+		names = append(names, tool.QualifiedName(name, "echo"))
+		e, ok := set.Lookup(names[i])
+		if !ok {
+			b.Fatalf("%s not in the set", names[i])
+		}
+		tools = append(tools, e.Tool)
+	}
 
 	cat := exec.Command(os.Args[0])
 	cat.Env = append(os.Environ(), envMode+"=cat")
@@ -86,24 +106,27 @@ func BenchmarkCallOverhead(b *testing.B) {
 	defer func() { catIn.Close(); cat.Wait() }()
 	catR := bufio.NewReader(catOut)
 
-	names := []string{tool.QualifiedName("bench0", "echo"), tool.QualifiedName("bench1", "echo")}
-	n := 0
 	argsJSON := json.RawMessage(`{"text":"hello"}`)
 	argsMap := map[string]any{"text": "hello"}
 	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}` + "\n")
-	otterCall := func() {
-		n++
-		res, err := set.Call(ctx, names[n%2], argsJSON)
+	check := func(res *tool.Result, err error) {
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}
 	}
+	// Each side uses its server processes in turn.
+	var nTool, nSet, nRaw, nOwn int
+	toolCall := func() { // the tool the manager hands to the Set
+		nTool++
+		check(tools[nTool%procs].Call(ctx, argsJSON))
+	}
+	setCall := func() { // through the Set: argument validation, call records
+		nSet++
+		check(set.Call(ctx, names[nSet%procs], argsJSON))
+	}
 	rawCall := func() {
-		n++
-		res, err := raws[n%2].CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: argsMap})
-		if err != nil || res.IsError {
-			b.Fatal(err, res)
-		}
+		nRaw++
+		check(raws[nRaw%procs].CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: argsMap}))
 	}
 	pipeCall := func() {
 		if _, err := catIn.Write(line); err != nil {
@@ -113,18 +136,12 @@ func BenchmarkCallOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	// The same session otter uses, called directly: isolates otter's layers
-	// (Set validation and records, timeout, progress token, figures) from
-	// differences between two server processes.
-	own0, _ := m.Session("bench0")
-	own1, _ := m.Session("bench1")
-	own := []*sdk.ClientSession{own0, own1}
+	// The sessions otter uses, called directly: isolates otter's layers
+	// (timeout, progress token, figures; and the Set's validation) from any
+	// difference between server processes.
 	ownCall := func() {
-		n++
-		res, err := own[n%2].CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: argsJSON})
-		if err != nil || res.IsError {
-			b.Fatal(err, res)
-		}
+		nOwn++
+		check(own[nOwn%procs].CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: argsJSON}))
 	}
 	// Every call is timed on its own and the sides take turns, rotating who
 	// goes first; medians keep a neighbour's load on a shared machine from
@@ -146,23 +163,28 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 		return times
 	}
-	times := measure(otterCall, rawCall, pipeCall)
-	same := measure(otterCall, ownCall)
+	times := measure(toolCall, rawCall, pipeCall)
+	viaSet := measure(setCall, rawCall)
+	same := measure(toolCall, setCall, ownCall)
 	o, r, p := medianOf(times[0]), medianOf(times[1]), medianOf(times[2])
-	o2, s := medianOf(same[0]), medianOf(same[1])
 	ratio := float64(o) / float64(r)
+	os2, r2 := medianOf(viaSet[0]), medianOf(viaSet[1])
+	ot, oset, direct := medianOf(same[0]), medianOf(same[1]), medianOf(same[2])
 	fmt.Printf("call-overhead: otter=%dns baseline=%dns ratio=%.3f\n", o.Nanoseconds(), r.Nanoseconds(), ratio)
-	fmt.Printf("call-overhead-same-session: otter=%dns baseline=%dns ratio=%.3f\n", o2.Nanoseconds(), s.Nanoseconds(), float64(o2)/float64(s))
+	fmt.Printf("call-overhead-set: otter=%dns baseline=%dns ratio=%.3f\n", os2.Nanoseconds(), r2.Nanoseconds(), float64(os2)/float64(r2))
+	fmt.Printf("call-overhead-same-session: otter=%dns otter-set=%dns baseline=%dns ratio=%.3f set-ratio=%.3f\n",
+		ot.Nanoseconds(), oset.Nanoseconds(), direct.Nanoseconds(), float64(ot)/float64(direct), float64(oset)/float64(direct))
 	fmt.Printf("pipe-floor: %dns\n", p.Nanoseconds())
 	b.ReportMetric(float64(o.Nanoseconds()), "otter-ns/call")
 	b.ReportMetric(float64(r.Nanoseconds()), "baseline-ns/call")
 	b.ReportMetric(ratio, "ratio")
-	b.ReportMetric(float64(o2)/float64(s), "same-session-ratio")
+	b.ReportMetric(float64(os2)/float64(r2), "set-ratio")
+	b.ReportMetric(float64(ot)/float64(direct), "same-session-ratio")
 	b.ReportMetric(float64(p.Nanoseconds()), "pipe-floor-ns")
 
 	b.ResetTimer()
 	for b.Loop() {
-		otterCall()
+		toolCall()
 	}
 }
 
