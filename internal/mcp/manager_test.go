@@ -320,3 +320,33 @@ func TestUnknownCommandHasHint(t *testing.T) {
 		t.Errorf("error = %q", st.Error)
 	}
 }
+
+// A front end may read the manager from its event handler.
+func TestOnEventMayCallBack(t *testing.T) {
+	var m *Manager
+	var mu sync.Mutex
+	var seen []State
+	m = New(servers(stdioServer(t, "a", "normal")), Options{OnEvent: func(e Event) {
+		if sc, ok := e.(StateChanged); ok {
+			st, _ := m.Status(sc.Status.Name)
+			_ = m.Statuses()
+			_ = m.Instructions()
+			mu.Lock()
+			seen = append(seen, st.State)
+			mu.Unlock()
+		}
+	}})
+	t.Cleanup(func() { m.Close(); assertNoProcessLeft(t) })
+	m.Start(context.Background())
+	if err := m.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reconnect(context.Background(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) < 4 || seen[len(seen)-1] != StateConnected {
+		t.Errorf("states seen from events: %v", seen)
+	}
+}

@@ -271,7 +271,11 @@ func (s *server) restart(interactive bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.cancel, s.done = cancel, done
-	s.update(func() { s.state, s.reason, s.attempts = StatePending, "", 0 })
+	// Pending from now on; the supervisor reports it, so that a server's
+	// events come from one goroutine, in order, and none while runMu is held.
+	s.mu.Lock()
+	s.state, s.reason, s.attempts = StatePending, "", 0
+	s.mu.Unlock()
 	go s.run(ctx, interactive, done)
 }
 
@@ -326,6 +330,7 @@ func (s *server) awaitSettled(ctx context.Context) error {
 // run is the supervisor: connect, serve, reconnect after a drop.
 func (s *server) run(ctx context.Context, interactive bool, done chan struct{}) {
 	defer close(done)
+	s.update(func() {}) // report pending
 	c, err := s.connect(ctx, interactive)
 	if err != nil {
 		if ctx.Err() == nil {
