@@ -599,6 +599,9 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 			rctx, cancel := context.WithTimeout(ctx, s.startupTimeout)
 			err := s.fetch(rctx, c, kinds)
 			cancel()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if err != nil {
 				s.m.logger.Warn("refreshing an MCP server's lists failed", "server", s.name, "err", err)
 				continue
