@@ -49,16 +49,36 @@ func TestExitsAtStart(t *testing.T) {
 	}
 }
 
+// A server that never answers initialize fails at its startup timeout, and
+// what it started (npx and uvx run the real server as a grandchild) is
+// stopped with it.
 func TestNeverAnswersInitialize(t *testing.T) {
-	srv := stdioServer(t, "stuck", "noinit")
-	srv.StartupTimeout = dur(time.Second)
-	h := newHarness(t, servers(srv), Options{})
-	h.m.Start(context.Background())
-	st := h.waitState("stuck", StateFailed)
-	if !strings.Contains(st.Error, "no answer to initialize within 1s (startup_timeout)") {
-		t.Errorf("error = %q", st.Error)
+	for _, tc := range []struct {
+		mode  string
+		delay string
+		procs int
+	}{
+		{mode: "noinit", procs: 1},
+		{mode: "grandchild", delay: "1h", procs: 2},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			srv := stdioServer(t, "stuck", tc.mode)
+			if tc.delay != "" {
+				srv.Env[envDelay] = tc.delay
+			}
+			srv.StartupTimeout = dur(time.Second)
+			h := newHarness(t, servers(srv), Options{})
+			h.m.Start(context.Background())
+			st := h.waitState("stuck", StateFailed)
+			if !strings.Contains(st.Error, "no answer to initialize within 1s (startup_timeout)") {
+				t.Errorf("error = %q", st.Error)
+			}
+			if n := len(pids(t)); n != tc.procs {
+				t.Errorf("%d processes recorded, want %d", n, tc.procs)
+			}
+			assertNoProcessLeft(t) // before Close: the startup timeout stopped them
+		})
 	}
-	assertNoProcessLeft(t) // the startup timeout already stopped it
 }
 
 func TestDiesMidCallThenReconnects(t *testing.T) {
@@ -248,32 +268,18 @@ func TestHealthCheckReconnects(t *testing.T) {
 	}
 }
 
-// What a server started (npx and uvx run the real server as a grandchild)
-// goes with it: when it crashes, and when it misses its startup timeout.
-func TestGrandchildrenDoNotOutliveTheirServer(t *testing.T) {
-	slow := stdioServer(t, "slow", "grandchild")
-	slow.Env[envDelay] = "1h"
-	slow.StartupTimeout = dur(time.Second)
-	h := newHarness(t, servers(slow), Options{})
+// When a server crashes, what it started goes with it.
+func TestCrashTakesGrandchildren(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "crashy", "grandchild")), Options{})
 	h.m.Start(context.Background())
-	st := h.waitState("slow", StateFailed)
-	if !strings.Contains(st.Error, "no answer to initialize within 1s") {
-		t.Errorf("error = %q", st.Error)
-	}
-	if len(pids(t)) != 2 {
-		t.Fatalf("pids: %v", pids(t))
-	}
-	assertNoProcessLeft(t) // before Close
-
-	t.Run("crash", func(t *testing.T) {
-		h := newHarness(t, servers(stdioServer(t, "crashy", "grandchild")), Options{})
-		h.m.Start(context.Background())
-		first := h.waitState("crashy", StateConnected)
-		before := pids(t)
-		h.call(context.Background(), "crashy", "die", `{}`)
-		h.wait("crashy", "a reconnect", func(st Status) bool {
-			return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
-		})
-		assertGone(t, before) // before Close
+	first := h.waitState("crashy", StateConnected)
+	before := pids(t)
+	h.call(context.Background(), "crashy", "die", `{}`)
+	h.wait("crashy", "a reconnect", func(st Status) bool {
+		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
 	})
+	if len(before) != 2 {
+		t.Fatalf("pids before the crash: %v", before)
+	}
+	assertGone(t, before) // before Close
 }
