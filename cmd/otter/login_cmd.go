@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -111,7 +109,12 @@ registration with its authorization server. The next connection needs a new
 			if err != nil {
 				return exitCode(2, err)
 			}
-			a := oauth.New(oauth.Options{Paths: paths, Logger: loginLogger()})
+			logger, closeLog, err := setupLogging(cmd, logSetup{stderr: cmd.ErrOrStderr(), level: slog.LevelInfo})
+			if err != nil {
+				return exitCode(2, err)
+			}
+			defer closeLog()
+			a := oauth.New(oauth.Options{Paths: paths, Logger: logger})
 			had := a.LoggedIn(srv)
 			if err := a.Logout(srv); err != nil {
 				return exitCode(2, err)
@@ -161,21 +164,6 @@ func knownServers(cfg *config.Config) string {
 	return " (remote servers: " + strings.Join(names, ", ") + ")"
 }
 
-// loginLogger logs to stderr at --log-level, or to --log-file.
-func loginLogger() *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(flags.logLevel)); err != nil {
-		level = slog.LevelInfo
-	}
-	var w io.Writer = os.Stderr
-	if flags.logFile != "" {
-		if f, err := os.OpenFile(flags.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
-			w = f // closed at exit
-		}
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-}
-
 // countingPrompter notes whether the person was asked to log in.
 type countingPrompter struct {
 	ask.LoginPrompter
@@ -194,7 +182,12 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths) error {
 	defer cancel()
 	prompter := &countingPrompter{LoginPrompter: oauth.NewTerminalPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())}
 	out := cmd.OutOrStdout()
-	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: loginLogger()})
+	logger, closeLog, err := setupLogging(cmd, logSetup{stderr: cmd.ErrOrStderr(), level: slog.LevelInfo})
+	if err != nil {
+		return exitCode(2, err)
+	}
+	defer closeLog()
+	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: logger})
 	h := a.Handler(srv, true)
 	if h == nil {
 		return exitCode(2, fmt.Errorf("server %q sends its own Authorization header (headers in its configuration); otter does not manage its login", srv.Name))

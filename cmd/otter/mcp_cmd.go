@@ -438,29 +438,6 @@ func mcpServerNames(servers []config.Server) string {
 	return " (configured: " + strings.Join(names, ", ") + ")"
 }
 
-// mcpLogger logs text to stderr or --log-file. On stderr the default level
-// is warn, so that results are not buried; --log-level changes it.
-func mcpLogger(cmd *cobra.Command) (*slog.Logger, func(), error) {
-	level := slog.LevelWarn
-	if f := cmd.Flags().Lookup("log-level"); (f != nil && f.Changed) || flags.logFile != "" {
-		if err := level.UnmarshalText([]byte(flags.logLevel)); err != nil {
-			return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", flags.logLevel)
-		}
-	}
-	var w io.Writer = cmd.ErrOrStderr()
-	closeFn := func() {}
-	if flags.logFile != "" {
-		f, err := os.OpenFile(flags.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--log-file: %w", err)
-		}
-		w, closeFn = f, func() { f.Close() }
-	}
-	logger := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-	slog.SetDefault(logger)
-	return logger, closeFn, nil
-}
-
 // serverJSON is one element of `otter mcp list --json`.
 type serverJSON struct {
 	Name        string `json:"name"`

@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,7 +52,7 @@ $XDG_STATE_HOME/otter/audit.jsonl). Logs are JSON on stderr.`,
 
 func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout time.Duration) error {
 	ctx := cmd.Context()
-	logger, closeLog, err := serveLogger()
+	logger, closeLog, err := setupLogging(cmd, logSetup{stderr: os.Stderr, level: slog.LevelInfo, json: true})
 	if err != nil {
 		return exitCode(2, err)
 	}
@@ -131,25 +129,4 @@ func presetResources() []serve.Resource {
 		})
 	}
 	return out
-}
-
-// serveLogger logs JSON to stderr (never stdout: that is the MCP stream
-// on stdio), or to --log-file.
-func serveLogger() (*slog.Logger, func(), error) {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.ToLower(flags.logLevel))); err != nil {
-		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", flags.logLevel)
-	}
-	var w io.Writer = os.Stderr
-	closeFn := func() {}
-	if flags.logFile != "" {
-		f, err := os.OpenFile(flags.logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--log-file: %w", err)
-		}
-		w, closeFn = f, func() { f.Close() }
-	}
-	logger := slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
-	slog.SetDefault(logger)
-	return logger, closeFn, nil
 }
