@@ -1,0 +1,242 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Response, []llm.Event, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var evs []llm.Event
+	resp, err := p.Stream(ctx, req, func(ev llm.Event) { evs = append(evs, ev) })
+	return resp, evs, err
+}
+
+func hello(model string) llm.Request {
+	return llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}
+}
+
+func TestFromConfig(t *testing.T) {
+	t.Run("nothing configured", func(t *testing.T) {
+		_, _, err := llm.FromConfig(&config.Config{}, env(nil))
+		if !errors.Is(err, llm.ErrNoProvider) {
+			t.Fatalf("err = %v, want ErrNoProvider", err)
+		}
+		for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "[providers.local]", `type = "openai"`, "base_url"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("message lacks %q:\n%s", want, err)
+			}
+		}
+	})
+	t.Run("environment", func(t *testing.T) {
+		p, model, err := llm.FromConfig(nil, env(map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}))
+		if err != nil || p.Name() != "anthropic" || model != llm.DefaultAnthropicModel {
+			t.Errorf("both keys: %v %q %v, want anthropic", p, model, err)
+		}
+		// OPENAI_BASE_URL is honoured: the request reaches that server.
+		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+		p, model, err = llm.FromConfig(&config.Config{Agent: config.Agent{Model: "m1"}},
+			env(map[string]string{"OPENAI_API_KEY": "o-key", "OPENAI_BASE_URL": srv.URL}))
+		if err != nil || p.Name() != "openai" || model != "m1" {
+			t.Fatalf("openai from env: %v %q %v", p, model, err)
+		}
+		if _, _, err := stream(t, p, hello(model)); err != nil {
+			t.Fatal(err)
+		}
+		if r := srv.Requests(); len(r) != 1 || r[0].Header.Get("Authorization") != "Bearer o-key" || r[0].Model != "m1" {
+			t.Errorf("requests = %+v", r)
+		}
+	})
+	t.Run("named provider", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: []string{"hi"}})
+		cfg := &config.Config{
+			Agent: config.Agent{Provider: "claude"},
+			Providers: map[string]config.Provider{"claude": {
+				Type: "anthropic", BaseURL: srv.URL, APIKey: "k", Model: "claude-x", Headers: map[string]string{"X-Team": "otters"},
+			}},
+		}
+		p, model, err := llm.FromConfig(cfg, env(nil))
+		if err != nil || p.Name() != "claude" || model != "claude-x" {
+			t.Fatalf("got %v %q %v", p, model, err)
+		}
+		if _, _, err := stream(t, p, hello(model)); err != nil {
+			t.Fatal(err)
+		}
+		if r := srv.Requests()[0]; r.Header.Get("X-Team") != "otters" || r.Header.Get("X-Api-Key") != "k" {
+			t.Errorf("headers = %v", r.Header)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		cfg  config.Config
+		want string
+	}{
+		{"missing table", config.Config{Agent: config.Agent{Provider: "nope"}, Providers: map[string]config.Provider{"local": {}}},
+			`no [providers.nope] table (defined: local)`},
+		{"unknown type", config.Config{Agent: config.Agent{Provider: "x"}, Providers: map[string]config.Provider{"x": {Type: "gemini"}}},
+			`unknown type "gemini"`},
+		{"compatible server without model", config.Config{Agent: config.Agent{Provider: "local"}, Providers: map[string]config.Provider{"local": {BaseURL: "http://localhost:11434/v1"}}},
+			"set model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := llm.FromConfig(&tc.cfg, env(nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestStreamAssemblesToolCalls(t *testing.T) {
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			srv := llmtest.New(t, kind, llmtest.Reply{Text: []string{"Checking."}, Calls: []llmtest.Call{
+				{ID: "call_1", Name: "lookup", Args: `{"word":"otter","limit":3}`},
+				{ID: "call_2", Name: "noargs", Args: `{}`},
+			}})
+			req := hello("m")
+			req.Tools = []llm.ToolSpec{
+				{Name: "lookup", Description: "Look up", InputSchema: json.RawMessage(`{"type":"object","properties":{"word":{"type":"string"}},"required":["word"],"additionalProperties":false}`)},
+				{Name: "noargs", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			}
+			resp, evs, err := stream(t, srv.Provider(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Text != "Checking." || resp.StopReason != llm.StopToolUse || len(resp.ToolCalls) != 2 {
+				t.Fatalf("response = %+v", resp)
+			}
+			c := resp.ToolCalls[0]
+			if c.ID != "call_1" || c.Name != "lookup" || string(c.Args) != `{"word":"otter","limit":3}` {
+				t.Errorf("call = %+v (args %s)", c, c.Args)
+			}
+			var deltas []string
+			for _, ev := range evs {
+				if d, ok := ev.(llm.ToolCallDelta); ok {
+					deltas = append(deltas, d.Name)
+				}
+			}
+			if strings.Join(deltas, ",") != "lookup,noargs" {
+				t.Errorf("ToolCallDelta events = %v", deltas)
+			}
+			r := srv.Requests()[0]
+			if strings.Join(r.Tools, ",") != "lookup,noargs" {
+				t.Errorf("offered tools = %v", r.Tools)
+			}
+			// The schema reaches the API whole.
+			body, _ := json.Marshal(r.Body["tools"])
+			if !strings.Contains(string(body), `"additionalProperties":false`) || !strings.Contains(string(body), `"required":["word"]`) {
+				t.Errorf("tools as sent = %s", body)
+			}
+		})
+	}
+}
+
+func TestToolResultImages(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			srv := llmtest.New(t, kind, llmtest.Reply{Text: []string{"a chart"}})
+			req := llm.Request{Model: "m", Messages: []llm.Message{
+				{Role: llm.RoleUser, Text: "draw"},
+				{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "draw", Args: json.RawMessage(`{}`)}}},
+				{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c1", Text: "[image: image/png, 12 bytes]", Images: []llm.Image{{MIMEType: "image/png", Data: png}}}}},
+			}}
+			if _, _, err := stream(t, srv.Provider(), req); err != nil {
+				t.Fatal(err)
+			}
+			res := srv.Requests()[0].LastToolResults()
+			if len(res) != 1 || res[0].CallID != "c1" || !strings.Contains(res[0].Text, "image/png") {
+				t.Fatalf("tool results = %+v", res)
+			}
+			want := 0 // Chat Completions tool messages take text only
+			if kind == llmtest.Anthropic {
+				want = 1
+			}
+			if res[0].Images != want {
+				t.Errorf("images sent = %d, want %d", res[0].Images, want)
+			}
+		})
+	}
+}
+
+func TestStreamErrors(t *testing.T) {
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			provider := func(srv *llmtest.Server) llm.Provider {
+				o := llm.Options{Name: "p", BaseURL: srv.URL, APIKey: "k", MaxRetries: 1}
+				if kind == llmtest.Anthropic {
+					return llm.NewAnthropic(o)
+				}
+				return llm.NewOpenAI(o)
+			}
+			t.Run("5xx retried by the SDK", func(t *testing.T) {
+				srv := llmtest.New(t, kind, llmtest.Reply{Status: 503, Message: "overloaded"}, llmtest.Reply{Text: []string{"ok"}})
+				resp, _, err := stream(t, provider(srv), hello("m"))
+				if err != nil || resp.Text != "ok" || len(srv.Requests()) != 2 {
+					t.Errorf("resp %+v err %v requests %d", resp, err, len(srv.Requests()))
+				}
+			})
+			t.Run("5xx persisting", func(t *testing.T) {
+				srv := llmtest.New(t, kind, llmtest.Reply{Status: 500, Message: "boom"}, llmtest.Reply{Status: 500, Message: "boom"})
+				_, _, err := stream(t, provider(srv), hello("m"))
+				var apiErr *llm.Error
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || !strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "try again later") {
+					t.Errorf("err = %v", err)
+				}
+				if n := len(srv.Requests()); n != 2 {
+					t.Errorf("requests = %d, want 2 (the retry budget)", n)
+				}
+			})
+			t.Run("cut before output is retried with a Retrying event", func(t *testing.T) {
+				srv := llmtest.New(t, kind, llmtest.Reply{Cut: true}, llmtest.Reply{Text: []string{"ok"}})
+				resp, evs, err := stream(t, provider(srv), hello("m"))
+				if err != nil || resp.Text != "ok" {
+					t.Fatalf("resp %+v err %v", resp, err)
+				}
+				if _, ok := evs[0].(llm.Retrying); !ok {
+					t.Errorf("first event = %#v, want Retrying", evs[0])
+				}
+			})
+			t.Run("cut after output keeps the partial text", func(t *testing.T) {
+				srv := llmtest.New(t, kind, llmtest.Reply{Text: []string{"par", "tial"}, CutAfter: 1})
+				resp, _, err := stream(t, provider(srv), hello("m"))
+				if err == nil || resp == nil || resp.Text != "par" {
+					t.Errorf("resp %+v err %v", resp, err)
+				}
+			})
+			t.Run("canceled", func(t *testing.T) {
+				hold := make(chan struct{})
+				defer close(hold)
+				srv := llmtest.New(t, kind, llmtest.Reply{Text: []string{"a", "b"}, Hold: hold})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				resp, err := provider(srv).Stream(ctx, hello("m"), func(ev llm.Event) {
+					if _, ok := ev.(llm.TextDelta); ok {
+						cancel()
+					}
+				})
+				if !errors.Is(err, context.Canceled) || resp.Text != "a" {
+					t.Errorf("resp %+v err %v", resp, err)
+				}
+				if n := len(srv.Requests()); n != 1 {
+					t.Errorf("requests = %d, want 1 (no retry after cancel)", n)
+				}
+			})
+		})
+	}
+}
