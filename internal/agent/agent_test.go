@@ -531,3 +531,21 @@ func TestSampling(t *testing.T) {
 		})
 	})
 }
+
+func TestMalformedArguments(t *testing.T) {
+	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
+		h := newHarness(t, kind, setup{},
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "lookup_word", Args: `{"word": "ot`}}},
+			llmtest.Reply{Text: []string{"sorry"}},
+		)
+		if err := h.send(t, "define otter"); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		// The second request is valid for the API (the fake checks it) and
+		// tells the model what was wrong.
+		got := h.srv.Requests()[1].LastToolResults()
+		if len(got) != 1 || got[0].CallID != "c1" || !got[0].IsError || !strings.Contains(got[0].Text, "JSON object") {
+			t.Errorf("result = %+v", got)
+		}
+	})
+}

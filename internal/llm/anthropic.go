@@ -238,8 +238,11 @@ func anthropicMessage(m Message) (anthropic.MessageParam, bool) {
 			blocks = append(blocks, anthropic.NewTextBlock(text))
 		}
 		for _, c := range m.ToolCalls {
+			// The API wants an object; arguments that were not one were
+			// refused by the tool layer, and the model was told so.
 			var input any = map[string]any{}
-			if json.Valid(c.Args) {
+			var obj map[string]any
+			if json.Unmarshal(c.Args, &obj) == nil && obj != nil {
 				input = json.RawMessage(c.Args)
 			}
 			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
