@@ -153,6 +153,12 @@ func TestStdioServerEndToEnd(t *testing.T) {
 	if got := h.callText("normal", "extra", `{}`); got != "extra" {
 		t.Errorf("extra = %q", got)
 	}
+	h.wait("normal", "the new prompt and resource", func(st Status) bool {
+		return st.Prompts == 2 && st.Resources == 2
+	})
+	if p := h.m.Prompts(); len(p) != 2 || p[0].Name != "extra" {
+		t.Errorf("prompts after list_changed: %+v", p)
+	}
 
 	st, _ = h.m.Status("normal")
 	if st.Calls != 9 || st.Errors != 0 || st.MedianLatency <= 0 {

@@ -617,7 +617,7 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 				// under a long call because it did not answer a ping.
 				continue
 			}
-			timeout := min(s.healthInterval, 10*time.Second, s.startupTimeout)
+			timeout := min(max(s.healthInterval, 2*time.Second), 10*time.Second)
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			err := c.cs.Ping(pctx, nil)
 			cancel()

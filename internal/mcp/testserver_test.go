@@ -230,6 +230,12 @@ func newTestServer(mode string) *sdk.Server {
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			srv.AddTool(&sdk.Tool{Name: "extra", InputSchema: objectSchema(nil)},
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("extra"), nil })
+			srv.AddPrompt(&sdk.Prompt{Name: "extra"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+				return &sdk.GetPromptResult{}, nil
+			})
+			srv.AddResource(&sdk.Resource{URI: "test://extra", Name: "extra"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+				return &sdk.ReadResourceResult{}, nil
+			})
 			return text("added"), nil
 		})
 	srv.AddTool(&sdk.Tool{Name: "die", InputSchema: objectSchema(nil)},
