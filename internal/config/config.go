@@ -142,12 +142,39 @@ func (s Server) IsEnabled() bool {
 
 // OAuth is [mcp.servers.oauth].
 type OAuth struct {
+	// Grant is how otter obtains tokens: GrantAuthorizationCode (the
+	// default: a person logs in in a browser) or GrantClientCredentials (a
+	// machine client with its own credentials; no person, no browser).
+	Grant             string   `toml:"grant,omitempty"`
 	ClientID          string   `toml:"client_id,omitempty"`
 	ClientSecret      string   `toml:"client_secret,omitempty"`
 	Scopes            []string `toml:"scopes,omitempty"`
 	ClientMetadataURL string   `toml:"client_metadata_url,omitempty"`
 	CallbackPort      int      `toml:"callback_port,omitzero"`
+	// PrivateKeyFile and PrivateKeyPEM give the private key (PEM: PKCS #8,
+	// SEC 1 EC or PKCS #1 RSA) for private_key_jwt client authentication
+	// (RFC 7523) with the client_credentials grant, instead of a
+	// client_secret. At most one is set; a relative file is resolved
+	// against the directory of the config file that names it.
+	PrivateKeyFile string `toml:"private_key_file,omitempty"`
+	PrivateKeyPEM  string `toml:"private_key_pem,omitempty"`
+	// SigningAlg is the JWS algorithm of the client assertion (e.g. ES256,
+	// RS256, EdDSA); empty means the usual one for the key's type.
+	SigningAlg string `toml:"signing_alg,omitempty"`
 }
+
+// OAuth grants of OAuth.Grant.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+// SigningAlgs are the values OAuth.SigningAlg accepts.
+var SigningAlgs = []string{"ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA"}
+
+// IsClientCredentials reports whether o selects the client_credentials
+// grant.
+func (o *OAuth) IsClientCredentials() bool { return o != nil && o.Grant == GrantClientCredentials }
 
 // Agent is the [agent] table.
 type Agent struct {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -519,5 +520,62 @@ func TestDurationText(t *testing.T) {
 		if err := back.UnmarshalText(b); string(b) != want || err != nil || back.Duration != d {
 			t.Errorf("%v: text %q (want %q), read back %v, %v", d, b, want, back.Duration, err)
 		}
+	}
+}
+
+// TestOAuthClientCredentials checks the settings of a machine client: the
+// grant, ${VAR} expansion of the key, a key file relative to the config
+// file that names it, a grant set in one scope and the credentials in
+// another, and that `config show` masks the key.
+func TestOAuthClientCredentials(t *testing.T) {
+	paths, proj := testEnv(t)
+	const pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg0123456789abcdef\n-----END PRIVATE KEY-----\n"
+	writeFile(t, paths.UserConfigFile(), `
+[[mcp.servers]]
+name = "jwt"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.oauth]
+grant = "client_credentials"
+client_id = "otter-ci"
+private_key_pem = "${OTTER_KEY}"
+signing_alg = "ES256"
+
+[[mcp.servers]]
+name = "file"
+url = "https://files.example.com/mcp"
+[mcp.servers.oauth]
+grant = "client_credentials"
+`)
+	extra := writeFile(t, filepath.Join(t.TempDir(), "ci", "otter.toml"), `
+[[mcp.servers]]
+name = "file"
+[mcp.servers.oauth]
+client_id = "otter-files"
+private_key_file = "keys/otter.pem"
+`)
+	env := map[string]string{"OTTER_KEY": pem}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, Extra: extra, LookupEnv: lookup})
+
+	jwt := mustServer(t, cfg, "jwt")
+	if !jwt.OAuth.IsClientCredentials() || jwt.OAuth.ClientID != "otter-ci" || jwt.OAuth.PrivateKeyPEM != pem || jwt.OAuth.SigningAlg != "ES256" {
+		t.Errorf("jwt oauth = %+v", jwt.OAuth)
+	}
+	file := mustServer(t, cfg, "file")
+	wantKey := filepath.Join(filepath.Dir(extra), "keys", "otter.pem")
+	if !file.OAuth.IsClientCredentials() || file.OAuth.ClientID != "otter-files" || file.OAuth.PrivateKeyFile != wantKey {
+		t.Errorf("file oauth = %+v, want the grant from the user file and key file %s", file.OAuth, wantKey)
+	}
+	var plain *OAuth
+	if plain.IsClientCredentials() {
+		t.Error("a server without [mcp.servers.oauth] uses the client_credentials grant")
+	}
+
+	var b bytes.Buffer
+	if err := cfg.WriteResolved(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "0123456789abcdef") || !strings.Contains(out, `grant = "client_credentials"`) {
+		t.Errorf("config show does not mask the key or omits the grant:\n%s", out)
 	}
 }

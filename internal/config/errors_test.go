@@ -162,6 +162,48 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{`providers.local: unknown type "ollama"`, "OpenAI-compatible"},
 		},
 		{
+			name: "unknown oauth grant",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\nclient_id = \"c\"\ngrant = \"client-credentials\"\n",
+			line: 6,
+			want: []string{`server "a": unknown oauth.grant "client-credentials"`, `did you mean "client_credentials"?`},
+		},
+		{
+			name: "unsupported signing_alg",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\ngrant = \"client_credentials\"\nclient_id = \"c\"\nprivate_key_file = \"k.pem\"\nsigning_alg = \"HS256\"\n",
+			line: 8,
+			want: []string{`unsupported oauth.signing_alg "HS256"`, "ES256"},
+		},
+		{
+			name: "private key file and pem",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\ngrant = \"client_credentials\"\nclient_id = \"c\"\nprivate_key_file = \"k.pem\"\nprivate_key_pem = \"-----BEGIN\"\n",
+			line: 8,
+			want: []string{"both private_key_file and private_key_pem", "keep one"},
+		},
+		{
+			name: "client_credentials without client_id",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\ngrant = \"client_credentials\"\nclient_secret = \"s\"\n",
+			line: 5,
+			want: []string{`server "a": the client_credentials grant needs oauth.client_id`, "client_id ="},
+		},
+		{
+			name: "client_credentials without a secret or key",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n\n[mcp.servers.oauth]\nclient_id = \"c\"\ngrant = \"client_credentials\"\n",
+			line: 7,
+			want: []string{"needs oauth.client_secret or a private key", "private_key_file"},
+		},
+		{
+			name: "client_credentials with a secret and a key",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\ngrant = \"client_credentials\"\nclient_id = \"c\"\nclient_secret = \"s\"\nprivate_key_file = \"k.pem\"\n",
+			line: 8,
+			want: []string{"both client_secret and a private key"},
+		},
+		{
+			name: "private key without client_credentials",
+			toml: "[[mcp.servers]]\nname = \"a\"\nurl = \"https://x.example/mcp\"\n[mcp.servers.oauth]\nclient_id = \"c\"\nprivate_key_pem = \"${KEY:-x}\"\n",
+			line: 6,
+			want: []string{"used only with the client_credentials grant", `grant = "client_credentials"`},
+		},
+		{
 			name: "private network CIDR",
 			toml: "[tools]\nallow_private_networks = [\"10.0.0.0/8\", \"192.168.1.5\"]\n",
 			line: 2,

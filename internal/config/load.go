@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +61,8 @@ type LoadOptions struct {
 // DisabledReason and their other tables are ignored.
 //
 // ${VAR} and ${VAR:-default} are expanded (see expandVars) in servers'
-// command, args, env, cwd, url, headers and oauth client_id/client_secret,
+// command, args, env, cwd, url, headers and oauth client_id, client_secret,
+// private_key_file and private_key_pem,
 // in providers' api_key, base_url and headers, in serve.api_keys and in the
 // tools.export_dir and serve.audit_log paths. A missing variable is an error
 // unless the server does not start anyway (enabled = false, or untrusted),
@@ -550,8 +552,32 @@ func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs
 			}
 		}
 	}
-	if s.OAuth != nil && (s.OAuth.CallbackPort < 0 || s.OAuth.CallbackPort > 65535) {
-		errs.add(file, lineOf("oauth", "callback_port"), "use a port between 1 and 65535, or 0 for any free port", "%s: bad oauth.callback_port %d", who, s.OAuth.CallbackPort)
+	if s.OAuth != nil {
+		checkOAuthValues(s.OAuth, who, file, lineOf, errs)
+	}
+}
+
+// checkOAuthValues validates the values of one [mcp.servers.oauth] as
+// written in one file; rules that span scopes are in checkOAuth.
+func checkOAuthValues(o *OAuth, who, file string, lineOf func(k ...string) int, errs *errList) {
+	if o.CallbackPort < 0 || o.CallbackPort > 65535 {
+		errs.add(file, lineOf("oauth", "callback_port"), "use a port between 1 and 65535, or 0 for any free port", "%s: bad oauth.callback_port %d", who, o.CallbackPort)
+	}
+	switch o.Grant {
+	case "", GrantAuthorizationCode, GrantClientCredentials:
+	default:
+		hint := fmt.Sprintf("use %q (a person logs in in a browser; the default) or %q (a machine client with its own credentials)", GrantAuthorizationCode, GrantClientCredentials)
+		if g := suggest(o.Grant, []string{GrantAuthorizationCode, GrantClientCredentials}); g != "" {
+			hint = fmt.Sprintf("did you mean %q? %s", g, hint)
+		}
+		errs.add(file, lineOf("oauth", "grant"), hint, "%s: unknown oauth.grant %q", who, o.Grant)
+	}
+	if o.SigningAlg != "" && !slices.Contains(SigningAlgs, o.SigningAlg) {
+		errs.add(file, lineOf("oauth", "signing_alg"), "use one of "+strings.Join(SigningAlgs, ", ")+", or leave it out to use the usual one for the key",
+			"%s: unsupported oauth.signing_alg %q", who, o.SigningAlg)
+	}
+	if o.PrivateKeyFile != "" && o.PrivateKeyPEM != "" {
+		errs.add(file, lineOf("oauth", "private_key_pem"), "keep one of them", "%s: oauth sets both private_key_file and private_key_pem", who)
 	}
 }
 

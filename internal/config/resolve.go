@@ -274,6 +274,10 @@ func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 		o := *s.OAuth
 		o.ClientID = do(o.ClientID, toml.Key{"oauth", "client_id"})
 		o.ClientSecret = do(o.ClientSecret, toml.Key{"oauth", "client_secret"})
+		o.PrivateKeyPEM = do(o.PrivateKeyPEM, toml.Key{"oauth", "private_key_pem"})
+		if key := (toml.Key{"oauth", "private_key_file"}); o.PrivateKeyFile != "" {
+			o.PrivateKeyFile = absPath(do(o.PrivateKeyFile, key), filepath.Dir(m.origin(key).file))
+		}
 		s.OAuth = &o
 	}
 }
@@ -330,6 +334,9 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 			errs.add(s.File, s.Line, hint, "server %q has neither command nor url", s.Name)
 		}
 	}
+	if check && s.OAuth != nil {
+		checkOAuth(m, errs)
+	}
 	if strings.HasPrefix(s.Command, "~/") {
 		s.Command = absPath(s.Command, "")
 	}
@@ -345,6 +352,40 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 	}
 	if s.Timeout.Duration == 0 {
 		s.Timeout.Duration = DefaultTimeout
+	}
+}
+
+// checkOAuth checks the rules of [mcp.servers.oauth] that span scopes: the
+// client_credentials grant needs a client ID and exactly one way for the
+// client to authenticate, and a private key is used only by that grant.
+func checkOAuth(m *mergedServer, errs *errList) {
+	s, o := &m.srv, m.srv.OAuth
+	key := o.PrivateKeyFile != "" || o.PrivateKeyPEM != ""
+	keyKey := toml.Key{"oauth", "private_key_file"}
+	if o.PrivateKeyFile == "" {
+		keyKey = toml.Key{"oauth", "private_key_pem"}
+	}
+	if !o.IsClientCredentials() {
+		if key {
+			ko := m.origin(keyKey)
+			errs.add(ko.file, ko.line, `add grant = "client_credentials" to [mcp.servers.oauth], or remove the key: a browser login authenticates with a client_secret or none`,
+				"server %q: a private key (private_key_jwt client authentication) is used only with the client_credentials grant", s.Name)
+		}
+		return
+	}
+	g := m.origin(toml.Key{"oauth", "grant"})
+	if o.ClientID == "" {
+		errs.add(g.file, g.line, `add client_id = "..." as issued by the server's authorization server`,
+			"server %q: the client_credentials grant needs oauth.client_id", s.Name)
+	}
+	switch {
+	case !key && o.ClientSecret == "":
+		errs.add(g.file, g.line, `add client_secret = "${VAR}" (client_secret_basic/post), or private_key_file = "..." for private_key_jwt`,
+			"server %q: the client_credentials grant needs oauth.client_secret or a private key", s.Name)
+	case key && o.ClientSecret != "":
+		ko := m.origin(keyKey)
+		errs.add(ko.file, ko.line, "keep either the client_secret or the private key, whichever the authorization server registered",
+			"server %q: oauth sets both client_secret and a private key", s.Name)
 	}
 }
 

@@ -165,6 +165,7 @@ func (c *Config) masked() *Config {
 		if s.OAuth != nil {
 			o := *s.OAuth
 			o.ClientSecret = maskSecret(o.ClientSecret)
+			o.PrivateKeyPEM = maskSecret(o.PrivateKeyPEM)
 			s.OAuth = &o
 		}
 		m.MCP.Servers[i] = s
