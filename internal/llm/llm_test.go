@@ -240,3 +240,21 @@ func TestStreamErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCompatibleServerQuirks: servers that send each tool call whole with
+// index 0 and finish with "stop" (older Ollama) still give separate calls.
+func TestCompatibleServerQuirks(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{WholeCalls: true, Calls: []llmtest.Call{
+		{ID: "call_a", Name: "lookup", Args: `{"word":"a"}`},
+		{ID: "call_b", Name: "lookup", Args: `{"word":"b"}`},
+	}})
+	resp, _, err := stream(t, srv.Provider(), hello("qwen3:8b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 2 || resp.StopReason != llm.StopToolUse ||
+		resp.ToolCalls[0].ID != "call_a" || string(resp.ToolCalls[0].Args) != `{"word":"a"}` ||
+		resp.ToolCalls[1].ID != "call_b" || string(resp.ToolCalls[1].Args) != `{"word":"b"}` {
+		t.Errorf("response = %+v", resp)
+	}
+}

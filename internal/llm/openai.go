@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -56,10 +55,15 @@ func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 	defer stream.Close()
 
 	type partial struct {
+		pos      int
 		id, name string
 		args     []byte
 	}
-	calls := map[int64]*partial{}
+	// Calls in arrival order; byIndex maps a delta's index to its call.
+	// Some compatible servers send every call whole, all with index 0 (or
+	// none): a new id at a known index starts a new call.
+	var calls []*partial
+	byIndex := map[int64]*partial{}
 	finish := ""
 	for stream.Next() {
 		chunk := stream.Current()
@@ -76,17 +80,18 @@ func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 				emit(TextDelta{Text: d.Content})
 			}
 			for _, tc := range d.ToolCalls {
-				c := calls[tc.Index]
-				if c == nil {
-					c = &partial{}
-					calls[tc.Index] = c
+				c := byIndex[tc.Index]
+				if c == nil || (tc.ID != "" && c.id != "" && tc.ID != c.id) {
+					c = &partial{pos: len(calls)}
+					calls = append(calls, c)
+					byIndex[tc.Index] = c
 				}
 				if tc.ID != "" {
 					c.id = tc.ID
 				}
 				if tc.Function.Name != "" && c.name == "" {
 					c.name = tc.Function.Name
-					emit(ToolCallDelta{Index: int(tc.Index), ID: c.id, Name: c.name})
+					emit(ToolCallDelta{Index: c.pos, ID: c.id, Name: c.name})
 				}
 				c.args = append(c.args, tc.Function.Arguments...)
 			}
@@ -95,13 +100,7 @@ func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 			}
 		}
 	}
-	idx := make([]int64, 0, len(calls))
-	for i := range calls {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	for _, i := range idx {
-		c := calls[i]
+	for i, c := range calls {
 		id := c.id
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i) // some compatible servers omit ids

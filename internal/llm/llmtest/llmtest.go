@@ -59,6 +59,11 @@ type Reply struct {
 	Hold <-chan struct{}
 
 	InputTokens, OutputTokens int64
+
+	// WholeCalls (OpenAI only) streams each tool call in one chunk, all
+	// with index 0, ending with finish_reason "stop", as some compatible
+	// servers (older Ollama versions) do.
+	WholeCalls bool
 }
 
 // ToolResult is a tool result as a request carried it.
@@ -302,6 +307,12 @@ func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Repl
 		return
 	}
 	for i, c := range reply.Calls {
+		if reply.WholeCalls {
+			e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{
+				"index": 0, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Args},
+			}}}, nil))
+			continue
+		}
 		e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{
 			"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""},
 		}}}, nil))
@@ -312,7 +323,7 @@ func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Repl
 		}
 	}
 	finish := "stop"
-	if len(reply.Calls) > 0 {
+	if len(reply.Calls) > 0 && !reply.WholeCalls {
 		finish = "tool_calls"
 	}
 	e.send("", chunk(map[string]any{}, finish))
