@@ -381,6 +381,9 @@ func (p *promptPrinter) result(err error) {
 	if err != nil {
 		res.IsError, res.Error = true, err.Error()
 	}
+	if res.Canceled {
+		p.progress("otter: interrupted; the answer is partial")
+	}
 	switch p.format {
 	case formatText:
 		if res.Result != "" {
