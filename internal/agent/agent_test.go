@@ -287,7 +287,7 @@ func TestCancelMidStream(t *testing.T) {
 		hold := make(chan struct{})
 		defer close(hold)
 		h := newHarness(t, kind, setup{}, llmtest.Reply{Text: []string{"Partial ", "rest"}, Hold: hold})
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure must not hang
 		defer cancel()
 		h.onText = func(string) { cancel() } // Esc as soon as text shows
 		err := h.agent.Send(ctx, "hi")
@@ -315,11 +315,11 @@ func TestCancelDuringToolCall(t *testing.T) {
 		h := newHarness(t, kind, setup{},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_wait", Name: wait, Args: `{}`}}},
 		)
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure must not hang
 		defer cancel()
 		go func() {
 			// Cancel once the call is running.
-			for {
+			for ctx.Err() == nil {
 				for _, ev := range h.allEvents() {
 					if s, ok := ev.(agent.ToolCallStarted); ok && s.ID == "call_wait" {
 						time.Sleep(50 * time.Millisecond)
