@@ -223,7 +223,7 @@ func TestStreamErrors(t *testing.T) {
 				hold := make(chan struct{})
 				defer close(hold)
 				srv := llmtest.New(t, kind, llmtest.Reply{Text: []string{"a", "b"}, Hold: hold})
-				ctx, cancel := context.WithCancel(context.Background())
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure must not hang
 				defer cancel()
 				resp, err := provider(srv).Stream(ctx, hello("m"), func(ev llm.Event) {
 					if _, ok := ev.(llm.TextDelta); ok {
