@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llm"
@@ -546,6 +548,32 @@ func TestMalformedArguments(t *testing.T) {
 		got := h.srv.Requests()[1].LastToolResults()
 		if len(got) != 1 || got[0].CallID != "c1" || !got[0].IsError || !strings.Contains(got[0].Text, "JSON object") {
 			t.Errorf("result = %+v", got)
+		}
+	})
+}
+
+func TestImageResult(t *testing.T) {
+	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
+		snap := &fakeTool{name: "snapshot", readOnly: true, schema: `{"type":"object"}`, call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: []mcp.Content{
+				&mcp.TextContent{Text: "the page:"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG\r\n\x1a\nfake")},
+			}}, nil
+		}}
+		h := newHarness(t, kind, setup{builtins: []tool.Tool{snap}},
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "snapshot", Args: `{}`}}},
+			llmtest.Reply{Text: []string{"I see a page."}},
+		)
+		if err := h.send(t, "look"); err != nil {
+			t.Fatal(err)
+		}
+		got := h.srv.Requests()[1].LastToolResults()
+		want := 0 // described only: Chat Completions tool messages carry text
+		if kind == llmtest.Anthropic {
+			want = 1
+		}
+		if len(got) != 1 || !strings.Contains(got[0].Text, "the page:") || !strings.Contains(got[0].Text, "image/png") || got[0].Images != want {
+			t.Errorf("result = %+v, want text describing the image and %d image(s)", got, want)
 		}
 	})
 }
