@@ -87,6 +87,12 @@ func New(opts Options) *Authorizer {
 // header. With interactive false the handler never starts a login: its
 // Authorize returns an error wrapping ErrLoginRequired when the server
 // needs one and no stored token can be refreshed.
+//
+// A server whose [mcp.servers.oauth] sets grant = "client_credentials"
+// gets a handler that obtains tokens with otter's own client credentials
+// (a secret, or a private key for private_key_jwt): it needs no person,
+// so interactive makes no difference and it never reports
+// ErrLoginRequired. Such tokens are fetched per process, not stored.
 func (a *Authorizer) Handler(srv config.Server, interactive bool) auth.OAuthHandler {
 	if srv.URL == "" || srv.Transport == config.TransportStdio {
 		return nil
@@ -95,6 +101,9 @@ func (a *Authorizer) Handler(srv config.Server, interactive bool) auth.OAuthHand
 		if strings.EqualFold(k, "Authorization") {
 			return nil
 		}
+	}
+	if srv.OAuth.IsClientCredentials() {
+		return &ccHandler{a: a, srv: srv}
 	}
 	h := &handler{a: a, srv: srv, interactive: interactive}
 	h.ts = &tokenSource{store: a.store, serverURL: srv.URL, client: a.client, logger: a.logger}

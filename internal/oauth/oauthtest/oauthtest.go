@@ -5,6 +5,7 @@ package oauthtest
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -32,13 +34,19 @@ import (
 // AuthServer is an OAuth 2.1 authorization server speaking the real wire
 // protocol: RFC 8414 metadata, RFC 7591 registration, an authorization
 // endpoint that approves at once (the person clicking "allow"), PKCE S256,
-// and a token endpoint that rotates refresh tokens and rejects reuse.
+// a token endpoint that rotates refresh tokens and rejects reuse, and the
+// client_credentials grant for machine clients (AddSecretClient,
+// AddKeyClient) with client_secret_basic, client_secret_post or
+// private_key_jwt (RFC 7523) client authentication.
 type AuthServer struct {
 	*httptest.Server
 	// TokenLifetime is the lifetime of access tokens (default 1h).
 	TokenLifetime time.Duration
 	// RefreshDelay holds each refresh response, to widen race windows.
 	RefreshDelay time.Duration
+	// TokenAuthMethods is the metadata's
+	// token_endpoint_auth_methods_supported (default ["none"]).
+	TokenAuthMethods []string
 
 	mu            sync.Mutex
 	clients       map[string][]string // client_id → redirect URIs
@@ -51,6 +59,16 @@ type AuthServer struct {
 	refreshes     int
 	reuses        int // refresh tokens presented after rotation
 	lastResource  string
+	machines      map[string]machineClient // client_credentials clients by ID
+	clientGrants  int
+	jtis          map[string]bool // client assertion IDs seen (replays are refused)
+}
+
+// machineClient is a client of the client_credentials grant: it
+// authenticates with a secret or, with key set, a signed assertion.
+type machineClient struct {
+	secret string
+	key    crypto.PublicKey
 }
 
 type codeGrant struct {
@@ -67,6 +85,8 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		codes:         map[string]codeGrant{},
 		access:        map[string]time.Time{},
 		refresh:       map[string]bool{},
+		machines:      map[string]machineClient{},
+		jtis:          map[string]bool{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", as.metadata)
@@ -79,15 +99,19 @@ func NewAuthServer(t testing.TB) *AuthServer {
 }
 
 func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
+	methods := as.TokenAuthMethods
+	if methods == nil {
+		methods = []string{"none"}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                as.URL,
 		"authorization_endpoint":                as.URL + "/authorize",
 		"token_endpoint":                        as.URL + "/token",
 		"registration_endpoint":                 as.URL + "/register",
 		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"none"},
+		"token_endpoint_auth_methods_supported": methods,
 		"scopes_supported":                      []string{"tools", "offline_access"},
 	})
 }
@@ -151,7 +175,7 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		as.exchanges++
-		resp := as.issueLocked()
+		resp := as.issueLocked(true)
 		as.mu.Unlock()
 		writeJSON(w, http.StatusOK, resp)
 	case "refresh_token":
@@ -169,7 +193,17 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		as.refresh[rt] = false // rotated
 		as.refreshes++
-		resp := as.issueLocked()
+		resp := as.issueLocked(true)
+		as.mu.Unlock()
+		writeJSON(w, http.StatusOK, resp)
+	case "client_credentials":
+		if err := as.authenticateMachine(r); err != nil {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
+			return
+		}
+		as.mu.Lock()
+		as.clientGrants++
+		resp := as.issueLocked(false) // no refresh token (RFC 6749 §4.4.3)
 		as.mu.Unlock()
 		writeJSON(w, http.StatusOK, resp)
 	default:
@@ -177,17 +211,99 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (as *AuthServer) issueLocked() map[string]any {
-	at, rt := "at-"+rand.Text(), "rt-"+rand.Text()
+func (as *AuthServer) issueLocked(withRefresh bool) map[string]any {
+	at := "at-" + rand.Text()
 	as.access[at] = time.Now().Add(as.TokenLifetime)
-	as.refresh[rt] = true
-	return map[string]any{
-		"access_token":  at,
-		"token_type":    "Bearer",
-		"expires_in":    int(as.TokenLifetime.Seconds()),
-		"refresh_token": rt,
-		"scope":         "tools",
+	resp := map[string]any{
+		"access_token": at,
+		"token_type":   "Bearer",
+		"expires_in":   int(as.TokenLifetime.Seconds()),
+		"scope":        "tools",
 	}
+	if withRefresh {
+		rt := "rt-" + rand.Text()
+		as.refresh[rt] = true
+		resp["refresh_token"] = rt
+	}
+	return resp
+}
+
+// AddSecretClient registers a client of the client_credentials grant that
+// authenticates with a secret (client_secret_basic or client_secret_post).
+func (as *AuthServer) AddSecretClient(id, secret string) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	as.machines[id] = machineClient{secret: secret}
+}
+
+// AddKeyClient registers a client of the client_credentials grant that
+// authenticates with a JWT signed by the private key of pub
+// (private_key_jwt).
+func (as *AuthServer) AddKeyClient(id string, pub crypto.PublicKey) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	as.machines[id] = machineClient{key: pub}
+}
+
+// clientAssertionType is the client_assertion_type of private_key_jwt.
+const clientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+// asymmetricAlgs are the JWS algorithms a client assertion may use.
+var asymmetricAlgs = []string{"ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA"}
+
+// authenticateMachine checks the client authentication of a
+// client_credentials token request: a client assertion (RFC 7523 §2.2:
+// signed by the client's key, iss and sub the client ID, aud this server's
+// issuer identifier, unexpired, jti never seen, and no other credentials)
+// or the client's secret (HTTP Basic, RFC 6749 §2.3.1, or in the form).
+func (as *AuthServer) authenticateMachine(r *http.Request) error {
+	f := r.PostForm
+	_, _, basic := r.BasicAuth()
+	if f.Has("client_assertion") || f.Has("client_assertion_type") {
+		if f.Get("client_assertion_type") != clientAssertionType {
+			return fmt.Errorf("client_assertion_type %q", f.Get("client_assertion_type"))
+		}
+		if basic || f.Has("client_secret") {
+			return errors.New("a client assertion must be the only client authentication")
+		}
+		id := f.Get("client_id")
+		as.mu.Lock()
+		c := as.machines[id]
+		as.mu.Unlock()
+		if c.key == nil {
+			return fmt.Errorf("no client %q with a key", id)
+		}
+		claims := jwt.MapClaims{}
+		_, err := jwt.ParseWithClaims(f.Get("client_assertion"), claims, func(*jwt.Token) (any, error) { return c.key, nil },
+			jwt.WithValidMethods(asymmetricAlgs), jwt.WithIssuer(id), jwt.WithSubject(id), jwt.WithAudience(as.URL),
+			jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+		if err != nil {
+			return fmt.Errorf("client assertion: %w", err)
+		}
+		jti, _ := claims["jti"].(string)
+		as.mu.Lock()
+		defer as.mu.Unlock()
+		if jti == "" || as.jtis[jti] {
+			return fmt.Errorf("client assertion jti %q missing or replayed", jti)
+		}
+		as.jtis[jti] = true
+		return nil
+	}
+	id, secret, _ := r.BasicAuth()
+	if basic {
+		// RFC 6749 §2.3.1: form-encoded before Basic encoding.
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+	} else {
+		id, secret = f.Get("client_id"), f.Get("client_secret")
+	}
+	as.mu.Lock()
+	c := as.machines[id]
+	as.mu.Unlock()
+	if c.secret == "" || c.secret != secret {
+		return fmt.Errorf("bad secret for client %q", id)
+	}
+	return nil
 }
 
 // RevokeAll invalidates every access and refresh token (the person revoked
@@ -218,13 +334,13 @@ func (as *AuthServer) RefreshValid(rt string) bool {
 }
 
 // Counts are what the authorization server has seen.
-type Counts struct{ Registrations, Authorizes, Exchanges, Refreshes, Reuses int }
+type Counts struct{ Registrations, Authorizes, Exchanges, Refreshes, Reuses, ClientCredentials int }
 
 // Counts returns what the server has seen so far.
 func (as *AuthServer) Counts() Counts {
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	return Counts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.reuses}
+	return Counts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.reuses, as.clientGrants}
 }
 
 // verify is the MCP server's token verifier.
@@ -317,7 +433,7 @@ func (as *AuthServer) LastResource() string {
 // earlier login) and returns it, already expired at the client.
 func (as *AuthServer) IssueExpired() *oauth2.Token {
 	as.mu.Lock()
-	m := as.issueLocked()
+	m := as.issueLocked(true)
 	as.mu.Unlock()
 	return &oauth2.Token{
 		AccessToken:  m["access_token"].(string),
