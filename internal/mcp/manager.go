@@ -21,15 +21,6 @@ import (
 	"github.com/otter-sh/otter/internal/tool"
 )
 
-// Defaults for settings the configuration leaves at zero.
-const (
-	DefaultStartupTimeout       = 30 * time.Second
-	DefaultCallTimeout          = 5 * time.Minute
-	DefaultHealthCheckInterval  = 30 * time.Second
-	DefaultMaxReconnectAttempts = 5
-	DefaultReconnectDelay       = time.Second
-)
-
 // Authorizer supplies OAuth for remote servers. internal/oauth implements it.
 type Authorizer interface {
 	// Handler returns the OAuth handler for a remote server, or nil if it

@@ -137,16 +137,16 @@ func newServer(m *Manager, sc config.Server, mc config.MCP) *server {
 		cfg:            sc,
 		stderr:         newRing(stderrLines),
 		mcpOn:          mc.IsEnabled(),
-		startupTimeout: orDefault(sc.StartupTimeout.Duration, DefaultStartupTimeout),
-		callTimeout:    orDefault(sc.Timeout.Duration, DefaultCallTimeout),
-		healthInterval: orDefault(mc.HealthCheckInterval.Duration, DefaultHealthCheckInterval),
+		startupTimeout: orDefault(sc.StartupTimeout.Duration, config.DefaultStartupTimeout),
+		callTimeout:    orDefault(sc.Timeout.Duration, config.DefaultTimeout),
+		healthInterval: orDefault(mc.HealthCheckInterval.Duration, config.DefaultHealthCheckInterval),
 		maxAttempts:    mc.MaxReconnectAttempts,
-		reconnectDelay: orDefault(mc.ReconnectDelay.Duration, DefaultReconnectDelay),
+		reconnectDelay: orDefault(mc.ReconnectDelay.Duration, config.DefaultReconnectDelay),
 		transport:      transportName(sc),
 		lat:            make([]time.Duration, 0, latencyWindow),
 	}
 	if s.maxAttempts == 0 {
-		s.maxAttempts = DefaultMaxReconnectAttempts
+		s.maxAttempts = config.DefaultMaxReconnectAttempts
 	}
 	s.state, s.reason = s.idleState()
 	return s
@@ -601,6 +601,9 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 			cancel()
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if errors.Is(err, context.Canceled) {
+				continue // the connection is closing; its end is reported below
 			}
 			if err != nil {
 				s.m.logger.Warn("refreshing an MCP server's lists failed", "server", s.name, "err", err)

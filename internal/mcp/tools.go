@@ -64,8 +64,11 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 	}
 	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
 	defer cancel()
-	tok := s.m.progressToken(ctx)
-	defer s.m.releaseToken(tok)
+	var tok int64 // 0: no progress token is sent
+	if tool.WantsProgress(ctx) {
+		tok = s.m.progressToken(ctx)
+		defer s.m.releaseToken(tok)
+	}
 	start := time.Now()
 	res, err := t.call(callCtx, c, tok, args)
 	if errors.Is(err, sdk.ErrSessionMissing) {
@@ -84,7 +87,9 @@ func (t *mcpTool) call(ctx context.Context, c *conn, tok int64, args json.RawMes
 	c.inflight.Add(1)
 	defer c.inflight.Add(-1)
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
-	params.SetProgressToken(tok)
+	if tok != 0 {
+		params.SetProgressToken(tok)
+	}
 	return c.cs.CallTool(ctx, params)
 }
 

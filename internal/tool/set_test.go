@@ -252,3 +252,20 @@ func TestAnnotations(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressTravelsInContext(t *testing.T) {
+	ctx := context.Background()
+	if WantsProgress(ctx) {
+		t.Fatal("a bare context wants progress")
+	}
+	var got []Progress
+	ctx = WithProgress(ctx, func(p Progress) { got = append(got, p) })
+	if !WantsProgress(ctx) {
+		t.Fatal("WithProgress context does not want progress")
+	}
+	ReportProgress(ctx, Progress{Progress: 1, Total: 4, Message: "a quarter"})
+	ReportProgress(context.Background(), Progress{Progress: 2}) // no listener: dropped
+	if len(got) != 1 || got[0].Message != "a quarter" {
+		t.Fatalf("progress reports = %+v", got)
+	}
+}

@@ -69,6 +69,13 @@ func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
+// WantsProgress reports whether ctx carries a progress function, so that
+// a tool can skip asking its server for progress nobody would see.
+func WantsProgress(ctx context.Context) bool {
+	fn, ok := ctx.Value(progressKey{}).(func(Progress))
+	return ok && fn != nil
+}
+
 // ReportProgress calls the progress function carried by ctx, if any.
 func ReportProgress(ctx context.Context, p Progress) {
 	if fn, ok := ctx.Value(progressKey{}).(func(Progress)); ok && fn != nil {
