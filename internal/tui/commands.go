@@ -139,7 +139,10 @@ func (m *model) runCall(name string, args json.RawMessage) tea.Cmd {
 	m.toolItems[it.id] = it
 	m.calls++
 	m.tr.scroll = 0
-	b := m.b
+	b, ui, id := m.b, m.ui, it.id
+	ctx = tool.WithProgress(ctx, func(p tool.Progress) {
+		go ui.send(chatEventMsg{turn: -1, ev: agent.ToolProgress{ID: id, Progress: p}})
+	})
 	return tea.Batch(func() tea.Msg {
 		start := time.Now()
 		res, err := b.CallTool(ctx, name, args)

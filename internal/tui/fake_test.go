@@ -130,12 +130,16 @@ type harness struct {
 	b  *fakeBackend
 }
 
-func start(t *testing.T, b *fakeBackend) *harness {
+func start(t *testing.T, b *fakeBackend, opts ...Options) *harness {
 	t.Helper()
 	if b.provider == (Provider{}) {
 		b.provider = Provider{Name: "fake", Model: "m1"}
 	}
-	u := New(Options{ImageDir: t.TempDir()})
+	o := Options{ImageDir: t.TempDir()}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	u := New(o)
 	m := newModel(u, b)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 32))
 	u.attach(tm)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -39,7 +40,7 @@ func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formM
 	f := huh.NewForm(groups...).
 		WithTheme(m.st.huhTheme()).
 		WithKeyMap(km).
-		WithShowHelp(true).
+		WithShowHelp(false).
 		WithWidth(max(m.width-4, 30))
 	return &formModal{heading: heading, footer: footer, form: f}
 }
@@ -301,19 +302,17 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	return fm
 }
 
+// prettyJSON indents JSON, keeping its key order, and cuts it to maxLines.
 func prettyJSON(raw json.RawMessage, maxLines int) string {
-	if len(raw) == 0 {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "{}" || string(raw) == "null" {
 		return ""
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return firstLines(string(raw), maxLines)
 	}
-	if m, ok := v.(map[string]any); ok && len(m) == 0 {
-		return ""
-	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return firstLines(string(b), maxLines)
+	return firstLines(b.String(), maxLines)
 }
 
 func firstLines(s string, n int) string {

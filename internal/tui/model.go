@@ -233,7 +233,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 
 	case chatEventMsg:
-		if msg.turn == m.turn {
+		if msg.turn == m.turn || msg.turn == -1 { // -1: progress of a /call
 			return m.chatEvent(msg.ev)
 		}
 		return nil
@@ -636,8 +636,14 @@ func (m *model) render() string {
 	h := m.mainHeight()
 	var main string
 	if top := m.focus(); top != nil {
-		main = m.st.modal.Width(max(m.width-2, 20)).Render(top.view(m.width-4, h-2))
-		main = clipLines(main, h, true)
+		// The box takes the whole width (lipgloss widths include the
+		// border and padding): 4 columns and 2 lines go to its frame.
+		w, ih := max(m.width-4, 16), max(h-2, 1)
+		lines := strings.Split(clipLines(top.view(w, ih), ih, true), "\n")
+		for i, l := range lines {
+			lines[i] = ansi.Truncate(l, w, "…")
+		}
+		main = m.st.modal.Width(max(m.width, 20)).Render(strings.Join(lines, "\n"))
 	} else {
 		main = m.transcriptView(h)
 	}

@@ -119,8 +119,7 @@ echo "exit=$?" > %q
 	if !strings.Contains(s, "stdio") {
 		t.Errorf("/mcp does not show the transport:\n%s", s)
 	}
-	keys("Down")
-	waitFor("last error:")
+	waitFor("last error:") // broken sorts first and is selected
 	keys("Escape") // alone: ESC followed by a key reads as alt+key
 	waitGone := func(gone string) {
 		t.Helper()
@@ -132,7 +131,7 @@ echo "exit=$?" > %q
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	waitGone("last error:")
+	waitGone("1/2 connected") // the panel's title
 	keys(`/call mcp__everything__echo {"message":"hello from tmux"}`, "Enter")
 	waitFor(`"text": "Echo: hello from tmux"`)
 	keys("hi otter", "Enter")

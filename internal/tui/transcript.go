@@ -204,7 +204,15 @@ func (m *model) renderTool(it *item, w int) string {
 
 	body := it.result
 	if it.raw != "" {
-		body = it.raw
+		// A /call shows the raw result; binary content is also named by
+		// its placeholder (type, size, saved file).
+		var ph []string
+		for _, l := range strings.Split(it.result, "\n") {
+			if strings.HasPrefix(l, "[image ") || strings.HasPrefix(l, "[audio ") {
+				ph = append(ph, l)
+			}
+		}
+		body = strings.Join(append(ph, it.raw), "\n")
 	}
 	if body == "" {
 		return b.String()

@@ -390,3 +390,67 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 		t.Errorf("a question after quitting returned %v, want ErrClosed", err)
 	}
 }
+
+func TestURLElicitationOpensOnConfirmation(t *testing.T) {
+	opened := make(chan string, 1)
+	h := start(t, &fakeBackend{}, Options{OpenURL: func(u string) error { opened <- u; return nil }})
+	u := h.ui
+
+	done := make(chan ask.ElicitReply, 1)
+	go func() {
+		r, _ := u.Elicit(context.Background(), ask.Elicitation{Server: "pay", Mode: "url", Message: "Confirm the payment",
+			URL: "https://pay.example/confirm?id=7", ID: "e1"})
+		done <- r
+	}()
+	h.waitFor("pay asks you to open a URL", "https://pay.example/confirm?id=7", "host: pay.example", "Open in browser")
+	select {
+	case <-opened:
+		t.Fatal("the URL was opened before the person confirmed")
+	default:
+	}
+	h.press("enter")
+	if r := <-done; r.Action != ask.Accept {
+		t.Errorf("reply = %+v, want accept", r)
+	}
+	select {
+	case got := <-opened:
+		if got != "https://pay.example/confirm?id=7" {
+			t.Errorf("opened %q", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the URL was not opened after confirmation")
+	}
+	h.waitFor("opened https://pay.example/confirm?id=7")
+}
+
+func TestSamplingApproval(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	done := make(chan bool, 1)
+	go func() {
+		ok, _ := h.ui.ApproveSampling(context.Background(), ask.Sampling{Server: "everything", Messages: []string{"Summarise this page"}, MaxTokens: 100})
+		done <- ok
+	}()
+	h.waitFor("everything wants to use your model", "› Summarise this page", "max tokens: 100", "Allow this sampling request?")
+	h.press("y")
+	if ok := <-done; !ok {
+		t.Error("sampling was not allowed after pressing y")
+	}
+}
+
+func TestEscCancelsCall(t *testing.T) {
+	b := &fakeBackend{
+		tools: []tool.Entry{entry("everything", "slow", "Sleeps", `{"type":"object"}`, nil)},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			tool.ReportProgress(ctx, tool.Progress{Progress: 3, Total: 10, Message: "sleeping"})
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}
+	h := start(t, b)
+	h.enterLine("/call mcp__everything__slow")
+	h.waitFor("mcp__everything__slow", "running", "30%", "sleeping")
+	h.press("esc")
+	h.waitFor("canceled")
+	h.waitGone("working")
+}
