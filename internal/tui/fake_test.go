@@ -252,3 +252,16 @@ func entry(server, name, desc, schema string, ann *sdk.ToolAnnotations) tool.Ent
 	return tool.Entry{Name: qn, Info: tool.Info{Name: name, Server: server, Description: desc,
 		InputSchema: json.RawMessage(schema), Annotations: ann}}
 }
+
+// recv waits for a value on ch (a liveness bound, not a speed check).
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: nothing after 20s", what)
+	}
+	var zero T
+	return zero
+}

@@ -120,7 +120,7 @@ echo "exit=$?" > %q
 		t.Errorf("/mcp does not show the transport:\n%s", s)
 	}
 	waitFor("last error:") // broken sorts first and is selected
-	keys("Escape") // alone: ESC followed by a key reads as alt+key
+	keys("Escape")         // alone: ESC followed by a key reads as alt+key
 	waitGone := func(gone string) {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)

@@ -188,13 +188,8 @@ func TestElicitationValidationAndDecline(t *testing.T) {
 	h.press("enter")
 	h.waitFor("must be at most 5")
 	h.press("ctrl+d")
-	select {
-	case r := <-done:
-		if r.Action != ask.Decline || r.Content != nil {
-			t.Errorf("reply = %+v, want decline without content", r)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no reply after ctrl+d")
+	if r := recv(t, done, "reply after ctrl+d"); r.Action != ask.Decline || r.Content != nil {
+		t.Errorf("reply = %+v, want decline without content", r)
 	}
 	h.waitFor("declined shop's request for input")
 }
@@ -210,7 +205,7 @@ func TestElicitationContextDoneDismissesForm(t *testing.T) {
 	}()
 	h.waitFor("s asks for input")
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := recv(t, done, "Elicit's return"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Elicit returned %v, want context.Canceled", err)
 	}
 	h.waitGone("s asks for input")
@@ -259,14 +254,9 @@ func TestNeedsAuthPrompt(t *testing.T) {
 	h.waitFor("Paste the URL your browser was redirected to")
 	h.typeText("http://127.0.0.1:8976/callback?code=abc&state=xyz")
 	h.press("enter")
-	select {
-	case r := <-done:
-		want := ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: "http://127.0.0.1:8976/callback?code=abc&state=xyz"}
-		if r != want {
-			t.Errorf("reply = %+v, want %+v", r, want)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no login reply; screen:\n%s", h.screen())
+	want := ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: "http://127.0.0.1:8976/callback?code=abc&state=xyz"}
+	if r := recv(t, done, "login reply"); r != want {
+		t.Errorf("reply = %+v, want %+v", r, want)
 	}
 	h.waitFor("finishing github's authorization")
 }
@@ -285,11 +275,7 @@ func TestEscCancelsSlowTool(t *testing.T) {
 	h.enterLine("run the long operation")
 	h.waitFor("mcp__everything__longRunningOperation", "running", "step 1 of 10", "working · esc cancels")
 	h.press("esc")
-	select {
-	case <-sawCancel:
-	case <-time.After(20 * time.Second):
-		t.Fatal("esc did not cancel the turn's context")
-	}
+	recv(t, sawCancel, "the turn's context canceled by esc")
 	s := h.waitFor("canceled")
 	if strings.Contains(s, "working · esc cancels") {
 		h.waitFor("0/0 servers")
@@ -409,16 +395,11 @@ func TestURLElicitationOpensOnConfirmation(t *testing.T) {
 	default:
 	}
 	h.press("enter")
-	if r := <-done; r.Action != ask.Accept {
+	if r := recv(t, done, "reply"); r.Action != ask.Accept {
 		t.Errorf("reply = %+v, want accept", r)
 	}
-	select {
-	case got := <-opened:
-		if got != "https://pay.example/confirm?id=7" {
-			t.Errorf("opened %q", got)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the URL was not opened after confirmation")
+	if got := recv(t, opened, "URL opened after confirmation"); got != "https://pay.example/confirm?id=7" {
+		t.Errorf("opened %q", got)
 	}
 	h.waitFor("opened https://pay.example/confirm?id=7")
 }
@@ -433,7 +414,7 @@ func TestSamplingApproval(t *testing.T) {
 	}()
 	h.waitFor("everything wants to use your model", "› Summarise this page", "max tokens: 100", "Allow this sampling request?")
 	h.press("y")
-	if ok := <-done; !ok {
+	if ok := recv(t, done, "sampling reply"); !ok {
 		t.Error("sampling was not allowed after pressing y")
 	}
 }
