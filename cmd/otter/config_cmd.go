@@ -76,7 +76,7 @@ Without, check every file otter would read here, merged. Prints
 				fmt.Fprintf(out, "ok: no config files found (the user file would be %s)\n", config.DefaultPaths().UserConfigFile())
 				return nil
 			}
-			fmt.Fprintf(out, "ok: %d servers from %s\n", len(cfg.MCP.Servers), strings.Join(files, ", "))
+			fmt.Fprintf(out, "ok: %s from %s\n", plural(len(cfg.MCP.Servers), "server"), strings.Join(files, ", "))
 			printDisabled(out, cfg)
 			return nil
 		},
@@ -244,4 +244,12 @@ func trustDir(out, errw io.Writer, paths config.Paths, dir string) error {
 	}
 	printDisabled(out, cfg)
 	return nil
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

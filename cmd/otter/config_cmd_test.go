@@ -42,7 +42,7 @@ func TestConfigTrustImportCommands(t *testing.T) {
 	}
 
 	out, _, err := runOtter(t, "--cwd", proj, "config", "validate")
-	if err != nil || !strings.Contains(out, "ok: 1 servers from") || !strings.Contains(out, "otter trust") {
+	if err != nil || !strings.Contains(out, "ok: 1 server from") || !strings.Contains(out, "otter trust") {
 		t.Fatalf("validate untrusted: %q %v", out, err)
 	}
 	out, _, err = runOtter(t, "--cwd", proj, "trust")

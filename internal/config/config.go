@@ -23,6 +23,9 @@ const (
 	TransportStdio = "stdio"
 	TransportSSE   = "sse"
 	TransportHTTP  = "http"
+	// TransportAuto tries streamable HTTP and falls back to legacy SSE when
+	// the server refuses it, as the MCP spec describes for old servers.
+	TransportAuto = "auto"
 )
 
 // Duration is a time.Duration that reads from TOML strings like "30s".

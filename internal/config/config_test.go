@@ -175,8 +175,15 @@ command = "x"
 name = "b"
 url = "https://example.com/sse"
 transport = "sse"
+[[mcp.servers]]
+name = "c"
+url = "https://example.com/mcp"
+transport = "auto"
 `)
 	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir()})
+	if c := mustServer(t, cfg, "c"); c.Transport != TransportAuto {
+		t.Errorf("transport auto not kept: %q", c.Transport)
+	}
 	a := mustServer(t, cfg, "a")
 	if a.Transport != TransportStdio || a.StartupTimeout.Duration != 30*time.Second || a.Timeout.Duration != 5*time.Minute {
 		t.Errorf("server defaults: %+v", a)

@@ -526,14 +526,14 @@ func validDecision(d string) bool { return d == "allow" || d == "ask" || d == "d
 func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs *errList) {
 	who := fmt.Sprintf("server %q", s.Name)
 	switch strings.ToLower(s.Transport) {
-	case "", TransportStdio, TransportHTTP, TransportSSE:
+	case "", TransportStdio, TransportHTTP, TransportSSE, TransportAuto:
 		if s.Transport != strings.ToLower(s.Transport) {
 			errs.add(file, lineOf("transport"), fmt.Sprintf("write %q in lower case", strings.ToLower(s.Transport)), "%s: bad transport %q", who, s.Transport)
 		}
 	case "streamable-http", "streamable_http", "streamablehttp", "http-stream":
 		errs.add(file, lineOf("transport"), `write transport = "http" for streamable HTTP`, "%s: bad transport %q", who, s.Transport)
 	default:
-		errs.add(file, lineOf("transport"), `use "stdio" (a local command), "http" (streamable HTTP) or "sse" (legacy HTTP+SSE), or leave it out to infer it from command/url`,
+		errs.add(file, lineOf("transport"), `use "stdio" (a local command), "http" (streamable HTTP), "sse" (legacy HTTP+SSE) or "auto" (HTTP, falling back to SSE), or leave it out to infer it from command/url`,
 			"%s: bad transport %q", who, s.Transport)
 	}
 	if s.StartupTimeout.Duration < 0 {

@@ -319,7 +319,7 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 			if strings.TrimSpace(s.Command) == "" {
 				errs.add(o.file, o.line, `add command = "..." (and args = [...]) to run a local server`, "server %q uses transport stdio but has no command", s.Name)
 			}
-		case TransportHTTP, TransportSSE:
+		case TransportHTTP, TransportSSE, TransportAuto:
 			if s.URL == "" {
 				errs.add(o.file, o.line, `add url = "https://..." for the server's endpoint`, "server %q uses transport %s but has no url", s.Name, s.Transport)
 			} else if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -18,7 +18,7 @@ import (
 // server rejects the initial POST with 400, 404 or 405, as the MCP spec's
 // backwards-compatibility section describes. An empty transport with a url
 // means the same.
-const TransportAuto = "auto"
+const TransportAuto = config.TransportAuto
 
 // transportName returns srv's effective transport.
 func transportName(srv config.Server) string {
