@@ -29,6 +29,7 @@ type loginOAuth struct {
 	clientID, clientSecret, metadataURL string
 	scopes                              []string
 	callbackPort                        int
+	grant, privateKeyFile, signingAlg   string
 }
 
 func (o *loginOAuth) register(cmd *cobra.Command) {
@@ -38,11 +39,30 @@ func (o *loginOAuth) register(cmd *cobra.Command) {
 	f.StringVar(&o.metadataURL, "oauth-client-metadata-url", "", "client ID metadata document URL (https), used where the server supports it")
 	f.StringSliceVar(&o.scopes, "oauth-scope", nil, "scopes to request besides those the server asks for (repeatable)")
 	f.IntVar(&o.callbackPort, "oauth-callback-port", 0, "port of the loopback redirect on 127.0.0.1 (default: a free port)")
+	f.StringVar(&o.grant, "oauth-grant", "", `"client_credentials" for a machine client (no browser; needs --oauth-client-id with --oauth-client-secret or --oauth-private-key-file), or "authorization_code" (default)`)
+	f.StringVar(&o.privateKeyFile, "oauth-private-key-file", "", "PEM private key for private_key_jwt client authentication (client_credentials grant)")
+	f.StringVar(&o.signingAlg, "oauth-signing-alg", "", "JWS algorithm of the client assertion, e.g. ES256 or RS256 (default: the usual one for the key)")
+}
+
+// check reports flags that cannot work together.
+func (o *loginOAuth) check() error {
+	switch o.grant {
+	case "", config.GrantAuthorizationCode, config.GrantClientCredentials:
+	default:
+		return fmt.Errorf("--oauth-grant %q: use %q or %q", o.grant, config.GrantClientCredentials, config.GrantAuthorizationCode)
+	}
+	if o.grant != config.GrantClientCredentials && (o.privateKeyFile != "" || o.signingAlg != "") {
+		return errors.New("--oauth-private-key-file and --oauth-signing-alg need --oauth-grant client_credentials")
+	}
+	if o.privateKeyFile != "" && o.clientSecret != "" {
+		return errors.New("give --oauth-client-secret or --oauth-private-key-file, not both")
+	}
+	return nil
 }
 
 // apply overrides srv's [mcp.servers.oauth] with the flags that were given.
 func (o *loginOAuth) apply(srv *config.Server) {
-	if o.clientID == "" && o.metadataURL == "" && len(o.scopes) == 0 && o.callbackPort == 0 {
+	if o.clientID == "" && o.metadataURL == "" && len(o.scopes) == 0 && o.callbackPort == 0 && o.grant == "" && o.privateKeyFile == "" && o.signingAlg == "" {
 		return
 	}
 	var c config.OAuth
@@ -51,6 +71,18 @@ func (o *loginOAuth) apply(srv *config.Server) {
 	}
 	if o.clientID != "" {
 		c.ClientID, c.ClientSecret = o.clientID, o.clientSecret
+		if o.privateKeyFile != "" || o.clientSecret != "" {
+			c.PrivateKeyFile, c.PrivateKeyPEM = "", ""
+		}
+	}
+	if o.grant != "" {
+		c.Grant = o.grant
+	}
+	if o.privateKeyFile != "" {
+		c.PrivateKeyFile, c.PrivateKeyPEM, c.ClientSecret = o.privateKeyFile, "", ""
+	}
+	if o.signingAlg != "" {
+		c.SigningAlg = o.signingAlg
 	}
 	if o.metadataURL != "" {
 		c.ClientMetadataURL = o.metadataURL
@@ -84,6 +116,9 @@ a login on its own at startup: a server that needs one shows as needs-auth.`,
   otter mcp login https://mcp.example.com/mcp --oauth-client-id otter-cli`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return exitCode(2, err)
+			}
 			srv, paths, err := loginServer(args[0])
 			if err != nil {
 				return exitCode(2, err)
@@ -197,6 +232,10 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths) error {
 			return exitCode(2, fmt.Errorf("not logged in to %s: %w", srv.Name, err))
 		}
 		return exitCode(2, fmt.Errorf("log in to %s: %w", srv.Name, err))
+	}
+	if srv.OAuth.IsClientCredentials() {
+		fmt.Fprintf(out, "Connected to %s with otter's client credentials (client_credentials grant). No login is needed: otter gets a token this way in every session and stores none.\n", srv.Name)
+		return nil
 	}
 	if !a.LoggedIn(srv) {
 		fmt.Fprintf(out, "%s did not ask for a login; nothing was stored.\n", srv.Name)

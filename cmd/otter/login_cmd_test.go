@@ -103,3 +103,73 @@ func TestMCPLogin(t *testing.T) {
 		t.Errorf("login to an unknown server: %v", err)
 	}
 }
+
+// TestMCPClientCredentials: a machine client needs no browser and no
+// terminal: `otter mcp call` with ad hoc --oauth-grant client_credentials
+// flags, and a configured server with grant = "client_credentials", where
+// `otter mcp login` only confirms that the credentials work.
+func TestMCPClientCredentials(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
+	}
+	t.Setenv("BROWSER", "")
+	as := oauthtest.NewAuthServer(t)
+	as.TokenAuthMethods = []string{"client_secret_basic"}
+	as.AddSecretClient("otter-ci", "ci-secret")
+	endpoint := oauthtest.NewProtectedMCP(t, as)
+	work := t.TempDir()
+
+	out, stderr, err := runOtter(t, "--cwd", work, "mcp", "call", "--url", endpoint,
+		"--oauth-grant", "client_credentials", "--oauth-client-id", "otter-ci", "--oauth-client-secret", "ci-secret", "echo", `{"text":"hi"}`)
+	if err != nil || !strings.Contains(out, "echo: hi") {
+		t.Fatalf("otter mcp call with client credentials: %q, %v\n%s", out, err, stderr)
+	}
+
+	cfgFile := filepath.Join(home, "otter.toml")
+	cfg := "[[mcp.servers]]\nname = \"ci\"\nurl = \"" + endpoint + "\"\n[mcp.servers.oauth]\ngrant = \"client_credentials\"\nclient_id = \"otter-ci\"\nclient_secret = \"${CI_SECRET}\"\n"
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CI_SECRET", "ci-secret")
+	out, stderr, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "ci")
+	if err != nil || !strings.Contains(out, "client credentials") || !strings.Contains(out, "No login is needed") {
+		t.Fatalf("otter mcp login ci: %q, %v\n%s", out, err, stderr)
+	}
+	if c := as.Counts(); c.ClientCredentials != 2 || c.Authorizes != 0 {
+		t.Errorf("authorization server saw %+v, want 2 client_credentials grants and no browser login", c)
+	}
+
+	t.Setenv("CI_SECRET", "wrong")
+	_, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "ci")
+	if err == nil || !strings.Contains(err.Error(), "invalid_client") || strings.Contains(err.Error(), "otter mcp login ci") {
+		t.Errorf("login with a wrong secret: %v, want invalid_client and no advice to log in", err)
+	}
+}
+
+// TestClientCredentialsFlags: the flags for a machine client land in the
+// ad hoc server's OAuth settings, and combinations that cannot work are
+// refused before connecting.
+func TestClientCredentialsFlags(t *testing.T) {
+	srv, err := adhocFromFlags(t, "--url", "http://127.0.0.1:8080/mcp", "--oauth-grant", "client_credentials",
+		"--oauth-client-id", "cid", "--oauth-private-key-file", "/keys/otter.pem", "--oauth-signing-alg", "ES256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := srv.OAuth; o == nil || !o.IsClientCredentials() || o.ClientID != "cid" || o.PrivateKeyFile != "/keys/otter.pem" || o.SigningAlg != "ES256" || o.ClientSecret != "" {
+		t.Errorf("OAuth = %+v", srv.OAuth)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--oauth-grant", "client-credentials"}, `--oauth-grant "client-credentials": use "client_credentials"`},
+		{[]string{"--oauth-private-key-file", "k.pem"}, "need --oauth-grant client_credentials"},
+		{[]string{"--oauth-grant", "client_credentials", "--oauth-client-id", "c", "--oauth-client-secret", "s", "--oauth-private-key-file", "k.pem"}, "not both"},
+	} {
+		if _, err := adhocFromFlags(t, append([]string{"--url", "http://127.0.0.1:8080/mcp"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -214,6 +214,9 @@ func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 		slices.Sort(given)
 		return nil, fmt.Errorf("%s: give only one ad hoc server", strings.Join(given, " and "))
 	}
+	if err := c.oauth.check(); err != nil {
+		return nil, err
+	}
 	var probe config.Server
 	c.oauth.apply(&probe)
 	oauthGiven := probe.OAuth != nil

@@ -32,6 +32,17 @@ elicitation-sep1034-client-defaults)
 sse-retry)
   exec "$otter" mcp call --url "$url" test_reconnection '{}'
   ;;
+auth/client-credentials-*)
+  # A machine client (client_credentials grant, no browser) with the
+  # scenario's client ID and its secret or, for private_key_jwt, its
+  # private key (handed over through a pipe, not a file).
+  cc=(--oauth-grant client_credentials --oauth-client-id "$(context client_id)")
+  if [ -n "$(context private_key_pem)" ]; then
+    exec "$otter" mcp call "${cc[@]}" --oauth-private-key-file <(context private_key_pem) \
+      --oauth-signing-alg "$(context signing_algorithm)" --url "$url" test-tool '{}'
+  fi
+  exec "$otter" mcp call "${cc[@]}" --oauth-client-secret "$(context client_secret)" --url "$url" test-tool '{}'
+  ;;
 auth/*)
   # OAuth (auth_test.go sets $BROWSER to a stand-in that approves). The
   # client: the pre-registered one in the scenario's context if any, else
