@@ -21,6 +21,9 @@ import (
 // frameInterval throttles re-rendering of streaming text.
 const frameInterval = 40 * time.Millisecond
 
+// maxInputLines is the most lines the input grows to before it scrolls.
+const maxInputLines = 6
+
 type (
 	refreshMsg  struct{}
 	frameMsg    struct{}
@@ -163,8 +166,17 @@ func (m *model) noticeCmd(kind itemKind, text string) tea.Cmd {
 // layout sizes the input to its content and the terminal.
 func (m *model) layout() {
 	m.input.SetWidth(max(m.width-1, 10))
-	h := min(max(m.input.LineCount(), 1), 6)
-	m.input.SetHeight(h)
+	lines := m.input.LineCount()
+	m.input.SetHeight(min(max(lines, 1), maxInputLines))
+	if lines <= maxInputLines && m.input.ScrollYOffset() > 0 {
+		// The input grew after it had scrolled (a paste): show it all.
+		row, col := m.input.Line(), m.input.Column()
+		m.input.MoveToBegin()
+		for range row {
+			m.input.CursorDown()
+		}
+		m.input.SetCursorColumn(col)
+	}
 	if m.tr.width != m.width {
 		m.tr.width = m.width
 		m.tr.invalidate()

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image/color"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -434,4 +438,91 @@ func TestEscCancelsCall(t *testing.T) {
 	h.press("esc")
 	h.waitFor("canceled")
 	h.waitGone("working")
+}
+
+func TestPasteIsOneMessage(t *testing.T) {
+	b := &fakeBackend{}
+	h := start(t, b)
+	h.waitFor("/help")
+	h.tm.Send(tea.PasteMsg{Content: "first line\nsecond line"})
+	h.waitFor("› first line", "second line")
+	h.press("enter")
+	h.waitFor("ok")
+	if !b.did("send first line\nsecond line") {
+		t.Errorf("actions = %q", b.actions)
+	}
+}
+
+// TestScreenFitsTheTerminal draws each view at 80×24 (and after a resize
+// to 60×20) and checks that no line is wider than the terminal and the
+// screen has exactly its height.
+func TestScreenFitsTheTerminal(t *testing.T) {
+	b := &fakeBackend{
+		servers: []mcp.Status{
+			{Name: "a-server-with-a-rather-long-name", Transport: "stdio", State: mcp.StateFailed,
+				Error: strings.Repeat("a long error message ", 10), StderrTail: []string{strings.Repeat("x", 200)}},
+			{Name: "web", Transport: "http", State: mcp.StateConnected, Tools: 1},
+		},
+		tools: []tool.Entry{entry("web", "fetch_everything_with_a_long_name", strings.Repeat("describes ", 30),
+			`{"type":"object","properties":{"url":{"type":"string","format":"uri","description":"`+strings.Repeat("d ", 60)+`"}}}`, nil)},
+	}
+	m := newModel(New(Options{}), b)
+	check := func(what string, w, h int) {
+		t.Helper()
+		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		screen := m.render()
+		lines := strings.Split(screen, "\n")
+		if len(lines) != h {
+			t.Errorf("%s at %dx%d: %d lines", what, w, h, len(lines))
+		}
+		for i, l := range lines {
+			if lw := lipgloss.Width(l); lw > w {
+				t.Errorf("%s at %dx%d: line %d is %d wide: %q", what, w, h, i, lw, ansi.Strip(l))
+			}
+		}
+	}
+	key := func(k string) { m.Update(keyMsg(k)) }
+	typeLine := func(s string) {
+		for _, r := range s {
+			m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		key("enter")
+	}
+	m.chatEvent(agent.TextDelta{Text: "# Title\n\n" + strings.Repeat("markdown words ", 40) + "\n\n```go\nfunc main() { println(\"" + strings.Repeat("x", 120) + "\") }\n```"})
+	m.chatEvent(agent.ToolCallStarted{ID: "1", Name: "mcp__web__fetch_everything_with_a_long_name", Args: json.RawMessage(`{"url":"` + strings.Repeat("u", 200) + `"}`)})
+	m.chatEvent(agent.ToolProgress{ID: "1", Progress: tool.Progress{Progress: 5, Total: 10, Message: strings.Repeat("m", 100)}})
+	check("chat with a running tool", 80, 24)
+	m.chatEvent(agent.ToolCallFinished{ID: "1", Result: textResult(strings.Repeat("result ", 50) + "\n" + strings.Repeat("line\n", 30))})
+	m.chatEvent(agent.TurnFinished{})
+	check("chat", 80, 24)
+	check("chat", 60, 20)
+	typeLine("/mcp")
+	check("/mcp", 80, 24)
+	check("/mcp", 60, 20)
+	key("esc")
+	typeLine("/mcp tools")
+	check("/mcp tools", 80, 24)
+	key("enter")
+	check("tool details", 80, 24)
+	key("c")
+	check("/call form", 80, 24)
+	check("/call form", 60, 20)
+}
+
+func TestLightTerminal(t *testing.T) {
+	m := newModel(New(Options{}), &fakeBackend{})
+	m.chatEvent(agent.TextDelta{Text: "**bold** text"})
+	m.chatEvent(agent.TurnFinished{})
+	dark := m.render()
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.st.dark {
+		t.Fatal("a white background was not taken as light")
+	}
+	light := m.render()
+	if light == dark {
+		t.Error("the screen looks the same on a light background")
+	}
+	if ansi.Strip(light) != ansi.Strip(dark) {
+		t.Errorf("the text changed with the theme:\n%s\n---\n%s", ansi.Strip(dark), ansi.Strip(light))
+	}
 }
