@@ -147,7 +147,10 @@ func (s Server) IsEnabled() bool {
 type OAuth struct {
 	// Grant is how otter obtains tokens: GrantAuthorizationCode (the
 	// default: a person logs in in a browser) or GrantClientCredentials (a
-	// machine client with its own credentials; no person, no browser).
+	// machine client with its own credentials; no person, no browser). The
+	// client_credentials grant uses client_id with client_secret or a
+	// private key, and requests the scopes the server asks for; scopes,
+	// client_metadata_url and callback_port apply to browser logins only.
 	Grant             string   `toml:"grant,omitempty"`
 	ClientID          string   `toml:"client_id,omitempty"`
 	ClientSecret      string   `toml:"client_secret,omitempty"`

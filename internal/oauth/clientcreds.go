@@ -75,6 +75,10 @@ func (s ccTokenSource) Token() (*oauth2.Token, error) {
 func (h *ccHandler) current() (*oauth2.Token, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.currentLocked()
+}
+
+func (h *ccHandler) currentLocked() (*oauth2.Token, error) {
 	if h.sdk == nil {
 		return nil, nil
 	}
@@ -88,15 +92,15 @@ func (h *ccHandler) current() (*oauth2.Token, error) {
 // Authorize implements auth.OAuthHandler. It is called when the server
 // answered 401 or 403.
 func (h *ccHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if resp.StatusCode == http.StatusUnauthorized {
 		// A grant finished while this request waited: retry with its token.
-		if tok, _ := h.current(); tok != nil && tok.AccessToken != bearer(req) {
+		if tok, _ := h.currentLocked(); tok != nil && tok.AccessToken != bearer(req) {
 			drain(resp)
 			return nil
 		}
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.sdk == nil {
 		sdk, err := h.newSDKHandler()
 		if err != nil {

@@ -235,3 +235,27 @@ func TestClientCredentialsBadKey(t *testing.T) {
 		})
 	}
 }
+
+// TestClientCredentialsConcurrent: connections that start together through
+// one handler share one grant.
+func TestClientCredentialsConcurrent(t *testing.T) {
+	f := newFixture(t)
+	f.as.AddSecretClient("otter-ci", "s")
+	h := f.machineAuthorizer(t).Handler(ccServer(f, config.OAuth{ClientID: "otter-ci", ClientSecret: "s"}), false)
+	const n = 5
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := oauthtest.Connect(f.ctx, f.endpoint, h)
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if c := f.as.Counts(); c.ClientCredentials != 1 {
+		t.Errorf("grants = %d for %d concurrent connections, want 1", c.ClientCredentials, n)
+	}
+}
