@@ -5,7 +5,7 @@ BIN      := bin/otter
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 # go test flags; CI may add -race etc.
-TESTFLAGS ?= -count=1 -timeout 20m
+TESTFLAGS ?= -race -count=1 -timeout 30m
 
 .PHONY: all build run test test-deps vet bench tidy-check clean
 
