@@ -25,6 +25,7 @@ type modal interface {
 // formModal wraps a huh form with a heading, a footer of keys, and what to
 // do when it is submitted or dismissed.
 type formModal struct {
+	m        *model
 	heading  string
 	footer   string
 	form     *huh.Form
@@ -40,9 +41,21 @@ func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formM
 	f := huh.NewForm(groups...).
 		WithTheme(m.st.huhTheme()).
 		WithKeyMap(km).
-		WithShowHelp(false).
-		WithWidth(max(m.width-4, 30))
-	return &formModal{heading: heading, footer: footer, form: f}
+		WithShowHelp(false)
+	fm := &formModal{m: m, heading: heading, footer: footer, form: f}
+	fm.resize()
+	return fm
+}
+
+// resize fits the form into the modal box under its heading, so that a
+// long form scrolls inside the box instead of being cut.
+func (f *formModal) resize() {
+	w := max(f.m.width-4, 30)
+	h := f.m.mainHeight() - 2 - lipgloss.Height(f.footer) - 1
+	if f.heading != "" {
+		h -= lipgloss.Height(lipgloss.NewStyle().Width(w).Render(f.heading)) + 1
+	}
+	f.form.WithWidth(w).WithHeight(max(h, 4))
 }
 
 func (f *formModal) init() tea.Cmd { return f.form.Init() }
@@ -57,8 +70,9 @@ func (f *formModal) update(msg tea.Msg) tea.Cmd {
 			return fn()
 		}
 	}
-	if ws, ok := msg.(tea.WindowSizeMsg); ok {
-		f.form.WithWidth(max(ws.Width-4, 30))
+	if _, ok := msg.(tea.WindowSizeMsg); ok {
+		f.resize()
+		return nil
 	}
 	fm, cmd := f.form.Update(msg)
 	if ff, ok := fm.(*huh.Form); ok {
@@ -82,7 +96,7 @@ func (f *formModal) update(msg tea.Msg) tea.Cmd {
 func (f *formModal) view(width, _ int) string {
 	var b strings.Builder
 	if f.heading != "" {
-		b.WriteString(lipgloss.NewStyle().Width(max(width-4, 20)).Render(f.heading))
+		b.WriteString(lipgloss.NewStyle().Width(width).Render(f.heading))
 		b.WriteString("\n\n")
 	}
 	b.WriteString(f.form.View())

@@ -8,6 +8,7 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,10 @@ func buildSchemaForm(raw json.RawMessage) (*schemaForm, error) {
 	}
 	sf := &schemaForm{}
 	var getters []func(map[string]any) error
-	for _, name := range propertyOrder(raw, s.Properties) {
+	order := propertyOrder(raw, s.Properties)
+	// Required fields first; the others keep the schema's order.
+	sort.SliceStable(order, func(i, j int) bool { return required[order[i]] && !required[order[j]] })
+	for _, name := range order {
 		p := s.Properties[name]
 		if p == nil {
 			continue
@@ -92,6 +96,7 @@ func propertyOrder(raw json.RawMessage, props map[string]*jsonschema.Schema) []s
 		for k := range props {
 			order = append(order, k)
 		}
+		sort.Strings(order)
 	}
 	return order
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
 
 // TestRealBinaryInTmux runs the real otter binary in a tmux pane with the
@@ -50,7 +52,20 @@ func TestRealBinaryInTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	model := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Text: []string{"I will ask you."}, Calls: []llmtest.Call{{ID: "call_1", Name: "mcp__everything__trigger-elicitation-request", Args: `{}`}}},
+		llmtest.Reply{Text: []string{"Thanks, ", "Ada."}, InputTokens: 1500, OutputTokens: 20},
+	)
 	cfg := fmt.Sprintf(`
+[agent]
+provider = "fake"
+model = "fake-model"
+
+[providers.fake]
+type = "openai"
+base_url = %q
+api_key = "test-key"
+
 [[mcp.servers]]
 name = "everything"
 command = %q
@@ -60,8 +75,9 @@ env = { OTTER_TMUX_TEST = %q }
 [[mcp.servers]]
 name = "broken"
 command = %q
-`, node, server, dir, filepath.Join(dir, "no-such-server"))
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+`, model.URL, node, server, dir, filepath.Join(dir, "no-such-server"))
+	cfgFile := filepath.Join(cfgDir, "config.toml")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	exitFile := filepath.Join(dir, "exit-status")
@@ -88,7 +104,7 @@ echo "exit=$?" > %q
 		}
 		return string(out)
 	}
-	tm("new-session", "-d", "-s", "otter", "-x", "100", "-y", "32", script)
+	tm("new-session", "-d", "-s", "otter", "-x", "80", "-y", "24", script)
 	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
 
 	capture := func() string { return tm("capture-pane", "-p", "-t", "otter") }
@@ -112,8 +128,10 @@ echo "exit=$?" > %q
 	}
 	keys := func(k ...string) { tm(append([]string{"send-keys", "-t", "otter"}, k...)...) }
 
-	waitFor("otter", "/help", "no provider")
+	waitFor("otter", "/help", "fake/fake-model")
 	waitFor("1/2 servers")
+
+	// /mcp: the reference server connected, the missing one failed.
 	keys("/mcp", "Enter")
 	s := waitFor("MCP servers", "everything", "connected", "broken", "failed")
 	if !strings.Contains(s, "stdio") {
@@ -132,10 +150,49 @@ echo "exit=$?" > %q
 		}
 	}
 	waitGone("1/2 connected") // the panel's title
+
+	// /mcp tools, filtered.
+	keys("/mcp tools", "Enter")
+	waitFor("type to filter")
+	keys("get-su")
+	waitFor("1 shown", "mcp__everything__get-sum")
+	keys("Escape")
+	waitGone("type to filter")
+
+	// /call with JSON arguments.
 	keys(`/call mcp__everything__echo {"message":"hello from tmux"}`, "Enter")
 	waitFor(`"text": "Echo: hello from tmux"`)
-	keys("hi otter", "Enter")
-	waitFor("ANTHROPIC_API_KEY")
+
+	// A chat turn: the model calls a tool that is not read-only (a
+	// permission prompt), the tool asks for input (an elicitation form).
+	keys("please ask me something", "Enter")
+	waitFor("Allow mcp__everything__trigger-elicitation-request?", "Allow once")
+	keys("Enter")
+	waitFor("everything asks for input", "Please provide inputs")
+	keys("Ada")
+	for i := 0; strings.Contains(capture(), "asks for input"); i++ {
+		if i > 60 {
+			t.Fatalf("the elicitation form never completed:\n%s", capture())
+		}
+		keys("Enter")
+		time.Sleep(200 * time.Millisecond)
+	}
+	waitFor("Thanks, Ada.", "✓", "User provided the requested information", "↑1.5k")
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	if res := reqs[1].LastToolResults(); len(res) != 1 || !strings.Contains(res[0].Text, "Name: Ada") || !strings.Contains(res[0].Text, "Favorite Integer: 42") {
+		t.Errorf("the tool result sent to the model = %+v; want the form's answers with the schema defaults", res)
+	}
+
+	// /mcp reload after adding a server to the config.
+	more := fmt.Sprintf("\n[[mcp.servers]]\nname = \"second\"\ncommand = %q\nargs = [%q, \"stdio\"]\nenv = { OTTER_TMUX_TEST = %q }\n", node, server, dir)
+	if err := os.WriteFile(cfgFile, []byte(cfg+more), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys("/mcp reload", "Enter")
+	waitFor("config reloaded: added second", "2/3 servers")
 
 	if n := len(markedProcesses(t, marker)); n == 0 {
 		t.Fatal("found no server-everything process while otter runs: the process check is broken")
