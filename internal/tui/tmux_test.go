@@ -14,10 +14,13 @@ import (
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
 
-// TestRealBinaryInTmux runs the real otter binary in a tmux pane with the
-// MCP reference server configured (and one server that cannot start),
-// looks at /mcp, calls a tool, quits with ctrl+c twice, and checks that no
-// server process is left behind.
+// TestRealBinaryInTmux runs the real otter binary in an 80x24 tmux pane
+// with the MCP reference server configured (and one server that cannot
+// start) and a fake OpenAI-compatible model on 127.0.0.1. It looks at /mcp
+// and /mcp tools, calls a tool with /call, chats through a permission
+// prompt and the reference server's elicitation form, lets auto_reload and
+// /mcp reload pick up a new server, quits with ctrl+c twice, and checks
+// that otter exited 0 and no server process is left behind.
 func TestRealBinaryInTmux(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the process-leak check reads /proc")
@@ -65,6 +68,9 @@ model = "fake-model"
 type = "openai"
 base_url = %q
 api_key = "test-key"
+
+[mcp]
+auto_reload = true
 
 [[mcp.servers]]
 name = "everything"
@@ -186,13 +192,15 @@ echo "exit=$?" > %q
 		t.Errorf("the tool result sent to the model = %+v; want the form's answers with the schema defaults", res)
 	}
 
-	// /mcp reload after adding a server to the config.
+	// Adding a server to the config: auto_reload picks it up, and
+	// /mcp reload then finds nothing more to change.
 	more := fmt.Sprintf("\n[[mcp.servers]]\nname = \"second\"\ncommand = %q\nargs = [%q, \"stdio\"]\nenv = { OTTER_TMUX_TEST = %q }\n", node, server, dir)
 	if err := os.WriteFile(cfgFile, []byte(cfg+more), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	waitFor("config changed on disk; reloaded: added second", "2/3 servers")
 	keys("/mcp reload", "Enter")
-	waitFor("config reloaded: added second", "2/3 servers")
+	waitFor("config reloaded: no server changed · 3 unchanged")
 
 	if n := len(markedProcesses(t, marker)); n == 0 {
 		t.Fatal("found no server-everything process while otter runs: the process check is broken")
