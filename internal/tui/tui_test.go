@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"image/color"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -524,5 +527,27 @@ func TestLightTerminal(t *testing.T) {
 	}
 	if ansi.Strip(light) != ansi.Strip(dark) {
 		t.Errorf("the text changed with the theme:\n%s\n---\n%s", ansi.Strip(dark), ansi.Strip(light))
+	}
+}
+
+func TestImageResultPlaceholder(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n" + strings.Repeat("x", 2040))
+	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"})
+		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
+			&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: png, MIMEType: "image/png"}}}})
+		emit(agent.TurnFinished{Text: "done"})
+		return nil
+	}}
+	dir := t.TempDir()
+	h := start(t, b, Options{ImageDir: dir})
+	h.enterLine("show me")
+	s := h.waitFor("Here's the image:", "[image image/png, 2.0 KB, saved to "+dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	if len(files) != 1 {
+		t.Fatalf("saved files = %v, want one .png\n%s", files, s)
+	}
+	if got, _ := os.ReadFile(files[0]); !bytes.Equal(got, png) {
+		t.Error("the saved image differs from the tool's")
 	}
 }

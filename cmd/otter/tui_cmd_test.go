@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/tui"
+)
+
+// TestTUITrustPrompt: a project that defines servers is asked about once;
+// trusting it records the trust and the reload starts its servers.
+func TestTUITrustPrompt(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	base := t.TempDir()
+	paths := config.Paths{
+		ConfigDir: filepath.Join(base, "config"), DataDir: filepath.Join(base, "data"),
+		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
+	}
+	proj := filepath.Join(base, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, ".otter"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(base, "no-such-server")
+	cfg := "[[mcp.servers]]\nname = \"projsrv\"\ncommand = \"" + missing + "\"\nargs = [\"--stdio\"]\n"
+	if err := os.WriteFile(filepath.Join(proj, ".otter", "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: proj, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := &tuiBackend{app: a, agent: agent.New(agent.Options{Tools: a.Tools}), logger: slog.New(slog.DiscardHandler), ui: tui.New(tui.Options{})}
+
+	req := b.TrustPrompt()
+	if req == nil {
+		t.Fatal("no trust prompt for an untrusted project that defines a server")
+	}
+	if want := "projsrv: " + missing + " --stdio"; req.Dir != proj || !slices.Contains(req.Servers, want) {
+		t.Errorf("prompt = %+v, want dir %s and server line %q", req, proj, want)
+	}
+	if _, err := b.Trust(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := paths.IsTrusted(proj); err != nil || !ok {
+		t.Errorf("IsTrusted(%s) = %v, %v after Trust", proj, ok, err)
+	}
+	if req := b.TrustPrompt(); req != nil {
+		t.Errorf("still asking after Trust: %+v", req)
+	}
+	srv, ok := a.Config.Server("projsrv")
+	if !ok || !srv.IsEnabled() {
+		t.Errorf("projsrv after trust: %+v (found %v); want enabled", srv, ok)
+	}
+	if p := b.Provider(); !strings.Contains(p.Help, "ANTHROPIC_API_KEY") {
+		t.Errorf("provider help = %q", p.Help)
+	}
+}
