@@ -421,7 +421,7 @@ func serverStateError(st mcp.Status) error {
 	if st.Error != "" {
 		fmt.Fprintf(&b, ": %s", st.Error)
 	}
-	if st.State == mcp.StateNeedsAuth {
+	if st.State == mcp.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
 		fmt.Fprintf(&b, " (run `otter mcp login %s`)", st.Name)
 	}
 	if len(st.StderrTail) > 0 {

@@ -186,8 +186,10 @@ func TestNeedsAuthThenLogin(t *testing.T) {
 	h := newHarness(t, servers(remote("secure", "http", ts.URL)), Options{Auth: fa})
 	h.m.Start(context.Background())
 	st := h.waitState("secure", StateNeedsAuth)
-	if !strings.Contains(st.Error, "otter mcp login secure") {
-		t.Errorf("needs-auth reason = %q", st.Error)
+	// The reason names the command, without the SDK's layers around the
+	// authorizer's error.
+	if want := "authorization required: run `otter mcp login secure`"; st.Error != want {
+		t.Errorf("needs-auth reason = %q, want %q", st.Error, want)
 	}
 	if err := h.m.Login(context.Background(), "secure"); err != nil {
 		t.Fatalf("Login: %v", err)

@@ -529,10 +529,36 @@ func capabilities(cs *sdk.ClientSession) *sdk.ServerCapabilities {
 	return &sdk.ServerCapabilities{}
 }
 
+// loginError words err, which wraps oauth.ErrLoginRequired, for the
+// server's status: why a login is needed and the command that logs in, for
+// an ad hoc server (which has no name to log in by) with its URL; without
+// the SDK's layers ("calling initialize: sending initialize: …").
+func (s *server) loginError(err error) error {
+	why, command, where := "", oauth.LoginCommand(s.cfg), ""
+	var le *oauth.LoginRequiredError
+	if errors.As(err, &le) {
+		why, command, where = le.Reason+"; ", le.Command, le.Where
+	}
+	msg := "authorization required: " + why + "run `" + command + "`" + where
+	if s.cfg.File != "" {
+		msg += " (or /mcp login " + s.name + " in the TUI)"
+	}
+	return &loginRequired{msg: msg, err: err}
+}
+
+// loginRequired is a needs-auth reason that still wraps the original error.
+type loginRequired struct {
+	msg string
+	err error
+}
+
+func (e *loginRequired) Error() string { return e.msg }
+func (e *loginRequired) Unwrap() error { return e.err }
+
 // startupError explains why a connection attempt failed, for a person.
 func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase string, err error) error {
 	if errors.Is(err, oauth.ErrLoginRequired) {
-		return fmt.Errorf("authorization required: run `otter mcp login %s` (or /mcp login %s in the TUI): %w", s.name, s.name, err)
+		return s.loginError(err)
 	}
 	var ce configError
 	if errors.As(err, &ce) {

@@ -158,13 +158,6 @@ func transportOf(c *http.Client) http.RoundTripper {
 	return http.DefaultTransport
 }
 
-func nameOf(srv config.Server) string {
-	if srv.Name != "" {
-		return srv.Name
-	}
-	return srv.URL
-}
-
 // handler is the auth.OAuthHandler for one server connection.
 type handler struct {
 	a           *Authorizer
@@ -189,7 +182,7 @@ func (h *handler) name() string { return nameOf(h.srv) }
 // loginRequired is the error of a handler that needs a login it may not
 // start.
 func (h *handler) loginRequired(why string) error {
-	return fmt.Errorf("%s: %s; run `otter mcp login %s`: %w", h.name(), why, h.name(), ErrLoginRequired)
+	return &LoginRequiredError{Server: h.name(), Reason: why, Command: LoginCommand(h.srv)}
 }
 
 // TokenSource implements auth.OAuthHandler. It always returns the store's

@@ -530,6 +530,42 @@ func TestNoHandler(t *testing.T) {
 	}
 }
 
+// TestAdhocServerLoginCommand: an ad hoc server (given by --url, named
+// after its host) can only be logged in to by its URL, so that is what the
+// error and the login prompt name; a configured server is named by name.
+func TestAdhocServerLoginCommand(t *testing.T) {
+	f := newFixture(t)
+	adhoc := config.Server{Name: "127.0.0.1", URL: f.endpoint, Transport: config.TransportHTTP, Scope: config.ScopeFlag}
+	_, err := oauthtest.Connect(f.ctx, f.endpoint, f.authorizer(Options{}).Handler(adhoc, false))
+	var le *LoginRequiredError
+	if !errors.As(err, &le) || !errors.Is(err, ErrLoginRequired) {
+		t.Fatalf("ad hoc server without a token: got %v, want a LoginRequiredError", err)
+	}
+	if want := "otter mcp login " + f.endpoint; le.Command != want || !strings.Contains(err.Error(), "`"+want+"`") {
+		t.Errorf("error %q names %q, want %q", err, le.Command, want)
+	}
+
+	prompter := &choose{reply: func(ask.Login) ask.LoginReply { return ask.LoginReply{Choice: ask.LoginLater} }}
+	_, err = oauthtest.Connect(f.ctx, f.endpoint, f.authorizer(Options{Prompter: prompter}).Handler(adhoc, true))
+	if !errors.Is(err, ErrLoginRequired) || prompter.count() != 1 || prompter.prompts[0].Server != f.endpoint {
+		t.Errorf("postponed ad hoc login: %v; prompts %+v, want one naming %s", err, prompter.prompts, f.endpoint)
+	}
+
+	for _, tc := range []struct {
+		srv  config.Server
+		want string
+	}{
+		{config.Server{Name: "github", URL: "https://x/mcp", Scope: config.ScopeUser, File: "/c.toml"}, "otter mcp login github"},
+		{config.Server{Name: "ci", URL: "https://x/mcp", Scope: config.ScopeFlag, File: "extra.toml"}, "otter mcp login ci"},
+		{config.Server{Name: "x", URL: "https://x/mcp?a=1&b=it's", Scope: config.ScopeFlag}, `otter mcp login 'https://x/mcp?a=1&b=it'\''s'`},
+		{config.Server{Name: "my server", URL: "https://x/mcp", Scope: config.ScopeProject, File: ".mcp.json"}, "otter mcp login 'my server'"},
+	} {
+		if got := LoginCommand(tc.srv); got != tc.want {
+			t.Errorf("LoginCommand(%s, %s) = %s, want %s", tc.srv.Name, tc.srv.URL, got, tc.want)
+		}
+	}
+}
+
 // TestSSETransport: the SSE client transport has no OAuth support of its
 // own; Transport adds it.
 func TestSSETransport(t *testing.T) {

@@ -57,8 +57,9 @@ func (p *TerminalPrompter) Login(ctx context.Context, req ask.Login) (ask.LoginR
 	defer p.mu.Unlock()
 	if !p.terminal || p.in == nil {
 		if strings.TrimSpace(p.getenv("BROWSER")) == "" {
-			return ask.LoginReply{}, fmt.Errorf("%s needs an OAuth login, and otter cannot ask for it here (no terminal, $BROWSER not set); run `otter mcp login %s` in a terminal: %w",
-				req.Server, req.Server, ErrLoginRequired)
+			return ask.LoginReply{}, &LoginRequiredError{Server: req.Server,
+				Reason:  "an OAuth login is needed, and otter cannot ask for it here (no terminal, $BROWSER not set)",
+				Command: "otter mcp login " + shellQuote(req.Server), Where: " in a terminal"}
 		}
 		fmt.Fprintf(p.out, "otter: %s needs a login; opening $BROWSER with:\n  %s\n", req.Server, req.AuthURL)
 		return ask.LoginReply{Choice: ask.LoginOpenBrowser}, nil
