@@ -50,7 +50,11 @@ func newMCPListCmd() *cobra.Command {
 With --json, print an array of {name, transport, state, tools, error}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := startMCPSession(cmd, mcpSessionOptions{})
+			// The servers get the same client as with tools and call (elicitation
+			// offered, per the default --elicit policy), so they offer the
+			// same tools: some servers list tools only for clients that can
+			// answer their questions.
+			s, err := startMCPSession(cmd, mcpSessionOptions{conn: &mcpConnFlags{}})
 			if err != nil {
 				return err
 			}

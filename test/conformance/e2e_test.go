@@ -138,6 +138,16 @@ func TestE2EList(t *testing.T) {
 	if br := got["broken"]; br.State != "failed" || !strings.Contains(br.Error, "3") {
 		t.Errorf("broken: got %+v, want failed with a reason naming its exit status 3", br)
 	}
+	// list counts the tools that tools lists (the reference server offers
+	// its elicitation tools only to clients that can answer them).
+	r = h.otter(t, "", "mcp", "tools", "everything", "--json")
+	var tools []json.RawMessage
+	if err := json.Unmarshal([]byte(r.Stdout), &tools); r.Code != 0 || err != nil {
+		t.Fatalf("otter mcp tools everything --json: exit %d, %v:\n%s", r.Code, err, r.Stderr)
+	}
+	if ev := got["everything"]; ev.Tools != len(tools) {
+		t.Errorf("otter mcp list counts %d tools of everything, otter mcp tools lists %d", ev.Tools, len(tools))
+	}
 
 	r = h.otter(t, "", "mcp", "list")
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
