@@ -467,3 +467,46 @@ func TestE2EElicitAsk(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C while `otter mcp list` waits for a slow stdio server stops the
+// server's whole process group: the server and a grandchild (as npx and uvx
+// start), both of which shrug off SIGTERM.
+func TestE2EInterruptStopsServers(t *testing.T) {
+	// $0 of sh -c is the marker, passed on to the grandchild.
+	h := newE2EHome(t, `
+[[mcp.servers]]
+name = "slow"
+command = "/bin/sh"
+args = ["-c", 'sh -c "trap : TERM; while :; do sleep 1; done" "$0" & trap : TERM; echo starting >&2; while :; do sleep 1; done', {marker}]
+startup_timeout = "10m"
+`)
+	var stderr strings.Builder
+	cmd := exec.Command(otterBin, "mcp", "list")
+	cmd.Env, cmd.Stderr = h.env, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(e2eTimeout)
+	for len(processesWith(h.marker)) < 2 { // the server and its grandchild
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the slow server did not start; otter's stderr:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("interrupted otter mcp list exited 0, want a failure")
+		}
+	case <-time.After(e2eTimeout):
+		cmd.Process.Kill()
+		t.Fatalf("otter mcp list did not stop on Ctrl-C; stderr:\n%s", stderr.String())
+	}
+	// newE2EHome's cleanup fails the test if either process is left.
+}
