@@ -44,9 +44,7 @@ func TestChatTurnWithToolCall(t *testing.T) {
 	h.enterLine("weather in Oslo?")
 	s := h.waitFor("› weather in Oslo?", "Let me check the forecast.", "mcp__wx__forecast", `{"city":"Oslo"}`,
 		"✓", "1.2s", "Sunny, 21°C", "It is sunny in Oslo.", "↑1.2k ↓340 tokens")
-	if strings.Contains(s, "working") {
-		t.Errorf("the status bar still says working after the turn:\n%s", s)
-	}
+	h.waitGone("working") // the turn ends
 	if !b.did("send weather in Oslo?") {
 		t.Errorf("the message did not reach the agent; actions: %v", b.actions)
 	}
@@ -283,12 +281,9 @@ func TestEscCancelsSlowTool(t *testing.T) {
 	h.waitFor("mcp__everything__longRunningOperation", "running", "step 1 of 10", "working · esc cancels")
 	h.press("esc")
 	recv(t, sawCancel, "the turn's context canceled by esc")
-	s := h.waitFor("canceled")
-	if strings.Contains(s, "working · esc cancels") {
-		h.waitFor("0/0 servers")
-	}
-	if strings.Contains(h.screen(), "running ") {
-		t.Errorf("the tool block still shows running after esc:\n%s", h.screen())
+	h.waitFor("canceled")
+	if s := h.waitGone("working · esc cancels"); strings.Contains(s, "running ") {
+		t.Errorf("the tool block still shows running after the turn ended:\n%s", s)
 	}
 }
 
