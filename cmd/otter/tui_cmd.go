@@ -41,9 +41,10 @@ func runTUI(cmd *cobra.Command) error {
 	defer closeLog()
 
 	ui := tui.New(tui.Options{
-		OpenURL:  oauth.OpenBrowser,
-		ImageDir: filepath.Join(paths.CacheDir, "images"),
-		Version:  version,
+		OpenURL:     oauth.OpenBrowser,
+		ImageDir:    filepath.Join(paths.CacheDir, "images"),
+		Version:     version,
+		HistoryFile: filepath.Join(paths.StateDir, "history.jsonl"),
 	})
 	b := &tuiBackend{ui: ui, logger: logger}
 	a, err := app.New(ctx, app.Options{

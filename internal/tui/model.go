@@ -119,6 +119,8 @@ func newModel(u *UI, b Backend) *model {
 	m.input.SetStyles(textarea.DefaultStyles(true))
 	m.input.Focus()
 	m.tr.width = m.width
+	m.history = loadHistory(u.opts.HistoryFile)
+	m.histPos = len(m.history)
 	m.refresh()
 	welcome := "otter"
 	if u.opts.Version != "" {
@@ -454,6 +456,7 @@ func (m *model) submit() tea.Cmd {
 	}
 	if n := len(m.history); n == 0 || m.history[n-1] != text {
 		m.history = append(m.history, text)
+		appendHistory(m.ui.opts.HistoryFile, m.history)
 	}
 	m.histPos = len(m.history)
 	m.draft = ""

@@ -546,3 +546,20 @@ func TestImageResultPlaceholder(t *testing.T) {
 		t.Error("the saved image differs from the tool's")
 	}
 }
+
+func TestHistorySurvivesRestart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state", "history.jsonl")
+	h := start(t, &fakeBackend{}, Options{HistoryFile: file})
+	h.enterLine("/help")
+	h.tm.Send(tea.PasteMsg{Content: "two\nlines"})
+	h.press("enter")
+	h.waitFor("› two")
+	_ = h.tm.Quit()
+
+	h2 := start(t, &fakeBackend{}, Options{HistoryFile: file})
+	h2.waitFor("/help")
+	h2.press("up")
+	h2.waitFor("› two", "lines")
+	h2.press("up", "up") // the first moves within the two lines
+	h2.waitFor("› /help")
+}

@@ -23,6 +23,9 @@ type Options struct {
 	ImageDir string
 	// Version is shown in the welcome line.
 	Version string
+	// HistoryFile keeps the inputs across sessions (↑/↓). "" keeps them
+	// for this session only.
+	HistoryFile string
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
 	Output io.Writer
