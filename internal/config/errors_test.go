@@ -284,6 +284,22 @@ func TestMissingExtraFile(t *testing.T) {
 	}
 }
 
+// A missing file given to otter config validate or otter mcp import is
+// not blamed on --config, which was not used.
+func TestMissingNamedFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.toml")
+	for name, load := range map[string]func(string) error{
+		"LoadFile":    func(p string) error { _, err := LoadFile(p); return err },
+		"FileServers": func(p string) error { _, err := FileServers(p); return err },
+	} {
+		err := load(missing)
+		var cerr *Error
+		if !errors.As(err, &cerr) || cerr.File != missing || strings.Contains(err.Error(), "--config") || !strings.Contains(err.Error(), "check the path") {
+			t.Errorf("%s: err = %v, want an *Error naming %s that says to check the path, without --config", name, err, missing)
+		}
+	}
+}
+
 func TestMCPJSONErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, json string

@@ -81,7 +81,11 @@ func Load(opts LoadOptions) (*Config, error) {
 	var files []*fileData
 	var errs errList
 	for _, src := range candidates(opts, r.projDir) {
-		f, ferrs := readConfigFile(src.Path, src.Scope, src.Scope == ScopeFlag)
+		missing := "" // scope files are optional
+		if src.Scope == ScopeFlag {
+			missing = "check the path given to --config"
+		}
+		f, ferrs := readConfigFile(src.Path, src.Scope, missing)
 		errs = append(errs, ferrs...)
 		if f != nil {
 			files = append(files, f)
@@ -146,7 +150,7 @@ func candidates(opts LoadOptions, projDir string) []Source {
 // TOML config file, or a .json file in the .mcp.json shape. Variables are
 // expanded from the environment and defaults applied as in Load.
 func LoadFile(p string) (*Config, error) {
-	f, errs := readConfigFile(p, ScopeFlag, true)
+	f, errs := readConfigFile(p, ScopeFlag, missingFileHint)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -224,17 +228,21 @@ func (f *fileData) serverLine(s fileServer, sub toml.Key) int {
 	return s.srv.Line
 }
 
+// missingFileHint is what to do about a file named on the command line
+// (otter config validate PATH, otter mcp import FILE) that does not exist.
+const missingFileHint = "check the path; a relative one starts at the working directory"
+
 // readConfigFile reads and parses one file. A missing file is nil, nil
-// unless must.
-func readConfigFile(p string, scope Scope, must bool) (*fileData, errList) {
+// when missingHint is empty, else an error with missingHint as what to do.
+func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errList) {
 	data, err := os.ReadFile(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && !must {
+		if errors.Is(err, fs.ErrNotExist) && missingHint == "" {
 			return nil, nil
 		}
 		hint := "check the path and its permissions"
 		if errors.Is(err, fs.ErrNotExist) {
-			hint = "check the path given to --config"
+			hint = missingHint
 		}
 		return nil, errList{&Error{File: p, Msg: "cannot read config file: " + unwrapPathError(err), Hint: hint}}
 	}
@@ -585,7 +593,7 @@ func checkOAuthValues(o *OAuth, who, file string, lineOf func(k ...string) int, 
 // scope, no ${VAR} expansion, no defaults, no trust check. Problems are
 // *Error values as in Load.
 func FileServers(p string) ([]Server, error) {
-	f, errs := readConfigFile(p, ScopeFlag, true)
+	f, errs := readConfigFile(p, ScopeFlag, missingFileHint)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
