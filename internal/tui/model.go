@@ -689,11 +689,11 @@ func clipLines(s string, h int, keepStart bool) string {
 
 func (m *model) statusBar() string {
 	st := m.st
-	left := " otter"
+	provider := ""
 	if m.provider.Help != "" {
-		left += " · no provider"
+		provider = "no provider"
 	} else if m.provider.Name != "" || m.provider.Model != "" {
-		left += " · " + strings.Trim(m.provider.Name+"/"+m.provider.Model, "/")
+		provider = strings.Trim(m.provider.Name+"/"+m.provider.Model, "/")
 	}
 	connected := 0
 	for _, s := range m.servers {
@@ -702,19 +702,34 @@ func (m *model) statusBar() string {
 		}
 	}
 	mid := fmt.Sprintf(" · %d/%d servers · %d tools", connected, len(m.servers), len(m.tools))
-	var right string
-	if m.busy || m.calls > 0 {
-		right = m.spin.View() + " working · esc cancels "
-	}
+	working := m.busy || m.calls > 0
+	tokens := ""
 	if m.usage.InputTokens+m.usage.OutputTokens > 0 {
-		right += fmt.Sprintf("↑%s ↓%s tokens ", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens))
+		tokens = fmt.Sprintf("↑%s ↓%s tokens ", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens))
 	}
-	line := st.statusKey.Render(left) + st.status.Render(mid)
-	gap := m.width - lipgloss.Width(line) - lipgloss.Width(right)
-	if gap < 1 {
-		return ansi.Truncate(line+st.status.Render(" "+right), m.width, "…")
+	// From the most to the least detailed, the first layout that fits.
+	var line string
+	for _, short := range []bool{false, true} {
+		left := " otter · " + provider
+		right := tokens
+		if working {
+			right = m.spin.View() + " working · esc cancels " + tokens
+		}
+		if short {
+			left = " " + provider
+			if working {
+				right = m.spin.View() + " esc cancels " + strings.TrimSuffix(tokens, "tokens ")
+			} else {
+				right = strings.TrimSuffix(tokens, "tokens ")
+			}
+		}
+		line = st.statusKey.Render(left) + st.status.Render(mid)
+		if gap := m.width - lipgloss.Width(line) - lipgloss.Width(right); gap >= 1 {
+			return line + st.status.Render(strings.Repeat(" ", gap)+right)
+		}
+		line += st.status.Render(" " + right)
 	}
-	return line + st.status.Render(strings.Repeat(" ", gap)+right)
+	return ansi.Truncate(line, m.width, "…")
 }
 
 func humanCount(n int64) string {
