@@ -541,7 +541,7 @@ func (s *server) loginError(err error) error {
 	}
 	msg := "authorization required: " + why + "run `" + command + "`" + where
 	if s.cfg.File != "" {
-		msg += " (or /mcp login " + s.name + " in the TUI)"
+		msg += " (or, in the TUI, select it in /mcp and press l)"
 	}
 	return &loginRequired{msg: msg, err: err}
 }
