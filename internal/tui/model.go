@@ -150,7 +150,21 @@ func (m *model) Init() tea.Cmd {
 
 func (m *model) refresh() {
 	m.provider = m.b.Provider()
+	prev := make(map[string]mcp.State, len(m.servers))
+	for _, s := range m.servers {
+		prev[s.Name] = s.State
+	}
 	m.servers = m.b.Servers()
+	// Say so in the transcript when a login finished or a working server
+	// broke; other changes show in /mcp and the status bar.
+	for _, s := range m.servers {
+		switch was := prev[s.Name]; {
+		case was == mcp.StateNeedsAuth && s.State == mcp.StateConnected:
+			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%d tools)", s.Name, s.Tools))
+		case was == mcp.StateConnected && (s.State == mcp.StateFailed || s.State == mcp.StateNeedsAuth):
+			m.notice(itemError, fmt.Sprintf("%s is %s: %s — /mcp for details", s.Name, s.State, s.Error))
+		}
+	}
 	m.tools = m.b.Tools()
 	m.prompts = m.b.Prompts()
 }

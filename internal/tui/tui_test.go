@@ -563,3 +563,14 @@ func TestHistorySurvivesRestart(t *testing.T) {
 	h2.press("up", "up") // the first moves within the two lines
 	h2.waitFor("› /help")
 }
+
+func TestLoginFinishedIsAnnounced(t *testing.T) {
+	b := &fakeBackend{servers: []mcp.Status{{Name: "github", Transport: "http", State: mcp.StateNeedsAuth}}}
+	h := start(t, b)
+	h.waitFor("0/1 servers")
+	b.mu.Lock()
+	b.servers = []mcp.Status{{Name: "github", Transport: "http", State: mcp.StateConnected, Tools: 40}}
+	b.mu.Unlock()
+	h.ui.Notify(mcp.StateChanged{Status: b.servers[0]})
+	h.waitFor("github is authorized and connected (40 tools)", "1/1 servers")
+}
