@@ -574,3 +574,22 @@ func TestLoginFinishedIsAnnounced(t *testing.T) {
 	h.ui.Notify(mcp.StateChanged{Status: b.servers[0]})
 	h.waitFor("github is authorized and connected (40 tools)", "1/1 servers")
 }
+
+func TestPromptWithArguments(t *testing.T) {
+	b := &fakeBackend{prompts: []mcp.Prompt{{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments",
+		Arguments: []*sdk.PromptArgument{{Name: "topic", Description: "What about", Required: true}, {Name: "style"}}}}}
+	h := start(t, b)
+	h.enterLine("/mcp__everything__args-prompt")
+	h.waitFor("A prompt with arguments", "topic *", "What about", "style")
+	h.typeText("cats")
+	h.press("enter", "enter")
+	h.waitFor("› prompt text for cats")
+	if !b.did("prompt everything args-prompt map[topic:cats]") {
+		t.Errorf("actions = %q", b.actions)
+	}
+	h.enterLine("/mcp__everything__args-prompt topic=dogs style=short")
+	h.waitFor("› prompt text for dogs")
+	if !b.did("prompt everything args-prompt map[style:short topic:dogs]") {
+		t.Errorf("actions = %q", b.actions)
+	}
+}
