@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -591,5 +592,41 @@ func TestPromptWithArguments(t *testing.T) {
 	h.waitFor("› prompt text for dogs")
 	if !b.did("prompt everything args-prompt map[style:short topic:dogs]") {
 		t.Errorf("actions = %q", b.actions)
+	}
+}
+
+// TestOnlyVisibleMessagesRender checks the windowing: a long transcript
+// renders only what reaches the screen, and scrolling renders more.
+func TestOnlyVisibleMessagesRender(t *testing.T) {
+	m := newModel(New(Options{}), &fakeBackend{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for i := range 500 {
+		m.notice(itemUser, fmt.Sprintf("message %03d", i))
+	}
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "message 499") || strings.Contains(screen, "message 400") {
+		t.Fatalf("the newest messages are not at the bottom:\n%s", screen)
+	}
+	rendered := 0
+	for _, it := range m.tr.items {
+		if it.lines != nil {
+			rendered++
+		}
+	}
+	if rendered > 30 {
+		t.Errorf("%d of %d messages were rendered for a 24-line screen", rendered, len(m.tr.items))
+	}
+	for range 10 {
+		m.Update(keyMsg("pgup"))
+	}
+	screen = ansi.Strip(m.render())
+	if strings.Contains(screen, "message 499") || !strings.Contains(screen, "message 4") {
+		t.Errorf("pgup did not scroll back:\n%s", screen)
+	}
+	for range 1000 {
+		m.Update(keyMsg("pgup"))
+	}
+	if screen = ansi.Strip(m.render()); !strings.Contains(screen, "otter") || !strings.Contains(screen, "message 000") {
+		t.Errorf("scrolling up stops at the top:\n%s", screen)
 	}
 }
