@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -296,6 +297,31 @@ func TestMissingNamedFile(t *testing.T) {
 		var cerr *Error
 		if !errors.As(err, &cerr) || cerr.File != missing || strings.Contains(err.Error(), "--config") || !strings.Contains(err.Error(), "check the path") {
 			t.Errorf("%s: err = %v, want an *Error naming %s that says to check the path, without --config", name, err, missing)
+		}
+	}
+}
+
+// A missing ${VAR} offers turning the server off the way its file does it.
+func TestMissingVarHintPerFormat(t *testing.T) {
+	t.Setenv("OTTER_TEST_SURELY_UNSET", "")
+	os.Unsetenv("OTTER_TEST_SURELY_UNSET")
+	dir := t.TempDir()
+	for file, content := range map[string]string{
+		".mcp.json":   "{\"mcpServers\": {\"gh\": {\"command\": \"x\", \"env\": {\"T\": \"${OTTER_TEST_SURELY_UNSET}\"}}}}",
+		"config.toml": "[[mcp.servers]]\nname = \"gh\"\ncommand = \"x\"\nenv = { T = \"${OTTER_TEST_SURELY_UNSET}\" }\n",
+	} {
+		p := filepath.Join(dir, file)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want, notWant := "enabled = false", `"disabled": true`
+		if file == ".mcp.json" {
+			want, notWant = notWant, want
+		}
+		_, err := LoadFile(p)
+		if err == nil || !strings.Contains(err.Error(), "OTTER_TEST_SURELY_UNSET is not set") ||
+			!strings.Contains(err.Error(), want) || strings.Contains(err.Error(), notWant) {
+			t.Errorf("%s: err = %v, want the missing variable and the hint %s", file, err, want)
 		}
 	}
 }

@@ -90,14 +90,15 @@ func (e *varError) Error() string {
 	return fmt.Sprintf("%q %s", e.ref, e.msg)
 }
 
-// hint says what to do; onServer adds the option of disabling the server.
-func (e *varError) hint(onServer bool) string {
+// hint says what to do; disable, if not empty, is how the file in question
+// turns the server off (e.g. `enabled = false`), offered as an option.
+func (e *varError) hint(disable string) string {
 	if e.name == "" {
 		return "write ${NAME} or ${NAME:-default}; a lone $ or $$ is kept as is"
 	}
 	h := fmt.Sprintf("set %s in the environment or write ${%s:-default}", e.name, e.name)
-	if onServer {
-		h += ", or set enabled = false on the server"
+	if disable != "" {
+		h += ", or set " + disable + " on the server"
 	}
 	return h
 }

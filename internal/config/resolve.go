@@ -254,8 +254,13 @@ func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 	s := &m.srv
 	quiet := (s.Enabled != nil && !*s.Enabled) || s.DisabledReason != ""
 	do := func(v string, key toml.Key) string {
-		return r.expand(v, m.origin(key), quiet, errs, func(ve *varError) (string, string) {
-			return fmt.Sprintf("server %q: %s (in %s)", s.Name, ve.Error(), key.String()), ve.hint(true)
+		o := m.origin(key)
+		disable := "enabled = false"
+		if strings.EqualFold(filepath.Ext(o.file), ".json") {
+			disable = `"disabled": true` // the .mcp.json way
+		}
+		return r.expand(v, o, quiet, errs, func(ve *varError) (string, string) {
+			return fmt.Sprintf("server %q: %s (in %s)", s.Name, ve.Error(), key.String()), ve.hint(disable)
 		})
 	}
 	s.Command = do(s.Command, toml.Key{"command"})
@@ -423,7 +428,7 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 			}
 		}
 		return r.expand(v, o, quiet, errs, func(ve *varError) (string, string) {
-			return fmt.Sprintf("%s (in %s)", ve.Error(), key.String()), ve.hint(false)
+			return fmt.Sprintf("%s (in %s)", ve.Error(), key.String()), ve.hint("")
 		})
 	}
 	// Only the provider [agent] uses must resolve: the others may name keys
