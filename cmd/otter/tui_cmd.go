@@ -56,6 +56,9 @@ func runTUI(cmd *cobra.Command) error {
 		OnEvent:    func(ev mcp.Event) { ui.Notify(ev) },
 		Logger:     logger,
 		Version:    version,
+		// A server that needs a login asks at once; the prompt (open
+		// browser / copy URL / paste redirect / later) is the consent.
+		Interactive: true,
 	})
 	if err != nil {
 		return exitCode(2, err)
