@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -120,40 +121,89 @@ func sensitiveKey(k string) bool {
 // masked inside URL strings (https://user:****@host/?api_key=****).
 // Arguments that are not JSON are replaced by a note, never logged raw.
 func MaskSecrets(args json.RawMessage) json.RawMessage {
-	if len(args) == 0 {
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return json.RawMessage(`"(arguments are not valid JSON)"`)
-	}
-	out, err := json.Marshal(maskValue(v))
-	if err != nil {
-		return json.RawMessage(`"(arguments could not be encoded)"`)
-	}
+	out, _ := maskArguments(args)
 	return out
 }
 
-func maskValue(v any) any {
+// maskArguments is MaskSecrets that also returns the secret strings it
+// masked (values of secret-named keys), so that they can be hidden in the
+// call's error text too.
+func maskArguments(args json.RawMessage) (json.RawMessage, []string) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return json.RawMessage(`"(arguments are not valid JSON)"`), nil
+	}
+	var secrets []string
+	v = maskValue(v, &secrets)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(`"(arguments could not be encoded)"`), nil
+	}
+	return out, secrets
+}
+
+func maskValue(v any, secrets *[]string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
 			if sensitiveKey(k) {
+				collectStrings(e, secrets)
 				v[k] = masked
 			} else {
-				v[k] = maskValue(e)
+				v[k] = maskValue(e, secrets)
 			}
 		}
 		return v
 	case []any:
 		for i, e := range v {
-			v[i] = maskValue(e)
+			v[i] = maskValue(e, secrets)
 		}
 		return v
 	case string:
 		return maskURL(v)
 	}
 	return v
+}
+
+// collectStrings appends the strings in v (at any depth) to out.
+func collectStrings(v any, out *[]string) {
+	switch v := v.(type) {
+	case string:
+		*out = append(*out, v)
+	case map[string]any:
+		for _, e := range v {
+			collectStrings(e, out)
+		}
+	case []any:
+		for _, e := range v {
+			collectStrings(e, out)
+		}
+	}
+}
+
+// urlInText matches absolute URLs inside free text, e.g. an error message
+// that quotes the URL it refused.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// minSecretLen is the shortest secret value hidden in free text: shorter
+// ones would mask ordinary words of the message.
+const minSecretLen = 4
+
+// maskText hides secrets in free text such as a tool's error message,
+// which may quote the arguments: URLs get their passwords and secret query
+// parameters masked, and each of secrets (at least minSecretLen long) is
+// replaced by "****".
+func maskText(s string, secrets []string) string {
+	s = urlInText.ReplaceAllStringFunc(s, maskURL)
+	for _, sec := range secrets {
+		if len(sec) >= minSecretLen {
+			s = strings.ReplaceAll(s, sec, masked)
+		}
+	}
+	return s
 }
 
 // maskURL masks the password and secret query parameters of an absolute

@@ -109,13 +109,17 @@ func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, cli
 	if req.Session != nil {
 		session = req.Session.ID()
 	}
+	// The error may quote the arguments (a refused URL, say): it gets the
+	// same masking before it is stored.
+	args, secrets := maskArguments(req.Params.Arguments)
+	errText = maskText(errText, secrets)
 	if len(errText) > 500 {
 		errText = strings.ToValidUTF8(errText[:500], "") + "…"
 	}
 	if s.ledger != nil {
 		err := s.ledger.Append(AuditRecord{
 			Time: start.UTC(), Client: client, Session: session, Tool: name,
-			Arguments: MaskSecrets(req.Params.Arguments), Outcome: outcome, Code: code, Error: errText,
+			Arguments: args, Outcome: outcome, Code: code, Error: errText,
 			DurationMS: float64(d.Microseconds()) / 1000,
 		})
 		if err != nil {

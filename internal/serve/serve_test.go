@@ -55,7 +55,8 @@ func rateLimitedEnvelope(tool string) *tool.Result {
 // testTools are the fake tools the tests serve:
 //   - echo: read-only, echoes its "text" argument and who called it
 //   - slow: reports three progress steps, then finishes
-//   - fail: always reports a tool error
+//   - fail: always reports a tool error that quotes its arguments (as a
+//     refused URL is quoted by the real tools)
 //   - limited: allows one call per client, then answers RATE_LIMITED
 //   - scrape_page: present so the prompts that drive it are offered
 func testTools() []tool.Tool {
@@ -86,8 +87,11 @@ func testTools() []tool.Tool {
 		},
 		&fakeTool{
 			info: tool.Info{Name: "fail", Description: "Always fails.", InputSchema: json.RawMessage(`{"type":"object"}`)},
-			call: func(context.Context, json.RawMessage) (*tool.Result, error) {
+			call: func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
 				r := textResult("it broke")
+				if len(args) > 2 {
+					r = textResult("it broke on " + string(args))
+				}
 				r.IsError = true
 				return r, nil
 			},
@@ -304,6 +308,34 @@ func TestAuditMasksSecrets(t *testing.T) {
 		if !strings.Contains(line, kept) {
 			t.Errorf("audit line lacks %q (only secrets are masked): %s", kept, line)
 		}
+	}
+}
+
+// A tool's error message may quote the arguments (the web tools quote a
+// refused URL): the ledger's error field must not leak what the arguments
+// field masks.
+func TestAuditMasksSecretsInErrors(t *testing.T) {
+	s := newTestServer(t, Options{})
+	cs := connectInMemory(t, s, nil)
+	args := map[string]any{
+		"url":     "http://user:pw@127.0.0.1:8080/api?api_key=q-secret-1&x=1",
+		"headers": map[string]any{"X-Api-Key": "h-secret-2"},
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "fail", Arguments: args})
+	if err != nil || !res.IsError {
+		t.Fatalf("fail = %+v, %v; want a tool error", res, err)
+	}
+	recs := readAudit(t, s.ledger.Path())
+	if len(recs) != 1 || recs[0].Outcome != OutcomeError {
+		t.Fatalf("audit = %+v, want one error record", recs)
+	}
+	for _, secret := range []string{":pw@", "q-secret-1", "h-secret-2"} {
+		if strings.Contains(recs[0].Error, secret) {
+			t.Errorf("audit error leaks %q: %s", secret, recs[0].Error)
+		}
+	}
+	if !strings.Contains(recs[0].Error, "it broke on") || !strings.Contains(recs[0].Error, "x=1") {
+		t.Errorf("audit error = %q, want the message with only its secrets masked", recs[0].Error)
 	}
 }
 
