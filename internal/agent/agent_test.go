@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -120,6 +121,66 @@ func TestMCPAndBuiltinToolCalls(t *testing.T) {
 			t.Errorf("read-only tools asked for permission: %+v", h.approver.prompts())
 		}
 	})
+}
+
+// A server that connects (or changes its tool list) while the model is
+// working is offered from the next model call on, with its instructions.
+func TestLateServerJoinsOnTheNextCall(t *testing.T) {
+	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
+		late := tool.QualifiedName("late", "ping")
+		var instrMu sync.Mutex
+		instr := map[string]string{"calc": "Use add for sums."}
+		var h *harness
+		joiner := &fakeTool{name: "lookup_word", readOnly: true, call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+			// The "late" server finishes connecting during this call.
+			pong := &fakeTool{name: "ping", readOnly: true, schema: `{"type":"object"}`,
+				call: func(context.Context, json.RawMessage) (*tool.Result, error) { return textResult("pong"), nil }}
+			h.set.SetServerTools("late", []tool.Tool{&serverTool{fakeTool: pong, server: "late"}})
+			instrMu.Lock()
+			instr["late"] = "Ping before you answer."
+			instrMu.Unlock()
+			return textResult("otter: a definition"), nil
+		}}
+		h = newHarness(t, kind, setup{builtins: []tool.Tool{joiner}, opts: func(o *agent.Options) {
+			o.Instructions = func() map[string]string {
+				instrMu.Lock()
+				defer instrMu.Unlock()
+				return maps.Clone(instr)
+			}
+		}},
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_word", Name: "lookup_word", Args: `{"word":"otter"}`}}},
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_ping", Name: late, Args: `{}`}}},
+			llmtest.Reply{Text: []string{"pong received"}},
+		)
+		if err := h.send(t, "define otter, then ping"); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		reqs := h.srv.Requests()
+		if len(reqs) != 3 {
+			t.Fatalf("server got %d requests, want 3", len(reqs))
+		}
+		if slices.Contains(reqs[0].Tools, late) || strings.Contains(reqs[0].System, "Ping before you answer.") {
+			t.Errorf("the first call already offered the late server: %v", reqs[0].Tools)
+		}
+		if !slices.Contains(reqs[1].Tools, late) || !strings.Contains(reqs[1].System, "Ping before you answer.") {
+			t.Errorf("the second call does not offer the late server's tool and instructions: %v\n%s", reqs[1].Tools, reqs[1].System)
+		}
+		if got := reqs[2].LastToolResults(); len(got) != 1 || got[0].CallID != "call_ping" || got[0].Text != "pong" {
+			t.Errorf("late tool result sent back = %+v", got)
+		}
+	})
+}
+
+// serverTool is a fakeTool that belongs to an MCP server.
+type serverTool struct {
+	*fakeTool
+	server string
+}
+
+func (s *serverTool) Info() tool.Info {
+	info := s.fakeTool.Info()
+	info.Server = s.server
+	return info
 }
 
 func TestParallelReadOnlyCalls(t *testing.T) {
