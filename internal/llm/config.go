@@ -40,7 +40,7 @@ or configure one in ~/.config/otter/config.toml (or .otter/config.toml), e.g. a 
     [providers.local]
     type = "openai"                   # or "anthropic"
     base_url = "http://localhost:11434/v1"
-    api_key = "${OPENAI_API_KEY}"`
+    api_key = "${OPENAI_API_KEY:-ollama}"   # Ollama needs no key`
 
 // FromConfig returns the provider named by [agent].provider and the model
 // to use. With no [agent].provider it picks Anthropic when ANTHROPIC_API_KEY

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,35 @@ func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Response, []llm
 
 func hello(model string) llm.Request {
 	return llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}
+}
+
+// The snippet shown to a user without a provider must work as it is for
+// the local Ollama it names, where no OPENAI_API_KEY is set.
+func TestHowToConfigureSnippetWorksAsWritten(t *testing.T) {
+	var snippet []string
+	for _, line := range strings.Split(llm.HowToConfigure, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "[agent]" || len(snippet) > 0 {
+			snippet = append(snippet, line)
+		}
+	}
+	dir := t.TempDir()
+	paths := config.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"),
+		StateDir: filepath.Join(dir, "state"), CacheDir: filepath.Join(dir, "cache")}
+	if err := os.MkdirAll(paths.ConfigDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(paths.ConfigDir, "config.toml"), []byte(strings.Join(snippet, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Paths: paths, WorkDir: dir, LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatalf("the snippet of HowToConfigure does not load without OPENAI_API_KEY: %v\n%s", err, strings.Join(snippet, "\n"))
+	}
+	p, model, err := llm.FromConfig(cfg, env(nil))
+	if err != nil || p.Name() != "local" || model != "qwen3:8b" {
+		t.Errorf("FromConfig = %v, %q, %v; want the local provider with qwen3:8b", p, model, err)
+	}
 }
 
 func TestFromConfig(t *testing.T) {
