@@ -248,6 +248,7 @@ type promptResult struct {
 	IsError    bool             `json:"is_error"`
 	Error      string           `json:"error,omitempty"`
 	Canceled   bool             `json:"canceled,omitempty"`
+	Partial    bool             `json:"partial,omitempty"` // result is what the model said before it was interrupted or failed
 	Provider   string           `json:"provider"`
 	Model      string           `json:"model"`
 	ToolCalls  []promptToolCall `json:"tool_calls"`
@@ -381,8 +382,15 @@ func (p *promptPrinter) result(err error) {
 	if err != nil {
 		res.IsError, res.Error = true, err.Error()
 	}
-	if res.Canceled {
+	switch {
+	case res.Canceled:
+		res.Partial = true
 		p.progress("otter: interrupted; the answer is partial")
+	case err != nil && res.Result != "":
+		// A stream cut mid-answer, or max_turns: what was said is printed,
+		// and marked as incomplete.
+		res.Partial = true
+		p.progress("otter: the answer is partial (the turn did not finish, see below)")
 	}
 	switch p.format {
 	case formatText:

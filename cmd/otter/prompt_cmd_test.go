@@ -218,6 +218,25 @@ func TestPromptFailures(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+	t.Run("stream cut mid-answer", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: []string{"Otters are ", "mustel", "ids."}, CutAfter: 2})
+		stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "otters?")
+		wantExit(t, err, 2)
+		if stdout != "Otters are mustel\n" || !strings.Contains(stderr, "the answer is partial") {
+			t.Errorf("a cut answer is printed without saying it is partial: stdout %q stderr:\n%s", stdout, stderr)
+		}
+		srv = llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Otters are ", "mustel", "ids."}, CutAfter: 2})
+		stdout, _, err = otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "otters?", "--output-format", "json")
+		wantExit(t, err, 2)
+		var res struct {
+			Result  string `json:"result"`
+			IsError bool   `json:"is_error"`
+			Partial bool   `json:"partial"`
+		}
+		if json.Unmarshal([]byte(stdout), &res) != nil || res.Result != "Otters are mustel" || !res.IsError || !res.Partial {
+			t.Errorf("json result = %s, want the partial text marked partial", stdout)
+		}
+	})
 	t.Run("tool needing permission is denied headless", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.OpenAI,
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "export_data", Args: `{}`}}},
