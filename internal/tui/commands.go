@@ -80,11 +80,20 @@ func (m *model) command(line string) tea.Cmd {
 	return nil
 }
 
+// lookupTool finds a tool by its qualified name, or by a server's own tool
+// name ("get-sum") when exactly one server offers a tool of that name.
 func (m *model) lookupTool(name string) (tool.Entry, bool) {
+	var found []tool.Entry
 	for _, e := range m.tools {
 		if e.Name == name {
 			return e, true
 		}
+		if e.Info.Server != "" && e.Info.Name == name {
+			found = append(found, e)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
 	}
 	return tool.Entry{}, false
 }

@@ -285,6 +285,8 @@ func (p *toolsPanel) view(width, height int) string {
 	}
 	var b strings.Builder
 	b.WriteString(st.title.Render(title) + st.dim.Render(fmt.Sprintf("  %d shown", len(ms))) + "\n")
+	// Without a width the input shows only the placeholder's first letter.
+	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
 	b.WriteString(p.filter.View() + "\n")
 	rowsRoom := max(height-4, 1)
 	start := max(p.cursor-rowsRoom+1, 0)

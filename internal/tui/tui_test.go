@@ -95,7 +95,7 @@ func TestMCPToolsFilter(t *testing.T) {
 	}}
 	h := start(t, b)
 	h.enterLine("/mcp tools")
-	h.waitFor("Tools", "3 shown", "scrape_page", "mcp__everything__echo", "mcp__everything__add")
+	h.waitFor("Tools", "3 shown", "filter: type to filter tool names", "scrape_page", "mcp__everything__echo", "mcp__everything__add")
 	h.typeText("ech")
 	s := h.waitFor("1 shown", "mcp__everything__echo")
 	if strings.Contains(s, "mcp__everything__add") || strings.Contains(s, "scrape_page") {
@@ -329,6 +329,9 @@ func TestCallFormShowsRawResult(t *testing.T) {
 	// Direct JSON arguments skip the form.
 	h.enterLine(`/call mcp__everything__echo {"message":"again"}`)
 	h.waitFor(`"text": "Echo: again"`)
+	// The server's own name works when only one server has such a tool.
+	h.enterLine(`/call echo {"message":"short name"}`)
+	h.waitFor(`"text": "Echo: short name"`)
 }
 
 func TestTabCompletionAndHistory(t *testing.T) {
