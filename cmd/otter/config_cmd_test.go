@@ -67,8 +67,9 @@ func TestConfigTrustImportCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "[[mcp.servers]]\nname = \"everything\"") {
 		t.Fatalf("import: %q %v", out, err)
 	}
-	if _, _, err = runOtter(t, "--cwd", proj, "mcp", "import", "--write"); err != nil {
-		t.Fatal(err)
+	out, _, err = runOtter(t, "--cwd", proj, "mcp", "import", "--write")
+	if err != nil || !strings.HasPrefix(out, "added 1 server to "+paths.UserConfigFile()+": everything") {
+		t.Fatalf("import --write: %q %v", out, err)
 	}
 	before, _ := os.ReadFile(paths.UserConfigFile())
 	_, _, err = runOtter(t, "--cwd", proj, "mcp", "import", "--write")

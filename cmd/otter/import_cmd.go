@@ -66,7 +66,7 @@ needs no import: otter reads it as it is, once you trust the project.)`,
 			for i, s := range servers {
 				names[i] = s.Name
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "added %d servers to %s: %s\n", len(servers), target, strings.Join(names, ", "))
+			fmt.Fprintf(cmd.OutOrStdout(), "added %s to %s: %s\n", plural(len(servers), "server"), target, strings.Join(names, ", "))
 			return nil
 		},
 	}
