@@ -81,11 +81,18 @@ func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout t
 	if auditLog == "" {
 		auditLog = filepath.Join(paths.StateDir, "audit.jsonl")
 	}
+	// API keys guard HTTP only: over stdio the client is the local user who
+	// started otter (Claude Desktop, say), whose environment may well lack
+	// the variable the keys come from.
+	var apiKeys []string
+	if httpAddr != "" {
+		apiKeys = cfg.Serve.APIKeys
+	}
 	srv, err := serve.New(serve.Options{
 		Tools:          set,
 		Resources:      presetResources(),
 		Version:        version,
-		APIKeys:        cfg.Serve.APIKeys,
+		APIKeys:        apiKeys,
 		AllowedOrigins: cfg.Serve.AllowedOrigins,
 		AllowedHosts:   cfg.Serve.AllowedHosts,
 		AuditLog:       auditLog,

@@ -37,7 +37,7 @@ func CheckAddr(addr string, haveKeys bool) error {
 	}
 	return fmt.Errorf("refusing to serve on %s without API keys: anyone who can reach that address could use otter's tools. "+
 		"Either bind to 127.0.0.1 (otter mcp serve --http 127.0.0.1:8080), or set keys in config.toml:\n"+
-		"  [serve]\n  api_keys = [\"${OTTER_SERVE_KEY}\"]\n"+
+		"  [serve]\n  api_keys = [\"${OTTER_SERVE_KEY:-}\"]\n"+
 		"and export OTTER_SERVE_KEY=$(openssl rand -hex 32); clients then send \"Authorization: Bearer <key>\"", addr)
 }
 

@@ -36,7 +36,7 @@ type Options struct {
 	// Version is reported in serverInfo and /health.
 	Version string
 	// APIKeys enable bearer auth on HTTP ([serve] api_keys). Empty entries
-	// (an unset ${OTTER_SERVE_KEY}) are an error, never "no auth".
+	// (an unset ${OTTER_SERVE_KEY:-}) are an error, never "no auth".
 	APIKeys []string
 	// AllowedOrigins are browser origins ("https://app.example.com") allowed
 	// to call the HTTP endpoint cross-origin ([serve] allowed_origins).
@@ -111,7 +111,7 @@ func New(opts Options) (*Server, error) {
 	}
 	for i, k := range opts.APIKeys {
 		if strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("[serve] api_keys entry %d is empty: if it reads \"${OTTER_SERVE_KEY}\", export OTTER_SERVE_KEY (e.g. OTTER_SERVE_KEY=$(openssl rand -hex 32)) before starting otter", i+1)
+			return nil, fmt.Errorf("[serve] api_keys entry %d is empty: if it reads \"${OTTER_SERVE_KEY:-}\", export OTTER_SERVE_KEY (e.g. OTTER_SERVE_KEY=$(openssl rand -hex 32)) before starting otter", i+1)
 		}
 		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
 	}

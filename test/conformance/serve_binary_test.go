@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,22 +51,30 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// srvConnectStdio starts `otter mcp serve` with env as Claude Desktop
+// would and connects a client to it; stderr collects the server's logs.
+func srvConnectStdio(t *testing.T, ctx context.Context, env []string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(otterBin, "mcp", "serve")
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to otter mcp serve: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return cs, stderr
+}
+
 func TestServeStdioBinary(t *testing.T) {
 	requirePeers(t)
 	env := isolatedEnv(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	cmd := exec.Command(otterBin, "mcp", "serve")
-	cmd.Dir = t.TempDir()
-	cmd.Env = env
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).
-		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to otter mcp serve: %v\nstderr:\n%s", err, stderr.String())
-	}
+	cs, stderr := srvConnectStdio(t, ctx, env)
 
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -177,6 +186,35 @@ func TestServeHTTPBinaryKeys(t *testing.T) {
 	}
 	if got := post("Bearer " + key); got != http.StatusOK {
 		t.Errorf("with the key: %d, want 200", got)
+	}
+}
+
+// TestServeKeysGuardOnlyHTTP: with api_keys = ["${OTTER_SERVE_KEY:-}"] and
+// the variable unset (as in the environment Claude Desktop starts otter
+// with), the stdio server works, and the HTTP server refuses to start
+// rather than serve without auth.
+func TestServeKeysGuardOnlyHTTP(t *testing.T) {
+	requirePeers(t)
+	env := slices.DeleteFunc(isolatedEnv(t), func(kv string) bool { return strings.HasPrefix(kv, "OTTER_SERVE_KEY=") })
+	cfgDir := filepath.Join(srvEnvValue(env, "XDG_CONFIG_HOME"), "otter")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[serve]\napi_keys = [\"${OTTER_SERVE_KEY:-}\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	r := runOtter(t, ctx, env, "", "mcp", "serve", "--http", "127.0.0.1:0")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "OTTER_SERVE_KEY") {
+		t.Errorf("serve --http with an empty key: exit %d, stderr:\n%s\nwant exit 2 naming OTTER_SERVE_KEY", r.Code, r.Stderr)
+	}
+
+	cs, _ := srvConnectStdio(t, ctx, env)
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_presets", Arguments: map[string]any{}}); err != nil {
+		t.Errorf("list_presets over stdio: %v", err)
 	}
 }
 
