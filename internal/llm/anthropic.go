@@ -18,6 +18,7 @@ const DefaultAnthropicMaxTokens = 8192
 // Anthropic is a Provider speaking the Messages API.
 type Anthropic struct {
 	name   string
+	base   string
 	client anthropic.Client
 }
 
@@ -38,7 +39,7 @@ func NewAnthropic(opts Options) *Anthropic {
 	for k, v := range opts.Headers {
 		ro = append(ro, option.WithHeader(k, v))
 	}
-	return &Anthropic{name: name, client: anthropic.NewClient(ro...)}
+	return &Anthropic{name: name, base: base, client: anthropic.NewClient(ro...)}
 }
 
 // Name implements Provider.
@@ -133,7 +134,7 @@ func (p *Anthropic) wrapErr(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) {
 		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: apiMessage(apiErr.RawJSON()), Err: err}
 	}
-	return fmt.Errorf("%s: the response stream failed: %w", p.name, err)
+	return streamError(p.name, p.base, err)
 }
 
 func anthropicParams(req Request) anthropic.MessageNewParams {

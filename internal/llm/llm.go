@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 )
@@ -275,14 +276,44 @@ func withStreamRetry(ctx context.Context, emit func(Event), attempt func(emit fu
 }
 
 // retryable reports whether a failed stream may be tried again: API errors
-// were already retried by the SDK where sensible; anything else (a dropped
-// connection, a cut stream) is worth another try.
+// and servers that refuse connections were already retried by the SDK
+// where sensible; anything else (a dropped connection, a cut stream) is
+// worth another try.
 func retryable(err error) bool {
 	var apiErr *Error
-	if errors.As(err, &apiErr) {
+	if errors.As(err, &apiErr) || isDialError(err) {
 		return false
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// isDialError reports whether err is a failure to connect to the server
+// (refused, no route, unknown host).
+func isDialError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+// streamError describes a stream that failed outside the API's own error
+// responses. A server that cannot be reached at all (a local Ollama that is
+// not running, a wrong base_url) is named with its URL.
+func streamError(name, base string, err error) error {
+	if isDialError(err) {
+		var op *net.OpError
+		var dns *net.DNSError
+		cause := err
+		if errors.As(err, &op) {
+			cause = op
+		} else if errors.As(err, &dns) {
+			cause = dns
+		}
+		return fmt.Errorf("%s: cannot connect to %s: %w (is the server running? check the provider's base_url)", name, base, cause)
+	}
+	return fmt.Errorf("%s: the response stream failed: %w", name, err)
 }
 
 // interruptedNote is appended to the text of an interrupted assistant

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,6 +242,29 @@ func TestStreamErrors(t *testing.T) {
 				}
 				if _, ok := evs[0].(llm.Retrying); !ok {
 					t.Errorf("first event = %#v, want Retrying", evs[0])
+				}
+			})
+			t.Run("server not running", func(t *testing.T) {
+				// A port nothing listens on, like a local Ollama that is not started.
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				base := "http://" + ln.Addr().String() + "/v1"
+				ln.Close()
+				o := llm.Options{Name: "local", BaseURL: base, APIKey: "k", MaxRetries: 1}
+				p := llm.Provider(llm.NewOpenAI(o))
+				if kind == llmtest.Anthropic {
+					p = llm.NewAnthropic(o)
+				}
+				_, evs, err := stream(t, p, hello("m"))
+				if err == nil || !strings.Contains(err.Error(), "cannot connect to "+base) || !strings.Contains(err.Error(), "is the server running?") {
+					t.Errorf("err = %v, want it to name %s and ask whether the server runs", err, base)
+				}
+				for _, ev := range evs {
+					if _, ok := ev.(llm.Retrying); ok {
+						t.Errorf("a refused connection was retried again after the SDK's own retries: %#v", ev)
+					}
 				}
 			})
 			t.Run("cut after output keeps the partial text", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 // OpenAI is a Provider speaking the Chat Completions API.
 type OpenAI struct {
 	name     string
+	base     string
 	official bool
 	client   openai.Client
 }
@@ -35,7 +36,7 @@ func NewOpenAI(opts Options) *OpenAI {
 	for k, v := range opts.Headers {
 		ro = append(ro, option.WithHeader(k, v))
 	}
-	return &OpenAI{name: name, official: official, client: openai.NewClient(ro...)}
+	return &OpenAI{name: name, base: base, official: official, client: openai.NewClient(ro...)}
 }
 
 // Name implements Provider.
@@ -141,7 +142,7 @@ func (p *OpenAI) wrapErr(ctx context.Context, err error) error {
 		}
 		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: msg, Err: err}
 	}
-	return fmt.Errorf("%s: the response stream failed: %w", p.name, err)
+	return streamError(p.name, p.base, err)
 }
 
 // normalizeArgs returns the arguments a model streamed as JSON; an empty
