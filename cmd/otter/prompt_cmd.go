@@ -42,6 +42,15 @@ func addPromptFlags(root *cobra.Command) {
 	f.Bool("allow-sampling", false, "with -p: answer MCP servers' sampling requests with the configured model")
 	f.String("model", "", "with -p: the model to use instead of [agent].model")
 	f.Int("max-turns", 0, "with -p: the most tool rounds for the prompt (default [agent].max_turns)")
+
+	// `echo hi | otter -p` is how other agent CLIs read stdin; here -p takes
+	// the prompt as its value, so say how instead of pflag's bare message.
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "needs an argument: 'p' in -p") || strings.Contains(err.Error(), "needs an argument: --print") {
+			return exitCode(2, fmt.Errorf(`%w: give the prompt as otter -p "PROMPT", or pipe it in with … | otter -p -`, err))
+		}
+		return err
+	})
 }
 
 func promptRequested(cmd *cobra.Command) bool {

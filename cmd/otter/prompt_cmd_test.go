@@ -196,6 +196,13 @@ func TestPromptFailures(t *testing.T) {
 			t.Errorf("error does not explain how to configure a provider: %v", err)
 		}
 	})
+	t.Run("-p without a value", func(t *testing.T) {
+		_, _, err := otterWithStdin(t, strings.NewReader("hi"), "-p")
+		wantExit(t, err, 2)
+		if err == nil || !strings.Contains(err.Error(), "otter -p -") {
+			t.Errorf("err = %v, want it to say how to pipe the prompt in", err)
+		}
+	})
 	t.Run("empty prompt", func(t *testing.T) {
 		_, _, err := otterWithStdin(t, strings.NewReader("  \n"), "-p", "")
 		wantExit(t, err, 2)
