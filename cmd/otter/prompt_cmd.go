@@ -192,7 +192,7 @@ func runPrompt(cmd *cobra.Command) error {
 		_ = a.MCP.WaitSettled(wctx)
 		cancel()
 		if ctx.Err() != nil {
-			return exitCode(1, ctx.Err())
+			return exitCode(1, fmt.Errorf("interrupted while the MCP servers were starting: %w", ctx.Err()))
 		}
 		out.servers(a.MCP.Statuses())
 	}
@@ -216,12 +216,21 @@ func runPrompt(cmd *cobra.Command) error {
 	switch {
 	case sendErr == nil:
 		return nil
-	case errors.Is(sendErr, context.Canceled), errors.Is(sendErr, agent.ErrMaxTurns):
+	case errors.Is(sendErr, context.Canceled):
+		return exitCode(1, reported{sendErr}) // result said "interrupted"
+	case errors.Is(sendErr, agent.ErrMaxTurns):
 		return exitCode(1, sendErr)
 	default:
 		return exitCode(2, sendErr) // the provider failed: configuration or connection
 	}
 }
+
+// reported is an error the user was already told about on stderr: main
+// prints nothing more for it.
+type reported struct{ err error }
+
+func (reported) Error() string   { return "" }
+func (r reported) Unwrap() error { return r.err }
 
 // promptPrinter writes the answer on stdout and progress on stderr in the
 // chosen format. Its methods are called from the agent's goroutines one at a

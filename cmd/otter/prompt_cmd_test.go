@@ -263,6 +263,39 @@ func TestPromptFailures(t *testing.T) {
 	})
 }
 
+// TestPromptInterrupted: Ctrl-C mid-answer exits 1 and says once, on
+// stderr, that the answer is partial.
+func TestPromptInterrupted(t *testing.T) {
+	configTestHome(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Otters ", "are"}, Hold: hold})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	flags = globalFlags{}
+	root := newRootCmd()
+	var out, errOut bytes.Buffer
+	root.SetArgs([]string{"--config", promptConfig(t, srv, ""), "-p", "otters?"})
+	root.SetIn(strings.NewReader(""))
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	for len(srv.Requests()) == 0 { // the model is answering
+		select {
+		case err := <-done:
+			t.Fatalf("otter -p ended before the model answered: %v\n%s", err, errOut.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel() // what Ctrl-C does through main's signal context
+	err := <-done
+	wantExit(t, err, 1)
+	if err.Error() != "" || !strings.Contains(errOut.String(), "interrupted; the answer is partial") {
+		t.Errorf("err %q (main prints it after stderr), stderr:\n%s\nwant only the interruption notice", err, errOut.String())
+	}
+}
+
 // TestPromptSampling: the reference server's sampling tool gets an answer
 // from the configured model only with --allow-sampling.
 func TestPromptSampling(t *testing.T) {
