@@ -63,6 +63,9 @@ func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout t
 	if err != nil {
 		return exitCode(2, err)
 	}
+	if httpAddr != "" && cfg.Serve.KeysError != nil {
+		return exitCode(2, fmt.Errorf("[serve] api_keys: %w", cfg.Serve.KeysError))
+	}
 	if httpAddr != "" {
 		// Refuse before building anything, with the message that says how to fix it.
 		if err := serve.CheckAddr(httpAddr, len(cfg.Serve.APIKeys) > 0); err != nil {

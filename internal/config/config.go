@@ -219,7 +219,11 @@ type RateLimit struct {
 
 // Serve is the [serve] table for `otter mcp serve`.
 type Serve struct {
-	APIKeys        []string `toml:"api_keys,omitempty"`
+	APIKeys []string `toml:"api_keys,omitempty"`
+	// KeysError reports api_keys entries whose ${VAR} could not be expanded
+	// (those entries are left empty). Only `otter mcp serve --http` needs
+	// the keys, so only it fails on this.
+	KeysError      error    `toml:"-"`
 	AllowedOrigins []string `toml:"allowed_origins,omitempty"`
 	AllowedHosts   []string `toml:"allowed_hosts,omitempty"`
 	AuditLog       string   `toml:"audit_log,omitempty"` // default $XDG_STATE_HOME/otter/audit.jsonl

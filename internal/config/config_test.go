@@ -586,3 +586,17 @@ private_key_file = "keys/otter.pem"
 		t.Errorf("config show does not mask the key or omits the grant:\n%s", out)
 	}
 }
+
+// A serve key from an unset variable must not stop otter's other commands;
+// only `otter mcp serve --http` needs it, and it gets the error.
+func TestMissingServeKeyIsKeptForServe(t *testing.T) {
+	paths, _ := testEnv(t)
+	writeFile(t, paths.UserConfigFile(), "[serve]\napi_keys = [\"${OTTER_TEST_SERVE_KEY}\", \"literal-key\"]\n")
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: func(string) (string, bool) { return "", false }})
+	if cfg.Serve.KeysError == nil || !strings.Contains(cfg.Serve.KeysError.Error(), "OTTER_TEST_SERVE_KEY") {
+		t.Fatalf("KeysError = %v, want it to name OTTER_TEST_SERVE_KEY", cfg.Serve.KeysError)
+	}
+	if got := cfg.Serve.APIKeys; len(got) != 2 || got[0] != "" || got[1] != "literal-key" {
+		t.Fatalf("api_keys = %q: the unresolved key must be empty, never its ${...} text", got)
+	}
+}

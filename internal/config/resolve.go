@@ -419,7 +419,7 @@ func absPath(p, base string) string {
 
 // expandTop expands ${VAR} references outside the servers.
 func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) {
-	do := func(v string, key toml.Key, quiet bool) string {
+	doInto := func(errs *errList, v string, key toml.Key, quiet bool) string {
 		o := origin{}
 		for p := key; len(p) > 0; p = p[:len(p)-1] {
 			if x, ok := top[p.String()]; ok {
@@ -431,6 +431,7 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 			return fmt.Sprintf("%s (in %s)", ve.Error(), key.String()), ve.hint("")
 		})
 	}
+	do := func(v string, key toml.Key, quiet bool) string { return doInto(errs, v, key, quiet) }
 	// Only the provider [agent] uses must resolve: the others may name keys
 	// this machine does not have.
 	for name, p := range cfg.Providers {
@@ -440,12 +441,22 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 		p.Headers = expandMap(p.Headers, func(k, v string) string { return do(v, toml.Key{"providers", name, "headers", k}, quiet) })
 		cfg.Providers[name] = p
 	}
+	// serve.api_keys matter only to `otter mcp serve --http`: a missing
+	// variable there must not stop the TUI, -p or a stdio server, so its
+	// error is kept for the serve command and the key left empty (an empty
+	// key is refused by serve, never taken as "no auth").
 	if cfg.Serve.APIKeys != nil {
 		keys := make([]string, len(cfg.Serve.APIKeys))
+		var keyErrs errList
 		for i, k := range cfg.Serve.APIKeys {
-			keys[i] = do(k, toml.Key{"serve", "api_keys"}, false)
+			n := len(keyErrs)
+			keys[i] = doInto(&keyErrs, k, toml.Key{"serve", "api_keys"}, false)
+			if len(keyErrs) > n {
+				keys[i] = ""
+			}
 		}
 		cfg.Serve.APIKeys = keys
+		cfg.Serve.KeysError = errors.Join(keyErrs...)
 	}
 	cfg.Tools.ExportDir = do(cfg.Tools.ExportDir, toml.Key{"tools", "export_dir"}, false)
 	cfg.Serve.AuditLog = do(cfg.Serve.AuditLog, toml.Key{"serve", "audit_log"}, false)
