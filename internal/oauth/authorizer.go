@@ -240,7 +240,13 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		drain(resp)
 		return fmt.Errorf("log in to %s: %w", h.name(), err)
 	}
+	// A server that names no OAuth metadata in its challenge may want an
+	// API key rather than a login; say so if the login then fails.
+	advertised := strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata")
 	if err := sdk.Authorize(ctx, req, resp); err != nil {
+		if !advertised && !errors.Is(err, ErrLoginRequired) && ctx.Err() == nil {
+			err = fmt.Errorf("%w (the server answered %d without OAuth metadata: if it takes an API key instead, pass it with --header 'Authorization: Bearer KEY' or headers in its config)", err, resp.StatusCode)
+		}
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.ErrorCode == "invalid_client" {
 			h.regs.forget()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -645,5 +646,24 @@ func TestConcurrentLogin(t *testing.T) {
 	}
 	if n := prompter.count(); n != 1 {
 		t.Errorf("the person was asked %d times, want once", n)
+	}
+}
+
+// A server that refuses with a bare 401 (an API-key server, such as otter
+// mcp serve with api_keys) makes the OAuth attempt fail; the error must
+// point at the header the person probably needs.
+func TestBare401SuggestsAPIKeyHeader(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="keys"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	defer ts.Close()
+	a := New(Options{Paths: config.Paths{DataDir: t.TempDir()}, Prompter: &choose{reply: func(ask.Login) ask.LoginReply { return ask.LoginReply{Choice: ask.LoginShowURL} }}})
+	srv := config.Server{Name: "keyed", Transport: config.TransportHTTP, URL: ts.URL + "/mcp"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := oauthtest.Connect(ctx, srv.URL, a.Handler(srv, true))
+	if err == nil || !strings.Contains(err.Error(), "--header 'Authorization: Bearer KEY'") {
+		t.Fatalf("error = %v, want a hint about the Authorization header", err)
 	}
 }
