@@ -50,7 +50,6 @@ var (
 	setupErr      error  // why the above are not all usable
 )
 
-
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
