@@ -59,7 +59,11 @@ With --json, print an array of {name, transport, state, tools, error}.`,
 				return err
 			}
 			defer s.close()
-			return printServerList(cmd.OutOrStdout(), s.app.MCP.Statuses(), asJSON)
+			statuses := s.app.MCP.Statuses()
+			if len(statuses) == 0 && !asJSON {
+				fmt.Fprintf(cmd.ErrOrStderr(), "No MCP servers are configured. Add a [[mcp.servers]] entry to %s (config.example.toml shows every key),\nor import a .mcp.json with `otter mcp import FILE --write`.\n", s.app.Paths.UserConfigFile())
+			}
+			return printServerList(cmd.OutOrStdout(), statuses, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,26 @@ db    stdio      failed      0      exited with status 1 …
 	}
 	if fmt.Sprint(rows) != "[map[error:login required name:gh state:needs-auth token_expiry:2026-01-02T03:04:05Z tools:0 transport:http] map[error: name:fs state:connected tools:12 transport:stdio]]" {
 		t.Errorf("JSON rows: %v", rows)
+	}
+}
+
+// A new user with no servers is told where to add one, not shown an empty table alone.
+func TestListWithoutServersSaysHowToAddOne(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(v, filepath.Join(home, v))
+	}
+	t.Chdir(home)
+	out, errOut, err := runOtter(t, "mcp", "list")
+	if err != nil {
+		t.Fatalf("otter mcp list: %v\n%s", err, errOut)
+	}
+	want := filepath.Join(home, "XDG_CONFIG_HOME", "otter", "config.toml")
+	if !strings.Contains(errOut, "No MCP servers are configured") || !strings.Contains(errOut, want) {
+		t.Errorf("stderr = %q, want a hint naming %s", errOut, want)
+	}
+	if !strings.HasPrefix(out, "NAME") {
+		t.Errorf("stdout = %q, want the table header", out)
 	}
 }
