@@ -58,6 +58,19 @@ func promptRequested(cmd *cobra.Command) bool {
 	return f != nil && f.Changed
 }
 
+// checkPromptFlag catches `otter -p --flag …`, where -p took the next flag
+// as its prompt (and cobra would blame the words after it).
+func checkPromptFlag(cmd *cobra.Command) error {
+	if !promptRequested(cmd) {
+		return nil
+	}
+	prompt, _ := cmd.Flags().GetString("print")
+	if name, isFlag := strings.CutPrefix(prompt, "--"); isFlag && cmd.Flags().Lookup(strings.SplitN(name, "=", 2)[0]) != nil {
+		return fmt.Errorf("-p takes the prompt as its value, but got the flag %s: write otter -p \"PROMPT\" %s …", prompt, prompt)
+	}
+	return nil
+}
+
 // promptOptions are the -p flags.
 type promptOptions struct {
 	prompt        string

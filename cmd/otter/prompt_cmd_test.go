@@ -184,6 +184,13 @@ func TestPromptFailures(t *testing.T) {
 			t.Errorf("err = %v, want it to say how to pipe the prompt in", err)
 		}
 	})
+	t.Run("-p followed by a flag", func(t *testing.T) {
+		_, _, err := otterWithStdin(t, strings.NewReader(""), "-p", "--output-format", "json", "hi")
+		wantExit(t, err, 2)
+		if err == nil || !strings.Contains(err.Error(), "-p takes the prompt as its value") {
+			t.Errorf("err = %v, want it to say -p took the flag as its prompt", err)
+		}
+	})
 	t.Run("empty prompt", func(t *testing.T) {
 		_, _, err := otterWithStdin(t, strings.NewReader("  \n"), "-p", "")
 		wantExit(t, err, 2)

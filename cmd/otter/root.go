@@ -21,7 +21,12 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := checkPromptFlag(cmd); err != nil {
+				return err
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&flags.configFile, "config", "", "read this config file too, above every scope")
