@@ -23,7 +23,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := checkPromptFlag(cmd); err != nil {
-				return err
+				return exitCode(2, err)
 			}
 			return cobra.NoArgs(cmd, args)
 		},
