@@ -31,6 +31,7 @@ test: test-deps vet
 vet:
 	@fmt=$$(gofmt -l cmd internal test assets 2>/dev/null); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
 
 ## bench: benchmarks that print otter-vs-baseline ratios
 bench: test-deps
