@@ -65,6 +65,21 @@ func pids(t *testing.T) []int {
 	return out
 }
 
+// waitPids waits until at least n processes have recorded their pid (a
+// server that is still starting may not have written its own yet) and
+// returns what is recorded by then.
+func waitPids(t *testing.T, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(liveness)
+	for {
+		got := pids(t)
+		if len(got) >= n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // processGone reports whether pid no longer runs (a zombie waiting for
 // init to reap it counts as gone).
 func processGone(pid int) bool {
