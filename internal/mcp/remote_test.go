@@ -170,38 +170,57 @@ func (h *fakeHandler) Authorize(ctx context.Context, req *http.Request, resp *ht
 	return nil
 }
 
+// A remote server that demands OAuth goes needs-auth without a login and
+// connects after one, over streamable HTTP, legacy SSE (which has no OAuth
+// of its own in the SDK) and auto's fallback to SSE alike.
 func TestNeedsAuthThenLogin(t *testing.T) {
-	srv := newTestServer("normal")
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer good" {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+"http://"+r.Host+`/.well-known/oauth-protected-resource"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		inner.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	fa := &fakeAuth{}
-	h := newHarness(t, servers(remote("secure", "http", ts.URL)), Options{Auth: fa})
-	h.m.Start(context.Background())
-	st := h.waitState("secure", StateNeedsAuth)
-	// The reason names the command, without the SDK's layers around the
-	// authorizer's error.
-	if want := "authorization required: run `otter mcp login secure`"; st.Error != want {
-		t.Errorf("needs-auth reason = %q, want %q", st.Error, want)
-	}
-	if err := h.m.Login(context.Background(), "secure"); err != nil {
-		t.Fatalf("Login: %v", err)
-	}
-	if got := h.callText("secure", "echo", `{"text":"in"}`); got != "in" {
-		t.Errorf("echo = %q", got)
-	}
-	if fa.logins != 1 || len(fa.handlers) != 2 || fa.handlers[0] || !fa.handlers[1] {
-		t.Errorf("logins %d, handler calls (interactive) %v", fa.logins, fa.handlers)
-	}
-	if err := h.m.Login(context.Background(), "nope"); err == nil || !strings.Contains(err.Error(), `no MCP server named "nope"`) {
-		t.Errorf("Login of an unknown server: %v", err)
+	for _, tc := range []struct{ transport, handler string }{
+		{"http", "streamable"},
+		{"sse", "sse"},
+		{"auto", "sse"}, // the POST gets 405 only once authorized
+	} {
+		t.Run(tc.transport, func(t *testing.T) {
+			srv := newTestServer("normal")
+			var inner http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+			if tc.handler == "sse" {
+				inner = sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+			}
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") != "Bearer good" {
+					w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+"http://"+r.Host+`/.well-known/oauth-protected-resource"`)
+					http.Error(w, "unauthorized", http.StatusUnauthorized)
+					return
+				}
+				inner.ServeHTTP(w, r)
+			}))
+			t.Cleanup(ts.Close)
+			fa := &fakeAuth{}
+			h := newHarness(t, servers(remote("secure", tc.transport, ts.URL)), Options{Auth: fa})
+			h.m.Start(context.Background())
+			st := h.waitState("secure", StateNeedsAuth)
+			// The reason names the command, without the SDK's layers around the
+			// authorizer's error.
+			if want := "authorization required: run `otter mcp login secure`"; st.Error != want {
+				t.Errorf("needs-auth reason = %q, want %q", st.Error, want)
+			}
+			if err := h.m.Login(context.Background(), "secure"); err != nil {
+				t.Fatalf("Login: %v", err)
+			}
+			if got := h.callText("secure", "echo", `{"text":"in"}`); got != "in" {
+				t.Errorf("echo = %q", got)
+			}
+			if st, _ := h.m.Status("secure"); tc.handler == "sse" && st.Transport != config.TransportSSE {
+				t.Errorf("transport = %q, want sse", st.Transport)
+			}
+			fa.mu.Lock()
+			defer fa.mu.Unlock()
+			if fa.logins != 1 || len(fa.handlers) != 2 || fa.handlers[0] || !fa.handlers[1] {
+				t.Errorf("logins %d, handler calls (interactive) %v", fa.logins, fa.handlers)
+			}
+			if err := h.m.Login(context.Background(), "nope"); err == nil || !strings.Contains(err.Error(), `no MCP server named "nope"`) {
+				t.Errorf("Login of an unknown server: %v", err)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/oauth"
 )
 
 // TransportAuto is the transport of a server with a url that tries
@@ -34,11 +35,13 @@ func transportName(srv config.Server) string {
 }
 
 // headerTransport adds the configured headers to every request and
-// remembers the status of the first POST (for the SSE fallback).
+// remembers the status of the latest POST (for the SSE fallback: when
+// connecting fails, that is the answer that failed it, also when an OAuth
+// 401 came before it).
 type headerTransport struct {
-	base      http.RoundTripper
-	headers   map[string]string
-	firstPost atomic.Int32
+	base     http.RoundTripper
+	headers  map[string]string
+	lastPost atomic.Int32
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -50,7 +53,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err == nil && req.Method == http.MethodPost {
-		t.firstPost.CompareAndSwap(0, int32(resp.StatusCode))
+		t.lastPost.Store(int32(resp.StatusCode))
 	}
 	return resp, err
 }
@@ -60,28 +63,38 @@ func newHTTPClient(srv config.Server) (*http.Client, *headerTransport) {
 	return &http.Client{Transport: ht}, ht
 }
 
+// newSSEClient is newHTTPClient for the legacy SSE transport, which has no
+// OAuth support of its own: with h set, requests carry h's token and a 401
+// or 403 runs h's authorization, as the streamable transport does itself.
+func newSSEClient(srv config.Server, h auth.OAuthHandler) *http.Client {
+	client, ht := newHTTPClient(srv)
+	if h != nil {
+		ht.base = oauth.Transport(h, http.DefaultTransport)
+	}
+	return client
+}
+
 // remoteTransport builds the SDK transport of an http, sse or auto server.
 // For auto it also returns the SSE transport to fall back to and a function
 // that says whether a failed connect calls for the fallback.
-func remoteTransport(srv config.Server, kind string, oauth auth.OAuthHandler) (sdk.Transport, error) {
+func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler) (sdk.Transport, error) {
 	if srv.URL == "" {
 		return nil, configError{fmt.Errorf("no url configured for transport %q: set url", kind)}
 	}
 	switch kind {
 	case config.TransportHTTP:
 		client, _ := newHTTPClient(srv)
-		return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: oauth}, nil
+		return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: h}, nil
 	case config.TransportSSE:
-		client, _ := newHTTPClient(srv)
-		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: client}, nil
+		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h)}, nil
 	}
 	return nil, configError{fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)}
 }
 
 // connectRemote connects to an http, sse or auto server.
-func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, oauth auth.OAuthHandler) (*sdk.ClientSession, string, error) {
+func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler) (*sdk.ClientSession, string, error) {
 	if kind != TransportAuto && kind != "" {
-		t, err := remoteTransport(srv, kind, oauth)
+		t, err := remoteTransport(srv, kind, h)
 		if err != nil {
 			return nil, kind, err
 		}
@@ -92,18 +105,17 @@ func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Ser
 		return nil, kind, configError{errors.New("no url configured: set url (or command for a stdio server)")}
 	}
 	httpClient, ht := newHTTPClient(srv)
-	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: oauth}
+	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: h}
 	cs, err := client.Connect(ctx, t, nil)
 	if err == nil {
 		return cs, config.TransportHTTP, nil
 	}
-	switch ht.firstPost.Load() {
+	switch ht.lastPost.Load() {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
 	default:
 		return nil, config.TransportHTTP, err
 	}
-	sseClient, _ := newHTTPClient(srv)
-	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: sseClient}
+	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h)}
 	cs, sseErr := client.Connect(ctx, detach(st, life), nil)
 	if sseErr != nil {
 		return nil, config.TransportSSE, fmt.Errorf("streamable HTTP was refused (%w) and the SSE fallback failed too: %w", err, sseErr)
