@@ -226,7 +226,14 @@ func (b *tuiBackend) Reload(ctx context.Context) (mcp.ReloadDiff, error) {
 	defer b.reloadMu.Unlock()
 	diff, err := b.app.Reload(ctx)
 	if err == nil {
-		b.setProvider(b.app.Config)
+		cfg := b.app.Config
+		b.setProvider(cfg)
+		b.agent.Configure(agent.Settings{
+			Permissions:  cfg.Permissions,
+			MaxTurns:     cfg.Agent.MaxTurns,
+			MaxTokens:    cfg.Agent.MaxTokens,
+			SystemPrompt: cfg.Agent.SystemPrompt,
+		})
 	}
 	return diff, err
 }

@@ -76,6 +76,35 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Settings are the parts of Options that come from the [agent] and
+// [permissions] config tables; Configure replaces them after a config
+// reload, without touching the conversation.
+type Settings struct {
+	Permissions  map[string]string
+	MaxTurns     int
+	MaxTokens    int
+	SystemPrompt string
+}
+
+// settings returns o's Settings.
+func (o Options) settings() Settings {
+	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt}
+}
+
+// normalized returns s with defaults applied and the permission decisions
+// lower-cased, in a map of its own.
+func (s Settings) normalized() Settings {
+	if s.MaxTurns <= 0 {
+		s.MaxTurns = DefaultMaxTurns
+	}
+	perms := make(map[string]string, len(s.Permissions))
+	for k, v := range s.Permissions {
+		perms[k] = strings.ToLower(strings.TrimSpace(v))
+	}
+	s.Permissions = perms
+	return s
+}
+
 // Agent holds one conversation with a model.
 type Agent struct {
 	opts Options
@@ -86,16 +115,13 @@ type Agent struct {
 	model    string
 	history  []llm.Message
 	session  map[string]bool // tools allowed for this session
-	perms    map[string]string
+	settings Settings
 
 	emitMu sync.Mutex
 }
 
 // New returns an Agent.
 func New(opts Options) *Agent {
-	if opts.MaxTurns <= 0 {
-		opts.MaxTurns = DefaultMaxTurns
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -105,17 +131,24 @@ func New(opts Options) *Agent {
 	if opts.SavePermission == nil {
 		opts.SavePermission = config.SaveLocalPermission
 	}
-	perms := make(map[string]string, len(opts.Permissions))
-	for k, v := range opts.Permissions {
-		perms[k] = strings.ToLower(strings.TrimSpace(v))
-	}
 	return &Agent{
 		opts:     opts,
 		provider: opts.Provider,
 		model:    opts.Model,
 		session:  map[string]bool{},
-		perms:    perms,
+		settings: opts.settings().normalized(),
 	}
+}
+
+// Configure replaces the settings from the config (after a reload). A
+// message in progress finishes with the settings it started with, except
+// for permissions, which apply to every tool call from now on. Tools
+// allowed for this session stay allowed.
+func (a *Agent) Configure(s Settings) {
+	s = s.normalized()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.settings = s
 }
 
 // SetProvider switches the provider and model for the following messages
@@ -176,7 +209,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 	defer a.busy.Unlock()
 
 	a.mu.Lock()
-	provider, model := a.provider, a.model
+	provider, model, settings := a.provider, a.model, a.settings
 	a.mu.Unlock()
 	if provider == nil {
 		err := fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure)
@@ -189,10 +222,10 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 	for rounds := 0; ; {
 		req := llm.Request{
 			Model:     model,
-			System:    a.systemPrompt(),
+			System:    a.systemPrompt(settings.SystemPrompt),
 			Messages:  a.Messages(),
 			Tools:     a.toolSpecs(),
-			MaxTokens: a.opts.MaxTokens,
+			MaxTokens: settings.MaxTokens,
 		}
 		resp, err := provider.Stream(ctx, req, func(ev llm.Event) {
 			switch ev := ev.(type) {
@@ -237,7 +270,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 			return ctx.Err()
 		}
 		rounds++
-		if rounds >= a.opts.MaxTurns {
+		if rounds >= settings.MaxTurns {
 			err := fmt.Errorf("%w: stopped after %d tool rounds without a final answer; send another message to let it continue, or raise [agent] max_turns", ErrMaxTurns, rounds)
 			a.emit(TurnFinished{Text: lastText, Err: err})
 			return err
@@ -277,7 +310,9 @@ You can call tools: otter's built-in web-data tools (scraping pages and APIs, an
 Use a tool when it helps to answer; never invent a tool's result. When a tool fails, read its error, fix the arguments and try again, or explain the problem.
 Answer concisely. Your answers are shown in a terminal and may use Markdown.`
 
-func (a *Agent) systemPrompt() string {
+// systemPrompt is otter's prompt, the servers' instructions and then
+// userPrompt ([agent] system_prompt).
+func (a *Agent) systemPrompt(userPrompt string) string {
 	var b strings.Builder
 	b.WriteString(basePrompt)
 	b.WriteString("\n\n")
@@ -302,7 +337,7 @@ func (a *Agent) systemPrompt() string {
 			}
 		}
 	}
-	if s := strings.TrimSpace(a.opts.SystemPrompt); s != "" {
+	if s := strings.TrimSpace(userPrompt); s != "" {
 		b.WriteString("\n# Instructions from the user's configuration\n\n")
 		b.WriteString(s)
 		b.WriteString("\n")

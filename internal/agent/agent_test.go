@@ -514,6 +514,37 @@ func TestPermissions(t *testing.T) {
 				t.Errorf("results = %+v", got)
 			}
 		})
+		t.Run("a config reload applies to the next calls", func(t *testing.T) {
+			var n int
+			h := newHarness(t, kind, setup{builtins: []tool.Tool{writeNote(&n)}, opts: func(o *agent.Options) {
+				o.Permissions = map[string]string{"write_note": "deny"}
+			}},
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "write_note", Args: `{"word":"x"}`}}},
+				llmtest.Reply{Text: []string{"denied"}},
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "c2", Name: "write_note", Args: `{"word":"y"}`}}},
+				llmtest.Reply{Text: []string{"written"}},
+			)
+			if err := h.send(t, "write"); err != nil {
+				t.Fatal(err)
+			}
+			h.agent.Configure(agent.Settings{
+				Permissions:  map[string]string{"write_*": "Allow"},
+				SystemPrompt: "Answer in French.",
+			})
+			if err := h.send(t, "write again"); err != nil {
+				t.Fatal(err)
+			}
+			reqs := h.srv.Requests()
+			if n != 1 || len(h.approver.prompts()) != 0 {
+				t.Errorf("write_note ran %d times with %d prompts; want once, allowed by the reloaded config", n, len(h.approver.prompts()))
+			}
+			if got := reqs[3].LastToolResults(); len(got) != 1 || got[0].IsError {
+				t.Errorf("result after the reload = %+v", got)
+			}
+			if strings.Contains(reqs[0].System, "Answer in French.") || !strings.Contains(reqs[2].System, "Answer in French.") {
+				t.Errorf("system prompt before/after the reload:\n%s\n---\n%s", reqs[0].System, reqs[2].System)
+			}
+		})
 		t.Run("headless policy", func(t *testing.T) {
 			var n int
 			h := newHarness(t, kind, setup{builtins: []tool.Tool{writeNote(&n)}, opts: func(o *agent.Options) {

@@ -96,7 +96,7 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 //  4. otherwise the Approver is asked.
 func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) error {
 	a.mu.Lock()
-	rule := matchRule(a.perms, e.Name)
+	rule := matchRule(a.settings.Permissions, e.Name)
 	session := a.session[e.Name]
 	a.mu.Unlock()
 	switch rule {
