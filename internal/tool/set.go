@@ -7,7 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -264,9 +268,48 @@ func (e *entry) validate(args json.RawMessage) string {
 		return ""
 	}
 	if err := e.schema.Validate(v); err != nil {
-		return fmt.Sprintf("invalid arguments for %s: %v. The input schema is: %s", e.Name, err, e.Info.InputSchema)
+		return fmt.Sprintf("invalid arguments for %s: %s. The input schema is: %s", e.Name, tidySchemaError(err), e.Info.InputSchema)
 	}
 	return ""
+}
+
+var (
+	// "validating root: validating /properties/timeout: maximum: …"
+	validatingPrefix = regexp.MustCompile(`validating (root|/[^:]*): `)
+	// jsonschema-go prints instance numbers as rationals ("1000/1") and
+	// bounds with %f ("120.000000").
+	rational   = regexp.MustCompile(`-?\b\d+/\d+\b`)
+	fixedFloat = regexp.MustCompile(`\b\d+\.\d{6}\b`) // %f: six decimals
+)
+
+// tidySchemaError words a validation error for a person or a model: the
+// failing property as a path ("timeout: maximum: 1000 is greater than
+// 120") rather than the validator's nested "validating …" prefixes, and
+// numbers as written.
+func tidySchemaError(err error) string {
+	msg := err.Error()
+	// Each nesting level prefixes the schema location it validated; the
+	// innermost holds the whole path.
+	if locs := validatingPrefix.FindAllStringSubmatchIndex(msg, -1); len(locs) > 0 {
+		last := locs[len(locs)-1]
+		loc, rest := msg[last[2]:last[3]], msg[last[1]:]
+		msg = rest
+		if loc != "root" {
+			// /properties/a/items/properties/b → a.items.b
+			loc = strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", "")
+			msg = strings.ReplaceAll(loc, "/", ".") + ": " + rest
+		}
+	}
+	msg = rational.ReplaceAllStringFunc(msg, func(q string) string {
+		if r, ok := new(big.Rat).SetString(q); ok {
+			f, _ := r.Float64()
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return q
+	})
+	return fixedFloat.ReplaceAllStringFunc(msg, func(f string) string {
+		return strings.TrimSuffix(strings.TrimRight(f, "0"), ".")
+	})
 }
 
 func jsonKind(v any) string {

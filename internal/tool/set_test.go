@@ -269,3 +269,32 @@ func TestProgressTravelsInContext(t *testing.T) {
 		t.Fatalf("progress reports = %+v", got)
 	}
 }
+
+// A validation error names the property and its bound as a person would
+// write them, not the validator's nesting and number formats.
+func TestValidationMessageIsReadable(t *testing.T) {
+	fetch := newTool("web", "fetch")
+	fetch.info.InputSchema = json.RawMessage(`{"type":"object","properties":{
+		"timeout":{"type":"integer","minimum":5,"maximum":120},
+		"opts":{"type":"object","properties":{"depth":{"type":"number","maximum":2.5}}}},
+		"required":["timeout"]}`)
+	s := NewSet(Options{})
+	s.SetServerTools("web", []Tool{fetch})
+	for _, tc := range []struct{ args, want string }{
+		{`{"timeout":1000}`, "invalid arguments for mcp__web__fetch: timeout: maximum: 1000 is greater than 120. The input schema is: {"},
+		{`{"timeout":-3}`, "invalid arguments for mcp__web__fetch: timeout: minimum: -3 is less than 5. "},
+		{`{"timeout":10,"opts":{"depth":3.75}}`, "invalid arguments for mcp__web__fetch: opts.depth: maximum: 3.75 is greater than 2.5. "},
+		{`{}`, `invalid arguments for mcp__web__fetch: required: missing properties: ["timeout"]. `},
+	} {
+		res, err := s.Call(context.Background(), "mcp__web__fetch", json.RawMessage(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := Text(res); !res.IsError || !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("%s: message\n%q\nwant prefix\n%q", tc.args, msg, tc.want)
+		}
+	}
+	if fetch.calls.Load() != 0 {
+		t.Errorf("invalid arguments reached the tool %d times", fetch.calls.Load())
+	}
+}
