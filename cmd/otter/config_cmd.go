@@ -52,7 +52,9 @@ func newConfigValidateCmd() *cobra.Command {
 		Short: "Check a config file, or the whole resolved configuration",
 		Long: `With PATH, check that file alone (TOML, or .mcp.json-shaped JSON).
 Without, check every file otter would read here, merged. Prints
-"ok: N servers from FILES", or every problem with its file:line and exits 2.`,
+"ok: N servers from FILES", or every problem with its file:line and exits 2.
+A server's ${VAR} that cannot be expanded counts as a problem here, although
+otter itself only marks that server failed and starts the others.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
@@ -64,6 +66,9 @@ Without, check every file otter would read here, merged. Prints
 				cfg, err = config.LoadFile(args[0])
 			} else {
 				cfg, err = config.Load(loadOptions())
+			}
+			if err == nil {
+				err = cfg.ServerProblems()
 			}
 			if err != nil {
 				return exitCode(2, &configError{err})
@@ -86,8 +91,12 @@ Without, check every file otter would read here, merged. Prints
 // printDisabled lists servers that will not start and why.
 func printDisabled(w io.Writer, cfg *config.Config) {
 	for _, s := range cfg.MCP.Servers {
-		if s.DisabledReason != "" {
+		switch {
+		case s.DisabledReason != "":
 			fmt.Fprintf(w, "note: server %q: %s\n", s.Name, s.DisabledReason)
+		case s.Problem != nil:
+			msgs := strings.Split(s.Problem.Error(), "\n")
+			fmt.Fprintf(w, "note: server %q cannot start: %s\n", s.Name, strings.Join(msgs, "\n  "))
 		}
 	}
 }
@@ -98,8 +107,9 @@ func newConfigShowCmd() *cobra.Command {
 		Short: "Print the resolved configuration as TOML, secrets masked",
 		Long: `Print the configuration otter uses here: every scope merged, ${VAR}
 expanded, defaults filled in. Each server carries a comment naming its scope
-and file:line; header values, secret-looking env values and flags, API keys
-and client secrets are masked.`,
+and file:line (and a "# problem:" line for each ${VAR} that could not be
+expanded, which keeps the server from starting); header values,
+secret-looking env values and flags, API keys and client secrets are masked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(loadOptions())
@@ -233,7 +243,7 @@ func trustDir(out, errw io.Writer, paths config.Paths, dir string) error {
 	}
 	var starting []string
 	for _, s := range cfg.MCP.Servers {
-		if s.IsEnabled() && (held[s.Name] || s.Scope == config.ScopeProject) {
+		if s.IsEnabled() && s.Problem == nil && (held[s.Name] || s.Scope == config.ScopeProject) {
 			starting = append(starting, fmt.Sprintf("%s (%s)", s.Name, s.File))
 		}
 	}

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"errors"
 	"strings"
 	"time"
 )
@@ -136,11 +137,38 @@ type Server struct {
 	// a directory the user has not trusted (DisabledReason says so);
 	// trusting Config.Project lets it start.
 	Untrusted bool `toml:"-"`
+	// Problem, when not nil, is why this enabled server cannot start: the
+	// ${VAR} references in it that could not be expanded (an unset
+	// variable without a default, a malformed reference). Each is an
+	// *Error naming the variable, the server, file:line and what to do;
+	// several are joined with errors.Join. The fields concerned keep the
+	// text as written. Load does not fail on it, so that one server's
+	// missing variable does not stop the others: the MCP manager reports
+	// the server failed with this reason and never starts it, and `otter
+	// config validate` reports it as a configuration error (see
+	// Config.ServerProblems). Servers that do not start anyway (disabled,
+	// untrusted) get no Problem.
+	Problem error `toml:"-"`
 }
 
-// IsEnabled reports whether the server should start.
+// IsEnabled reports whether the server is meant to start (enabled = true,
+// trusted, not held back). An enabled server may still be unable to start
+// because of its Problem.
 func (s Server) IsEnabled() bool {
 	return (s.Enabled == nil || *s.Enabled) && s.DisabledReason == ""
+}
+
+// ServerProblems returns the Problem of every server, joined with
+// errors.Join, or nil if no server has one: what `otter config validate`
+// reports on top of Load's own errors.
+func (c *Config) ServerProblems() error {
+	var errs []error
+	for _, s := range c.MCP.Servers {
+		if s.Problem != nil {
+			errs = append(errs, s.Problem)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // OAuth is [mcp.servers.oauth].

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -357,9 +358,14 @@ env = { LOCAL = "1" }
 	if ok, err := paths.IsTrusted(proj); err != nil || !ok {
 		t.Fatalf("IsTrusted(real dir) = %v, %v after trusting a symlink to it", ok, err)
 	}
-	// Once trusted, the missing variable of a project server is an error.
-	if _, err := Load(LoadOptions{Paths: paths, WorkDir: sub, LookupEnv: noEnv}); err == nil || !strings.Contains(err.Error(), "NOT_SET_ANYWHERE") {
-		t.Fatalf("Load after trust: err = %v, want the missing variable", err)
+	// Once trusted, the missing variable of a project server is that
+	// server's problem (it was quiet while the server could not start).
+	trusted := mustLoad(t, LoadOptions{Paths: paths, WorkDir: sub, LookupEnv: noEnv})
+	if p := mustServer(t, trusted, "also-theirs").Problem; p == nil || !strings.Contains(p.Error(), "NOT_SET_ANYWHERE") {
+		t.Fatalf("also-theirs after trust: Problem = %v, want the missing variable", p)
+	}
+	if p := mustServer(t, trusted, "theirs").Problem; p != nil {
+		t.Errorf("theirs after trust: Problem = %v, want none", p)
 	}
 	env := func(k string) (string, bool) { return "tok", k == "NOT_SET_ANYWHERE" }
 	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: sub, LookupEnv: env})
@@ -464,21 +470,127 @@ api_keys = ["${SERVE_KEY}"]
 		t.Errorf("providers/serve expansion: %+v %+v", cfg.Providers, cfg.Serve)
 	}
 
-	// A missing variable names the variable, the server, the file and the line.
-	delete(env, "TOKEN")
-	_, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: lookup})
-	var cerr *Error
-	if !errors.As(err, &cerr) {
-		t.Fatalf("Load with TOKEN unset: err = %v, want *Error", err)
+	if p := cfg.ServerProblems(); p != nil {
+		t.Errorf("ServerProblems with every variable set = %v", p)
 	}
-	msg := err.Error()
-	for _, want := range []string{"TOKEN", `server "gh"`, file + ":5:", `server "api"`, file + ":11:", "${TOKEN:-default}"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("error %q does not contain %q", msg, want)
+
+	// A missing variable is the problem of each server that uses it, naming
+	// the variable, the server, the file and the line; Load succeeds.
+	delete(env, "TOKEN")
+	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: lookup})
+	for name, line := range map[string]int{"gh": 5, "api": 11} {
+		p := mustServer(t, cfg, name).Problem
+		var cerr *Error
+		if !errors.As(p, &cerr) {
+			t.Fatalf("%s with TOKEN unset: Problem = %v, want *Error", name, p)
+		}
+		if cerr.File != file || cerr.Line != line {
+			t.Errorf("%s: problem at %s:%d, want %s:%d", name, cerr.File, cerr.Line, file, line)
+		}
+		for _, want := range []string{"environment variable TOKEN is not set", fmt.Sprintf("server %q", name), fmt.Sprintf("%s:%d:", file, line), "${TOKEN:-default}", "enabled = false"} {
+			if !strings.Contains(p.Error(), want) {
+				t.Errorf("%s: problem %q does not contain %q", name, p.Error(), want)
+			}
 		}
 	}
-	if cerr.File != file || cerr.Line != 5 {
-		t.Errorf("first error at %s:%d, want %s:5", cerr.File, cerr.Line, file)
+	// The failed values are kept as written, the others expanded.
+	gh = mustServer(t, cfg, "gh")
+	if gh.Env["GH_TOKEN"] != "${TOKEN}" || gh.Command != "/opt/bin/gh-mcp" {
+		t.Errorf("gh with TOKEN unset = %+v, want GH_TOKEN kept as written and the command expanded", gh)
+	}
+	if off := mustServer(t, cfg, "off"); off.Problem != nil {
+		t.Errorf("disabled server got a problem: %v", off.Problem)
+	}
+	all := cfg.ServerProblems()
+	if all == nil || !strings.Contains(all.Error(), `server "gh"`) || !strings.Contains(all.Error(), `server "api"`) {
+		t.Errorf("ServerProblems = %v, want both servers' problems", all)
+	}
+
+	// Outside the servers a missing variable still fails Load.
+	env["TOKEN"] = "t0k"
+	exports := writeFile(t, filepath.Join(filepath.Dir(file), "top.toml"), "[tools]\nexport_dir = \"${EXPORTS}/otter\"\n")
+	_, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: lookup, Extra: exports})
+	var cerr *Error
+	if !errors.As(err, &cerr) || cerr.File != exports || cerr.Line != 2 || !strings.Contains(err.Error(), "environment variable EXPORTS is not set") {
+		t.Errorf("Load with a top-level variable unset: err = %v, want %s:2 naming EXPORTS", err, exports)
+	}
+}
+
+// One server's missing variable leaves the other servers as they are: Load
+// succeeds, that server alone carries the problem. Malformed references
+// take the same path.
+func TestServerProblemIsPerServer(t *testing.T) {
+	paths, _ := testEnv(t)
+	file := writeFile(t, paths.UserConfigFile(), `[mcp]
+max_reconnect_attempts = 2
+
+[[mcp.servers]]
+name = "fs"
+command = "fs-server"
+args = ["--root", "${ROOT:-/data}"]
+
+[[mcp.servers]]
+name = "github"
+command = "github-mcp"
+env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }
+
+[[mcp.servers]]
+name = "remote"
+url = "https://${MCP_HOST}/mcp"
+headers = { X-Key = "${BROKEN" }
+
+[[mcp.servers]]
+name = "web"
+url = "https://example.com/mcp"
+`)
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv})
+	if cfg.MCP.MaxReconnectAttempts != 2 || len(cfg.MCP.Servers) != 4 {
+		t.Fatalf("config = %+v, want every server and the [mcp] settings", cfg.MCP)
+	}
+	fs, web := mustServer(t, cfg, "fs"), mustServer(t, cfg, "web")
+	if fs.Problem != nil || web.Problem != nil {
+		t.Errorf("healthy servers got problems: fs %v, web %v", fs.Problem, web.Problem)
+	}
+	if fs.Command != "fs-server" || !reflect.DeepEqual(fs.Args, []string{"--root", "/data"}) || fs.Transport != TransportStdio {
+		t.Errorf("fs = %+v", fs)
+	}
+	if web.URL != "https://example.com/mcp" || web.Transport != TransportHTTP {
+		t.Errorf("web = %+v", web)
+	}
+
+	gh := mustServer(t, cfg, "github")
+	want := file + `:12: server "github": environment variable GITHUB_TOKEN is not set (in env.GITHUB_TOKEN) (set GITHUB_TOKEN in the environment or write ${GITHUB_TOKEN:-default}, or set enabled = false on the server)`
+	if gh.Problem == nil || gh.Problem.Error() != want {
+		t.Errorf("github: Problem = %v\nwant %s", gh.Problem, want)
+	}
+	if !gh.IsEnabled() {
+		t.Error("github: a server with a problem is still an enabled server")
+	}
+
+	// Two failures in one server: both are its problem, each at its line;
+	// the url left unexpanded is not also reported as a bad url.
+	remote := mustServer(t, cfg, "remote")
+	if remote.Problem == nil {
+		t.Fatal("remote: no problem")
+	}
+	lines := strings.Split(remote.Problem.Error(), "\n")
+	if len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], file+`:16: server "remote": environment variable MCP_HOST is not set (in url)`) ||
+		!strings.HasPrefix(lines[1], file+`:17: server "remote": "${BROKEN" has no closing } (in headers.X-Key)`) {
+		t.Errorf("remote: problem lines = %q", lines)
+	}
+	if remote.URL != "https://${MCP_HOST}/mcp" || remote.Transport != TransportHTTP {
+		t.Errorf("remote = %+v, want the url kept as written", remote)
+	}
+	if strings.Contains(remote.Problem.Error(), "bad url") {
+		t.Errorf("remote: problem %q reports the unexpanded url as bad", remote.Problem)
+	}
+
+	// Setting the variable clears the problem.
+	env := func(k string) (string, bool) { return "tok", k == "GITHUB_TOKEN" }
+	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: env})
+	if gh := mustServer(t, cfg, "github"); gh.Problem != nil || gh.Env["GITHUB_TOKEN"] != "tok" {
+		t.Errorf("github with GITHUB_TOKEN set: Problem %v, env %v", gh.Problem, gh.Env)
 	}
 }
 

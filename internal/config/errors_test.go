@@ -318,7 +318,11 @@ func TestMissingVarHintPerFormat(t *testing.T) {
 		if file == ".mcp.json" {
 			want, notWant = notWant, want
 		}
-		_, err := LoadFile(p)
+		cfg, err := LoadFile(p)
+		if err != nil {
+			t.Fatalf("%s: LoadFile: %v", file, err)
+		}
+		err = cfg.ServerProblems()
 		if err == nil || !strings.Contains(err.Error(), "OTTER_TEST_SURELY_UNSET is not set") ||
 			!strings.Contains(err.Error(), want) || strings.Contains(err.Error(), notWant) {
 			t.Errorf("%s: err = %v, want the missing variable and the hint %s", file, err, want)

@@ -64,9 +64,15 @@ type LoadOptions struct {
 // command, args, env, cwd, url, headers and oauth client_id, client_secret,
 // private_key_file and private_key_pem,
 // in providers' api_key, base_url and headers, in serve.api_keys and in the
-// tools.export_dir and serve.audit_log paths. A missing variable is an error
-// unless the server does not start anyway (enabled = false, or untrusted),
-// in which case the text is kept as written.
+// tools.export_dir and serve.audit_log paths. A reference that cannot be
+// expanded (an unset variable without a default, a malformed reference)
+// keeps its text as written and is an error, except that:
+//
+//   - in a server it does not fail Load: it becomes that server's Problem,
+//     so that the other servers still start; in a server that does not
+//     start anyway (enabled = false, or untrusted) it is ignored;
+//   - in serve.api_keys it goes to Serve.KeysError;
+//   - in a provider other than the one [agent] uses it is ignored.
 //
 // Every problem is an *Error naming file and line; several are joined with
 // errors.Join.

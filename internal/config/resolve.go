@@ -3,10 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -32,6 +34,9 @@ type mergedServer struct {
 	origins   map[string]origin // by key path inside the entry
 	untrusted bool              // some file that defines it is untrusted
 	invalid   string            // why a lenient .mcp.json entry cannot run
+	// unexpanded holds the key paths (as toml.Key.String) whose ${VAR}
+	// references could not be expanded; their text is kept as written.
+	unexpanded map[string]bool
 }
 
 // origin returns where key (a path inside the server) was set, falling back
@@ -94,8 +99,18 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 			s.Untrusted = true
 			s.DisabledReason = fmt.Sprintf("not started: the project directory %s is not trusted yet; run `otter trust %s` (or accept the prompt in the TUI) to let its servers start", r.projDir, r.projDir)
 		}
-		r.expandServer(m, &errs)
+		// A server's expansion errors stay with that server (its Problem):
+		// they stop it alone, not the whole configuration.
+		var problems errList
+		r.expandServer(m, &problems)
 		r.finishServer(m, byName, &errs)
+		switch len(problems) {
+		case 0:
+		case 1:
+			s.Problem = problems[0]
+		default:
+			s.Problem = errors.Join(problems...)
+		}
 		cfg.MCP.Servers = append(cfg.MCP.Servers, *s)
 	}
 	r.expandTop(cfg, top, &errs)
@@ -248,8 +263,10 @@ func (r *resolver) expand(v string, o origin, quiet bool, errs *errList, describ
 	return v
 }
 
-// expandServer expands ${VAR} references in a server. For servers that do
-// not start (disabled or untrusted) failures are ignored and the text kept.
+// expandServer expands ${VAR} references in a server, recording each
+// failure in errs and its key in m.unexpanded; the text of a failed value is
+// kept as written. For servers that do not start (disabled or untrusted)
+// failures are not recorded.
 func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 	s := &m.srv
 	quiet := (s.Enabled != nil && !*s.Enabled) || s.DisabledReason != ""
@@ -259,9 +276,17 @@ func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 		if strings.EqualFold(filepath.Ext(o.file), ".json") {
 			disable = `"disabled": true` // the .mcp.json way
 		}
-		return r.expand(v, o, quiet, errs, func(ve *varError) (string, string) {
+		n := len(*errs)
+		out := r.expand(v, o, quiet, errs, func(ve *varError) (string, string) {
 			return fmt.Sprintf("server %q: %s (in %s)", s.Name, ve.Error(), key.String()), ve.hint(disable)
 		})
+		if len(*errs) > n {
+			if m.unexpanded == nil {
+				m.unexpanded = map[string]bool{}
+			}
+			m.unexpanded[key.String()] = true
+		}
+		return out
 	}
 	s.Command = do(s.Command, toml.Key{"command"})
 	if s.Args != nil {
@@ -287,13 +312,15 @@ func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 	}
 }
 
+// expandMap applies do to every entry of m in key order (so that errors
+// come in the same order every time).
 func expandMap(m map[string]string, do func(k, v string) string) map[string]string {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = do(k, v)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out[k] = do(k, m[k])
 	}
 	return out
 }
@@ -325,9 +352,12 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 				errs.add(o.file, o.line, `add command = "..." (and args = [...]) to run a local server`, "server %q uses transport stdio but has no command", s.Name)
 			}
 		case TransportHTTP, TransportSSE, TransportAuto:
-			if s.URL == "" {
+			switch u, err := url.Parse(s.URL); {
+			case s.URL == "":
 				errs.add(o.file, o.line, `add url = "https://..." for the server's endpoint`, "server %q uses transport %s but has no url", s.Name, s.Transport)
-			} else if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			case m.unexpanded["url"]:
+				// Its ${VAR} could not be expanded: that is the server's Problem.
+			case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 				uo := m.origin(toml.Key{"url"})
 				errs.add(uo.file, uo.line, "write an absolute http:// or https:// URL", "server %q: bad url %q", s.Name, s.URL)
 			}

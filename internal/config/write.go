@@ -93,8 +93,9 @@ func tomlKey(k string) string { return toml.Key{k}.String() }
 
 // WriteResolved writes the resolved configuration as TOML for
 // `otter config show`: the files read, then every table, each server with
-// a comment naming its scope and file (and why it is disabled), and every
-// secret masked (see maskSecret).
+// a comment naming its scope and file (and why it is disabled or cannot
+// start: a "# problem:" line per Problem), and every secret masked (see
+// maskSecret).
 func (c *Config) WriteResolved(w io.Writer) error {
 	m := c.masked()
 	bw := bufio.NewWriter(w)
@@ -125,6 +126,11 @@ func (c *Config) WriteResolved(w io.Writer) error {
 			fmt.Fprintf(bw, "# disabled: %s\n", s.DisabledReason)
 		} else if !s.IsEnabled() {
 			bw.WriteString("# disabled: enabled = false\n")
+		}
+		if s.Problem != nil {
+			for l := range strings.Lines(s.Problem.Error()) {
+				fmt.Fprintf(bw, "# problem: %s\n", strings.TrimSuffix(l, "\n"))
+			}
 		}
 		if err := writeServer(bw, s); err != nil {
 			return err

@@ -92,6 +92,45 @@ client_secret = "`+clientSec+`"
 	}
 }
 
+// otter config show marks a server that cannot start with its problem,
+// one comment line per problem, and still prints TOML otter reads.
+func TestWriteResolvedShowsServerProblem(t *testing.T) {
+	paths, _ := testEnv(t)
+	file := writeFile(t, paths.UserConfigFile(), `[[mcp.servers]]
+name = "github"
+command = "github-mcp"
+env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }
+args = ["--org", "${ORG}"]
+
+[[mcp.servers]]
+name = "fs"
+command = "fs-server"
+`)
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv})
+	var b bytes.Buffer
+	if err := cfg.WriteResolved(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"# github: user scope, " + file + ":1\n" +
+			"# problem: " + file + ":5: server \"github\": environment variable ORG is not set (in args)",
+		"\n# problem: " + file + ":4: server \"github\": environment variable GITHUB_TOKEN is not set (in env.GITHUB_TOKEN)",
+		`GITHUB_TOKEN = "****"`, // kept as written, and masked like any token
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "# problem:"); n != 2 {
+		t.Errorf("%d problem lines, want 2:\n%s", n, out)
+	}
+	var back Config
+	if _, err := toml.Decode(out, &back); err != nil || len(back.MCP.Servers) != 2 {
+		t.Errorf("show output parsed back: %v, %d servers", err, len(back.MCP.Servers))
+	}
+}
+
 func TestImportRoundTrip(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "tok")
 	t.Setenv("HOME_DIR", "/home/o")

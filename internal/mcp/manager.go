@@ -363,9 +363,11 @@ func (m *Manager) reconnect(ctx context.Context, name string, interactive bool) 
 	if err != nil {
 		return err
 	}
-	if !s.shouldRun() {
-		st := s.status()
-		return fmt.Errorf("server %q is disabled: %s", name, st.Error)
+	if st, why := s.idleState(); st != StatePending {
+		if s.cfg.Problem != nil && st == StateFailed {
+			return fmt.Errorf("server %q cannot start until its configuration is fixed: %w", name, s.cfg.Problem)
+		}
+		return fmt.Errorf("server %q is %s: %s", name, st, why)
 	}
 	m.mu.Lock()
 	m.started = true
@@ -390,6 +392,11 @@ func (m *Manager) SetEnabled(ctx context.Context, name string, on bool) error {
 		}
 	}
 	s.setOverride(on)
+	if on && s.cfg.Problem != nil {
+		// Enabled, but it cannot start: show it failed with the reason.
+		s.announce()
+		return fmt.Errorf("server %q cannot start until its configuration is fixed: %w", name, s.cfg.Problem)
+	}
 	if on {
 		m.mu.Lock()
 		started := m.started

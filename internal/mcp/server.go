@@ -159,15 +159,17 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// shouldRun reports whether the server is enabled (config, trust, [mcp]
-// enabled and SetEnabled overrides considered).
+// shouldRun reports whether the server is to run: enabled (config, trust,
+// [mcp] enabled and SetEnabled overrides considered) and free of a
+// configuration problem.
 func (s *server) shouldRun() bool {
 	st, _ := s.idleState()
-	return st != StateDisabled
+	return st == StatePending
 }
 
 // idleState is the state of a server that is not running: pending (about
-// to start) or disabled with the reason.
+// to start), disabled with the reason, or failed with its configuration's
+// Problem (an unexpanded ${VAR}), which no restart can cure.
 func (s *server) idleState() (State, string) {
 	s.mu.Lock()
 	override := s.override
@@ -185,6 +187,8 @@ func (s *server) idleState() (State, string) {
 			where = s.cfg.File
 		}
 		return StateDisabled, fmt.Sprintf("enabled = false in %s", where)
+	case s.cfg.Problem != nil:
+		return StateFailed, s.cfg.Problem.Error()
 	}
 	return StatePending, ""
 }
@@ -472,6 +476,11 @@ func (s *server) filterTools(ts []*sdk.Tool) []*sdk.Tool {
 // connect starts a session: the transport, initialize and the first lists,
 // all within startup_timeout.
 func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
+	if s.cfg.Problem != nil {
+		// Never reached through the manager, which does not run such a
+		// server; a safeguard that nothing is started with a ${VAR} unexpanded.
+		return nil, configError{s.cfg.Problem}
+	}
 	startCtx, cancel := context.WithTimeout(ctx, s.startupTimeout)
 	defer cancel()
 	c := &conn{changes: make(chan struct{}, 1), transport: s.transport}
