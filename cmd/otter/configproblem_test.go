@@ -95,6 +95,13 @@ env = { GITHUB_TOKEN = "${%s}" }
 		t.Errorf("validate FILE error = %q, want %q", err, reason)
 	}
 
+	// otter mcp login on it refuses instead of using the unexpanded text.
+	_, _, err = runOtter(t, "--cwd", work, "mcp", "login", "github")
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), `cannot log in to "github" until its configuration is fixed: `+reason) {
+		t.Errorf("login error = %v", err)
+	}
+
 	// otter config show: exit 0, the server marked with its problem.
 	out, _, err = runOtter(t, "--cwd", work, "config", "show")
 	if err != nil {

@@ -179,6 +179,9 @@ func loginServer(arg string) (config.Server, config.Paths, error) {
 		}
 		return config.Server{}, paths, fmt.Errorf("no MCP server named %q in the configuration%s", arg, knownServers(cfg))
 	}
+	if srv.Problem != nil {
+		return config.Server{}, paths, fmt.Errorf("cannot log in to %q until its configuration is fixed: %w", arg, srv.Problem)
+	}
 	if srv.URL == "" {
 		return config.Server{}, paths, fmt.Errorf("server %q runs a local command over stdio; OAuth applies only to remote (http/sse) servers", arg)
 	}
