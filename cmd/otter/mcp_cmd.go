@@ -34,6 +34,7 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/webdata"
 )
 
 func mcpSubcommands() []*cobra.Command {
@@ -167,6 +168,8 @@ Exit status: 0 on success, 1 when the tool reports an error (isError),
 				target.server = adhoc.Name
 			case target.server != "":
 				opts.only = target.server
+			case target.tool == webdata.NameGetStatus:
+				// It reports the servers, so they start as for `otter mcp list`.
 			case !strings.HasPrefix(target.tool, "mcp__"):
 				opts.none = true // a built-in: no server needs to start
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -212,5 +213,40 @@ func TestListWithoutServersSaysHowToAddOne(t *testing.T) {
 	}
 	if !strings.HasPrefix(out, "NAME") {
 		t.Errorf("stdout = %q, want the table header", out)
+	}
+}
+
+// `otter mcp call get_status` reports the configured servers (they start
+// for it, as for `otter mcp list`); other built-ins start none.
+func TestCallGetStatusShowsServers(t *testing.T) {
+	node, server := everythingPeer(t)
+	paths := configTestHome(t)
+	file := paths.UserConfigFile()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"everything\"\ncommand = %q\nargs = [%q, \"stdio\"]\n", node, server)
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runOtter(t, "--cwd", t.TempDir(), "mcp", "call", "get_status", "{}")
+	if err != nil {
+		t.Fatalf("otter mcp call get_status: %v\n%s", err, errOut)
+	}
+	var env struct {
+		Status string `json:"status"`
+		Result struct {
+			Servers []struct {
+				Name  string `json:"name"`
+				State string `json:"state"`
+				Tools int    `json:"tools"`
+			} `json:"servers"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("get_status output %q: %v", out, err)
+	}
+	if s := env.Result.Servers; env.Status != "success" || len(s) != 1 || s[0].Name != "everything" || s[0].State != "connected" || s[0].Tools == 0 {
+		t.Errorf("get_status = %+v, want the everything server connected with its tools", env)
 	}
 }
