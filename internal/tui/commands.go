@@ -19,7 +19,7 @@ import (
 
 type promptReadyMsg struct{ text string }
 
-var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call"}
+var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -27,13 +27,14 @@ const helpText = `Commands
   /mcp reload          re-read the config; only changed servers restart
   /call TOOL [json]    call a tool by hand (a form from its input schema) and see the raw result
   /mcp__server__prompt [arg=value …]   use a server's prompt
+  /image [N]           view image N from a tool result (the latest without N)
   /clear               forget the conversation
   /help · /quit
 
 Keys
   enter send · shift+enter / alt+enter new line · ↑/↓ history · tab complete
   esc cancel the running generation or call · ctrl+o expand tool results
-  pgup/pgdown scroll · ctrl+c twice quit`
+  ctrl+y view the latest image · pgup/pgdown scroll · ctrl+c twice quit`
 
 func (m *model) command(line string) tea.Cmd {
 	cmd, rest, _ := strings.Cut(line, " ")
@@ -48,6 +49,7 @@ func (m *model) command(line string) tea.Cmd {
 		m.tr.scroll = 0
 		m.usage = agent.Usage{}
 		m.notice(itemInfo, "conversation cleared")
+		return m.forgetImages()
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	case "/mcp":
@@ -71,6 +73,13 @@ func (m *model) command(line string) tea.Cmd {
 		}
 	case "/call":
 		return m.callCommand(rest)
+	case "/image":
+		n, err := parseImageArg(rest)
+		if err != nil {
+			m.notice(itemError, err.Error())
+			return nil
+		}
+		return m.viewImage(n)
 	default:
 		if p, ok := m.findPrompt(cmd); ok {
 			return m.promptCommand(p, rest)

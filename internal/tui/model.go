@@ -94,6 +94,9 @@ type model struct {
 	frameDue   bool
 	spinning   bool
 
+	imgs  imageSupport // how this terminal shows images
+	shown []*toolImage // the images of this conversation, for /image N
+
 	questions []*activeQuestion
 	panel     modal
 	hint      string
@@ -108,6 +111,7 @@ func newModel(u *UI, b Backend) *model {
 		st:        newStyles(true),
 		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		toolItems: map[string]*item{},
+		imgs:      detectImages(u.opts.lookupEnv()),
 	}
 	m.input = textarea.New()
 	m.input.Placeholder = "Ask otter… (/help for commands, shift+enter for a new line)"
@@ -206,11 +210,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.imageMsg(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		var cmds []tea.Cmd
+		cmds := []tea.Cmd{m.resizeImages()}
 		if top := m.focus(); top != nil {
 			cmds = append(cmds, top.update(msg))
 		}
@@ -274,8 +281,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 
 	case callDoneMsg:
 		m.calls--
-		m.finishTool(msg.it, msg.res, msg.err, msg.elapsed)
-		return nil
+		return m.finishTool(msg.it, msg.res, msg.err, msg.elapsed)
 
 	case callRequestMsg:
 		return m.callCommand(msg.name)
@@ -413,6 +419,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.tr.expand = !m.tr.expand
 		m.tr.invalidate()
 		return nil
+	case "ctrl+y":
+		return m.viewImage(0)
 	case "up":
 		if m.input.Line() == 0 && m.histPos > 0 {
 			if m.histPos == len(m.history) {
@@ -539,7 +547,7 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		}
 	case agent.ToolCallFinished:
 		if it := m.toolItems[ev.ID]; it != nil {
-			m.finishTool(it, ev.Result, ev.Err, ev.Elapsed)
+			return m.finishTool(it, ev.Result, ev.Err, ev.Elapsed)
 		}
 	case agent.Usage:
 		m.usage.InputTokens += ev.InputTokens
@@ -567,14 +575,15 @@ func (m *model) endStreaming() {
 	}
 }
 
-func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.Duration) {
+func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.Duration) tea.Cmd {
 	if it.state != toolRunning {
-		return
+		return nil
 	}
 	if elapsed == 0 {
 		elapsed = time.Since(it.start)
 	}
 	it.elapsed = elapsed
+	var images []*toolImage
 	switch {
 	case err != nil && (errors.Is(err, context.Canceled) || m.ctx.Err() != nil):
 		it.state = toolCanceled
@@ -584,10 +593,10 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 		it.result = err.Error()
 	case res != nil && res.IsError:
 		it.state = toolFailed
-		it.result = describeResult(res, m.ui.opts.ImageDir)
+		it.result, images = describeResult(res, m.ui.opts.ImageDir)
 	default:
 		it.state = toolOK
-		it.result = describeResult(res, m.ui.opts.ImageDir)
+		it.result, images = describeResult(res, m.ui.opts.ImageDir)
 	}
 	if it.rawCall && res != nil {
 		it.raw = prettyJSON(mustJSON(res), 500)
@@ -595,6 +604,7 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 	it.stale = true
 	it.cancel = nil
 	delete(m.toolItems, it.id)
+	return m.addImages(it, images)
 }
 
 func (m *model) endTurn(err error) {

@@ -57,6 +57,7 @@ type item struct {
 	result   string // what the result says, for a person
 	raw      string // the raw result JSON (/call)
 	progress *tool.Progress
+	images   []*toolImage // images of the result, in order
 
 	rawCall bool               // a /call: keep the raw result
 	cancel  context.CancelFunc // stops a /call
@@ -237,6 +238,9 @@ func (m *model) renderTool(it *item, w int) string {
 		}
 		b.WriteString("\n" + prefix + textStyle.Render(ansi.Truncate(l, w-5, "…")))
 	}
+	for _, l := range m.imageLines(it) {
+		b.WriteString("\n" + l)
+	}
 	return b.String()
 }
 
@@ -300,21 +304,26 @@ func compactJSON(raw json.RawMessage) string {
 }
 
 // describeResult turns a tool result into text for a person: text content
-// as is, images and audio as placeholders (images saved under imageDir),
+// as is, images and audio as placeholders (saved under imageDir),
 // resources by URI, structured content as JSON when there is nothing else.
-func describeResult(res *tool.Result, imageDir string) string {
+// It also returns the images, for the terminals that can show them.
+func describeResult(res *tool.Result, imageDir string) (string, []*toolImage) {
 	if res == nil {
-		return ""
+		return "", nil
 	}
 	var parts []string
+	var images []*toolImage
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
-			parts = append(parts, placeholder("image", c.MIMEType, c.Data, imageDir))
+			img := newToolImage(c.MIMEType, c.Data, imageDir)
+			images = append(images, img)
+			parts = append(parts, img.label)
 		case *sdk.AudioContent:
-			parts = append(parts, placeholder("audio", c.MIMEType, c.Data, imageDir))
+			s, _ := placeholder("audio", c.MIMEType, "", c.Data, imageDir)
+			parts = append(parts, s)
 		case *sdk.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource link %s %s]", c.URI, c.Name))
 		case *sdk.EmbeddedResource:
@@ -334,28 +343,34 @@ func describeResult(res *tool.Result, imageDir string) string {
 		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
 		parts = append(parts, string(b))
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), images
 }
 
-// placeholder describes binary content and saves it under dir.
-func placeholder(kind, mimeType string, data []byte, dir string) string {
-	s := fmt.Sprintf("[%s %s, %s", kind, mimeType, humanBytes(len(data)))
+// placeholder describes binary content (detail, e.g. an image's pixel
+// size, is optional) and saves it under dir; path is where ("" when not).
+func placeholder(kind, mimeType, detail string, data []byte, dir string) (text, path string) {
+	s := fmt.Sprintf("[%s %s, ", kind, mimeType)
+	if detail != "" {
+		s += detail + ", "
+	}
+	s += humanBytes(len(data))
 	if dir != "" && len(data) > 0 {
 		sum := sha256.Sum256(data)
 		ext := ".bin"
 		if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
 			ext = exts[len(exts)-1]
 		}
-		path := filepath.Join(dir, hex.EncodeToString(sum[:8])+ext)
+		p := filepath.Join(dir, hex.EncodeToString(sum[:8])+ext)
 		if err := os.MkdirAll(dir, 0o700); err == nil {
-			if err = os.WriteFile(path, data, 0o600); err == nil {
-				s += ", saved to " + path
+			if err = os.WriteFile(p, data, 0o600); err == nil {
+				s += ", saved to " + p
+				path = p
 			} else {
-				slog.Warn("saving tool result content", "path", path, "err", err)
+				slog.Warn("saving tool result content", "path", p, "err", err)
 			}
 		}
 	}
-	return s + "]"
+	return s + "]", path
 }
 
 func humanBytes(n int) string {

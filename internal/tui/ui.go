@@ -29,6 +29,9 @@ type Options struct {
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
 	Output io.Writer
+	// LookupEnv reads the environment that decides how images are shown
+	// (TERM, TERM_PROGRAM, OTTER_IMAGES, …). Nil: os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
 }
 
 // ErrClosed is returned by the Asker methods once the UI has exited.
