@@ -18,10 +18,13 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/iterm2"
 	"github.com/charmbracelet/x/ansi/kitty"
+	"github.com/charmbracelet/x/ansi/sixel"
 	"github.com/charmbracelet/x/term"
+	"golang.org/x/image/draw"
 )
 
 // Images in tool results are always saved and named by a text placeholder.
@@ -31,13 +34,12 @@ import (
 //     is transmitted once as a virtual placement (U=1) and the transcript
 //     draws a grid of Unicode placeholder cells where it belongs, so it
 //     scrolls and redraws with the text like any other line.
-//   - iTerm2 inline images (iTerm2, WezTerm): these are drawn at the cursor
+//   - iTerm2 inline images (iTerm2, WezTerm) and sixel (foot, mlterm,
+//     xterm -ti vt340, Windows Terminal, …): these are drawn at the cursor
 //     and cannot share the cell grid with a redrawing TUI, so the transcript
 //     offers a viewer (/image N, ctrl+y) that takes over the terminal until
-//     a key is pressed.
-//
-// Sixel is not offered: the sixel encoder of x/ansi needs a module otter
-// does not depend on yet.
+//     a key is pressed. Sixel support is learnt from the terminal's primary
+//     device attributes (attribute 4), asked for at startup.
 
 // imageProtocol is how the terminal shows images.
 type imageProtocol int
@@ -46,6 +48,7 @@ const (
 	imagesOff    imageProtocol = iota // the text placeholder only
 	imagesKitty                       // inline, kitty graphics with Unicode placeholders
 	imagesITerm2                      // a viewer, iTerm2 inline image protocol
+	imagesSixel                       // a viewer, sixel graphics
 )
 
 func (p imageProtocol) String() string {
@@ -54,6 +57,8 @@ func (p imageProtocol) String() string {
 		return "kitty"
 	case imagesITerm2:
 		return "iterm2"
+	case imagesSixel:
+		return "sixel"
 	}
 	return "off"
 }
@@ -62,10 +67,13 @@ func (p imageProtocol) String() string {
 type imageSupport struct {
 	proto imageProtocol
 	tmux  bool // inside tmux: sequences go through its passthrough
+	// askSixel: nothing was found in the environment, so ask the terminal
+	// whether it speaks sixel (its primary device attributes).
+	askSixel bool
 }
 
 // detectImages decides from the environment how images can be shown.
-// OTTER_IMAGES=kitty|iterm2|off overrides the detection. Inside tmux the
+// OTTER_IMAGES=kitty|iterm2|sixel|off overrides the detection. Inside tmux the
 // answer is "off" unless overridden: passthrough needs `allow-passthrough
 // on` and a terminal behind tmux that speaks the protocol, which otter
 // cannot see from inside.
@@ -81,10 +89,9 @@ func detectImages(lookup func(string) (string, bool)) imageSupport {
 	case "off", "none", "0", "false", "no":
 		return imageSupport{}
 	case "sixel":
-		slog.Warn("OTTER_IMAGES=sixel: this build of otter has no sixel encoder; images show as placeholders (kitty and iterm2 are supported)")
-		return imageSupport{}
+		return imageSupport{proto: imagesSixel, tmux: inTmux}
 	default:
-		slog.Warn("OTTER_IMAGES: unknown value, detecting the terminal instead", "value", v, "valid", "kitty, iterm2, off")
+		slog.Warn("OTTER_IMAGES: unknown value, detecting the terminal instead", "value", v, "valid", "kitty, iterm2, sixel, off")
 	}
 	if inTmux {
 		return imageSupport{}
@@ -102,7 +109,23 @@ func detectImages(lookup func(string) (string, bool)) imageSupport {
 	if get("LC_TERMINAL") == "iTerm2" {
 		return imageSupport{proto: imagesITerm2}
 	}
-	return imageSupport{}
+	return imageSupport{askSixel: true}
+}
+
+// sixelAttribute is the primary device attribute of a terminal that
+// speaks sixel.
+const sixelAttribute = 4
+
+// deviceAttributes learns from the terminal's answer to the primary device
+// attributes request whether it speaks sixel.
+func (m *model) deviceAttributes(da uv.PrimaryDeviceAttributesEvent) {
+	if !m.imgs.askSixel || m.imgs.proto != imagesOff {
+		return
+	}
+	m.imgs.askSixel = false
+	if slices.Contains(da, sixelAttribute) {
+		m.imgs.proto = imagesSixel
+	}
 }
 
 // toolImage is one image of a tool result.
@@ -297,6 +320,9 @@ func (m *model) imageMsg(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		msg.img.cols, msg.img.rows = 0, 0
 		msg.it.stale = true
 		return nil, true
+	case uv.PrimaryDeviceAttributesEvent:
+		m.deviceAttributes(msg)
+		return nil, true
 	case imageViewedMsg:
 		if msg.err != nil {
 			m.notice(itemError, "image viewer: "+msg.err.Error())
@@ -368,7 +394,10 @@ func (m *model) viewImage(n int) tea.Cmd {
 	img := m.shown[n-1]
 	switch {
 	case m.imgs.proto == imagesOff:
-		m.notice(itemInfo, fmt.Sprintf("This terminal shows no images (otter shows them in kitty, Ghostty, iTerm2 and WezTerm; OTTER_IMAGES=kitty or iterm2 forces one). Image %d: %s", n, img.label))
+		m.notice(itemInfo, fmt.Sprintf("This terminal shows no images (otter shows them in kitty, Ghostty, iTerm2, WezTerm and terminals that speak sixel; OTTER_IMAGES=kitty, iterm2 or sixel forces one). Image %d: %s", n, img.label))
+		return nil
+	case m.imgs.proto == imagesSixel && img.format == "":
+		m.notice(itemInfo, fmt.Sprintf("Image %d cannot be shown here (only PNG, JPEG and GIF are): %s", n, img.label))
 		return nil
 	case m.imgs.proto == imagesKitty && !img.sent:
 		m.notice(itemInfo, fmt.Sprintf("Image %d cannot be shown here (only PNG, JPEG and GIF are, once sent to the terminal): %s", n, img.label))
@@ -396,10 +425,50 @@ func (m *model) imageViewer(img *toolImage) *imageViewer {
 		}
 		v.seq = kittyCommand(put, m.imgs.tmux)
 		v.after = kittyCommand(&kitty.Options{Action: kitty.Delete, Delete: kitty.DeleteID, ID: int(img.id), PlacementID: 2}, m.imgs.tmux)
+	} else if m.imgs.proto == imagesSixel {
+		seq, err := sixelImage(img, cols, rows, m.imgs.tmux)
+		if err != nil {
+			seq = "cannot draw this image: " + err.Error()
+		}
+		v.seq = seq
 	} else {
 		v.seq = iterm2Image(img, cols, rows, m.imgs.tmux)
 	}
 	return v
+}
+
+// sixelImage returns the sixel sequence of img, scaled down to fit
+// maxCols×maxRows cells (never up: sixel pixels are the terminal's).
+func sixelImage(img *toolImage, maxCols, maxRows int, tmux bool) (string, error) {
+	if img.format == "" || img.w*img.h > maxInlinePixels {
+		return "", fmt.Errorf("only PNG, JPEG and GIF images up to %d megapixels can be drawn", maxInlinePixels/1_000_000)
+	}
+	src, _, err := image.Decode(bytes.NewReader(img.data))
+	if err != nil {
+		return "", fmt.Errorf("decoding the %s image: %w", img.format, err)
+	}
+	cols, rows := fitCells(img.w, img.h, maxCols, maxRows)
+	w, h := min(img.w, cols*cellPixelsW), min(img.h, rows*cellPixelsH)
+	// Keep the aspect ratio within w×h.
+	if s := min(float64(w)/float64(img.w), float64(h)/float64(img.h)); s < 1 {
+		w, h = max(int(float64(img.w)*s), 1), max(int(float64(img.h)*s), 1)
+	}
+	var dst image.Image = src
+	if w != img.w || h != img.h {
+		scaled := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.ApproxBiLinear.Scale(scaled, scaled.Bounds(), src, src.Bounds(), draw.Over, nil)
+		dst = scaled
+	}
+	var payload bytes.Buffer
+	if err := new(sixel.Encoder).Encode(&payload, dst); err != nil {
+		return "", fmt.Errorf("encoding the image as sixel: %w", err)
+	}
+	// P2 = 1: pixels left at colour 0 stay transparent.
+	seq := ansi.SixelGraphics(0, 1, 0, payload.Bytes())
+	if tmux {
+		seq = ansi.TmuxPassthrough(seq)
+	}
+	return seq, nil
 }
 
 // iterm2Image returns the inline image sequence of img, fitted to

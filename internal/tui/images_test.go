@@ -17,8 +17,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/kitty"
+	"github.com/charmbracelet/x/ansi/sixel"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,8 +49,9 @@ func TestDetectImages(t *testing.T) {
 		env  []string
 		want imageSupport
 	}{
-		{nil, imageSupport{}},
-		{[]string{"TERM", "xterm-256color", "COLORTERM", "truecolor"}, imageSupport{}},
+		// Nothing in the environment: ask the terminal about sixel.
+		{nil, imageSupport{askSixel: true}},
+		{[]string{"TERM", "xterm-256color", "COLORTERM", "truecolor"}, imageSupport{askSixel: true}},
 		{[]string{"TERM", "xterm-kitty"}, imageSupport{proto: imagesKitty}},
 		{[]string{"TERM", "xterm-256color", "KITTY_WINDOW_ID", "3"}, imageSupport{proto: imagesKitty}},
 		{[]string{"TERM", "xterm-ghostty", "TERM_PROGRAM", "ghostty"}, imageSupport{proto: imagesKitty}},
@@ -63,7 +66,7 @@ func TestDetectImages(t *testing.T) {
 		{[]string{"OTTER_IMAGES", "off", "TERM", "xterm-kitty"}, imageSupport{}},
 		{[]string{"OTTER_IMAGES", "iterm2", "TERM", "xterm-kitty"}, imageSupport{proto: imagesITerm2}},
 		{[]string{"OTTER_IMAGES", "Kitty"}, imageSupport{proto: imagesKitty}},
-		{[]string{"OTTER_IMAGES", "sixel", "TERM", "xterm-kitty"}, imageSupport{}}, // no sixel encoder: placeholder
+		{[]string{"OTTER_IMAGES", "sixel", "TERM", "xterm-kitty"}, imageSupport{proto: imagesSixel}},
 		{[]string{"OTTER_IMAGES", "bogus", "TERM", "xterm-kitty"}, imageSupport{proto: imagesKitty}},
 	} {
 		if got := detectImages(envOf(c.env...)); got != c.want {
@@ -333,6 +336,62 @@ func TestITerm2Viewer(t *testing.T) {
 	}
 	if all := out.String(); !strings.HasSuffix(all, ansi.ResetModeAltScreenSaveCursor) {
 		t.Errorf("the viewer did not leave the alternate screen after the key: %q", trim(all))
+	}
+}
+
+// TestSixelFromDeviceAttributes: with nothing in the environment otter
+// asks the terminal for its primary device attributes at startup, and
+// offers the viewer for images when the answer includes sixel (4).
+func TestSixelFromDeviceAttributes(t *testing.T) {
+	data := testPNG(t, 40, 20)
+	b := &fakeBackend{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "i", Name: "img"})
+		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{&sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
+		emit(agent.TurnFinished{Text: "done"})
+		return nil
+	}}
+	h := start(t, b, Options{ImageDir: t.TempDir(), LookupEnv: envOf("TERM", "foot")})
+	var out bytes.Buffer
+	teatest.WaitFor(t, io.TeeReader(h.tm.Output(), &out), func(bts []byte) bool {
+		return bytes.Contains(out.Bytes(), []byte(ansi.RequestPrimaryDeviceAttributes))
+	}, teatest.WithDuration(20*time.Second))
+	h.tm.Send(uv.PrimaryDeviceAttributesEvent{62, 4, 22}) // foot's answer
+	h.enterLine("show me")
+	h.waitFor("image 1 · /image 1 opens it")
+
+	// A terminal without sixel keeps the placeholder.
+	m := newModel(New(Options{LookupEnv: envOf("TERM", "xterm-256color")}), &fakeBackend{})
+	m.Update(uv.PrimaryDeviceAttributesEvent{62, 22})
+	if m.imgs.proto != imagesOff {
+		t.Errorf("a terminal without attribute 4 got %s images", m.imgs.proto)
+	}
+}
+
+// TestSixelViewer: the viewer draws the image as sixel, scaled to fit the
+// screen, before it waits for the key.
+func TestSixelViewer(t *testing.T) {
+	data := testPNG(t, 400, 200)
+	m, _ := imageModel(t, envOf("OTTER_IMAGES", "sixel"), 100, data)
+	m.Update(tea.WindowSizeMsg{Width: 30, Height: 40}) // the viewer gets 30 columns: 300 pixels
+	v := m.imageViewer(m.shown[0])
+	var out bytes.Buffer
+	in := &keyReader{out: &out, key: "q", seen: make(chan string, 1)}
+	v.SetStdin(in)
+	v.SetStdout(&out)
+	if err := v.Run(); err != nil {
+		t.Fatal(err)
+	}
+	before := <-in.seen
+	dcs := regexp.MustCompile("\x1bP0;1q([^\x1b]*)\x1b\\\\").FindStringSubmatch(before)
+	if dcs == nil {
+		t.Fatalf("no sixel image before the key was read: %q", trim(before))
+	}
+	img, err := new(sixel.Decoder).Decode(strings.NewReader(dcs[1] + "\x1b\\"))
+	if err != nil {
+		t.Fatalf("the viewer's sixel data does not decode: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 300 || b.Dy() != 150 {
+		t.Errorf("sixel image is %dx%d pixels, want 300x150 (400x200 fitted to 30 columns)", b.Dx(), b.Dy())
 	}
 }
 

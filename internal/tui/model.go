@@ -144,6 +144,9 @@ func newModel(u *UI, b Backend) *model {
 
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, textarea.Blink}
+	if m.imgs.askSixel {
+		cmds = append(cmds, tea.Raw(ansi.RequestPrimaryDeviceAttributes))
+	}
 	if len(m.questions) > 0 {
 		if fm, ok := m.questions[0].md.(*formModal); ok {
 			cmds = append(cmds, fm.init())
