@@ -223,7 +223,7 @@ func TestE2ECall(t *testing.T) {
 
 	t.Run("invalid arguments exit 1", func(t *testing.T) {
 		r := h.otter(t, "", "mcp", "call", "everything", "get-sum", `{"a":"two","b":3}`)
-		if r.Code != 1 || !strings.Contains(r.Stderr, "/properties/a") {
+		if r.Code != 1 || !strings.Contains(r.Stderr, `a: type: two has type "string", want "number"`) {
 			t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming the bad argument", r.Code, r.Stderr)
 		}
 	})
@@ -435,11 +435,25 @@ func TestE2EAdHoc(t *testing.T) {
 }
 
 func TestE2EConfigError(t *testing.T) {
+	// A missing variable in a server fails that server alone: it is listed
+	// failed with the reason, and a call to it exits 2 with the reason.
 	h := newE2EHome(t, "[[mcp.servers]]\nname = \"x\"\ncommand = \"${OTTER_E2E_UNSET_VARIABLE}\"\n")
+	reason := func(s string) bool {
+		return strings.Contains(s, "config.toml:3") && strings.Contains(s, "OTTER_E2E_UNSET_VARIABLE is not set")
+	}
+	if r := h.otter(t, "", "mcp", "list"); r.Code != 0 || !strings.Contains(r.Stdout, "x     stdio      failed") || !reason(r.Stdout) {
+		t.Errorf("otter mcp list: exit %d, stdout %q, stderr:\n%s\nwant exit 0 listing x failed with config.toml:3 and the variable", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := h.otter(t, "", "mcp", "call", "x", "y"); r.Code != 2 || !reason(r.Stderr) || r.Stdout != "" {
+		t.Errorf("otter mcp call x y: exit %d, stdout %q, stderr:\n%s\nwant exit 2 naming config.toml:3 and the variable", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// A broken file is still an error for every command.
+	h = newE2EHome(t, "[[mcp.servers]]\nname = \"x\"\ncommand = \"a\"\nargs = [\n")
 	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "tools"}, {"mcp", "call", "x", "y"}} {
 		r := h.otter(t, "", args...)
-		if r.Code != 2 || !strings.Contains(r.Stderr, "config.toml:3") || !strings.Contains(r.Stderr, "OTTER_E2E_UNSET_VARIABLE") || r.Stdout != "" {
-			t.Errorf("otter %v: exit %d, stdout %q, stderr:\n%s\nwant exit 2 naming config.toml:3 and the variable", args, r.Code, r.Stdout, r.Stderr)
+		if r.Code != 2 || !strings.Contains(r.Stderr, "config.toml:") || r.Stdout != "" {
+			t.Errorf("otter %v: exit %d, stdout %q, stderr:\n%s\nwant exit 2 naming config.toml and the line", args, r.Code, r.Stdout, r.Stderr)
 		}
 	}
 }
