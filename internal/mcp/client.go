@@ -44,7 +44,7 @@ func (s *server) newClient(c *conn) *sdk.Client {
 	if m.opts.Eliciter != nil {
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			return s.elicit(ctx, req.Params)
+			return s.elicit(ctx, req.Session, req.Params)
 		}
 	}
 	if m.opts.Sampler != nil {
@@ -61,9 +61,10 @@ func (s *server) newClient(c *conn) *sdk.Client {
 	return client
 }
 
-// elicit passes an elicitation request to the front end. In form mode, the
+// elicit passes an elicitation request of session cs to the front end, its
+// schema as the server wrote it (see schemaOrder). In form mode, the
 // schema's defaults fill the fields an accepted reply leaves out.
-func (s *server) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+func (s *server) elicit(ctx context.Context, cs *sdk.ClientSession, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	req := ask.Elicitation{Server: s.name, Message: p.Message, Mode: p.Mode, URL: p.URL, ID: p.ElicitationID}
 	if req.Mode == "" {
 		req.Mode = "form"
@@ -74,7 +75,7 @@ func (s *server) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitRe
 		if err != nil {
 			return nil, fmt.Errorf("elicitation schema: %w", err)
 		}
-		req.Schema = raw
+		req.Schema = orderOf(cs).restore(raw)
 		if err := json.Unmarshal(raw, &schema); err != nil {
 			return nil, fmt.Errorf("elicitation schema: %w", err)
 		}

@@ -500,7 +500,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 			Writer:        c.proc.stdin,
 			MaxLineLength: maxMessageBytes,
 		}
-		cs, err = client.Connect(startCtx, t, nil)
+		cs, err = connectKeepingOrder(startCtx, client, t)
 	default:
 		var h auth.OAuthHandler
 		if s.m.opts.Auth != nil {

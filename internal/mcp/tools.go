@@ -22,7 +22,13 @@ type mcpTool struct {
 
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
+// newMCPTool makes t, a tool of s's current connection, a tool.Tool. Its
+// schemas are as the server wrote them (see schemaOrder).
 func newMCPTool(s *server, t *sdk.Tool) *mcpTool {
+	var order *schemaOrder
+	if c := s.current(); c != nil {
+		order = orderOf(c.cs)
+	}
 	info := tool.Info{
 		Name:        t.Name,
 		Server:      s.name,
@@ -36,12 +42,12 @@ func newMCPTool(s *server, t *sdk.Tool) *mcpTool {
 	}
 	if t.InputSchema != nil {
 		if raw, err := json.Marshal(t.InputSchema); err == nil {
-			info.InputSchema = raw
+			info.InputSchema = order.restore(raw)
 		}
 	}
 	if t.OutputSchema != nil {
 		if raw, err := json.Marshal(t.OutputSchema); err == nil {
-			info.OutputSchema = raw
+			info.OutputSchema = order.restore(raw)
 		}
 	}
 	return &mcpTool{s: s, name: t.Name, info: info}

@@ -34,13 +34,14 @@ func transportName(srv config.Server) string {
 	return ""
 }
 
-// headerTransport adds the configured headers to every request and
+// headerTransport adds the configured headers to every request,
 // remembers the status of the latest POST (for the SSE fallback: when
 // connecting fails, that is the answer that failed it, also when an OAuth
-// 401 came before it).
+// 401 came before it) and shows the server's messages to order.
 type headerTransport struct {
 	base     http.RoundTripper
 	headers  map[string]string
+	order    *schemaOrder
 	lastPost atomic.Int32
 }
 
@@ -52,49 +53,61 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
-	if err == nil && req.Method == http.MethodPost {
+	if err != nil {
+		return resp, err
+	}
+	if req.Method == http.MethodPost {
 		t.lastPost.Store(int32(resp.StatusCode))
 	}
-	return resp, err
+	t.order.tap(resp)
+	return resp, nil
 }
 
-func newHTTPClient(srv config.Server) (*http.Client, *headerTransport) {
-	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers}
+func newHTTPClient(srv config.Server, order *schemaOrder) (*http.Client, *headerTransport) {
+	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers, order: order}
 	return &http.Client{Transport: ht}, ht
 }
 
 // newSSEClient is newHTTPClient for the legacy SSE transport, which has no
 // OAuth support of its own: with h set, requests carry h's token and a 401
 // or 403 runs h's authorization, as the streamable transport does itself.
-func newSSEClient(srv config.Server, h auth.OAuthHandler) *http.Client {
-	client, ht := newHTTPClient(srv)
+func newSSEClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder) *http.Client {
+	client, ht := newHTTPClient(srv, order)
 	if h != nil {
 		ht.base = oauth.Transport(h, http.DefaultTransport)
 	}
 	return client
 }
 
-// remoteTransport builds the SDK transport of an http, sse or auto server.
-// For auto it also returns the SSE transport to fall back to and a function
-// that says whether a failed connect calls for the fallback.
-func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler) (sdk.Transport, error) {
+// remoteTransport builds the SDK transport of an http or sse server.
+func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder) (sdk.Transport, error) {
 	if srv.URL == "" {
 		return nil, configError{fmt.Errorf("no url configured for transport %q: set url", kind)}
 	}
 	switch kind {
 	case config.TransportHTTP:
-		client, _ := newHTTPClient(srv)
+		client, _ := newHTTPClient(srv, order)
 		return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: h}, nil
 	case config.TransportSSE:
-		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h)}, nil
+		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order)}, nil
 	}
 	return nil, configError{fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)}
 }
 
-// connectRemote connects to an http, sse or auto server.
+// connectRemote connects to an http, sse or auto server. The session keeps
+// the server's property order (see schemaOrder).
 func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler) (*sdk.ClientSession, string, error) {
+	order := newSchemaOrder()
+	cs, kind, err := connectRemoteWith(ctx, life, client, srv, kind, h, order)
+	if err == nil {
+		keepOrder(cs, order)
+	}
+	return cs, kind, err
+}
+
+func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder) (*sdk.ClientSession, string, error) {
 	if kind != TransportAuto && kind != "" {
-		t, err := remoteTransport(srv, kind, h)
+		t, err := remoteTransport(srv, kind, h, order)
 		if err != nil {
 			return nil, kind, err
 		}
@@ -104,7 +117,7 @@ func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Ser
 	if srv.URL == "" {
 		return nil, kind, configError{errors.New("no url configured: set url (or command for a stdio server)")}
 	}
-	httpClient, ht := newHTTPClient(srv)
+	httpClient, ht := newHTTPClient(srv, order)
 	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: h}
 	cs, err := client.Connect(ctx, t, nil)
 	if err == nil {
@@ -115,7 +128,7 @@ func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Ser
 	default:
 		return nil, config.TransportHTTP, err
 	}
-	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h)}
+	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order)}
 	cs, sseErr := client.Connect(ctx, detach(st, life), nil)
 	if sseErr != nil {
 		return nil, config.TransportSSE, fmt.Errorf("streamable HTTP was refused (%w) and the SSE fallback failed too: %w", err, sseErr)
