@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -231,14 +233,41 @@ func BenchmarkStartup10(b *testing.B) {
 		cs.Close()
 		return d
 	}
-	var otterT, rawT []time.Duration
+	// The floor of starting ten at once on this machine: the raw go-sdk
+	// client connecting to ten such servers concurrently (on few CPUs,
+	// spawning ten processes costs time of its own).
+	startRaw10 := func() time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		sessions := make([]*sdk.ClientSession, 10)
+		for i := range sessions {
+			wg.Go(func() {
+				cs := rawSession(b, "normal", envDelay+"="+delay)
+				for _, err := range cs.Tools(ctx, nil) {
+					if err != nil {
+						b.Error(err)
+					}
+				}
+				sessions[i] = cs
+			})
+		}
+		wg.Wait()
+		d := time.Since(start)
+		for _, cs := range sessions {
+			cs.Close()
+		}
+		return d
+	}
+	var otterT, rawT, raw10T []time.Duration
 	for range 5 {
 		otterT = append(otterT, startOtter())
 		rawT = append(rawT, startRaw())
+		raw10T = append(raw10T, startRaw10())
 	}
-	o, r := medianOf(otterT), medianOf(rawT)
+	o, r, r10 := medianOf(otterT), medianOf(rawT), medianOf(raw10T)
 	ratio := float64(o) / float64(r)
 	fmt.Printf("startup-10: otter=%s baseline=%s ratio=%.3f\n", o.Round(time.Millisecond), r.Round(time.Millisecond), ratio)
+	fmt.Printf("startup-10-vs-raw-10: otter=%s baseline=%s ratio=%.3f (CPUs: %d)\n", o.Round(time.Millisecond), r10.Round(time.Millisecond), float64(o)/float64(r10), runtime.NumCPU())
 	b.ReportMetric(float64(o.Milliseconds()), "otter-ms")
 	b.ReportMetric(float64(r.Milliseconds()), "baseline-ms")
 	b.ReportMetric(ratio, "ratio")
