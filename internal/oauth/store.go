@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zalando/go-keyring"
 	"golang.org/x/oauth2"
 )
 
@@ -22,8 +25,8 @@ const recordVersion = 1
 // record is what otter keeps for one server URL: the token, the OAuth client
 // it was issued to (so that a later process can refresh it), and the dynamic
 // client registrations made for the server (so that a new login does not
-// register otter again). It is stored as JSON in a file only the user can
-// read, and is never printed or logged.
+// register otter again). It is stored as JSON in the OS keychain or in a
+// file only the user can read (see store), and is never printed or logged.
 type record struct {
 	Version   int    `json:"version"`
 	ServerURL string `json:"server_url"`
@@ -81,19 +84,54 @@ type registration struct {
 	Response json.RawMessage `json:"response"`
 }
 
-// store keeps one record per server URL in dir, a file per URL named by the
-// URL's SHA-256, next to a lock file. Every read-modify-write happens under
-// an exclusive lock on the lock file, so two otter processes never lose each
-// other's updates (e.g. a rotated refresh token).
+// store keeps one record per server URL, as JSON, in the OS keychain where
+// one is available (see $OTTER_TOKEN_STORE), else in dir in a file named by
+// the URL's SHA-256 with mode 0600.
+//
+// A record in the keychain has a marker file in dir instead
+// (<hash>.keychain, no secrets) that names the keychain entry and changes
+// with every write. From the files alone a process learns whether there is
+// a record at all and whether the copy it read before is still current, so
+// it does not ask the keychain (a program run per call on macOS, a D-Bus
+// round trip on Linux) each time a server's status is shown. If both a
+// marker and a file exist, the newer one (by updated_at) holds the record.
+//
+// Every read-modify-write, wherever the record is, happens under an
+// exclusive lock on a lock file in dir, so two otter processes never lose
+// each other's updates (e.g. a rotated refresh token).
 type store struct {
 	dir    string
 	logger *slog.Logger
+	mode   tokenStoreMode
+	kc     *keychain
 
-	warned sync.Map // path → struct{}: corrupt files already reported
+	warned  sync.Map  // problems already reported, by key: corrupt files, unreadable keychain entries
+	offOnce sync.Once // "not using the keychain" reported
+	copies  sync.Map  // serverURL → keychainCopy: the last value read from or written to the keychain
 }
 
+// keychainCopy is a keychain value and the marker generation it belongs to.
+type keychainCopy struct{ generation, value string }
+
+// keychainMarker is the content of a marker file.
+type keychainMarker struct {
+	Version   int    `json:"version"`
+	ServerURL string `json:"server_url"`
+	Service   string `json:"keychain_service"`
+	Account   string `json:"keychain_account"`
+	// Generation changes with every write of the keychain entry.
+	Generation string    `json:"generation"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// newStore returns the store in dir, using the keychain as
+// $OTTER_TOKEN_STORE says.
 func newStore(dir string, logger *slog.Logger) *store {
-	return &store{dir: dir, logger: logger}
+	return newStoreWith(dir, logger, tokenStoreModeFromEnv(logger), systemKeychain())
+}
+
+func newStoreWith(dir string, logger *slog.Logger, mode tokenStoreMode, kc *keychain) *store {
+	return &store{dir: dir, logger: logger, mode: mode, kc: kc}
 }
 
 // key returns the file name stem for a server URL.
@@ -102,8 +140,15 @@ func key(serverURL string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// path is the file that holds serverURL's record when it is not in the
+// keychain.
 func (s *store) path(serverURL string) string {
 	return filepath.Join(s.dir, key(serverURL)+".json")
+}
+
+// markerPath is the marker file of serverURL's keychain entry.
+func (s *store) markerPath(serverURL string) string {
+	return filepath.Join(s.dir, key(serverURL)+".keychain")
 }
 
 // ensureDir creates the token directory with mode 0700, and tightens it if
@@ -145,10 +190,66 @@ func (s *store) lock(serverURL string) (unlock func(), err error) {
 	}, nil
 }
 
+// once logs msg the first time key is reported.
+func (s *store) once(level slog.Level, key, msg string, args ...any) {
+	if _, done := s.warned.LoadOrStore(key, struct{}{}); !done {
+		s.logger.Log(context.Background(), level, msg, args...)
+	}
+}
+
+// forgetProblems lets the problems reported for serverURL be reported
+// again, after its record was written.
+func (s *store) forgetProblems(serverURL string) {
+	for _, k := range []string{s.path(serverURL), s.markerPath(serverURL), "keychain:" + serverURL, "set:" + serverURL} {
+		s.warned.Delete(k)
+	}
+}
+
+// useKeychain reports why records are not to be kept in the keychain, or
+// nil. In auto mode the first reason is logged.
+func (s *store) useKeychain() error {
+	if s.mode == modeFile {
+		return errFileMode
+	}
+	err := s.kc.available()
+	if err != nil && s.mode == modeAuto {
+		s.offOnce.Do(func() {
+			s.logger.Info("oauth: not using the OS keychain; OAuth tokens are kept in files", "dir", s.dir, "reason", err)
+		})
+	}
+	return err
+}
+
 // load reads serverURL's record. It returns nil, nil if there is none. A
-// file that cannot be parsed is reported in the log (once per file) and
-// treated as absent, so that the person simply logs in again.
+// record that cannot be parsed or read from the keychain is reported in
+// the log (once) and treated as absent, so that the person simply logs in
+// again.
 func (s *store) load(serverURL string) (*record, error) {
+	return s.read(serverURL, false)
+}
+
+// read is load; locked says the caller holds the lock, and then a keychain
+// entry is read afresh rather than taken from the copy of its generation.
+func (s *store) read(serverURL string, locked bool) (*record, error) {
+	// The file first: a writer moving the record into the keychain writes
+	// the marker before it removes the file.
+	fileRec, err := s.readFile(serverURL)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := s.readMarker(serverURL)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil || (fileRec != nil && fileRec.UpdatedAt.After(m.UpdatedAt)) {
+		return fileRec, nil
+	}
+	return s.readKeychain(serverURL, m, locked), nil
+}
+
+// readFile reads serverURL's file; nil, nil if there is none or it is
+// corrupt.
+func (s *store) readFile(serverURL string) (*record, error) {
 	p := s.path(serverURL)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -162,23 +263,93 @@ func (s *store) load(serverURL string) (*record, error) {
 			s.logger.Warn("oauth: the token file was readable by others; restricted it to its owner", "file", p)
 		}
 	}
+	rec, err := decodeRecord(data, serverURL)
+	if err != nil {
+		s.once(slog.LevelWarn, p, "oauth: ignoring a corrupt token file; the server will need a new login",
+			"file", p, "server", serverURL, "err", err)
+		return nil, nil
+	}
+	return rec, nil
+}
+
+// readMarker reads serverURL's marker file. exists is true for a corrupt
+// one, which is reported and returned as nil.
+func (s *store) readMarker(serverURL string) (m *keychainMarker, exists bool, err error) {
+	p := s.markerPath(serverURL)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read token marker file: %w", err)
+	}
+	m = new(keychainMarker)
+	err = json.Unmarshal(data, m)
+	if err == nil && m.ServerURL != serverURL {
+		err = fmt.Errorf("it belongs to %q", m.ServerURL)
+	}
+	if err == nil && m.Generation == "" {
+		err = errors.New("it has no generation")
+	}
+	if err != nil {
+		s.once(slog.LevelWarn, p, "oauth: ignoring a corrupt token marker file; the server will need a new login",
+			"file", p, "server", serverURL, "err", err)
+		return nil, true, nil
+	}
+	return m, true, nil
+}
+
+// readKeychain reads serverURL's record from the keychain entry marker m
+// names; nil if it cannot be read or parsed (reported once).
+func (s *store) readKeychain(serverURL string, m *keychainMarker, locked bool) *record {
+	problem := "keychain:" + serverURL
+	if err := s.useKeychain(); err != nil {
+		s.once(slog.LevelWarn, problem, "oauth: this server's token is in the OS keychain, which otter cannot use now; the server will need a new login",
+			"server", serverURL, "reason", err)
+		return nil
+	}
+	var value string
+	if c, ok := s.copies.Load(serverURL); ok && !locked && c.(keychainCopy).generation == m.Generation {
+		value = c.(keychainCopy).value
+	} else {
+		v, err := s.kc.get(serverURL)
+		if err != nil {
+			msg := "oauth: could not read this server's token from the OS keychain; the server will need a new login"
+			if errors.Is(err, keyring.ErrNotFound) {
+				msg = "oauth: the OS keychain no longer has this server's token (removed there?); the server will need a new login"
+			}
+			s.once(slog.LevelWarn, problem, msg, "server", serverURL,
+				"keychain_service", keychainService, "keychain_account", keychainAccount(serverURL), "err", err)
+			return nil
+		}
+		value = v
+		s.copies.Store(serverURL, keychainCopy{generation: m.Generation, value: v})
+	}
+	rec, err := decodeRecord([]byte(value), serverURL)
+	if err != nil {
+		s.once(slog.LevelWarn, problem, "oauth: ignoring a corrupt token in the OS keychain; the server will need a new login",
+			"server", serverURL, "keychain_service", keychainService, "keychain_account", keychainAccount(serverURL), "err", err)
+		return nil
+	}
+	return rec
+}
+
+// decodeRecord parses a stored record, which must be serverURL's.
+func decodeRecord(data []byte, serverURL string) (*record, error) {
 	var rec record
-	err = json.Unmarshal(data, &rec)
+	err := json.Unmarshal(data, &rec)
 	if err == nil && rec.ServerURL != serverURL {
 		err = fmt.Errorf("it belongs to %q", rec.ServerURL)
 	}
 	if err != nil {
-		if _, done := s.warned.LoadOrStore(p, struct{}{}); !done {
-			s.logger.Warn("oauth: ignoring a corrupt token file; the server will need a new login",
-				"file", p, "server", serverURL, "err", err)
-		}
-		return nil, nil
+		return nil, err
 	}
 	return &rec, nil
 }
 
-// save writes rec for serverURL atomically with mode 0600. The caller holds
-// the lock.
+// save writes rec for serverURL: into the keychain if it is in use and
+// takes it (moving the record out of its file), else into the file. The
+// caller holds the lock.
 func (s *store) save(serverURL string, rec *record) error {
 	if err := s.ensureDir(); err != nil {
 		return err
@@ -186,10 +357,87 @@ func (s *store) save(serverURL string, rec *record) error {
 	rec.Version = recordVersion
 	rec.ServerURL = serverURL
 	rec.UpdatedAt = time.Now().UTC()
+	if err := s.useKeychain(); err == nil {
+		err := s.saveKeychain(serverURL, rec)
+		if err == nil {
+			return nil
+		}
+		if s.mode == modeKeychain {
+			return fmt.Errorf("store the token in the OS keychain (%s=keychain; set it to auto to fall back to a file): %w", envTokenStore, err)
+		}
+		// E.g. a value larger than the Windows credential manager takes.
+		s.once(slog.LevelInfo, "set:"+serverURL, "oauth: could not store this server's token in the OS keychain; keeping it in a file",
+			"server", serverURL, "file", s.path(serverURL), "reason", err)
+	} else if s.mode == modeKeychain {
+		return fmt.Errorf("store the token: the OS keychain cannot be used (%s=keychain; set it to auto to fall back to a file): %w", envTokenStore, err)
+	}
+	return s.saveFile(serverURL, rec)
+}
+
+// saveKeychain stores rec in the keychain, then writes the marker, then
+// removes the record's file.
+func (s *store) saveKeychain(serverURL string, rec *record) error {
+	data, err := json.Marshal(rec) // compact: keychains limit the size
+	if err != nil {
+		return fmt.Errorf("encode token: %w", err)
+	}
+	if err := s.kc.set(serverURL, string(data)); err != nil {
+		return err
+	}
+	m := keychainMarker{
+		Version:    recordVersion,
+		ServerURL:  serverURL,
+		Service:    keychainService,
+		Account:    keychainAccount(serverURL),
+		Generation: rand.Text(),
+		UpdatedAt:  rec.UpdatedAt,
+	}
+	mdata, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode token marker: %w", err)
+	}
+	if err := s.writeFile(s.markerPath(serverURL), mdata); err != nil {
+		return err
+	}
+	s.copies.Store(serverURL, keychainCopy{generation: m.Generation, value: string(data)})
+	switch err := os.Remove(s.path(serverURL)); {
+	case err == nil:
+		s.logger.Info("oauth: moved this server's token from its file into the OS keychain", "server", serverURL)
+	case !errors.Is(err, fs.ErrNotExist):
+		// The marker is newer, so the file is ignored.
+		s.logger.Warn("oauth: could not remove the old token file after storing the token in the OS keychain",
+			"file", s.path(serverURL), "err", err)
+	}
+	s.forgetProblems(serverURL)
+	return nil
+}
+
+// saveFile writes rec to serverURL's file. If the keychain holds an older
+// copy and is in use, that copy is deleted; otherwise its marker stays, so
+// that a later write or logout can delete it (the newer file wins reads).
+func (s *store) saveFile(serverURL string, rec *record) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode token file: %w", err)
 	}
+	if err := s.writeFile(s.path(serverURL), data); err != nil {
+		return err
+	}
+	s.forgetProblems(serverURL)
+	if _, err := os.Stat(s.markerPath(serverURL)); err != nil || s.useKeychain() != nil {
+		return nil
+	}
+	if err := s.kc.delete(serverURL); err != nil && !errors.Is(err, keyring.ErrNotFound) {
+		s.logger.Info("oauth: could not delete the older token from the OS keychain", "server", serverURL, "err", err)
+		return nil
+	}
+	os.Remove(s.markerPath(serverURL))
+	s.copies.Delete(serverURL)
+	return nil
+}
+
+// writeFile replaces the file at path atomically with data, mode 0600.
+func (s *store) writeFile(path string, data []byte) error {
 	f, err := os.CreateTemp(s.dir, ".tmp-*") // created with mode 0600
 	if err != nil {
 		return fmt.Errorf("write token file: %w", err)
@@ -211,10 +459,9 @@ func (s *store) save(serverURL string, rec *record) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write token file: %w", err)
 	}
-	if err := os.Rename(tmp, s.path(serverURL)); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write token file: %w", err)
 	}
-	s.warned.Delete(s.path(serverURL))
 	return nil
 }
 
@@ -226,7 +473,7 @@ func (s *store) update(serverURL string, fn func(rec *record) (changed bool, err
 		return err
 	}
 	defer unlock()
-	rec, err := s.load(serverURL)
+	rec, err := s.read(serverURL, true)
 	if err != nil {
 		return err
 	}
@@ -243,20 +490,47 @@ func (s *store) update(serverURL string, fn func(rec *record) (changed bool, err
 	return s.save(serverURL, rec)
 }
 
-// remove deletes serverURL's record. It reports whether there was one.
+// remove deletes serverURL's record from the file and from the keychain.
+// It reports whether there was one. The keychain is asked unless
+// $OTTER_TOKEN_STORE=file and no marker says it holds a copy; if it holds
+// one that cannot be deleted, the error says so and the marker stays.
 func (s *store) remove(serverURL string) (bool, error) {
 	unlock, err := s.lock(serverURL)
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
-	err = os.Remove(s.path(serverURL))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	had := false
+	_, statErr := os.Stat(s.markerPath(serverURL))
+	marked := statErr == nil
+	var kcErr error
+	if marked || s.mode != modeFile {
+		err := s.kc.available()
+		if err == nil {
+			err = s.kc.delete(serverURL)
+		}
+		switch {
+		case err == nil:
+			had = true
+		case errors.Is(err, keyring.ErrNotFound):
+		case marked:
+			kcErr = fmt.Errorf("remove the token from the OS keychain (service %q, account %q; delete that entry there if this persists): %w",
+				keychainService, keychainAccount(serverURL), err)
+		}
 	}
-	if err != nil {
-		return false, fmt.Errorf("remove token file: %w", err)
+	s.copies.Delete(serverURL)
+	paths := []string{s.path(serverURL)}
+	if kcErr == nil {
+		paths = append(paths, s.markerPath(serverURL))
 	}
-	s.warned.Delete(s.path(serverURL))
-	return true, nil
+	for _, p := range paths {
+		switch err := os.Remove(p); {
+		case err == nil:
+			had = had || p == s.path(serverURL)
+		case !errors.Is(err, fs.ErrNotExist):
+			return had, fmt.Errorf("remove token file: %w", err)
+		}
+	}
+	s.forgetProblems(serverURL)
+	return had, kcErr
 }
