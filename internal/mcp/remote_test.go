@@ -257,3 +257,36 @@ func TestPingErrorAnswerIsHealthy(t *testing.T) {
 		t.Errorf("restarted after refused pings: %+v", st)
 	}
 }
+
+// An HTTP server that goes away while idle, with no standalone GET stream to
+// notice it, is found by the health check: its pings cannot be delivered
+// (the go-sdk reports that as a JSON-RPC error too, code -32005), and the
+// server must leave "connected" instead of looking healthy forever.
+func TestHealthCheckNoticesDeadHTTPServer(t *testing.T) {
+	srv := newTestServer("normal")
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet { // no standalone stream: only pings can tell
+			http.Error(w, "no GET stream here", http.StatusMethodNotAllowed)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	cfg := servers(remote("gone", "http", ts.URL))
+	cfg.HealthCheckInterval = dur(20 * time.Millisecond)
+	h := newHarness(t, cfg, Options{})
+	h.m.Start(context.Background())
+	first := h.waitState("gone", StateConnected)
+	ts.CloseClientConnections()
+	ts.Close()
+	st := h.wait("gone", "the dead server to be noticed", func(st Status) bool {
+		return st.State != StateConnected || !st.ConnectedAt.Equal(first.ConnectedAt)
+	})
+	if st.State == StateConnected {
+		t.Errorf("reconnected to a closed server: %+v", st)
+	}
+	if !strings.Contains(st.Error, "health check failed") {
+		t.Errorf("state %s, error %q; want the health check named", st.State, st.Error)
+	}
+}

@@ -659,12 +659,24 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			err := c.cs.Ping(pctx, nil)
 			cancel()
-			var rpcErr *jsonrpc.Error
-			if err != nil && ctx.Err() == nil && !errors.As(err, &rpcErr) { // an error answer is still an answer
+			if err != nil && ctx.Err() == nil && !answeredWithError(err) {
 				return fmt.Errorf("health check failed: no answer to ping within %s: %w", timeout, err)
 			}
 		}
 	}
+}
+
+// codeRejected is the code the go-sdk gives a request its transport could
+// not deliver (jsonrpc2.ErrRejected: connection refused, HTTP errors on
+// POST). It arrives as a *jsonrpc.Error but is not an answer from the server.
+const codeRejected = -32005
+
+// answeredWithError reports whether err is the server's own error answer
+// (say, "method not found" for ping), which proves it is alive, rather than
+// a failure to reach it.
+func answeredWithError(err error) bool {
+	var rpcErr *jsonrpc.Error
+	return errors.As(err, &rpcErr) && rpcErr.Code != codeRejected
 }
 
 // dropError says why a live connection ended.
