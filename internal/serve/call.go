@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/webdata"
 )
 
 // clientHeader carries the caller's identity from the HTTP layer to the
@@ -194,25 +195,17 @@ func firstText(res *mcp.CallToolResult) string {
 }
 
 // codeQuotaExceeded is the error code of a call refused by the per-client quota.
-const codeQuotaExceeded = "QUOTA_EXCEEDED"
+const codeQuotaExceeded = webdata.CodeQuotaExceeded
 
 // quotaResult is the envelope (seed 000 §3.2) of a call refused by the quota.
 func quotaResult(name string, limit int, reset, now time.Time) *mcp.CallToolResult {
-	env := map[string]any{
-		"tool":      name,
-		"timestamp": now.UTC().Format(time.RFC3339),
-		"status":    "failed",
-		"result":    nil,
-		"errors": []map[string]any{{
-			"code":        codeQuotaExceeded,
-			"message":     fmt.Sprintf("this client has used its %d tool calls for today", limit),
-			"details":     map[string]any{"limit": limit, "remaining": 0, "reset_at": reset.UTC().Format(time.RFC3339), "retry_after": int(reset.Sub(now).Seconds()) + 1},
-			"suggestion":  "wait until reset_at, or ask the operator to raise the quota (otter mcp serve --daily-quota)",
-			"recoverable": true,
-		}},
-	}
-	text, _ := json.Marshal(env)
-	return &mcp.CallToolResult{IsError: true, StructuredContent: env, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+	return webdata.Refusal(name, now, webdata.ErrorInfo{
+		Code:        codeQuotaExceeded,
+		Message:     fmt.Sprintf("this client has used its %d tool calls for today", limit),
+		Details:     map[string]any{"limit": limit, "remaining": 0, "reset_at": reset.UTC().Format(time.RFC3339), "retry_after": int(reset.Sub(now).Seconds()) + 1},
+		Suggestion:  "wait until reset_at, or ask the operator to raise the quota (otter mcp serve --daily-quota)",
+		Recoverable: true,
+	})
 }
 
 // quotas counts tool calls per client per UTC day.

@@ -116,13 +116,15 @@ func testTools() []tool.Tool {
 	}
 }
 
-// newTestServer builds a Server over testTools with an audit ledger in a
+// newTestServer builds a Server over testTools (unless opts.Tools is set) with an audit ledger in a
 // temporary directory; opts fields other than Tools are kept.
 func newTestServer(t *testing.T, opts Options) *Server {
 	t.Helper()
-	set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
-	set.SetBuiltins(testTools())
-	opts.Tools = set
+	if opts.Tools == nil {
+		set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+		set.SetBuiltins(testTools())
+		opts.Tools = set
+	}
 	if opts.AuditLog == "" {
 		opts.AuditLog = filepath.Join(t.TempDir(), "state", "audit.jsonl")
 	}

@@ -219,6 +219,9 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Res
 	start := time.Now()
 	if msg := e.validate(args); msg != "" {
 		res := &Result{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+		if a, ok := e.Tool.(InvalidArgumentsAnswerer); ok {
+			res = a.InvalidArguments(msg)
+		}
 		s.record(CallRecord{Tool: name, Server: e.Info.Server, Start: start, IsError: true})
 		return res, nil
 	}

@@ -54,6 +54,13 @@ type Tool interface {
 	Call(ctx context.Context, args json.RawMessage) (*Result, error)
 }
 
+// InvalidArgumentsAnswerer is a Tool that words its own answer to
+// arguments the Set found invalid, so that the answer keeps the shape of
+// the tool's other answers (its output schema). msg says what is wrong.
+type InvalidArgumentsAnswerer interface {
+	InvalidArguments(msg string) *Result
+}
+
 // Progress is a progress report from a running tool call.
 type Progress struct {
 	Progress float64

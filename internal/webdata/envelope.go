@@ -88,6 +88,25 @@ func (e *Envelope) toResult() (*tool.Result, error) {
 	}, nil
 }
 
+// Refusal is the answer to a call of toolName refused before the tool ran
+// (by a server's daily quota, say): a failed envelope like any other, so a
+// client that checks answers against the tool's output schema accepts it.
+func Refusal(toolName string, now time.Time, e ErrorInfo) *tool.Result {
+	env := &Envelope{
+		ID:        newRequestID(),
+		Tool:      toolName,
+		Timestamp: now.UTC(),
+		Status:    StatusFailed,
+		Errors:    []ErrorInfo{e},
+	}
+	env.Metadata.RequestID = env.ID
+	res, err := env.toResult()
+	if err != nil { // an Envelope of strings and maps always encodes
+		panic(err)
+	}
+	return res
+}
+
 // envelopeSchema is every tool's output schema.
 const envelopeSchema = `{
   "type": "object",
@@ -122,7 +141,7 @@ const envelopeSchema = `{
         "type": "object",
         "required": ["code", "message", "recoverable"],
         "properties": {
-          "code": {"type": "string", "enum": ["INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMITED", "NETWORK_TIMEOUT", "NETWORK_ERROR", "PARSE_ERROR", "CAPTCHA_REQUIRED", "BLOCKED", "INTERNAL_ERROR"]},
+          "code": {"type": "string", "enum": ["INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMITED", "NETWORK_TIMEOUT", "NETWORK_ERROR", "PARSE_ERROR", "CAPTCHA_REQUIRED", "BLOCKED", "INTERNAL_ERROR", "QUOTA_EXCEEDED"]},
           "message": {"type": "string"},
           "field": {"type": "string"},
           "details": {"type": "object"},

@@ -50,6 +50,9 @@ const (
 	CodeCaptchaRequired = "CAPTCHA_REQUIRED"
 	CodeBlocked         = "BLOCKED"
 	CodeInternalError   = "INTERNAL_ERROR"
+	// CodeQuotaExceeded is the answer of `otter mcp serve --daily-quota`
+	// to a client that has used up its calls for the day.
+	CodeQuotaExceeded = "QUOTA_EXCEEDED"
 )
 
 // Tool names.
@@ -225,6 +228,12 @@ func (k *toolkit) newTool(d def) (*builtin, error) {
 
 // Info implements tool.Tool.
 func (b *builtin) Info() tool.Info { return b.info }
+
+// InvalidArguments implements tool.InvalidArgumentsAnswerer: arguments the
+// Set rejected get the INVALID_PARAMS envelope, like those the tool rejects.
+func (b *builtin) InvalidArguments(msg string) *tool.Result {
+	return Refusal(b.def.name, b.k.now(), invalidParams("", "%s", msg))
+}
 
 // Call implements tool.Tool: it validates the arguments, takes a token from
 // the caller's rate limit, runs the tool and wraps the outcome in the
