@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -110,7 +109,7 @@ func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout t
 	defer srv.Close()
 
 	if httpAddr == "" {
-		err = srv.Run(ctx, &mcp.StdioTransport{})
+		err = srv.RunStdio(ctx, os.Stdin, os.Stdout)
 	} else {
 		err = srv.ListenAndServe(ctx, httpAddr)
 	}

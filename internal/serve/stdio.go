@@ -1,0 +1,182 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DrainTimeout bounds how long a stdio session waits, once its input has
+// ended, for the tool calls already running to answer.
+const DrainTimeout = 5 * time.Second
+
+// RunStdio serves one session over in and out (os.Stdin and os.Stdout)
+// until in ends or ctx is cancelled.
+//
+// It differs from the go-sdk's StdioTransport in two ways a client relies
+// on: a line that is not a JSON-RPC message gets a JSON-RPC error answer
+// (-32700 or -32600) and the session goes on, where the SDK would end it;
+// and when in ends, the calls already running may finish (for at most
+// DrainTimeout) and their answers are written before the session closes.
+func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	w := &lineWriter{w: out, open: make(map[string]bool)}
+	r := &stdioReader{
+		lines:  bufio.NewReaderSize(in, 64*1024),
+		out:    w,
+		logger: s.logger,
+		drain:  DrainTimeout,
+	}
+	return s.Run(ctx, &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1})
+}
+
+// lineWriter serializes the SDK's writes (one whole message per Write) with
+// the error answers stdioReader writes itself, and keeps the IDs of the
+// client's requests not answered yet.
+type lineWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	open map[string]bool // request IDs (as JSON) awaiting an answer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	answered := ""
+	if json.Unmarshal(p, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+		answered = string(m.ID)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	if answered != "" {
+		delete(l.open, answered)
+	}
+	return n, err
+}
+
+// requested notes a request of the client that expects an answer.
+func (l *lineWriter) requested(id json.RawMessage) {
+	l.mu.Lock()
+	l.open[string(id)] = true
+	l.mu.Unlock()
+}
+
+// unanswered is the number of the client's requests not answered yet.
+func (l *lineWriter) unanswered() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.open)
+}
+
+func (l *lineWriter) Close() error { return nil }
+
+// stdioReader hands the SDK only lines that are JSON-RPC messages (or
+// batches), answers the others itself, and holds back the end of input
+// while tool calls are in flight.
+type stdioReader struct {
+	lines  *bufio.Reader
+	out    *lineWriter
+	logger *slog.Logger
+	drain  time.Duration
+
+	pending []byte // the rest of the line being handed over
+	closed  atomic.Bool
+}
+
+func (r *stdioReader) Read(p []byte) (int, error) {
+	for len(r.pending) == 0 {
+		line, err := r.lines.ReadBytes('\n')
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			if r.accept(trimmed) {
+				r.pending = append(trimmed, '\n')
+			}
+		}
+		if err != nil && len(r.pending) == 0 {
+			if errors.Is(err, io.EOF) {
+				r.awaitCalls()
+			}
+			return 0, err
+		}
+		if err != nil {
+			break // hand over the last line; the error comes back next Read
+		}
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+// accept reports whether line is a message for the SDK; when it is not,
+// the client gets the JSON-RPC error answer and the session goes on.
+func (r *stdioReader) accept(line []byte) bool {
+	code, problem := jsonrpc.CodeParseError, ""
+	switch {
+	case !json.Valid(line):
+		problem = "the line is not valid JSON"
+	case line[0] == '[':
+		return true // a batch: the SDK answers or refuses it
+	default:
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			code, problem = jsonrpc.CodeInvalidRequest, "the line is not a JSON-RPC 2.0 message: "+err.Error()
+			break
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if id, err := json.Marshal(req.ID.Raw()); err == nil {
+				r.out.requested(id)
+			}
+		}
+		return true
+	}
+	r.logger.Warn("ignored a malformed line on stdin", "problem", problem, "bytes", len(line))
+	msg := "Parse error"
+	if code == jsonrpc.CodeInvalidRequest {
+		msg = "Invalid Request"
+	}
+	answer, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error":   map[string]any{"code": code, "message": fmt.Sprintf("%s: %s", msg, problem)},
+	})
+	if _, err := r.out.Write(append(answer, '\n')); err != nil {
+		r.logger.Warn("could not answer a malformed line", "err", err)
+	}
+	return false
+}
+
+// awaitCalls waits, at most r.drain, for the client's requests in flight
+// to be answered before the session ends.
+func (r *stdioReader) awaitCalls() {
+	n := r.out.unanswered()
+	if r.closed.Load() || n == 0 {
+		return
+	}
+	r.logger.Info("input ended; waiting for the requests in flight", "requests", n, "at_most", r.drain.String())
+	deadline := time.Now().Add(r.drain)
+	for r.out.unanswered() > 0 && time.Now().Before(deadline) && !r.closed.Load() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := r.out.unanswered(); n > 0 {
+		r.logger.Warn("input ended; requests left unanswered", "requests", n)
+	}
+}
+
+// Close is called by the SDK when the session ends; a Read blocked in
+// stdin cannot be interrupted, as with the SDK's own stdio transport.
+func (r *stdioReader) Close() error {
+	r.closed.Store(true)
+	return nil
+}

@@ -1,0 +1,150 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// stdioPeer drives RunStdio as a client process would: raw lines in, raw
+// lines out.
+type stdioPeer struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string // what the server writes, line by line; closed at its end
+	done  chan error
+}
+
+func startStdio(t *testing.T, s *Server) *stdioPeer {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &stdioPeer{t: t, in: inW, lines: make(chan string, 16), done: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	go func() {
+		p.done <- s.RunStdio(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	return p
+}
+
+func (p *stdioPeer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatalf("writing %q: %v", line, err)
+	}
+}
+
+// next is the next message the server writes, decoded.
+func (p *stdioPeer) next() map[string]any {
+	p.t.Helper()
+	var line string
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			p.t.Fatal("the server ended its output")
+		}
+		line = l
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("the server wrote nothing for 30 s")
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		p.t.Fatalf("the server wrote a line that is not JSON: %q", line)
+	}
+	return m
+}
+
+func (p *stdioPeer) initialize() {
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := p.next(); m["result"] == nil {
+		p.t.Fatalf("initialize: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func errorCodeOf(m map[string]any) float64 {
+	e, _ := m["error"].(map[string]any)
+	c, _ := e["code"].(float64)
+	return c
+}
+
+// A client that writes a broken line gets a JSON-RPC error for it, and the
+// session goes on.
+func TestStdioMalformedLinesAreAnsweredNotFatal(t *testing.T) {
+	p := startStdio(t, newTestServer(t, Options{}))
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"`) // cut short
+	if m := p.next(); errorCodeOf(m) != -32700 || m["id"] != nil {
+		t.Errorf("broken JSON: got %v, want a -32700 error with id null", m)
+	}
+	p.send(`{"hello":"world"}`)
+	if m := p.next(); errorCodeOf(m) != -32600 {
+		t.Errorf("not JSON-RPC: got %v, want a -32600 error", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`)
+	m := p.next()
+	if m["id"] != float64(3) || !strings.Contains(mustJSON(m["result"]), "still here") {
+		t.Errorf("a call after the broken lines: %v", m)
+	}
+	p.in.Close()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("RunStdio after EOF: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunStdio did not return after its input ended")
+	}
+}
+
+// A client that sends a call and closes its end at once still gets the
+// answer: the session ends when the calls in flight have answered.
+func TestStdioAnswersCallsInFlightAfterEOF(t *testing.T) {
+	set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+	set.SetBuiltins([]tool.Tool{&fakeTool{
+		info: tool.Info{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+			select {
+			case <-time.After(300 * time.Millisecond):
+				return textResult("finished"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}})
+	p := startStdio(t, newTestServer(t, Options{Tools: set}))
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	p.in.Close()
+	m := p.next()
+	if m["id"] != float64(7) || !strings.Contains(mustJSON(m["result"]), "finished") {
+		t.Errorf("the call in flight at EOF: %v", m)
+	}
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("RunStdio after EOF: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunStdio did not return after its input ended")
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
