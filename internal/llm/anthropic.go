@@ -132,7 +132,11 @@ func (p *Anthropic) wrapErr(ctx context.Context, err error) error {
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: apiMessage(apiErr.RawJSON()), Err: err}
+		e := &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: apiMessage(apiErr.RawJSON()), Err: err}
+		if e.StatusCode < 400 { // an "error" event in a stream that began with 200
+			e.StatusCode, e.Type = 0, string(apiErr.Type())
+		}
+		return e
 	}
 	return streamError(p.name, p.base, err)
 }

@@ -7,12 +7,14 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -186,14 +188,24 @@ var ErrStreamCut = errors.New("the response stream ended before the model finish
 // Error is a failure reported by a provider's API, rewritten for a person.
 type Error struct {
 	Provider   string // configured provider name
-	StatusCode int
-	Message    string // the API's own message, if any
-	Err        error  // the SDK's error
+	StatusCode int    // 0 for an error sent inside a response stream
+	// Type is the API's error type ("overloaded_error", "server_error")
+	// of an error sent inside a response stream.
+	Type     string
+	Message  string // the API's own message, if any
+	Attempts int    // how many times the request was sent, when retried
+	Err      error  // the SDK's error
 }
 
 func (e *Error) Error() string {
 	var what string
 	switch {
+	case e.StatusCode == 0 && strings.Contains(e.Type, "overloaded"):
+		what = fmt.Sprintf("the provider is overloaded (%s)", e.Type)
+	case e.StatusCode == 0 && strings.Contains(e.Type, "rate_limit"):
+		what = fmt.Sprintf("rate limited (%s)", e.Type)
+	case e.StatusCode == 0:
+		what = fmt.Sprintf("the provider reported an error in the middle of its response (%s)", cmp.Or(e.Type, "no type given"))
 	case e.StatusCode == 401 || e.StatusCode == 403:
 		what = fmt.Sprintf("authentication failed (HTTP %d): check the api_key of [providers.%s] or the API key environment variable", e.StatusCode, e.Provider)
 	case e.StatusCode == 429:
@@ -209,7 +221,28 @@ func (e *Error) Error() string {
 	if e.Message != "" {
 		msg += ": " + e.Message
 	}
+	if e.StatusCode == 0 && e.retryable() {
+		if e.Attempts > 1 {
+			msg += fmt.Sprintf(" (tried %d times)", e.Attempts)
+		}
+		msg += "; try again later"
+	}
 	return msg
+}
+
+// retryable reports whether an error sent inside a response stream is a
+// passing condition of the provider, which the SDKs did not retry since
+// the response had started with HTTP 200.
+func (e *Error) retryable() bool {
+	if e.StatusCode != 0 {
+		return false
+	}
+	for _, t := range []string{"overloaded", "api_error", "server_error", "rate_limit"} {
+		if strings.Contains(e.Type, t) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -261,6 +294,10 @@ func withStreamRetry(ctx context.Context, emit func(Event), attempt func(emit fu
 			emit(ev)
 		})
 		if err == nil || emitted || n >= streamRetries || ctx.Err() != nil || !retryable(err) {
+			var apiErr *Error
+			if n > 0 && errors.As(err, &apiErr) {
+				apiErr.Attempts = n + 1
+			}
 			return resp, err
 		}
 		delay := time.Duration(n+1) * retryBackoff
@@ -281,7 +318,10 @@ func withStreamRetry(ctx context.Context, emit func(Event), attempt func(emit fu
 // worth another try.
 func retryable(err error) bool {
 	var apiErr *Error
-	if errors.As(err, &apiErr) || isDialError(err) {
+	if errors.As(err, &apiErr) {
+		return apiErr.retryable()
+	}
+	if isDialError(err) {
 		return false
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
@@ -312,6 +352,10 @@ func streamError(name, base string, err error) error {
 			cause = dns
 		}
 		return fmt.Errorf("%s: cannot connect to %s: %w (is the server running? check the provider's base_url)", name, base, cause)
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return fmt.Errorf("%s: the provider sent a response event that is not valid JSON (%w); if base_url points to a proxy or a compatible server, check that it speaks this API", name, err)
 	}
 	return fmt.Errorf("%s: the response stream failed: %w", name, err)
 }

@@ -234,6 +234,45 @@ func TestStreamErrors(t *testing.T) {
 					t.Errorf("requests = %d, want 2 (the retry budget)", n)
 				}
 			})
+			errType := "server_error" // what OpenAI puts in a failed stream
+			if kind == llmtest.Anthropic {
+				errType = "overloaded_error"
+			}
+			t.Run("error inside the stream is retried", func(t *testing.T) {
+				srv := llmtest.New(t, kind, llmtest.Reply{StreamError: errType}, llmtest.Reply{Text: []string{"ok"}})
+				resp, evs, err := stream(t, provider(srv), hello("m"))
+				if err != nil || resp.Text != "ok" || len(srv.Requests()) != 2 {
+					t.Fatalf("resp %+v err %v requests %d", resp, err, len(srv.Requests()))
+				}
+				if r, ok := evs[0].(llm.Retrying); !ok || !strings.Contains(r.Err.Error(), errType) {
+					t.Errorf("first event = %#v, want Retrying naming %s", evs[0], errType)
+				}
+			})
+			t.Run("error inside the stream persisting", func(t *testing.T) {
+				bad := llmtest.Reply{StreamError: errType}
+				srv := llmtest.New(t, kind, bad, bad, bad)
+				_, _, err := stream(t, provider(srv), hello("m"))
+				var apiErr *llm.Error
+				if !errors.As(err, &apiErr) || apiErr.Type != errType {
+					t.Fatalf("err = %#v, want an llm.Error of type %s", err, errType)
+				}
+				msg := err.Error()
+				if strings.Contains(msg, "HTTP 200") || !strings.Contains(msg, errType) ||
+					!strings.Contains(msg, "tried 3 times") || !strings.Contains(msg, "try again later") {
+					t.Errorf("err = %q; want the error type, the attempts and advice, and no HTTP 200", msg)
+				}
+				if kind == llmtest.Anthropic && !strings.Contains(msg, "overloaded") {
+					t.Errorf("err = %q, want it to say the provider is overloaded", msg)
+				}
+			})
+			t.Run("malformed event", func(t *testing.T) {
+				bad := llmtest.Reply{Malformed: true}
+				srv := llmtest.New(t, kind, bad, bad, bad)
+				_, _, err := stream(t, provider(srv), hello("m"))
+				if err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+					t.Errorf("err = %v, want it to say the provider sent an event that is not valid JSON", err)
+				}
+			})
 			t.Run("cut before output is retried with a Retrying event", func(t *testing.T) {
 				srv := llmtest.New(t, kind, llmtest.Reply{Cut: true}, llmtest.Reply{Text: []string{"ok"}})
 				resp, evs, err := stream(t, provider(srv), hello("m"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
 
@@ -141,6 +142,17 @@ func (p *OpenAI) wrapErr(ctx context.Context, err error) error {
 			msg = apiMessage(apiErr.RawJSON())
 		}
 		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: msg, Err: err}
+	}
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) { // an error object in a stream that began with 200
+		var body struct {
+			Error struct {
+				Message string `json:"message"`
+				Type    string `json:"type"`
+			} `json:"error"`
+		}
+		json.Unmarshal(streamErr.Event.Data, &body)
+		return &Error{Provider: p.name, Type: body.Error.Type, Message: body.Error.Message, Err: err}
 	}
 	return streamError(p.name, p.base, err)
 }

@@ -49,6 +49,14 @@ type Reply struct {
 	Message string
 	Header  map[string]string
 
+	// StreamError, when set, answers 200 and opens the stream, then sends
+	// an error in it with this type (e.g. "overloaded_error"), as the APIs
+	// do when they fail after the response has started.
+	StreamError string
+	// Malformed opens the stream, then sends an event whose data is not
+	// JSON.
+	Malformed bool
+
 	// CutAfter > 0 drops the connection after that many text chunks,
 	// without the events that end a response; Cut drops it before any
 	// text (after the events that open a response).
@@ -255,6 +263,12 @@ func (e sse) send(event string, data any) {
 	e.w.(http.Flusher).Flush()
 }
 
+// raw writes text as is, for events a real API would never send.
+func (e sse) raw(text string) {
+	fmt.Fprint(e.w, text)
+	e.w.(http.Flusher).Flush()
+}
+
 func startSSE(w http.ResponseWriter) sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -303,6 +317,14 @@ func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Repl
 	if reply.Cut {
 		panic(http.ErrAbortHandler)
 	}
+	if reply.StreamError != "" {
+		e.send("", map[string]any{"error": map[string]any{"message": "The server had an error while processing your request.", "type": reply.StreamError, "code": nil, "param": nil}})
+		return
+	}
+	if reply.Malformed {
+		e.raw("data: {\"choices\": [oops\n\n")
+		return
+	}
 	if !textChunks(r, reply, func(t string) { e.send("", chunk(map[string]any{"content": t}, nil)) }) {
 		return
 	}
@@ -344,6 +366,18 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply R
 	}})
 	if reply.Cut {
 		panic(http.ErrAbortHandler)
+	}
+	if reply.StreamError != "" {
+		msg := "Internal server error"
+		if reply.StreamError == "overloaded_error" {
+			msg = "Overloaded"
+		}
+		e.send("error", map[string]any{"type": "error", "error": map[string]any{"type": reply.StreamError, "message": msg}})
+		return
+	}
+	if reply.Malformed {
+		e.raw("event: content_block_start\ndata: {\"type\": \"content_block_start\", oops\n\n")
+		return
 	}
 	index := 0
 	if len(reply.Text) > 0 {
