@@ -203,6 +203,20 @@ func TestPromptFailures(t *testing.T) {
 			t.Errorf("err = %v, stdout = %q", err, stdout)
 		}
 	})
+	t.Run("overloaded provider is retried, and says so", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Anthropic,
+			llmtest.Reply{Status: 529, Message: "Overloaded", Header: map[string]string{"Retry-After": "0"}},
+			llmtest.Reply{StreamError: "overloaded_error"},
+			llmtest.Reply{Text: []string{"Hello."}},
+		)
+		stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "hi")
+		if err != nil || stdout != "Hello.\n" {
+			t.Fatalf("otter -p: %v, stdout %q\n%s", err, stdout, stderr)
+		}
+		if strings.Count(stderr, "retrying") != 2 || !strings.Contains(stderr, "529") || !strings.Contains(stderr, "overloaded_error") {
+			t.Errorf("stderr should announce both retries (HTTP 529, then overloaded_error in the stream):\n%s", stderr)
+		}
+	})
 	t.Run("max turns", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.OpenAI,
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "list_presets", Args: `{}`}}},

@@ -32,6 +32,7 @@ func NewAnthropic(opts Options) *Anthropic {
 		option.WithBaseURL(base),
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(retries),
+		option.WithMiddleware(sdkRetryNotice(retries)),
 	}
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
@@ -48,6 +49,7 @@ func (p *Anthropic) Name() string { return p.name }
 // Stream implements Provider.
 func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
 	params := anthropicParams(req)
+	ctx = withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
 	return withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
 		return p.stream(ctx, params, emit)
 	})

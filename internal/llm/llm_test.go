@@ -218,9 +218,23 @@ func TestStreamErrors(t *testing.T) {
 			}
 			t.Run("5xx retried by the SDK", func(t *testing.T) {
 				srv := llmtest.New(t, kind, llmtest.Reply{Status: 503, Message: "overloaded"}, llmtest.Reply{Text: []string{"ok"}})
-				resp, _, err := stream(t, provider(srv), hello("m"))
+				resp, evs, err := stream(t, provider(srv), hello("m"))
 				if err != nil || resp.Text != "ok" || len(srv.Requests()) != 2 {
-					t.Errorf("resp %+v err %v requests %d", resp, err, len(srv.Requests()))
+					t.Fatalf("resp %+v err %v requests %d", resp, err, len(srv.Requests()))
+				}
+				// The SDK's own retry is announced, so `otter -p` can say so.
+				if r, ok := evs[0].(llm.Retrying); !ok || r.Attempt != 1 || !strings.Contains(r.Err.Error(), "503") {
+					t.Errorf("first event = %#v, want Retrying attempt 1 naming HTTP 503", evs[0])
+				}
+			})
+			t.Run("429 retried after Retry-After, announced", func(t *testing.T) {
+				srv := llmtest.New(t, kind, llmtest.Reply{Status: 429, Message: "slow down", Header: map[string]string{"Retry-After": "1"}}, llmtest.Reply{Text: []string{"ok"}})
+				resp, evs, err := stream(t, provider(srv), hello("m"))
+				if err != nil || resp.Text != "ok" {
+					t.Fatalf("resp %+v err %v", resp, err)
+				}
+				if r, ok := evs[0].(llm.Retrying); !ok || r.Delay != time.Second || !strings.Contains(r.Err.Error(), "429") {
+					t.Errorf("first event = %#v, want Retrying in 1s naming HTTP 429", evs[0])
 				}
 			})
 			t.Run("5xx persisting", func(t *testing.T) {
@@ -300,10 +314,14 @@ func TestStreamErrors(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "cannot connect to "+base) || !strings.Contains(err.Error(), "is the server running?") {
 					t.Errorf("err = %v, want it to name %s and ask whether the server runs", err, base)
 				}
+				retries := 0
 				for _, ev := range evs {
 					if _, ok := ev.(llm.Retrying); ok {
-						t.Errorf("a refused connection was retried again after the SDK's own retries: %#v", ev)
+						retries++
 					}
+				}
+				if retries != 1 { // MaxRetries: the SDK's retry, announced; none of otter's on top
+					t.Errorf("%d Retrying events for a refused connection with MaxRetries 1, want 1: %#v", retries, evs)
 				}
 			})
 			t.Run("cut after output keeps the partial text", func(t *testing.T) {

@@ -30,6 +30,7 @@ func NewOpenAI(opts Options) *OpenAI {
 		option.WithBaseURL(base),
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(retries),
+		option.WithMiddleware(sdkRetryNotice(retries)),
 	}
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
@@ -46,6 +47,7 @@ func (p *OpenAI) Name() string { return p.name }
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
 	params := p.params(req)
+	ctx = withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
 	return withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
 		return p.stream(ctx, params, emit)
 	})
