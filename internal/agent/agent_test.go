@@ -468,6 +468,28 @@ func TestPermissions(t *testing.T) {
 				t.Errorf("ToolCallFinished = %+v", fins)
 			}
 		})
+		t.Run("read-only built-in that reaches the network asks", func(t *testing.T) {
+			var fetched int
+			fetch := &fakeTool{name: "scrape_page", readOnly: true, group: "network", call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+				fetched++
+				return textResult("page"), nil
+			}}
+			h := newHarness(t, kind, setup{builtins: []tool.Tool{fetch}},
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "scrape_page", Args: `{"word":"https://example.org"}`}}},
+				llmtest.Reply{Text: []string{"fetched"}},
+			)
+			h.approver.decisions = []ask.PermissionDecision{ask.AllowOnce}
+			if err := h.send(t, "fetch it"); err != nil {
+				t.Fatal(err)
+			}
+			p := h.approver.prompts()
+			if len(p) != 1 || p[0].Tool != "scrape_page" || !p[0].ReadOnly || p[0].Reason != "it reaches the network" {
+				t.Errorf("prompts = %+v, want one for scrape_page saying it reaches the network", p)
+			}
+			if fetched != 1 {
+				t.Errorf("allowed tool ran %d times", fetched)
+			}
+		})
 		t.Run("allow for the session asks once", func(t *testing.T) {
 			var n int
 			saved := []string{}

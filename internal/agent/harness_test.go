@@ -113,6 +113,7 @@ func calcServer(t *testing.T, sampler func(ctx context.Context, server string, r
 type fakeTool struct {
 	name     string
 	readOnly bool
+	group    string // tool.Info.PermissionGroup
 	schema   string
 	call     func(ctx context.Context, args json.RawMessage) (*tool.Result, error)
 }
@@ -123,7 +124,7 @@ func (f *fakeTool) Info() tool.Info {
 		schema = `{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}`
 	}
 	return tool.Info{Name: f.name, Description: "test tool " + f.name, InputSchema: json.RawMessage(schema),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: f.readOnly}}
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: f.readOnly}, PermissionGroup: f.group}
 }
 
 func (f *fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {

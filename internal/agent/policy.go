@@ -11,7 +11,7 @@ import (
 // Policy answers the core's questions without a person, for headless use
 // (`otter -p`): it implements ask.Asker.
 //
-// A tool call that would ask (not read-only, not allowed by [permissions])
+// A tool call that would ask (see tool.Info.NeedsConsent; not allowed by [permissions])
 // is allowed only when AllowAll is set or its qualified name matches one of
 // AllowTools (path.Match globs, e.g. "mcp__github__*"); sampling requests
 // are approved only with AllowSampling; elicitation is declined and logins
@@ -34,7 +34,11 @@ func (p *Policy) ApproveTool(ctx context.Context, req ask.Permission) (ask.Permi
 			return ask.AllowOnce, nil
 		}
 	}
-	return ask.Deny, fmt.Errorf("%s is not read-only and needs permission; allow it with --allow-tools %s (or a glob such as 'mcp__server__*'), or --dangerously-allow-all", req.Tool, req.Tool)
+	why := ""
+	if req.Reason != "" {
+		why = " (" + req.Reason + ")"
+	}
+	return ask.Deny, fmt.Errorf("%s needs permission%s; allow it with --allow-tools %s (or a glob such as 'mcp__server__*'), or --dangerously-allow-all", req.Tool, why, req.Tool)
 }
 
 // ApproveSampling implements ask.Approver.

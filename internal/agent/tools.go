@@ -92,7 +92,8 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 //  1. [permissions] config: "allow" runs, "deny" refuses, "ask" asks
 //     (even for read-only tools);
 //  2. tools allowed for this session run;
-//  3. read-only tools (readOnlyHint) run;
+//  3. read-only tools (readOnlyHint) run, except built-ins that reach the
+//     network or write files (tool.Info.NeedsConsent);
 //  4. otherwise the Approver is asked.
 func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) error {
 	a.mu.Lock()
@@ -105,7 +106,11 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) err
 	case "deny":
 		return fmt.Errorf("%w: %s is denied by the [permissions] configuration", ErrDenied, e.Name)
 	}
-	if session || (rule == "" && e.Info.ReadOnly()) {
+	needs, reason := e.Info.NeedsConsent()
+	if rule == "ask" {
+		reason = "the [permissions] configuration says ask"
+	}
+	if session || (rule == "" && !needs) {
 		return nil
 	}
 	if a.opts.Approver == nil {
@@ -117,6 +122,7 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) err
 		Arguments:   call.Args,
 		ReadOnly:    e.Info.ReadOnly(),
 		Destructive: e.Info.Destructive(),
+		Reason:      reason,
 	})
 	if ctx.Err() != nil {
 		return fmt.Errorf("not run: %w", ctx.Err())

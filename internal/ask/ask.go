@@ -84,6 +84,10 @@ type Permission struct {
 	Arguments   json.RawMessage // the arguments the model chose
 	ReadOnly    bool
 	Destructive bool
+	// Reason says why the call needs permission, for the person: "it is
+	// not read-only", "it reaches the network", "the [permissions]
+	// configuration says ask".
+	Reason string
 }
 
 // PermissionDecision is the person's answer to a Permission prompt.

@@ -24,10 +24,30 @@ type Info struct {
 	// OutputSchema is the tool's declared output schema, if any.
 	OutputSchema json.RawMessage
 	Annotations  *mcp.ToolAnnotations // may be nil
+	// PermissionGroup is a built-in tool's permission group: "basic",
+	// "network" (it fetches what the model names) or "file" (it writes
+	// files); "" for MCP tools.
+	PermissionGroup string
 }
 
 // ReadOnly reports the readOnlyHint annotation.
 func (i Info) ReadOnly() bool { return i.Annotations != nil && i.Annotations.ReadOnlyHint }
+
+// NeedsConsent reports whether the agent asks before it runs the tool
+// (unless a rule or the session allows it), and why: tools that are not
+// read-only, and built-ins of the "network" and "file" permission groups,
+// read-only or not, since what a model fetches can carry data out.
+func (i Info) NeedsConsent() (bool, string) {
+	switch {
+	case i.PermissionGroup == "network":
+		return true, "it reaches the network"
+	case i.PermissionGroup == "file":
+		return true, "it writes files"
+	case !i.ReadOnly():
+		return true, "it is not read-only"
+	}
+	return false, ""
+}
 
 // Destructive reports the destructiveHint annotation. Per the MCP spec a
 // missing hint means true for tools that are not read-only.

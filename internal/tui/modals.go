@@ -248,6 +248,9 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 	if req.Destructive {
 		hints = append(hints, m.st.warn.Render("may modify or delete data"))
 	}
+	if req.Reason != "" && req.Reason != "it is not read-only" { // "read-only"/"may modify" say that already
+		hints = append(hints, req.Reason)
+	}
 	if len(hints) > 0 {
 		heading += "  " + m.st.dim.Render(strings.Join(hints, " · "))
 	}

@@ -66,7 +66,9 @@ const (
 )
 
 // PermissionGroups maps each tool to its permission group of seed 000 §4.1:
-// "basic" (granted by default), "network" or "file".
+// "basic" (granted by default), "network" or "file". In otter's agent the
+// tools of the network and file groups ask before they run (see
+// tool.Info.NeedsConsent), read-only or not.
 var PermissionGroups = map[string]string{
 	NameGetStatus:   "basic",
 	NameListPresets: "basic",
@@ -217,12 +219,13 @@ func (k *toolkit) newTool(d def) (*builtin, error) {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return &builtin{k: k, def: d, schema: rs, info: tool.Info{
-		Name:         d.name,
-		Title:        d.title,
-		Description:  d.description,
-		InputSchema:  json.RawMessage(d.schema),
-		OutputSchema: json.RawMessage(envelopeSchema),
-		Annotations:  d.annotations,
+		Name:            d.name,
+		Title:           d.title,
+		Description:     d.description,
+		InputSchema:     json.RawMessage(d.schema),
+		OutputSchema:    json.RawMessage(envelopeSchema),
+		Annotations:     d.annotations,
+		PermissionGroup: PermissionGroups[d.name],
 	}}, nil
 }
 
