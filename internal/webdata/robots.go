@@ -95,6 +95,36 @@ func (k *toolkit) robots(ctx context.Context, client *http.Client, u *url.URL) *
 	return r
 }
 
+// robotsRefused is the error a redirect to a URL robots.txt disallows
+// ends the fetch with.
+type robotsRefused struct{ info ErrorInfo }
+
+func (r *robotsRefused) Error() string { return r.info.Message }
+
+// obeyingRobots returns client with each redirect hop also checked against
+// the robots.txt of its target (the first URL is checked by the caller),
+// or client itself when the tools do not respect robots.txt. A refused hop
+// ends the fetch with a *robotsRefused (wrapped in a *url.Error).
+func (k *toolkit) obeyingRobots(client *http.Client) *http.Client {
+	if !k.robotsOn {
+		return client
+	}
+	c := *client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if client.CheckRedirect != nil {
+			if err := client.CheckRedirect(req, via); err != nil {
+				return err
+			}
+		}
+		if e := k.robotsRefusal(req.Context(), client, req.URL); e != nil {
+			e.Message = fmt.Sprintf("%s redirected to %s, but %s", via[len(via)-1].URL.Redacted(), req.URL.Redacted(), e.Message)
+			return &robotsRefused{info: *e}
+		}
+		return nil
+	}
+	return &c
+}
+
 // robotsRefusal checks u against robots.txt when the tools respect it.
 func (k *toolkit) robotsRefusal(ctx context.Context, client *http.Client, u *url.URL) *ErrorInfo {
 	if !k.robotsOn {

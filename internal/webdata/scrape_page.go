@@ -3,6 +3,7 @@ package webdata
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -158,7 +159,11 @@ func (k *toolkit) scrapePage(ctx context.Context, raw json.RawMessage) outcome {
 			return failed(invalidParams("url", "%v", err))
 		}
 		req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
-		p, err = k.fetch(client, req)
+		p, err = k.fetch(k.obeyingRobots(client), req)
+		var refused *robotsRefused
+		if errors.As(err, &refused) {
+			return failed(refused.info)
+		}
 		if err != nil {
 			return failed(fetchError(err, u.String(), timeout))
 		}

@@ -260,11 +260,17 @@ func TestScrapePageRobots(t *testing.T) {
 		"/robots.txt":   func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("User-agent: *\nDisallow: /private\n")) },
 		"/private/page": htmlPage(`<html><title>private</title></html>`),
 		"/public":       htmlPage(`<html><title>public</title></html>`),
+		"/moved":        func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/private/page", http.StatusFound) },
 	})
 	ts := newTools(t, loopbackOnly())
 	_, env := ts.call(t, context.Background(), NameScrapePage, map[string]any{"url": s.URL + "/private/page"})
 	if !env.hasCode(CodeForbidden) || !strings.Contains(env.Errors[0].Message, "robots.txt") || env.Errors[0].Details["reason"] != ReasonRobotsTxt {
 		t.Errorf("robots-disallowed page: %+v", env.Errors)
+	}
+	// An allowed URL that redirects to a disallowed one is refused at the hop.
+	_, env = ts.call(t, context.Background(), NameScrapePage, map[string]any{"url": s.URL + "/moved"})
+	if !env.hasCode(CodeForbidden) || !strings.Contains(env.Errors[0].Message, "redirected to") || env.Errors[0].Details["reason"] != ReasonRobotsTxt {
+		t.Errorf("redirect to a robots-disallowed page: %+v", env.Errors)
 	}
 	if n := s.count("/private/page"); n != 0 {
 		t.Errorf("the disallowed page was fetched %d times", n)
@@ -275,7 +281,7 @@ func TestScrapePageRobots(t *testing.T) {
 	}
 	ts.call(t, context.Background(), NameScrapePage, map[string]any{"url": s.URL + "/public"})
 	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("robots.txt fetched %d times for three calls, want 1 (cached)", n)
+		t.Errorf("robots.txt fetched %d times for four calls, want 1 (cached)", n)
 	}
 
 	off := false
