@@ -98,17 +98,20 @@ func (l *Ledger) Close() error {
 // masked replaces a secret value.
 const masked = "****"
 
-// sensitiveKey reports whether a JSON object key names a secret: password,
-// token, secret, api_key, authorization, cookie, … in any case and with any
-// of '-', '_' or nothing between words.
+// sensitiveKey reports whether a JSON object key or URL query parameter
+// names a secret: password, token, secret, api_key, authorization, cookie,
+// session, a request signature (sig, X-Amz-Signature), … in any case and
+// with any of '-', '_', '.' or nothing between words. It errs on the side
+// of masking: an audit line that hides a harmless value loses little.
 func sensitiveKey(k string) bool {
 	k = strings.ToLower(k)
-	k = strings.NewReplacer("-", "", "_", "", " ", "").Replace(k)
-	if k == "auth" || k == "key" || k == "pass" || k == "pwd" {
+	k = strings.NewReplacer("-", "", "_", "", " ", "", ".", "").Replace(k)
+	switch k {
+	case "auth", "key", "pass", "pwd", "sig", "sid", "jwt", "otp", "bearer", "ticket", "nonce":
 		return true
 	}
 	for _, s := range []string{"password", "passwd", "secret", "token", "apikey", "authorization",
-		"cookie", "credential", "privatekey", "accesskey", "sessionid"} {
+		"cookie", "credential", "privatekey", "accesskey", "session", "signature"} {
 		if strings.Contains(k, s) {
 			return true
 		}

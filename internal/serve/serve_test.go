@@ -292,6 +292,9 @@ func TestAuditMasksSecrets(t *testing.T) {
 		"headers":  map[string]any{"Authorization": "Bearer tok-abc", "Accept": "application/json"},
 		"url":      "https://user:pw-xyz@example.com/p?access_token=qs-tok&page=2",
 		"nested":   []any{map[string]any{"client-secret": "cs-123"}},
+		"session":  "sess-456",
+		"presigned": "https://bucket.s3.amazonaws.com/o?X-Amz-Signature=amz-sig-789&X-Amz-Expires=60" +
+			"&sig=short-sig-0&Signature=cf-sig-1",
 	}
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: args}); err != nil {
 		t.Fatal(err)
@@ -301,12 +304,13 @@ func TestAuditMasksSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := string(data)
-	for _, secret := range []string{"s3cret-key", "hunter2", "tok-abc", "pw-xyz", "qs-tok", "cs-123"} {
+	for _, secret := range []string{"s3cret-key", "hunter2", "tok-abc", "pw-xyz", "qs-tok", "cs-123",
+		"sess-456", "amz-sig-789", "short-sig-0", "cf-sig-1"} {
 		if strings.Contains(line, secret) {
 			t.Errorf("audit line leaks %q: %s", secret, line)
 		}
 	}
-	for _, kept := range []string{"visible-text", "application/json", "page=2", "user:****@example.com"} {
+	for _, kept := range []string{"visible-text", "application/json", "page=2", "user:****@example.com", "X-Amz-Expires=60"} {
 		if !strings.Contains(line, kept) {
 			t.Errorf("audit line lacks %q (only secrets are masked): %s", kept, line)
 		}
