@@ -73,7 +73,7 @@ func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout t
 	}
 
 	set := tool.NewSet(tool.Options{MaxOutputChars: cfg.Tools.MaxOutputChars, SpillDir: filepath.Join(paths.CacheDir, "outputs")})
-	builtins, err := webdata.Tools(webdata.Options{Config: cfg.Tools, Paths: paths, Recent: set.Recent})
+	builtins, err := webdata.Tools(webdata.Options{Config: cfg.Tools, Paths: paths, Recent: set.RecentBy})
 	if err != nil {
 		return exitCode(2, fmt.Errorf("built-in tools: %w", err))
 	}

@@ -21,7 +21,7 @@ func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 			}
 			return a.MCP.Statuses()
 		},
-		Recent: a.Tools.Recent,
+		Recent: a.Tools.RecentBy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("set up the built-in tools from [tools]: %w", err)

@@ -34,6 +34,7 @@ type CallRecord struct {
 	Duration time.Duration
 	IsError  bool   // the tool reported an error (isError)
 	Err      string // the call failed (transport, timeout, cancellation)
+	Caller   string // who made the call (WithCaller); "" for otter's own user
 }
 
 // Set is the merged tool set: otter's built-in tools first, then the tools
@@ -222,11 +223,11 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Res
 		if a, ok := e.Tool.(InvalidArgumentsAnswerer); ok {
 			res = a.InvalidArguments(msg)
 		}
-		s.record(CallRecord{Tool: name, Server: e.Info.Server, Start: start, IsError: true})
+		s.record(CallRecord{Tool: name, Server: e.Info.Server, Start: start, IsError: true, Caller: CallerFrom(ctx)})
 		return res, nil
 	}
 	res, err := e.Tool.Call(ctx, args)
-	rec := CallRecord{Tool: name, Server: e.Info.Server, Start: start, Duration: time.Since(start)}
+	rec := CallRecord{Tool: name, Server: e.Info.Server, Start: start, Duration: time.Since(start), Caller: CallerFrom(ctx)}
 	switch {
 	case err != nil:
 		rec.Err = err.Error()
@@ -340,6 +341,18 @@ func (s *Set) record(r CallRecord) {
 	}
 	s.recent[s.next] = r
 	s.next = (s.next + 1) % recentCalls
+}
+
+// RecentBy returns up to n of the most recent calls made by caller (as
+// WithCaller named it), newest first.
+func (s *Set) RecentBy(caller string, n int) []CallRecord {
+	var out []CallRecord
+	for _, r := range s.Recent(recentCalls) {
+		if r.Caller == caller && len(out) < n {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Recent returns up to n of the most recent calls, newest first.

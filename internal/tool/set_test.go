@@ -298,3 +298,28 @@ func TestValidationMessageIsReadable(t *testing.T) {
 		t.Errorf("invalid arguments reached the tool %d times", fetch.calls.Load())
 	}
 }
+
+// Each caller of a Set shared by several clients (otter mcp serve over
+// HTTP) sees only its own calls.
+func TestRecentByCaller(t *testing.T) {
+	s := NewSet(Options{})
+	s.SetBuiltins([]Tool{newTool("", "t")})
+	alice := WithCaller(context.Background(), "key:alice")
+	bob := WithCaller(context.Background(), "key:bob")
+	s.Call(alice, "t", nil)
+	s.Call(bob, "t", json.RawMessage(`[]`)) // invalid: bob's call is an error
+	s.Call(alice, "t", nil)
+	s.Call(context.Background(), "t", nil)
+	if got := s.RecentBy("key:alice", 10); len(got) != 2 || got[0].Caller != "key:alice" || got[0].IsError || got[1].IsError {
+		t.Errorf("alice's calls = %+v, want her two", got)
+	}
+	if got := s.RecentBy("key:bob", 10); len(got) != 1 || !got[0].IsError {
+		t.Errorf("bob's calls = %+v, want his one failed call", got)
+	}
+	if got := s.RecentBy("", 10); len(got) != 1 || got[0].Caller != "" {
+		t.Errorf("otter's own calls = %+v, want the one made without a caller", got)
+	}
+	if got := s.RecentBy("key:alice", 1); len(got) != 1 {
+		t.Errorf("RecentBy(alice, 1) = %d records", len(got))
+	}
+}

@@ -81,6 +81,22 @@ type InvalidArgumentsAnswerer interface {
 	InvalidArguments(msg string) *Result
 }
 
+type callerKey struct{}
+
+// WithCaller returns a context whose tool calls are attributed to caller:
+// a client of `otter mcp serve` (its API key's name, its address, "stdio").
+// The tools use it to keep rate limits per caller and to show each caller
+// only its own calls.
+func WithCaller(ctx context.Context, caller string) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+// CallerFrom returns the caller WithCaller set, or "" for otter's own user.
+func CallerFrom(ctx context.Context) string {
+	c, _ := ctx.Value(callerKey{}).(string)
+	return c
+}
+
 // Progress is a progress report from a running tool call.
 type Progress struct {
 	Progress float64

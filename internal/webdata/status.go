@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 const getStatusSchema = `{
@@ -92,7 +94,7 @@ func (k *toolkit) getStatus(ctx context.Context, raw json.RawMessage) outcome {
 		sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Name < rep.Servers[j].Name })
 	}
 	if k.opts.Recent != nil && n > 0 {
-		for _, c := range k.opts.Recent(n) {
+		for _, c := range k.opts.Recent(tool.CallerFrom(ctx), n) { // a client sees its own calls only
 			rep.RecentCalls = append(rep.RecentCalls, CallStatus{
 				Tool: c.Tool, Server: c.Server, Start: c.Start.UTC(), DurationMS: c.Duration.Milliseconds(),
 				IsError: c.IsError, Error: c.Err,

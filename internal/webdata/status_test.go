@@ -106,7 +106,10 @@ func TestGetStatus(t *testing.T) {
 				{Name: "alpha", Transport: "http", State: otmcp.StateConnected, Tools: 4, Calls: 7, Errors: 1},
 			}
 		}
-		o.Recent = func(n int) []tool.CallRecord {
+		o.Recent = func(caller string, n int) []tool.CallRecord {
+			if caller != "key:carol" {
+				t.Errorf("get_status asked for the calls of %q, want only the calling client's (key:carol)", caller)
+			}
 			all := []tool.CallRecord{
 				{Tool: "scrape_page", Start: start, Duration: 1500 * time.Millisecond},
 				{Tool: "get-sum", Server: "alpha", Start: start, Duration: time.Second, IsError: true, Err: "boom"},

@@ -84,8 +84,9 @@ type Options struct {
 	Paths  config.Paths // ExportDir defaults to Paths.DataDir/exports
 	// Servers reports the MCP servers for get_status; may be nil.
 	Servers func() []otmcp.Status
-	// Recent reports the newest n tool calls for get_status; may be nil.
-	Recent func(n int) []tool.CallRecord
+	// Recent reports the newest n tool calls of a caller (tool.CallerFrom)
+	// for get_status; may be nil.
+	Recent func(caller string, n int) []tool.CallRecord
 
 	now func() time.Time // tests
 }
@@ -97,18 +98,17 @@ const (
 	RobotsAgent      = "otter"
 )
 
-type clientKey struct{}
-
 // WithClient returns a context that attributes calls to client (an API key,
-// a remote address): rate limits are kept per tool and client. Calls on a
-// context without one count against the client "local".
+// a remote address): rate limits are kept per tool and client, and
+// get_status shows a client its own calls. Calls on a context without one
+// count against the client "local".
 func WithClient(ctx context.Context, client string) context.Context {
-	return context.WithValue(ctx, clientKey{}, client)
+	return tool.WithCaller(ctx, client)
 }
 
 // ClientFrom returns the client set by WithClient, or "local".
 func ClientFrom(ctx context.Context) string {
-	if c, ok := ctx.Value(clientKey{}).(string); ok && c != "" {
+	if c := tool.CallerFrom(ctx); c != "" {
 		return c
 	}
 	return "local"
