@@ -88,8 +88,9 @@ func TestDiesMidCallThenReconnects(t *testing.T) {
 	h.m.Start(context.Background())
 	first := h.waitState("crashy", StateConnected)
 	_, err := h.call(context.Background(), "crashy", "die", `{}`)
-	if err == nil || !strings.Contains(err.Error(), `MCP server "crashy"`) {
-		t.Fatalf("call of a dying tool returned %v", err)
+	if err == nil || !strings.Contains(err.Error(), `MCP server "crashy"`) || !strings.Contains(err.Error(), "exited with status 7") ||
+		!strings.Contains(err.Error(), "crashing on purpose") {
+		t.Fatalf("call of a dying tool returned %v; want the server, its exit status and its last stderr line", err)
 	}
 	st := h.wait("crashy", "a reconnect", func(st Status) bool {
 		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)

@@ -84,7 +84,7 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 	}
 	s.record(time.Since(start), err != nil || res.IsError)
 	if err != nil {
-		return nil, t.callError(ctx, callCtx, err)
+		return nil, t.callError(ctx, callCtx, c, err)
 	}
 	return res, nil
 }
@@ -99,13 +99,28 @@ func (t *mcpTool) call(ctx context.Context, c *conn, tok int64, args json.RawMes
 	return c.cs.CallTool(ctx, params)
 }
 
-func (t *mcpTool) callError(ctx, callCtx context.Context, err error) error {
+// callError says why a call on connection c failed, for the person: a
+// stdio server that died during the call is named with its exit status
+// and last stderr line rather than the pipe error the SDK saw.
+func (t *mcpTool) callError(ctx, callCtx context.Context, c *conn, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("call of %s on MCP server %q cancelled: %w", t.name, t.s.name, ctx.Err())
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("%s on MCP server %q did not answer within %s (the server's timeout); the call was cancelled: %w",
 			t.name, t.s.name, t.s.callTimeout, err)
+	}
+	if c.proc != nil {
+		c.proc.awaitExit() // at most 200 ms: a crash shows as a closed pipe first
+		if d := c.proc.exitDescription(); d != "" {
+			msg := fmt.Sprintf("MCP server %q stopped during the call of %s: the server process %s", t.s.name, t.name, d)
+			if last := t.s.stderr.last(); last != "" {
+				msg += fmt.Sprintf(" (last stderr line: %q)", last)
+			}
+			return fmt.Errorf("%s; otter will try to start it again: %w", msg, err)
+		}
+	}
+	switch {
 	case errors.Is(err, sdk.ErrConnectionClosed):
 		return fmt.Errorf("MCP server %q disconnected during the call of %s: %w", t.s.name, t.name, err)
 	}
