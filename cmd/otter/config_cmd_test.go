@@ -95,3 +95,21 @@ func TestConfigTrustImportCommands(t *testing.T) {
 		t.Errorf("validate bad file: %v", err)
 	}
 }
+
+// Two servers whose names give the same tool prefix are legal but lose
+// tools to each other: validate says so.
+func TestConfigValidateWarnsOfToolPrefixClash(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	cfg := "[[mcp.servers]]\nname = \"my.srv\"\ncommand = \"true\"\n\n[[mcp.servers]]\nname = \"my_srv\"\ncommand = \"true\"\n\n[[mcp.servers]]\nname = \"other\"\ncommand = \"true\"\n"
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runOtter(t, "config", "validate", file)
+	if err != nil || !strings.Contains(out, `warning: servers "my.srv" and "my_srv" share the tool prefix mcp__my_srv__;`) {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
+	if strings.Contains(out, `"other"`) {
+		t.Errorf("a server without a clash is named in a warning:\n%s", out)
+	}
+}

@@ -47,8 +47,10 @@ func newMCPListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "Start the configured MCP servers and show each one's state",
 		Long: `Start every configured MCP server, wait until each has connected or failed
-(each bounded by its startup_timeout), and print NAME TRANSPORT STATE TOOLS ERROR.
-With --json, print an array of {name, transport, state, tools, error}.`,
+(each bounded by its startup_timeout), and print NAME TRANSPORT STATE TOOLS DETAIL:
+DETAIL is the error, the OAuth token's expiry, and tools not offered because another
+server's tool has the same name. With --json, print an array of {name, transport,
+state, tools, error, token_expiry, not_offered}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The servers get the same client as with tools and call (elicitation
@@ -64,7 +66,7 @@ With --json, print an array of {name, transport, state, tools, error}.`,
 			if len(statuses) == 0 && !asJSON {
 				fmt.Fprintf(cmd.ErrOrStderr(), "No MCP servers are configured. Add a [[mcp.servers]] entry to %s (config.example.toml shows every key),\nor import a .mcp.json with `otter mcp import FILE --write`.\n", s.app.Paths.UserConfigFile())
 			}
-			return printServerList(cmd.OutOrStdout(), statuses, asJSON)
+			return printServerList(cmd.OutOrStdout(), statuses, s.app.Tools.Collisions(), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -116,6 +118,10 @@ annotations}, where name is the qualified name a model sees and tool the server'
 				if opts.only == "" || e.Info.Server == opts.only {
 					entries = append(entries, e)
 				}
+			}
+			for _, c := range s.app.Tools.Collisions() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "otter: tool %s of server %q is not offered: its name %s is taken by %s; rename one of the servers\n",
+					c.Dropped.Name, c.Dropped.Server, c.Name, describeOrigin(c.Kept))
 			}
 			return printTools(cmd.OutOrStdout(), entries, asJSON)
 		},
@@ -460,33 +466,78 @@ type serverJSON struct {
 	Tools       int    `json:"tools"`
 	Error       string `json:"error"`
 	TokenExpiry string `json:"token_expiry,omitempty"` // RFC 3339, when a token is stored
+	// NotOffered are the server's tools left out of the tool set because
+	// another tool has the same qualified name.
+	NotOffered []string `json:"not_offered,omitempty"`
 }
 
-func printServerList(w io.Writer, statuses []mcp.Status, asJSON bool) error {
+func printServerList(w io.Writer, statuses []mcp.Status, collisions []tool.Collision, asJSON bool) error {
 	rows := make([]serverJSON, 0, len(statuses))
+	takenBy := map[string][]string{} // server → who holds the names of its dropped tools
 	for _, st := range statuses {
 		r := serverJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Tools: st.Tools, Error: st.Error}
 		if !st.TokenExpiry.IsZero() {
 			r.TokenExpiry = st.TokenExpiry.Format(time.RFC3339)
 		}
+		for _, c := range collisions {
+			if c.Dropped.Server == st.Name {
+				r.NotOffered = append(r.NotOffered, c.Dropped.Name)
+				r.Tools--
+				takenBy[st.Name] = append(takenBy[st.Name], cmp.Or(c.Kept.Server, "a built-in"))
+			}
+		}
+		r.Tools = max(r.Tools, 0)
 		rows = append(rows, r)
 	}
 	if asJSON {
 		return mcpWriteJSON(w, rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tERROR")
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tDETAIL")
 	for i, r := range rows {
-		msg := mcpFirstLine(r.Error)
-		if statuses[i].State == mcp.StateNeedsAuth && r.TokenExpiry != "" {
-			msg = strings.TrimSpace(msg + " (token expires " + r.TokenExpiry + ")")
-			if statuses[i].TokenExpiry.Before(time.Now()) {
-				msg = strings.Replace(msg, "token expires", "token expired", 1)
-			}
+		st := statuses[i]
+		var notes []string
+		if m := mcpFirstLine(r.Error); m != "" {
+			notes = append(notes, m)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Name, cmp.Or(r.Transport, "-"), r.State, r.Tools, cmp.Or(msg, "-"))
+		if !st.TokenExpiry.IsZero() {
+			notes = append(notes, tokenNote(st.State, st.TokenExpiry, time.Now()))
+		}
+		if n := len(r.NotOffered); n > 0 {
+			holders := slices.Compact(slices.Sorted(slices.Values(takenBy[r.Name])))
+			notes = append(notes, fmt.Sprintf("%d tool(s) not offered (%s): same qualified name as a tool of %s; rename one server",
+				n, strings.Join(r.NotOffered, ", "), strings.Join(holders, ", ")))
+		}
+		detail := strings.Join(notes, "; ")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Name, cmp.Or(r.Transport, "-"), r.State, r.Tools, cmp.Or(detail, "-"))
 	}
 	return tw.Flush()
+}
+
+// tokenNote describes a stored OAuth token's expiry for `otter mcp list`.
+func tokenNote(state mcp.State, expiry, now time.Time) string {
+	left := expiry.Sub(now)
+	switch {
+	case left <= 0 && state == mcp.StateNeedsAuth:
+		return "token expired " + expiry.Format(time.RFC3339)
+	case left <= 0:
+		return "token expired; refreshed on next use"
+	case left < time.Minute:
+		return "token expires in <1m"
+	case left < time.Hour:
+		return fmt.Sprintf("token expires in %dm", int(left.Minutes()))
+	case left < 48*time.Hour:
+		return fmt.Sprintf("token expires in %dh%02dm", int(left.Hours()), int(left.Minutes())%60)
+	}
+	return "token expires " + expiry.Format(time.RFC3339)
+}
+
+// describeOrigin names where a tool comes from.
+func describeOrigin(i tool.Info) string {
+	if i.Server == "" {
+		return "the built-in " + i.Name
+	}
+	return fmt.Sprintf("tool %s of server %q", i.Name, i.Server)
 }
 
 // toolJSON is one element of `otter mcp tools --json`.

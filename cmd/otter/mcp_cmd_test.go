@@ -14,6 +14,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // adhocFromFlags parses args as the flags of `otter mcp call` and returns
@@ -162,6 +163,46 @@ inside
 	}
 }
 
+// A connected OAuth server shows when its token expires; two servers whose
+// names give the same tool prefix (my.srv, my_srv) are counted with only
+// the tools actually offered, and the dropped one is named.
+func TestPrintServerListTokensAndCollisions(t *testing.T) {
+	now := time.Now()
+	statuses := []mcp.Status{
+		{Name: "remote", Transport: "http", State: mcp.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
+		{Name: "soon", Transport: "http", State: mcp.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
+		{Name: "my.srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2},
+		{Name: "my_srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2},
+	}
+	collisions := []tool.Collision{{Name: "mcp__my_srv__echo",
+		Kept:    tool.Info{Server: "my.srv", Name: "echo"},
+		Dropped: tool.Info{Server: "my_srv", Name: "echo"}}}
+	var b strings.Builder
+	if err := printServerList(&b, statuses, collisions, false); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"token expires in 52m",
+		"token expires in <1m",
+		"1 tool(s) not offered (echo): same qualified name as a tool of my.srv",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "my_srv" && f[3] != "1" {
+			t.Errorf("my_srv counted %s tools, want 1 (one of its two is not offered):\n%s", f[3], out)
+		}
+	}
+	b.Reset()
+	printServerList(&b, statuses, collisions, true)
+	if !strings.Contains(b.String(), `"not_offered": [`) {
+		t.Errorf("JSON lacks not_offered:\n%s", b.String())
+	}
+}
+
 func TestPrintServerList(t *testing.T) {
 	exp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	statuses := []mcp.Status{
@@ -170,11 +211,11 @@ func TestPrintServerList(t *testing.T) {
 		{Name: "db", Transport: "stdio", State: mcp.StateFailed, Error: "exited with status 1\nmore detail"},
 	}
 	var b strings.Builder
-	if err := printServerList(&b, statuses, false); err != nil {
+	if err := printServerList(&b, statuses, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	want := `NAME  TRANSPORT  STATE       TOOLS  ERROR
-gh    http       needs-auth  0      login required (token expired 2026-01-02T03:04:05Z)
+	want := `NAME  TRANSPORT  STATE       TOOLS  DETAIL
+gh    http       needs-auth  0      login required; token expired 2026-01-02T03:04:05Z
 fs    stdio      connected   12     -
 db    stdio      failed      0      exited with status 1 …
 `
@@ -183,7 +224,7 @@ db    stdio      failed      0      exited with status 1 …
 	}
 
 	b.Reset()
-	if err := printServerList(&b, statuses[:2], true); err != nil {
+	if err := printServerList(&b, statuses[:2], nil, true); err != nil {
 		t.Fatal(err)
 	}
 	var rows []map[string]any

@@ -51,6 +51,7 @@ type Set struct {
 	entries    []Entry
 	byName     map[string]*entry
 	collisions []Collision
+	warned     map[string]bool // collisions already logged, so each is logged once
 	onChange   []func()
 
 	recentMu sync.Mutex
@@ -152,6 +153,14 @@ func (s *Set) rebuildLocked() []func() {
 		if kept, dup := s.byName[c.name]; dup {
 			col := Collision{Name: c.name, Kept: kept.Info, Dropped: c.info}
 			s.collisions = append(s.collisions, col)
+			key := c.name + "\x00" + describe(col.Kept) + "\x00" + describe(col.Dropped)
+			if s.warned[key] {
+				continue
+			}
+			if s.warned == nil {
+				s.warned = make(map[string]bool)
+			}
+			s.warned[key] = true
 			s.logger.Warn("two tools have the same name; the second is not offered",
 				"name", c.name, "kept", describe(col.Kept), "dropped", describe(col.Dropped))
 			continue
