@@ -17,6 +17,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		toml string
 		line int
 		want []string // substrings of the message
+		not  []string // and what it must not say
 	}{
 		{
 			name: "syntax",
@@ -95,6 +96,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"https://x.example\"\n",
 			line: 1,
 			want: []string{`server "a" sets both command and url`},
+			not:  []string{"neither command nor url"},
 		},
 		{
 			name: "duplicate names",
@@ -234,6 +236,11 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("error %q contradicts itself: it also says %q", err, w)
 				}
 			}
 		})

@@ -362,6 +362,9 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 				errs.add(uo.file, uo.line, "write an absolute http:// or https:// URL", "server %q: bad url %q", s.Name, s.URL)
 			}
 		case "":
+			if s.Command != "" && s.URL != "" {
+				break // "sets both command and url", reported above
+			}
 			hint := `add command = "..." for a local server or url = "https://..." for a remote one`
 			if other := suggest(s.Name, otherNames(all, s.Name)); other != "" {
 				hint = fmt.Sprintf("did you mean server %q? An entry that only overrides some fields must use the exact name; otherwise %s", other, hint)
