@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/tool"
@@ -481,7 +482,9 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 		// server; a safeguard that nothing is started with a ${VAR} unexpanded.
 		return nil, configError{s.cfg.Problem}
 	}
-	startCtx, cancel := context.WithTimeout(ctx, s.startupTimeout)
+	// The clock stops while the person answers a login prompt the server's
+	// 401 caused (oauth pauses it): startup_timeout is for the server.
+	startCtx, cancel := ask.WithPausableTimeout(ctx, s.startupTimeout)
 	defer cancel()
 	c := &conn{changes: make(chan struct{}, 1), transport: s.transport}
 	client := s.newClient(c)

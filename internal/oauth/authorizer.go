@@ -172,7 +172,7 @@ type handler struct {
 	sdk       *auth.AuthorizationCodeHandler // built on the first interactive Authorize
 	port      int                            // loopback redirect port of sdk
 	recovered string                         // an access token obtained by recover that the server then refused
-	declined  error                          // the person postponed the login; not asked again by this handler
+	declined  error                          // the login was postponed or failed; not tried again by this handler
 }
 
 var _ auth.OAuthHandler = (*handler)(nil)
@@ -251,13 +251,16 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		if errors.As(err, &re) && re.ErrorCode == "invalid_client" {
 			h.regs.forget()
 		}
-		if errors.Is(err, ErrLoginRequired) {
-			h.mu.Lock()
-			h.declined = err
-			h.mu.Unlock()
-			return err
+		if prefix := "log in to " + h.name() + ": "; !errors.Is(err, ErrLoginRequired) && !strings.HasPrefix(err.Error(), prefix) {
+			err = fmt.Errorf("%s%w", prefix, err) // fetchCode's errors say it already
 		}
-		return fmt.Errorf("log in to %s: %w", h.name(), err)
+		// Postponed or failed, the answer stands for the rest of this
+		// connection attempt: its next request must not start a second
+		// login (and open a second browser window).
+		h.mu.Lock()
+		h.declined = err
+		h.mu.Unlock()
+		return err
 	}
 	return nil
 }

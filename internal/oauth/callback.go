@@ -157,6 +157,11 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 	}
 	defer cs.close()
 
+	// The person's time does not count against the server's startup_timeout;
+	// the login as a whole has LoginTimeout.
+	defer ask.PauseTimeout(ctx)()
+	ctx, cancel := context.WithTimeoutCause(ctx, LoginTimeout, errLoginTimedOut)
+	defer cancel()
 	req := ask.Login{Server: h.name(), AuthURL: args.URL, CanPasteRedirect: true}
 	for range maxPrompts {
 		reply, err := h.a.prompter.Login(ctx, req)
@@ -186,11 +191,21 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 		case r := <-cs.results:
 			return r.res, h.callbackError(r.err)
 		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errLoginTimedOut) {
+				return nil, h.loginRequired(fmt.Sprintf("the login was not completed within %s", LoginTimeout))
+			}
 			return nil, fmt.Errorf("log in to %s: %w", h.name(), ctx.Err())
 		}
 	}
 	return nil, h.loginRequired("no usable answer to the login prompt")
 }
+
+// LoginTimeout bounds one interactive login, from the prompt to the
+// browser's redirect; a login not finished by then leaves the server
+// needs-auth.
+var LoginTimeout = 10 * time.Minute
+
+var errLoginTimedOut = errors.New("login timed out")
 
 // callbackError words an error response of the authorization endpoint and
 // drops a client registration the server no longer knows.
