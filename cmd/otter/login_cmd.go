@@ -57,6 +57,9 @@ func (o *loginOAuth) check() error {
 	if o.privateKeyFile != "" && o.clientSecret != "" {
 		return errors.New("give --oauth-client-secret or --oauth-private-key-file, not both")
 	}
+	if o.clientSecret != "" && o.clientID == "" {
+		return errors.New("--oauth-client-secret needs --oauth-client-id: the ID of the client the secret belongs to")
+	}
 	return nil
 }
 
@@ -97,7 +100,10 @@ func (o *loginOAuth) apply(srv *config.Server) {
 }
 
 func newMCPLoginCmd() *cobra.Command {
-	var o loginOAuth
+	var (
+		o     loginOAuth
+		force bool
+	)
 	cmd := &cobra.Command{
 		Use:   "login SERVER|URL",
 		Short: "Log in to a server that needs OAuth",
@@ -111,8 +117,13 @@ otter - paste the address the browser ends on after you approve.
 
 Tokens are stored per server URL under $XDG_DATA_HOME/otter/tokens (mode 0600),
 refreshed automatically, and shared by every otter process. otter never starts
-a login on its own at startup: a server that needs one shows as needs-auth.`,
+a login on its own at startup: a server that needs one shows as needs-auth.
+
+With a token already stored, login only checks that it works; --force logs in
+again (to grant the scopes a tool now asks for, or as another account), and
+keeps the old token if the new login does not complete.`,
 		Example: `  otter mcp login github
+  otter mcp login --force github
   otter mcp login https://mcp.example.com/mcp --oauth-client-id otter-cli`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,10 +135,11 @@ a login on its own at startup: a server that needs one shows as needs-auth.`,
 				return exitCode(2, err)
 			}
 			o.apply(&srv)
-			return runLogin(cmd, srv, paths)
+			return runLogin(cmd, srv, paths, force)
 		},
 	}
 	o.register(cmd)
+	cmd.Flags().BoolVar(&force, "force", false, "log in again even if a token is stored")
 	return cmd
 }
 
@@ -215,7 +227,7 @@ func (p *countingPrompter) Login(ctx context.Context, req ask.Login) (ask.LoginR
 
 // runLogin connects to srv with an interactive OAuth handler, which runs
 // the login if the server asks for one, and reports the outcome.
-func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths) error {
+func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths, force bool) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), loginTimeout)
 	defer cancel()
 	prompter := &countingPrompter{LoginPrompter: oauth.NewTerminalPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())}
@@ -226,11 +238,22 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths) error {
 	}
 	defer closeLog()
 	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: logger})
+	restore := func() error { return nil }
+	if force && !srv.OAuth.IsClientCredentials() {
+		if restore, err = a.SetAside(srv); err != nil {
+			return exitCode(2, err)
+		}
+	}
 	h := a.Handler(srv, true)
 	if h == nil {
 		return exitCode(2, fmt.Errorf("server %q sends its own Authorization header (headers in its configuration); otter does not manage its login", srv.Name))
 	}
 	if err := loginConnect(ctx, srv, h, prompter); err != nil {
+		if rerr := restore(); rerr != nil {
+			logger.Warn("could not put the previous token back", "server", srv.Name, "err", rerr)
+		} else if force {
+			fmt.Fprintf(cmd.ErrOrStderr(), "otter: the new login did not complete; the previous token of %s is kept.\n", srv.Name)
+		}
 		if errors.Is(err, oauth.ErrLoginRequired) {
 			return exitCode(2, fmt.Errorf("not logged in to %s: %w", srv.Name, err))
 		}
@@ -250,7 +273,7 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths) error {
 	}
 	fmt.Fprintf(out, "%s %s. %s\n", verb, srv.Name, expiryText(a.TokenExpiry(srv)))
 	if !prompter.asked.Load() {
-		fmt.Fprintf(out, "To log in again, run `otter mcp logout %s` first.\n", srv.Name)
+		fmt.Fprintf(out, "To log in again (say, to grant the scopes a tool asks for), run `otter mcp login --force %s`.\n", srv.Name)
 	}
 	return nil
 }

@@ -83,12 +83,31 @@ func TestMCPLogin(t *testing.T) {
 	}
 
 	out, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "remote")
-	if err != nil || !strings.HasPrefix(out, "Already logged in to remote.") {
+	if err != nil || !strings.HasPrefix(out, "Already logged in to remote.") || !strings.Contains(out, "otter mcp login --force remote") {
 		t.Errorf("second login: %q, %v", out, err)
 	}
 	if c := as.Counts(); c.Authorizes != 1 {
 		t.Errorf("authorizations = %d, want 1", c.Authorizes)
 	}
+
+	// --force logs in again (for more scopes, say); a forced login that
+	// cannot complete keeps the token that worked.
+	out, stderr, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "--force", "remote")
+	if err != nil || !strings.HasPrefix(out, "Logged in to remote.") {
+		t.Errorf("forced login: %q, %v\n%s", out, err, stderr)
+	}
+	if c := as.Counts(); c.Authorizes != 2 {
+		t.Errorf("authorizations after --force = %d, want 2", c.Authorizes)
+	}
+	t.Setenv("BROWSER", "")
+	_, stderr, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "--force", "remote")
+	if err == nil || !strings.Contains(stderr, "previous token of remote is kept") {
+		t.Errorf("forced login without a browser: %v\n%s", err, stderr)
+	}
+	if got, err := oauthtest.Connect(t.Context(), endpoint, later.Handler(srv, false)); err != nil || got != "echo: hi" {
+		t.Fatalf("the token after a failed forced login: %q, %v", got, err)
+	}
+	t.Setenv("BROWSER", oauthtest.BrowserScript(t, "TestLoginBrowserHelper"))
 
 	out, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "logout", "remote")
 	if err != nil || !strings.HasPrefix(out, "Logged out of remote.") {
@@ -167,6 +186,7 @@ func TestClientCredentialsFlags(t *testing.T) {
 		{[]string{"--oauth-grant", "client-credentials"}, `--oauth-grant "client-credentials": use "client_credentials"`},
 		{[]string{"--oauth-private-key-file", "k.pem"}, "need --oauth-grant client_credentials"},
 		{[]string{"--oauth-grant", "client_credentials", "--oauth-client-id", "c", "--oauth-client-secret", "s", "--oauth-private-key-file", "k.pem"}, "not both"},
+		{[]string{"--oauth-client-secret", "s"}, "--oauth-client-secret needs --oauth-client-id"},
 	} {
 		if _, err := adhocFromFlags(t, append([]string{"--url", "http://127.0.0.1:8080/mcp"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)

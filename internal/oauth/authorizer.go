@@ -134,6 +134,38 @@ func (a *Authorizer) LoggedIn(srv config.Server) bool {
 	return err == nil && rec != nil && rec.Token != nil
 }
 
+// SetAside removes srv's stored token, keeping otter's client registration,
+// so that the next interactive connection logs in afresh (to grant more
+// scopes, or as another account). restore puts the old token back unless a
+// new one was stored meanwhile: a forced login that fails loses nothing.
+func (a *Authorizer) SetAside(srv config.Server) (restore func() error, err error) {
+	var old *oauth2.Token
+	var oldScope string
+	err = a.store.update(srv.URL, func(rec *record) (bool, error) {
+		old, oldScope = rec.Token, rec.Scope
+		if old == nil {
+			return false, nil
+		}
+		rec.Token, rec.Scope = nil, ""
+		return true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("set aside the token of %s: %w", nameOf(srv), err)
+	}
+	return func() error {
+		if old == nil {
+			return nil
+		}
+		return a.store.update(srv.URL, func(rec *record) (bool, error) {
+			if rec.Token != nil {
+				return false, nil // a new login stored its token
+			}
+			rec.Token, rec.Scope = old, oldScope
+			return true, nil
+		})
+	}, nil
+}
+
 // Logout forgets everything stored for srv: its token and otter's client
 // registration at its authorization server. It is not an error if nothing
 // was stored.
