@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -263,7 +264,12 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths, force b
 		fmt.Fprintf(out, "Connected to %s with otter's client credentials (client_credentials grant). No login is needed: otter gets a token this way in every session and stores none.\n", srv.Name)
 		return nil
 	}
-	if !a.LoggedIn(srv) {
+	if stored, serr := a.Stored(srv); !stored {
+		if prompter.asked.Load() || serr != nil {
+			// The login worked for this process only.
+			return exitCode(2, fmt.Errorf("logged in to %s, but the token could not be stored, so the next otter process will ask again: %w",
+				srv.Name, cmp.Or(serr, errors.New("see the log above"))))
+		}
 		fmt.Fprintf(out, "%s did not ask for a login; nothing was stored.\n", srv.Name)
 		return nil
 	}

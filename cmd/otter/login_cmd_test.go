@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,19 @@ func TestMCPLogin(t *testing.T) {
 	}
 	if later.LoggedIn(srv) {
 		t.Fatal("the token is still stored after logout")
+	}
+
+	// OTTER_TOKEN_STORE=keychain with no keychain answering: the browser
+	// login works, but nothing can be stored, and login says so (exit 2).
+	if runtime.GOOS == "linux" {
+		t.Setenv("OTTER_TOKEN_STORE", "keychain")
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(home, "no-such-bus"))
+		out, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "remote")
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), "could not be stored") || !strings.Contains(err.Error(), "OTTER_TOKEN_STORE") || strings.Contains(out, "Logged in") {
+			t.Errorf("login with an unusable keychain: %q, %v", out, err)
+		}
+		t.Setenv("OTTER_TOKEN_STORE", "")
 	}
 
 	_, _, err = runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "nosuch")

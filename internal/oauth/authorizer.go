@@ -52,6 +52,7 @@ type Authorizer struct {
 	openBrowser func(string) error
 	logger      *slog.Logger
 	client      *http.Client
+	saveErrs    sync.Map // server URL → why the last token from a login could not be stored
 }
 
 // New returns an Authorizer.
@@ -127,11 +128,22 @@ func (a *Authorizer) TokenExpiry(srv config.Server) time.Time {
 
 // LoggedIn reports whether a token is stored for srv.
 func (a *Authorizer) LoggedIn(srv config.Server) bool {
+	ok, _ := a.Stored(srv)
+	return ok
+}
+
+// Stored is LoggedIn that also says why the store could not be read (a
+// keychain that $OTTER_TOKEN_STORE=keychain demands but that does not
+// answer, a damaged file).
+func (a *Authorizer) Stored(srv config.Server) (bool, error) {
 	if srv.URL == "" {
-		return false
+		return false, nil
+	}
+	if err, ok := a.saveErrs.Load(srv.URL); ok {
+		return false, err.(error)
 	}
 	rec, err := a.store.load(srv.URL)
-	return err == nil && rec != nil && rec.Token != nil
+	return err == nil && rec != nil && rec.Token != nil, err
 }
 
 // SetAside removes srv's stored token, keeping otter's client registration,
@@ -425,9 +437,13 @@ func (h *handler) newTokenSource(_ context.Context, cfg *oauth2.Config, tok *oau
 		return true, nil
 	})
 	if err != nil {
+		h.a.saveErrs.Store(h.srv.URL, err)
 		// The token still works for this process; the next one logs in again.
 		h.a.logger.Error("oauth: could not store the token; otter will ask for a login next time",
 			"server", h.name(), "file", h.a.store.path(h.srv.URL), "err", err)
+	}
+	if err == nil {
+		h.a.saveErrs.Delete(h.srv.URL)
 	}
 	h.ts.set(tok)
 	h.setRecovered("")
