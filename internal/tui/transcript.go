@@ -220,7 +220,8 @@ func (m *model) renderTool(it *item, w int) string {
 	}
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	limit := previewLines
-	if m.tr.expand || it.raw != "" {
+	expanded := m.tr.expand || it.raw != ""
+	if expanded {
 		limit = 200
 	}
 	textStyle := st.dim
@@ -236,7 +237,17 @@ func (m *model) renderTool(it *item, w int) string {
 		if i == 0 {
 			prefix = "  ⎿ "
 		}
-		b.WriteString("\n" + prefix + textStyle.Render(ansi.Truncate(l, w-5, "…")))
+		if !expanded {
+			b.WriteString("\n" + prefix + textStyle.Render(ansi.Truncate(l, w-5, "…")))
+			continue
+		}
+		// Expanded, nothing is cut: long lines wrap under the indent.
+		for j, part := range strings.Split(ansi.Wrap(l, max(w-5, 10), ""), "\n") {
+			if j > 0 {
+				prefix = "    "
+			}
+			b.WriteString("\n" + prefix + textStyle.Render(part))
+		}
 	}
 	for _, l := range m.imageLines(it) {
 		b.WriteString("\n" + l)

@@ -633,3 +633,32 @@ func TestOnlyVisibleMessagesRender(t *testing.T) {
 		t.Errorf("scrolling up stops at the top:\n%s", screen)
 	}
 }
+
+// A long line of a tool result is cut with "…" in the preview; expanded
+// (ctrl+o), nothing is cut: the line wraps and every word shows.
+func TestExpandedResultWrapsLongLines(t *testing.T) {
+	words := make([]string, 60)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%02d", i)
+	}
+	long := strings.Join(words, " ") // ~240 columns on a 100-column terminal
+	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "l", Name: "mcp__docs__read"})
+		emit(agent.ToolCallFinished{ID: "l", Name: "mcp__docs__read", Result: textResult(long)})
+		emit(agent.TurnFinished{Text: "read it"})
+		return nil
+	}}
+	h := start(t, b)
+	h.enterLine("read")
+	s := h.waitFor("w00 w01", "read it")
+	if strings.Contains(s, "w59") {
+		t.Fatalf("the collapsed preview shows the whole long line:\n%s", s)
+	}
+	h.press("ctrl+o")
+	s = h.waitFor("w59")
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			t.Errorf("expanded result lacks %s:\n%s", w, s)
+		}
+	}
+}
