@@ -90,21 +90,25 @@ func (m *model) command(line string) tea.Cmd {
 }
 
 // lookupTool finds a tool by its qualified name, or by a server's own tool
-// name ("get-sum") when exactly one server offers a tool of that name.
-func (m *model) lookupTool(name string) (tool.Entry, bool) {
+// name ("get-sum") when exactly one server offers a tool of that name;
+// when several do, it returns their qualified names instead.
+func (m *model) lookupTool(name string) (e tool.Entry, ok bool, ambiguous []string) {
 	var found []tool.Entry
 	for _, e := range m.tools {
 		if e.Name == name {
-			return e, true
+			return e, true, nil
 		}
 		if e.Info.Server != "" && e.Info.Name == name {
 			found = append(found, e)
 		}
 	}
 	if len(found) == 1 {
-		return found[0], true
+		return found[0], true, nil
 	}
-	return tool.Entry{}, false
+	for _, e := range found {
+		ambiguous = append(ambiguous, e.Name)
+	}
+	return tool.Entry{}, false, ambiguous
 }
 
 func (m *model) callCommand(args string) tea.Cmd {
@@ -114,8 +118,12 @@ func (m *model) callCommand(args string) tea.Cmd {
 		return nil
 	}
 	m.refresh()
-	e, ok := m.lookupTool(name)
-	if !ok {
+	e, ok, ambiguous := m.lookupTool(name)
+	switch {
+	case len(ambiguous) > 0:
+		m.notice(itemError, fmt.Sprintf("%s is offered by %d servers — say which: %s", name, len(ambiguous), strings.Join(ambiguous, ", ")))
+		return nil
+	case !ok:
 		m.notice(itemError, fmt.Sprintf("no tool named %s — /mcp tools lists them", name))
 		return nil
 	}
@@ -265,18 +273,44 @@ func (m *model) expandPrompt(p mcp.Prompt, vals map[string]string) tea.Cmd {
 
 // --- completion ---
 
+// completion remembers the candidates of the last Tab that found several,
+// so that the next Tab, on the same input, offers the next one.
+type completion struct {
+	base    string
+	matches []string
+	i       int    // the candidate shown; -1 before the first cycle
+	value   string // the input the last Tab left
+}
+
 func (m *model) complete() {
 	v := m.input.Value()
 	if !strings.HasPrefix(v, "/") || strings.Contains(v, "\n") {
 		return
 	}
+	if c := m.cycle; c != nil && v == c.value {
+		c.i = (c.i + 1) % len(c.matches)
+		c.value = c.base + c.matches[c.i]
+		m.input.SetValue(c.value)
+		m.hint = fmt.Sprintf("%d/%d  %s", c.i+1, len(c.matches), strings.Join(c.matches, "  "))
+		return
+	}
+	m.cycle = nil
 	var base string
 	var cands []string
 	switch {
 	case strings.HasPrefix(v, "/call "):
 		base = "/call "
+		short := map[string]int{} // a server's own tool name → how many servers offer it
+		for _, e := range m.tools {
+			if e.Info.Server != "" {
+				short[e.Info.Name]++
+			}
+		}
 		for _, e := range m.tools {
 			cands = append(cands, e.Name)
+			if e.Info.Server != "" && short[e.Info.Name] == 1 && e.Info.Name != e.Name {
+				cands = append(cands, e.Info.Name) // /call takes it alone
+			}
 		}
 	case strings.HasPrefix(v, "/mcp tools "):
 		base = "/mcp tools "
@@ -311,10 +345,11 @@ func (m *model) complete() {
 			}
 		}
 		m.input.SetValue(base + prefix)
+		m.cycle = &completion{base: base, matches: matches, i: -1, value: base + prefix}
 		shown := matches
 		if len(shown) > 8 {
 			shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(matches)-8))
 		}
-		m.hint = strings.Join(shown, "  ")
+		m.hint = strings.Join(shown, "  ") + "  (tab again cycles)"
 	}
 }

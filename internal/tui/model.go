@@ -100,6 +100,7 @@ type model struct {
 	questions []*activeQuestion
 	panel     modal
 	hint      string
+	cycle     *completion // Tab's candidates, while Tab cycles through them
 	ctrlC     bool
 }
 

@@ -662,3 +662,36 @@ func TestExpandedResultWrapsLongLines(t *testing.T) {
 		}
 	}
 }
+
+// /call with a short tool name that two servers offer names both; Tab
+// completes short names and, pressed again, cycles through the candidates.
+func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
+	obj := `{"type":"object"}`
+	b := &fakeBackend{
+		tools: []tool.Entry{
+			entry("alpha", "echo", "Echo from alpha", obj, nil),
+			entry("beta", "echo", "Echo from beta", obj, nil),
+			entry("beta", "get-sum", "Adds", obj, nil),
+		},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			return textResult("called " + name), nil
+		},
+	}
+	h := start(t, b)
+	h.enterLine(`/call echo {}`)
+	h.waitFor("echo is offered by 2 servers", "mcp__alpha__echo, mcp__beta__echo")
+
+	h.typeText("/call get")
+	h.press("tab")
+	h.waitFor("› /call get-sum")
+	h.press("enter")
+	h.waitFor("called mcp__beta__get-sum")
+
+	h.typeText("/call mcp__")
+	h.press("tab") // the common prefix, and the list
+	h.waitFor("tab again cycles")
+	h.press("tab")
+	h.waitFor("› /call mcp__alpha__echo", "1/3")
+	h.press("tab")
+	h.waitFor("› /call mcp__beta__echo", "2/3")
+}
