@@ -212,7 +212,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 	provider, model, settings := a.provider, a.model, a.settings
 	a.mu.Unlock()
 	if provider == nil {
-		err := fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure)
+		err := fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure())
 		a.emit(TurnFinished{Err: err})
 		return err
 	}

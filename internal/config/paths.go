@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Paths are otter's directories, following the XDG base directory spec.
@@ -32,3 +33,15 @@ func DefaultPaths() Paths {
 
 // UserConfigFile is the user-scope config file.
 func (p Paths) UserConfigFile() string { return filepath.Join(p.ConfigDir, "config.toml") }
+
+// ShortUserConfigFile is UserConfigFile for messages: under the home
+// directory it starts with "~".
+func (p Paths) ShortUserConfigFile() string {
+	f := p.UserConfigFile()
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, f); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return f
+}

@@ -25,13 +25,18 @@ const (
 	DefaultOpenAIModel    = string(shared.ChatModelGPT5_4Mini)
 )
 
-// HowToConfigure is the text that explains how to configure a provider.
-const HowToConfigure = `To chat, otter needs a model provider. Either set an API key in the environment:
+// HowToConfigure returns the text that explains how to configure a
+// provider, naming the user's config file ($XDG_CONFIG_HOME honoured).
+func HowToConfigure() string {
+	return strings.Replace(howToConfigure, "USER_CONFIG", config.DefaultPaths().ShortUserConfigFile(), 1)
+}
+
+const howToConfigure = `To chat, otter needs a model provider. Either set an API key in the environment:
 
     export ANTHROPIC_API_KEY=...      # Anthropic (Claude)
     export OPENAI_API_KEY=...         # OpenAI (OPENAI_BASE_URL is honoured)
 
-or configure one in ~/.config/otter/config.toml (or .otter/config.toml), e.g. a local Ollama:
+or configure one in USER_CONFIG (or .otter/config.toml), e.g. a local Ollama:
 
     [agent]
     provider = "local"
@@ -75,7 +80,7 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 				model = DefaultOpenAIModel
 			}
 		default:
-			return nil, "", fmt.Errorf("%w.\n\n%s", ErrNoProvider, HowToConfigure)
+			return nil, "", fmt.Errorf("%w.\n\n%s", ErrNoProvider, HowToConfigure())
 		}
 		return p, model, nil
 	}
@@ -96,7 +101,7 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 			known = "defined: " + strings.Join(names, ", ")
 		}
 		return nil, "", fmt.Errorf("%w: [agent] provider = %q but there is no [providers.%s] table (%s).\n\n%s",
-			ErrNoProvider, agent.Provider, agent.Provider, known, HowToConfigure)
+			ErrNoProvider, agent.Provider, agent.Provider, known, HowToConfigure())
 	}
 	model := agent.Model
 	if model == "" {

@@ -33,11 +33,25 @@ func hello(model string) llm.Request {
 	return llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}
 }
 
+// The help names the config file otter reads, $XDG_CONFIG_HOME included.
+func TestHowToConfigureNamesTheUserConfigFile(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	if want := filepath.Join(xdg, "otter", "config.toml"); !strings.Contains(llm.HowToConfigure(), want) {
+		t.Errorf("HowToConfigure does not name %s:\n%s", want, llm.HowToConfigure())
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("HOME", xdg)
+	if want := "~/.config/otter/config.toml"; !strings.Contains(llm.HowToConfigure(), want) {
+		t.Errorf("HowToConfigure does not name %s:\n%s", want, llm.HowToConfigure())
+	}
+}
+
 // The snippet shown to a user without a provider must work as it is for
 // the local Ollama it names, where no OPENAI_API_KEY is set.
 func TestHowToConfigureSnippetWorksAsWritten(t *testing.T) {
 	var snippet []string
-	for _, line := range strings.Split(llm.HowToConfigure, "\n") {
+	for _, line := range strings.Split(llm.HowToConfigure(), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "[agent]" || len(snippet) > 0 {
 			snippet = append(snippet, line)

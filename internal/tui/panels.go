@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -107,7 +108,7 @@ func (p *mcpPanel) view(width, height int) string {
 	var b strings.Builder
 	b.WriteString(st.title.Render("MCP servers") + st.dim.Render(fmt.Sprintf("  %d/%d connected · %d tools", connected, len(servers), len(m.tools))) + "\n")
 	if len(servers) == 0 {
-		b.WriteString("\nNo MCP servers are configured. Add one to ~/.config/otter/config.toml:\n\n" +
+		b.WriteString("\nNo MCP servers are configured. Add one to " + config.DefaultPaths().ShortUserConfigFile() + ":\n\n" +
 			st.dim.Render("  [[mcp.servers]]\n  name = \"everything\"\n  command = \"npx\"\n  args = [\"-y\", \"@modelcontextprotocol/server-everything\"]") +
 			"\n\nor import them: otter mcp import\n")
 		b.WriteString("\n" + st.dim.Render("esc close"))
