@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -258,6 +260,20 @@ func (b *tuiBackend) TrustPrompt() *tui.TrustRequest {
 		what := s.URL
 		if s.Command != "" {
 			what = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+		}
+		// What else the entry would change, by name only (values may be secrets).
+		var more []string
+		if s.Cwd != "" {
+			more = append(more, "in "+s.Cwd)
+		}
+		if len(s.Env) > 0 {
+			more = append(more, "env "+strings.Join(slices.Sorted(maps.Keys(s.Env)), ", "))
+		}
+		if len(s.Headers) > 0 {
+			more = append(more, "headers "+strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", "))
+		}
+		if len(more) > 0 {
+			what += " (" + strings.Join(more, "; ") + ")"
 		}
 		req.Servers = append(req.Servers, s.Name+": "+what)
 	}

@@ -30,7 +30,7 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(base, "no-such-server")
-	cfg := "[[mcp.servers]]\nname = \"projsrv\"\ncommand = \"" + missing + "\"\nargs = [\"--stdio\"]\n"
+	cfg := "[[mcp.servers]]\nname = \"projsrv\"\ncommand = \"" + missing + "\"\nargs = [\"--stdio\"]\nenv = { TOKEN = \"s3cret\", MODE = \"x\" }\n"
 	if err := os.WriteFile(filepath.Join(proj, ".otter", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,8 @@ func TestTUITrustPrompt(t *testing.T) {
 	if req == nil {
 		t.Fatal("no trust prompt for an untrusted project that defines a server")
 	}
-	if want := "projsrv: " + missing + " --stdio"; req.Dir != proj || !slices.Contains(req.Servers, want) {
+	// The environment it would set is named, by key only.
+	if want := "projsrv: " + missing + " --stdio (env MODE, TOKEN)"; req.Dir != proj || !slices.Contains(req.Servers, want) {
 		t.Errorf("prompt = %+v, want dir %s and server line %q", req, proj, want)
 	}
 	if _, err := b.Trust(ctx); err != nil {

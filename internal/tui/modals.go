@@ -307,9 +307,13 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
 	fm := newFormModal(m, heading, m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))
 	b, ctx := m.b, m.ctx
+	notTrusted := func() tea.Cmd {
+		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled (trust it later with `otter trust` in that directory)", req.Dir))
+	}
+	fm.onEsc = notTrusted
 	fm.onSubmit = func() tea.Cmd {
 		if !yes {
-			return m.noticeCmd(itemInfo, "project servers stay disabled (trust later with `otter trust`)")
+			return notTrusted()
 		}
 		return func() tea.Msg {
 			diff, err := b.Trust(ctx)

@@ -370,6 +370,18 @@ func TestTrustPrompt(t *testing.T) {
 	}
 }
 
+// Esc on the trust prompt is "not now", and says so.
+func TestTrustPromptEsc(t *testing.T) {
+	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio"}}}
+	h := start(t, b)
+	h.waitFor("Trust this directory?")
+	h.press("esc")
+	h.waitFor("/work/proj is not trusted", "otter trust")
+	if b.did("trust") {
+		t.Errorf("Esc trusted the project: %v", b.actions)
+	}
+}
+
 func TestCtrlCTwiceQuits(t *testing.T) {
 	h := start(t, &fakeBackend{})
 	h.waitFor("/help")
