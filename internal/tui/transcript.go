@@ -133,7 +133,7 @@ func (m *model) renderItem(it *item) string {
 	case itemUser:
 		return st.user.Render("› ") + wrap.Render(it.text.String())
 	case itemInfo:
-		return st.info.Render(wrap.Render(it.text.String()))
+		return st.info.Render(hangingWrap(it.text.String(), w-2))
 	case itemError:
 		return st.errText.Render(wrap.Render(it.text.String()))
 	case itemAssistant:
@@ -142,6 +142,41 @@ func (m *model) renderItem(it *item) string {
 		return m.renderTool(it, w)
 	}
 	return ""
+}
+
+// hangingWrap wraps each line of text to width, continuing a wrapped line
+// under where its text starts: under the second column of a two-column
+// line ("  /mcp reload          re-read the config…", as in /help), else
+// under its indent.
+func hangingWrap(text string, width int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		col := len(line) - len(strings.TrimLeft(line, " "))
+		if i := strings.Index(line[col:], "  "); i > 0 {
+			gap := line[col+i:]
+			col += i + len(gap) - len(strings.TrimLeft(gap, " "))
+		}
+		if width-col < 20 { // too narrow for columns: wrap under the indent
+			col = len(line) - len(strings.TrimLeft(line, " "))
+		}
+		if width-col < 10 {
+			out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
+			continue
+		}
+		head, rest := line[:col], line[col:]
+		for i, part := range strings.Split(ansi.Wrap(rest, width-col, ""), "\n") {
+			if i == 0 {
+				out = append(out, head+part)
+			} else {
+				out = append(out, strings.Repeat(" ", col)+strings.TrimLeft(part, " "))
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (m *model) renderMarkdown(text string) string {

@@ -707,3 +707,24 @@ func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
 	h.press("tab")
 	h.waitFor("› /call mcp__beta__echo", "2/3")
 }
+
+// On a narrow terminal /help wraps each description under its column.
+func TestHelpWrapsUnderItsColumn(t *testing.T) {
+	got := hangingWrap("  /mcp tools [server]  filterable list of tools; enter shows description, input schema, annotations", 60)
+	lines := strings.Split(got, "\n")
+	if len(lines) < 2 {
+		t.Fatalf("not wrapped at 60 columns:\n%s", got)
+	}
+	col := strings.Index(lines[0], "filterable")
+	for _, l := range lines[1:] {
+		if ind := len(l) - len(strings.TrimLeft(l, " ")); ind != col {
+			t.Errorf("continuation indented %d, want %d (under the description):\n%s", ind, col, got)
+		}
+		if ansi.StringWidth(l) > 60 {
+			t.Errorf("line wider than 60: %q", l)
+		}
+	}
+	if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields("/mcp tools [server] filterable list of tools; enter shows description, input schema, annotations"), " ") {
+		t.Errorf("words lost or changed:\n%s", got)
+	}
+}
