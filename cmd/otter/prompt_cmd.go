@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -255,11 +256,12 @@ type promptPrinter struct {
 	provider       string
 	model          string
 
-	mu       sync.Mutex
-	final    agent.TurnFinished
-	usage    agent.Usage
-	calls    []promptToolCall
-	callArgs map[string]json.RawMessage
+	mu        sync.Mutex
+	final     agent.TurnFinished
+	usage     agent.Usage
+	calls     []promptToolCall
+	callArgs  map[string]json.RawMessage
+	callNames map[string]string // tool call ID → tool name, for progress lines
 }
 
 // promptToolCall is a tool call in the json output.
@@ -347,6 +349,10 @@ func (p *promptPrinter) event(ev agent.Event) {
 			p.callArgs = map[string]json.RawMessage{}
 		}
 		p.callArgs[ev.ID] = ev.Args
+		if p.callNames == nil {
+			p.callNames = map[string]string{}
+		}
+		p.callNames[ev.ID] = ev.Name
 		p.progress("otter: → %s %s", ev.Name, truncateLine(string(ev.Args), 200))
 		if p.format == formatStreamJSON {
 			p.line(map[string]any{"type": "tool_call", "id": ev.ID, "name": ev.Name, "args": ev.Args})
@@ -356,7 +362,8 @@ func (p *promptPrinter) event(ev agent.Event) {
 		if ev.Progress.Total > 0 {
 			msg = fmt.Sprintf("%.0f/%.0f %s", ev.Progress.Progress, ev.Progress.Total, msg)
 		}
-		p.progress("otter:   … %s", strings.TrimSpace(msg))
+		// Named: with tools running in parallel their reports interleave.
+		p.progress("otter:   … %s: %s", cmp.Or(p.callNames[ev.ID], ev.ID), strings.TrimSpace(msg))
 		if p.format == formatStreamJSON {
 			p.line(map[string]any{"type": "tool_progress", "id": ev.ID, "progress": ev.Progress.Progress, "total": ev.Progress.Total, "message": ev.Progress.Message})
 		}

@@ -191,6 +191,13 @@ func TestPromptFailures(t *testing.T) {
 			t.Errorf("err = %v, want it to say -p took the flag as its prompt", err)
 		}
 	})
+	t.Run("space-separated list flag", func(t *testing.T) {
+		_, _, err := otterWithStdin(t, strings.NewReader(""), "-p", "hi", "--allow-tools", "a", "b")
+		wantExit(t, err, 2)
+		if err == nil || !strings.Contains(err.Error(), `unexpected argument "b"`) || !strings.Contains(err.Error(), "--allow-tools a,b") {
+			t.Errorf("err = %v, want it to name the stray argument and show the list syntax", err)
+		}
+	})
 	t.Run("empty prompt", func(t *testing.T) {
 		_, _, err := otterWithStdin(t, strings.NewReader("  \n"), "-p", "")
 		wantExit(t, err, 2)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/spf13/cobra"
 )
 
@@ -24,6 +25,11 @@ func newRootCmd() *cobra.Command {
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := checkPromptFlag(cmd); err != nil {
 				return exitCode(2, err)
+			}
+			if len(args) > 0 && promptRequested(cmd) {
+				// Typically "--allow-tools a b": a list flag takes one value.
+				return exitCode(2, fmt.Errorf("unexpected argument %q: with -p the prompt is the value of -p (quote it); "+
+					"a flag that takes a list takes one value per use: --allow-tools a,b or --allow-tools a --allow-tools b", args[0]))
 			}
 			return cobra.NoArgs(cmd, args)
 		},
