@@ -32,18 +32,6 @@ func textResult(s string) *tool.Result {
 	return &tool.Result{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-type clientKey struct{}
-
-// testWithClient stands in for webdata.WithClient.
-func testWithClient(ctx context.Context, client string) context.Context {
-	return context.WithValue(ctx, clientKey{}, client)
-}
-
-func clientFrom(ctx context.Context) string {
-	c, _ := ctx.Value(clientKey{}).(string)
-	return c
-}
-
 // rateLimitedEnvelope is the envelope webdata answers a refused call with.
 func rateLimitedEnvelope(tool string) *tool.Result {
 	env := map[string]any{"tool": tool, "status": "failed", "result": nil,
@@ -73,7 +61,7 @@ func testTools() []tool.Tool {
 				if err := json.Unmarshal(args, &in); err != nil {
 					return nil, err
 				}
-				return textResult(in.Text + " (client " + clientFrom(ctx) + ")"), nil
+				return textResult(in.Text + " (client " + tool.CallerFrom(ctx) + ")"), nil
 			},
 		},
 		&fakeTool{
@@ -101,7 +89,7 @@ func testTools() []tool.Tool {
 			call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
 				mu.Lock()
 				defer mu.Unlock()
-				c := clientFrom(ctx)
+				c := tool.CallerFrom(ctx)
 				used[c]++
 				if used[c] > 1 {
 					return rateLimitedEnvelope("limited"), nil
@@ -129,7 +117,7 @@ func newTestServer(t *testing.T, opts Options) *Server {
 		opts.AuditLog = filepath.Join(t.TempDir(), "state", "audit.jsonl")
 	}
 	if opts.WithClient == nil {
-		opts.WithClient = testWithClient
+		opts.WithClient = tool.WithCaller
 	}
 	if opts.Resources == nil {
 		opts.Resources = []Resource{{URI: "otter://presets/article", Name: "article", Description: "Article title and body.",

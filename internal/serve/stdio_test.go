@@ -68,6 +68,19 @@ func (p *stdioPeer) next() map[string]any {
 	return m
 }
 
+// waitDone waits for RunStdio to return, after the peer closed its input.
+func (p *stdioPeer) waitDone() {
+	p.t.Helper()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			p.t.Errorf("RunStdio after EOF: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("RunStdio did not return after its input ended")
+	}
+}
+
 func (p *stdioPeer) initialize() {
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	if m := p.next(); m["result"] == nil {
@@ -101,14 +114,7 @@ func TestStdioMalformedLinesAreAnsweredNotFatal(t *testing.T) {
 		t.Errorf("a call after the broken lines: %v", m)
 	}
 	p.in.Close()
-	select {
-	case err := <-p.done:
-		if err != nil {
-			t.Errorf("RunStdio after EOF: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("RunStdio did not return after its input ended")
-	}
+	p.waitDone()
 }
 
 // A client that sends a call and closes its end at once still gets the
@@ -134,14 +140,7 @@ func TestStdioAnswersCallsInFlightAfterEOF(t *testing.T) {
 	if m["id"] != float64(7) || !strings.Contains(mustJSON(m["result"]), "finished") {
 		t.Errorf("the call in flight at EOF: %v", m)
 	}
-	select {
-	case err := <-p.done:
-		if err != nil {
-			t.Errorf("RunStdio after EOF: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("RunStdio did not return after its input ended")
-	}
+	p.waitDone()
 }
 
 func mustJSON(v any) string {
