@@ -47,10 +47,11 @@ func newMCPListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "Start the configured MCP servers and show each one's state",
 		Long: `Start every configured MCP server, wait until each has connected or failed
-(each bounded by its startup_timeout), and print NAME TRANSPORT STATE TOOLS DETAIL:
-DETAIL is the error, the OAuth token's expiry, and tools not offered because another
-server's tool has the same name. With --json, print an array of {name, transport,
-state, tools, error, token_expiry, not_offered}.`,
+(each bounded by its startup_timeout), and print NAME TRANSPORT STATE TOOLS ERROR.
+ERROR holds the error's first line and notes: when the OAuth token expires, and
+tools not offered because another server's tool has the same qualified name.
+With --json, print an array of {name, transport, state, tools, error}, plus
+token_expiry and not_offered where they apply.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The servers get the same client as with tools and call (elicitation
@@ -493,7 +494,7 @@ func printServerList(w io.Writer, statuses []mcp.Status, collisions []tool.Colli
 		return mcpWriteJSON(w, rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tDETAIL")
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tERROR")
 	for i, r := range rows {
 		st := statuses[i]
 		var notes []string

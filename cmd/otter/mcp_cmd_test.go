@@ -214,7 +214,7 @@ func TestPrintServerList(t *testing.T) {
 	if err := printServerList(&b, statuses, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	want := `NAME  TRANSPORT  STATE       TOOLS  DETAIL
+	want := `NAME  TRANSPORT  STATE       TOOLS  ERROR
 gh    http       needs-auth  0      login required; token expired 2026-01-02T03:04:05Z
 fs    stdio      connected   12     -
 db    stdio      failed      0      exited with status 1 …

@@ -151,7 +151,7 @@ func TestE2EList(t *testing.T) {
 
 	r = h.otter(t, "", "mcp", "list")
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-	if r.Code != 0 || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "NAME TRANSPORT STATE TOOLS DETAIL" {
+	if r.Code != 0 || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "NAME TRANSPORT STATE TOOLS ERROR" {
 		t.Fatalf("otter mcp list: exit %d, want a header and two rows:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, l := range lines[1:] {
