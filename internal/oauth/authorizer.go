@@ -217,6 +217,7 @@ type handler struct {
 	port      int                            // loopback redirect port of sdk
 	recovered string                         // an access token obtained by recover that the server then refused
 	declined  error                          // the login was postponed or failed; not tried again by this handler
+	resource  string                         // the resource parameter (RFC 8707) of the running login
 }
 
 var _ auth.OAuthHandler = (*handler)(nil)
@@ -429,10 +430,14 @@ func (h *handler) choosePort() (int, error) {
 // stores the token with its client configuration and hands the SDK the
 // store-backed token source.
 func (h *handler) newTokenSource(_ context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	resource := h.resource
+	h.mu.Unlock()
 	err := h.a.store.update(h.srv.URL, func(rec *record) (bool, error) {
 		rec.Token = tok
 		rec.Scope, _ = tok.Extra("scope").(string)
 		rec.Client = clientInfoFrom(cfg)
+		rec.Client.Resource = resource
 		rec.RedirectURL = cfg.RedirectURL
 		return true, nil
 	})

@@ -151,6 +151,10 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 		return nil, fmt.Errorf("authorization URL: %w", err)
 	}
 	state := authURL.Query().Get("state")
+	// The token endpoint is told the same resource at every refresh.
+	h.mu.Lock()
+	h.resource = authURL.Query().Get("resource")
+	h.mu.Unlock()
 	cs, err := listenCallback(h.port, state)
 	if err != nil {
 		return nil, err

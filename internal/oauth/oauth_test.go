@@ -238,6 +238,9 @@ func TestLoginFlow(t *testing.T) {
 	if c := as.Counts(); c.Refreshes != 1 || c.Authorizes != 1 {
 		t.Fatalf("want one refresh and no new login, got %+v", c)
 	}
+	if got := as.LastRefreshResource(); got != endpoint {
+		t.Errorf("refresh request resource = %q, want %q (the login's, so the token stays bound to the server)", got, endpoint)
+	}
 	if rt := storedRecord(t, data, endpoint).Token.RefreshToken; !as.RefreshValid(rt) {
 		t.Fatal("the stored refresh token is not the rotated one")
 	}

@@ -54,6 +54,9 @@ type clientInfo struct {
 	TokenURL     string           `json:"token_url"`
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
 	Scopes       []string         `json:"scopes,omitempty"`
+	// Resource is the resource parameter (RFC 8707) of the login, sent
+	// again with every refresh.
+	Resource string `json:"resource,omitempty"`
 }
 
 func clientInfoFrom(cfg *oauth2.Config) *clientInfo {

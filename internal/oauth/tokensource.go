@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,9 +167,48 @@ func (ts *tokenSource) renew(rejected string) (tok *oauth2.Token, refreshed bool
 func (ts *tokenSource) refresh(c *clientInfo, refreshToken string) (*oauth2.Token, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 	defer cancel()
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, ts.client)
+	client := ts.client
+	if c.Resource != "" {
+		// The MCP authorization spec wants the resource parameter in every
+		// token request, so that the token stays bound to this server.
+		client = &http.Client{Transport: &resourceParam{base: transportOf(ts.client), resource: c.Resource},
+			Timeout: ts.client.Timeout, Jar: ts.client.Jar}
+	}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
 	// An expired token with only the refresh token makes the oauth2
 	// package redeem it; a response without a new refresh token keeps the
 	// old one.
 	return c.config().TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+}
+
+// resourceParam adds the resource parameter (RFC 8707) to the form a
+// refresh posts to the token endpoint: the oauth2 package's refresh takes no
+// extra parameters.
+type resourceParam struct {
+	base     http.RoundTripper
+	resource string
+}
+
+func (t *resourceParam) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || req.Body == nil || req.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		return t.base.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the token request: %w", err)
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, fmt.Errorf("parse the token request: %w", err)
+	}
+	if form.Get("resource") == "" {
+		form.Set("resource", t.resource)
+	}
+	enc := form.Encode()
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(strings.NewReader(enc))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(enc)), nil }
+	req.ContentLength = int64(len(enc))
+	return t.base.RoundTrip(req)
 }

@@ -53,12 +53,14 @@ type AuthServer struct {
 	codes         map[string]codeGrant
 	access        map[string]time.Time // access token → expiry
 	refresh       map[string]bool      // refresh token → still valid
+	granted       map[string]string    // access or refresh token → the scope it grants
 	registrations int
 	authorizes    int
 	exchanges     int
 	refreshes     int
 	reuses        int // refresh tokens presented after rotation
 	lastResource  string
+	refreshRes    string                   // resource parameter of the last refresh request
 	machines      map[string]machineClient // client_credentials clients by ID
 	clientGrants  int
 	jtis          map[string]bool // client assertion IDs seen (replays are refused)
@@ -72,7 +74,7 @@ type machineClient struct {
 }
 
 type codeGrant struct {
-	clientID, redirect, challenge, resource string
+	clientID, redirect, challenge, resource, scope string
 }
 
 // NewAuthServer starts an AuthServer on 127.0.0.1, closed when the test
@@ -85,6 +87,7 @@ func NewAuthServer(t testing.TB) *AuthServer {
 		codes:         map[string]codeGrant{},
 		access:        map[string]time.Time{},
 		refresh:       map[string]bool{},
+		granted:       map[string]string{},
 		machines:      map[string]machineClient{},
 		jtis:          map[string]bool{},
 	}
@@ -149,7 +152,7 @@ func (as *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := "code-" + rand.Text()
-	as.codes[code] = codeGrant{q.Get("client_id"), q.Get("redirect_uri"), q.Get("code_challenge"), q.Get("resource")}
+	as.codes[code] = codeGrant{q.Get("client_id"), q.Get("redirect_uri"), q.Get("code_challenge"), q.Get("resource"), q.Get("scope")}
 	as.lastResource = q.Get("resource")
 	u, _ := url.Parse(q.Get("redirect_uri"))
 	v := url.Values{"code": {code}, "state": {q.Get("state")}}
@@ -175,7 +178,7 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		as.exchanges++
-		resp := as.issueLocked(true)
+		resp := as.issueLocked(true, g.scope)
 		as.mu.Unlock()
 		writeJSON(w, http.StatusOK, resp)
 	case "refresh_token":
@@ -193,7 +196,8 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		as.refresh[rt] = false // rotated
 		as.refreshes++
-		resp := as.issueLocked(true)
+		as.refreshRes = r.PostForm.Get("resource")
+		resp := as.issueLocked(true, as.granted[rt])
 		as.mu.Unlock()
 		writeJSON(w, http.StatusOK, resp)
 	case "client_credentials":
@@ -203,7 +207,7 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		as.mu.Lock()
 		as.clientGrants++
-		resp := as.issueLocked(false) // no refresh token (RFC 6749 §4.4.3)
+		resp := as.issueLocked(false, r.PostForm.Get("scope")) // no refresh token (RFC 6749 §4.4.3)
 		as.mu.Unlock()
 		writeJSON(w, http.StatusOK, resp)
 	default:
@@ -211,18 +215,25 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (as *AuthServer) issueLocked(withRefresh bool) map[string]any {
+// issueLocked issues a token granting scope (the person approves every
+// scope asked for; "tools" when none was).
+func (as *AuthServer) issueLocked(withRefresh bool, scope string) map[string]any {
+	if strings.TrimSpace(scope) == "" {
+		scope = "tools"
+	}
 	at := "at-" + rand.Text()
 	as.access[at] = time.Now().Add(as.TokenLifetime)
+	as.granted[at] = scope
 	resp := map[string]any{
 		"access_token": at,
 		"token_type":   "Bearer",
 		"expires_in":   int(as.TokenLifetime.Seconds()),
-		"scope":        "tools",
+		"scope":        scope,
 	}
 	if withRefresh {
 		rt := "rt-" + rand.Text()
 		as.refresh[rt] = true
+		as.granted[rt] = scope
 		resp["refresh_token"] = rt
 	}
 	return resp
@@ -351,7 +362,7 @@ func (as *AuthServer) verify(_ context.Context, token string, _ *http.Request) (
 	if !ok || time.Now().After(exp) {
 		return nil, fmt.Errorf("%w: unknown or expired token", auth.ErrInvalidToken)
 	}
-	return &auth.TokenInfo{Scopes: []string{"tools"}, Expiration: exp}, nil
+	return &auth.TokenInfo{Scopes: strings.Fields(as.granted[token]), Expiration: exp}, nil
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -366,6 +377,31 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // returns the streamable endpoint URL.
 func NewProtectedMCP(t testing.TB, as *AuthServer) string {
 	t.Helper()
+	return NewProtectedMCPServer(t, as).URL
+}
+
+// ProtectedMCP is the server of NewProtectedMCP.
+type ProtectedMCP struct {
+	// URL is the streamable HTTP endpoint.
+	URL string
+
+	mu       sync.Mutex
+	required []string
+}
+
+// RequireScopes makes the server refuse tokens that lack any of scopes with
+// 403 and a WWW-Authenticate challenge error="insufficient_scope" naming
+// them (RFC 6750 §3.1), as a server does whose tool now needs more
+// permissions.
+func (p *ProtectedMCP) RequireScopes(scopes ...string) {
+	p.mu.Lock()
+	p.required = scopes
+	p.mu.Unlock()
+}
+
+// NewProtectedMCPServer is NewProtectedMCP, returning the server.
+func NewProtectedMCPServer(t testing.TB, as *AuthServer) *ProtectedMCP {
+	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
 	type echoArgs struct {
 		Text string `json:"text"`
@@ -377,6 +413,7 @@ func NewProtectedMCP(t testing.TB, as *AuthServer) string {
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
+	p := &ProtectedMCP{URL: ts.URL + "/mcp"}
 	getServer := func(*http.Request) *mcp.Server { return server }
 	for path, h := range map[string]http.Handler{
 		"/mcp": mcp.NewStreamableHTTPHandler(getServer, nil),
@@ -388,9 +425,30 @@ func NewProtectedMCP(t testing.TB, as *AuthServer) string {
 			AuthorizationServers: []string{as.URL},
 			ScopesSupported:      []string{"tools"},
 		}))
-		mux.Handle(path, auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h))
+		mux.Handle(path, auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(p.checkScopes(prmURL, h)))
 	}
-	return ts.URL + "/mcp"
+	return p
+}
+
+// checkScopes answers 403 insufficient_scope to a verified token that
+// lacks a required scope. (The go-sdk's middleware answers 403 without the
+// error parameter, which clients must not take for a step-up request.)
+func (p *ProtectedMCP) checkScopes(prmURL string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		required := p.required
+		p.mu.Unlock()
+		info := auth.TokenInfoFromContext(r.Context())
+		for _, s := range required {
+			if info == nil || !slices.Contains(info.Scopes, s) {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`,
+					strings.Join(required, " "), prmURL))
+				http.Error(w, "insufficient scope", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Connect connects an MCP client to the streamable endpoint through h and
@@ -421,6 +479,14 @@ func CallEcho(ctx context.Context, t mcp.Transport) (string, error) {
 	return strings.TrimSpace(tc.Text), nil
 }
 
+// LastRefreshResource returns the resource parameter (RFC 8707) of the
+// last refresh_token grant; "" if it had none.
+func (as *AuthServer) LastRefreshResource() string {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.refreshRes
+}
+
 // LastResource returns the resource parameter of the last authorization
 // request.
 func (as *AuthServer) LastResource() string {
@@ -433,7 +499,7 @@ func (as *AuthServer) LastResource() string {
 // earlier login) and returns it, already expired at the client.
 func (as *AuthServer) IssueExpired() *oauth2.Token {
 	as.mu.Lock()
-	m := as.issueLocked(true)
+	m := as.issueLocked(true, "")
 	as.mu.Unlock()
 	return &oauth2.Token{
 		AccessToken:  m["access_token"].(string),
