@@ -603,7 +603,7 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 		it.result, images = describeResult(res, m.ui.opts.ImageDir)
 	}
 	if it.rawCall && res != nil {
-		it.raw = prettyJSON(mustJSON(res), 500)
+		it.raw = resultFields(res)
 	}
 	it.stale = true
 	it.cancel = nil

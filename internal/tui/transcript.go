@@ -55,7 +55,7 @@ type item struct {
 	start    time.Time
 	elapsed  time.Duration
 	result   string // what the result says, for a person
-	raw      string // the raw result JSON (/call)
+	raw      string // the result's fields besides its content, as JSON (/call)
 	progress *tool.Progress
 	images   []*toolImage // images of the result, in order
 
@@ -240,22 +240,16 @@ func (m *model) renderTool(it *item, w int) string {
 
 	body := it.result
 	if it.raw != "" {
-		// A /call shows the raw result; binary content is also named by
-		// its placeholder (type, size, saved file).
-		var ph []string
-		for _, l := range strings.Split(it.result, "\n") {
-			if strings.HasPrefix(l, "[image ") || strings.HasPrefix(l, "[audio ") {
-				ph = append(ph, l)
-			}
-		}
-		body = strings.Join(append(ph, it.raw), "\n")
+		// A /call shows its content decoded (text as text, binary content
+		// by placeholder), then the result's other fields as JSON.
+		body = strings.TrimRight(body, "\n") + "\n" + it.raw
 	}
 	if body == "" {
 		return b.String()
 	}
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	limit := previewLines
-	expanded := m.tr.expand || it.raw != ""
+	expanded := m.tr.expand || it.rawCall
 	if expanded {
 		limit = 200
 	}
@@ -390,6 +384,26 @@ func describeResult(res *tool.Result, imageDir string) (string, []*toolImage) {
 		parts = append(parts, string(b))
 	}
 	return strings.Join(parts, "\n"), images
+}
+
+// resultFields is what /call shows of a result besides its content (which
+// describeResult decodes): structured content, isError, _meta, as JSON
+// under a label; "" when there is nothing else.
+func resultFields(res *tool.Result) string {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(mustJSON(res), &fields); err != nil {
+		return err.Error()
+	}
+	if len(res.Content) > 0 {
+		delete(fields, "content")
+	} else if res.StructuredContent != nil {
+		delete(fields, "content")
+		delete(fields, "structuredContent") // describeResult shows it
+	}
+	if len(fields) == 0 {
+		return ""
+	}
+	return "── result fields\n" + prettyJSON(mustJSON(fields), 500)
 }
 
 // placeholder describes binary content (detail, e.g. an image's pixel

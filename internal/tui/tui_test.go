@@ -322,16 +322,16 @@ func TestCallFormShowsRawResult(t *testing.T) {
 	h.waitFor("/call mcp__everything__echo", "Echoes back the input", "message *")
 	h.typeText("hi there")
 	h.press("enter")
-	h.waitFor(`"type": "text"`, `"text": "Echo: hi there"`)
+	h.waitFor("⎿ Echo: hi there")
 	if !b.did(`call mcp__everything__echo {"message":"hi there"}`) {
 		t.Errorf("actions = %v", b.actions)
 	}
 	// Direct JSON arguments skip the form.
 	h.enterLine(`/call mcp__everything__echo {"message":"again"}`)
-	h.waitFor(`"text": "Echo: again"`)
+	h.waitFor("⎿ Echo: again")
 	// The server's own name works when only one server has such a tool.
 	h.enterLine(`/call echo {"message":"short name"}`)
-	h.waitFor(`"text": "Echo: short name"`)
+	h.waitFor("⎿ Echo: short name")
 }
 
 func TestTabCompletionAndHistory(t *testing.T) {
@@ -726,5 +726,27 @@ func TestHelpWrapsUnderItsColumn(t *testing.T) {
 	}
 	if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields("/mcp tools [server] filterable list of tools; enter shows description, input schema, annotations"), " ") {
 		t.Errorf("words lost or changed:\n%s", got)
+	}
+}
+
+// /call shows text content as the text itself, not as an escaped JSON
+// string, and the result's other fields as JSON below it.
+func TestCallShowsDecodedText(t *testing.T) {
+	b := &fakeBackend{
+		tools: []tool.Entry{entry("docs", "read", "Reads", `{"type":"object"}`, nil)},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{
+				Content:           []sdk.Content{&sdk.TextContent{Text: "first line\n\t\"quoted\" second <line> & more"}},
+				StructuredContent: map[string]any{"sum": 3},
+			}, nil
+		},
+	}
+	h := start(t, b)
+	h.enterLine(`/call read {}`)
+	s := h.waitFor("⎿ first line", `"quoted" second <line> & more`, "result fields", `"sum": 3`)
+	for _, escaped := range []string{`\n`, `\"quoted`, `\u003c`, `"type": "text"`} {
+		if strings.Contains(s, escaped) {
+			t.Errorf("the result shows %s, the JSON-escaped form:\n%s", escaped, s)
+		}
 	}
 }
