@@ -750,3 +750,23 @@ func TestCallShowsDecodedText(t *testing.T) {
 		}
 	}
 }
+
+// The hint for a first server names the config file otter reads, which
+// follows $XDG_CONFIG_HOME.
+func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
+	dir, err := os.MkdirTemp("", "xdg") // short: the path must fit one line
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	h := start(t, &fakeBackend{})
+	h.enterLine("/mcp")
+	s := h.waitFor("No MCP servers are configured")
+	if want := filepath.Join(dir, "otter", "config.toml"); !strings.Contains(s, want) {
+		t.Errorf("the hint does not name %s:\n%s", want, s)
+	}
+	if strings.Contains(s, "~/.config/otter") {
+		t.Errorf("the hint names ~/.config/otter although XDG_CONFIG_HOME is set:\n%s", s)
+	}
+}
