@@ -111,6 +111,39 @@ func TestDiesMidCallThenReconnects(t *testing.T) {
 	}
 }
 
+// A crash's cause is rarely on the last stderr line (node ends with its
+// version, a Go panic with goroutine frames): the caller of a call the crash
+// cut short gets the server, the exit status and the last lines of stderr,
+// never just the pipe error the SDK saw.
+func TestDiesMidCallErrorQuotesStderrTail(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "crashy", "normal")), Options{})
+	h.m.Start(context.Background())
+	h.waitState("crashy", StateConnected)
+	_, err := h.call(context.Background(), "crashy", "die",
+		`{"status":3,"stderr":["handling tools/call","Error: ENOENT: no such file or directory, open '/data/db.sqlite'","    at Object.openSync (node:fs:573:18)","","Node.js v22.11.0"]}`)
+	if err == nil {
+		t.Fatal("call of a tool whose server exits mid-call succeeded")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`MCP server "crashy"`,
+		"die",
+		"exited with status 3",
+		`"Error: ENOENT: no such file or directory, open '/data/db.sqlite'"`,
+		`"Node.js v22.11.0"`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("call error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, `""`) {
+		t.Errorf("call error quotes an empty stderr line:\n%s", msg)
+	}
+	if i, j := strings.Index(msg, "ENOENT"), strings.Index(msg, "Node.js"); i > j {
+		t.Errorf("stderr lines out of order:\n%s", msg)
+	}
+}
+
 func TestReconnectGivesUpAfterMaxAttempts(t *testing.T) {
 	srv := stdioServer(t, "crashy", "normal")
 	broken := filepath.Join(t.TempDir(), "broken")

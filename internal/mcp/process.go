@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -275,15 +278,37 @@ func (r *ring) tail() []string {
 	return append(append([]string(nil), r.lines[r.next:]...), r.lines[:r.next]...)
 }
 
-// last returns the last non-empty kept line.
-func (r *ring) last() string {
+// Bounds of the stderr tail quoted in an error message.
+const (
+	noteLines     = 5   // lines quoted
+	noteLineBytes = 300 // each cut to this
+)
+
+// stderrNote quotes the last few non-empty stderr lines for an error
+// message, oldest first, or returns "" when there are none. A crashing
+// server's last line is often a trailer ("Node.js v22.11.0", "exit status
+// 2") and the cause is a line or two above it, so one line is not enough.
+func (r *ring) stderrNote() string {
+	var lines []string
 	t := r.tail()
-	for i := len(t) - 1; i >= 0; i-- {
-		if t[i] != "" {
-			return t[i]
+	for i := len(t) - 1; i >= 0 && len(lines) < noteLines; i-- {
+		if strings.TrimSpace(t[i]) == "" {
+			continue
 		}
+		l := t[i]
+		if len(l) > noteLineBytes {
+			l = strings.ToValidUTF8(l[:noteLineBytes], "") + "…"
+		}
+		lines = append(lines, strconv.Quote(l))
 	}
-	return ""
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return "its last stderr line: " + lines[0]
+	}
+	slices.Reverse(lines)
+	return "its last stderr lines: " + strings.Join(lines, " | ")
 }
 
 // drainLines reads rc to its end, keeping each line (cut to maxLineBytes)

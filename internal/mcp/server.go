@@ -600,8 +600,8 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 		msg = phase + " failed"
 	}
 	if c.proc != nil {
-		if last := s.stderr.last(); last != "" {
-			msg += fmt.Sprintf("; its last stderr line: %q", last)
+		if note := s.stderr.stderrNote(); note != "" {
+			msg += "; " + note
 		}
 	}
 	return fmt.Errorf("%s: %w", msg, err)
@@ -688,8 +688,8 @@ func (s *server) dropError(c *conn, err error) error {
 		c.proc.awaitExit()
 		if d := c.proc.exitDescription(); d != "" {
 			msg := "the server process " + d
-			if last := s.stderr.last(); last != "" {
-				msg += fmt.Sprintf(" (last stderr line: %q)", last)
+			if note := s.stderr.stderrNote(); note != "" {
+				msg += " (" + note + ")"
 			}
 			return errors.New(msg)
 		}

@@ -238,10 +238,26 @@ func newTestServer(mode string) *sdk.Server {
 			})
 			return text("added"), nil
 		})
-	srv.AddTool(&sdk.Tool{Name: "die", InputSchema: objectSchema(nil)},
+	// die exits mid-call: with status 7 after one stderr line, or with the
+	// given status after the given stderr lines.
+	srv.AddTool(&sdk.Tool{Name: "die", InputSchema: objectSchema(map[string]*jsonschema.Schema{
+		"status": {Type: "integer"},
+		"stderr": {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+	})},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			fmt.Fprintln(os.Stderr, "crashing on purpose")
-			os.Exit(7)
+			var a struct {
+				Status *int
+				Stderr []string
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			if a.Status == nil {
+				fmt.Fprintln(os.Stderr, "crashing on purpose")
+				os.Exit(7)
+			}
+			for _, l := range a.Stderr {
+				fmt.Fprintln(os.Stderr, l)
+			}
+			os.Exit(*a.Status)
 			return nil, nil
 		})
 	srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: objectSchema(nil)},

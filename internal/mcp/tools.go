@@ -101,7 +101,8 @@ func (t *mcpTool) call(ctx context.Context, c *conn, tok int64, args json.RawMes
 
 // callError says why a call on connection c failed, for the person: a
 // stdio server that died during the call is named with its exit status
-// and last stderr line rather than the pipe error the SDK saw.
+// and the last lines of its stderr rather than the pipe error the SDK saw
+// ("read |0: file already closed").
 func (t *mcpTool) callError(ctx, callCtx context.Context, c *conn, err error) error {
 	switch {
 	case ctx.Err() != nil:
@@ -114,8 +115,8 @@ func (t *mcpTool) callError(ctx, callCtx context.Context, c *conn, err error) er
 		c.proc.awaitExit() // at most 200 ms: a crash shows as a closed pipe first
 		if d := c.proc.exitDescription(); d != "" {
 			msg := fmt.Sprintf("MCP server %q stopped during the call of %s: the server process %s", t.s.name, t.name, d)
-			if last := t.s.stderr.last(); last != "" {
-				msg += fmt.Sprintf(" (last stderr line: %q)", last)
+			if note := t.s.stderr.stderrNote(); note != "" {
+				msg += " (" + note + ")"
 			}
 			return fmt.Errorf("%s; otter will try to start it again: %w", msg, err)
 		}
