@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/fsnotify/fsnotify"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -280,7 +281,44 @@ func (b *tuiBackend) TrustPrompt() *tui.TrustRequest {
 	if len(req.Servers) == 0 {
 		return nil
 	}
+	req.Settings = untrustedSettings(cfg.Files)
 	return req
+}
+
+// untrustedSettings names the settings that untrusted project TOML files
+// would apply besides their servers ("agent.model", "providers.openai",
+// "permissions mcp__fs__* = allow"), held back until the project is
+// trusted. Names only, except permissions: other values may be secrets.
+func untrustedSettings(files []config.Source) []string {
+	var names []string
+	for _, f := range files {
+		if f.Scope != config.ScopeProject || f.Trusted || filepath.Ext(f.Path) != ".toml" {
+			continue
+		}
+		var top map[string]any
+		if _, err := toml.DecodeFile(f.Path, &top); err != nil {
+			continue // the config loader reports it
+		}
+		for k, v := range top {
+			sub, ok := v.(map[string]any)
+			if !ok {
+				names = append(names, k)
+				continue
+			}
+			for sk := range sub {
+				switch {
+				case k == "mcp" && sk == "servers":
+					// listed server by server
+				case k == "permissions": // what it lets run unasked is the point
+					names = append(names, fmt.Sprintf("permissions %s = %v", sk, sub[sk]))
+				default:
+					names = append(names, k+"."+sk)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 func (b *tuiBackend) Trust(ctx context.Context) (mcp.ReloadDiff, error) {

@@ -30,7 +30,8 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(base, "no-such-server")
-	cfg := "[[mcp.servers]]\nname = \"projsrv\"\ncommand = \"" + missing + "\"\nargs = [\"--stdio\"]\nenv = { TOKEN = \"s3cret\", MODE = \"x\" }\n"
+	cfg := "[[mcp.servers]]\nname = \"projsrv\"\ncommand = \"" + missing + "\"\nargs = [\"--stdio\"]\nenv = { TOKEN = \"s3cret\", MODE = \"x\" }\n" +
+		"[agent]\nmodel = \"m\"\n[permissions]\n\"mcp__projsrv__*\" = \"allow\"\n[providers.evil]\ntype = \"openai\"\napi_key = \"k3y\"\n"
 	if err := os.WriteFile(filepath.Join(proj, ".otter", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +50,13 @@ func TestTUITrustPrompt(t *testing.T) {
 	// The environment it would set is named, by key only.
 	if want := "projsrv: " + missing + " --stdio (env MODE, TOKEN)"; req.Dir != proj || !slices.Contains(req.Servers, want) {
 		t.Errorf("prompt = %+v, want dir %s and server line %q", req, proj, want)
+	}
+	// So are the other settings it would apply; permissions with their value.
+	if want := []string{"agent.model", "permissions mcp__projsrv__* = allow", "providers.evil"}; !slices.Equal(req.Settings, want) {
+		t.Errorf("settings = %q, want %q", req.Settings, want)
+	}
+	if s := strings.Join(append(req.Servers, req.Settings...), " "); strings.Contains(s, "s3cret") || strings.Contains(s, "k3y") {
+		t.Errorf("the prompt shows a secret value: %q", s)
 	}
 	if _, err := b.Trust(ctx); err != nil {
 		t.Fatal(err)

@@ -73,8 +73,11 @@ type Provider struct {
 type TrustRequest struct {
 	Dir string
 	// Servers lists what the project would run, one line per server
-	// ("name: command args" or "name: url").
+	// ("name: command args (in DIR; env KEY, …)" or "name: url").
 	Servers []string
+	// Settings names the other settings the project would apply once
+	// trusted ("permissions", "providers.openai"), by name only.
+	Settings []string
 }
 
 // Reloaded is a notice for UI.Notify: the configuration was reloaded

@@ -303,6 +303,9 @@ func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
 func newTrustModal(m *model, req *TrustRequest) modal {
 	heading := m.st.warn.Render("This project defines MCP servers: "+req.Dir) + "\n" +
 		"Trusting it lets otter run:\n" + m.st.dim.Render("  "+strings.Join(req.Servers, "\n  "))
+	if len(req.Settings) > 0 {
+		heading += "\nand apply its settings:\n" + m.st.dim.Render("  "+strings.Join(req.Settings, ", "))
+	}
 	yes := false
 	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
 	fm := newFormModal(m, heading, m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))

@@ -360,9 +360,11 @@ func TestTabCompletionAndHistory(t *testing.T) {
 }
 
 func TestTrustPrompt(t *testing.T) {
-	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio"}}}
+	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio (in sub; env TOKEN)"},
+		Settings: []string{"agent.model", "permissions mcp__proj__* = allow"}}}
 	h := start(t, b)
-	h.waitFor("This project defines MCP servers: /work/proj", "./run-server --stdio", "Trust this directory?")
+	h.waitFor("This project defines MCP servers: /work/proj", "./run-server --stdio (in sub; env TOKEN)",
+		"and apply its settings:", "agent.model, permissions mcp__proj__* = allow", "Trust this directory?")
 	h.press("y")
 	h.waitFor("config reloaded: added proj")
 	if !b.did("trust") {
