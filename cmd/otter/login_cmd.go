@@ -120,9 +120,11 @@ Tokens are stored per server URL under $XDG_DATA_HOME/otter/tokens (mode 0600),
 refreshed automatically, and shared by every otter process. otter never starts
 a login on its own at startup: a server that needs one shows as needs-auth.
 
-With a token already stored, login only checks that it works; --force logs in
-again (to grant the scopes a tool now asks for, or as another account), and
-keeps the old token if the new login does not complete.`,
+With a token already stored, login checks that it works, and logs in again
+only when the token lacks scopes otter knows are needed: those a server asked
+for when it refused a tool call (403 insufficient_scope), and the scopes of
+[mcp.servers.oauth]. --force always logs in again (as another account, say).
+A new login that does not complete keeps the old token.`,
 		Example: `  otter mcp login github
   otter mcp login --force github
   otter mcp login https://mcp.example.com/mcp --oauth-client-id otter-cli`,
@@ -240,7 +242,17 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths, force b
 	defer closeLog()
 	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: logger})
 	restore := func() error { return nil }
-	if force && !srv.OAuth.IsClientCredentials() {
+	var missing []string // scopes the stored token is known to lack
+	if !srv.OAuth.IsClientCredentials() {
+		if missing, err = a.MissingScopes(srv); err != nil {
+			return exitCode(2, err)
+		}
+	}
+	if len(missing) > 0 && !force {
+		fmt.Fprintf(cmd.ErrOrStderr(), "otter: the stored token of %s does not grant %s, which %s now requires; logging in again.\n",
+			srv.Name, strings.Join(missing, " "), srv.Name)
+	}
+	if (force || len(missing) > 0) && !srv.OAuth.IsClientCredentials() {
 		if restore, err = a.SetAside(srv); err != nil {
 			return exitCode(2, err)
 		}
@@ -252,7 +264,7 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths, force b
 	if err := loginConnect(ctx, srv, h, prompter); err != nil {
 		if rerr := restore(); rerr != nil {
 			logger.Warn("could not put the previous token back", "server", srv.Name, "err", rerr)
-		} else if force {
+		} else if force || len(missing) > 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "otter: the new login did not complete; the previous token of %s is kept.\n", srv.Name)
 		}
 		if errors.Is(err, oauth.ErrLoginRequired) {
@@ -278,8 +290,12 @@ func runLogin(cmd *cobra.Command, srv config.Server, paths config.Paths, force b
 		verb = "Already logged in to"
 	}
 	fmt.Fprintf(out, "%s %s. %s\n", verb, srv.Name, expiryText(a.TokenExpiry(srv)))
+	if still, _ := a.MissingScopes(srv); len(still) > 0 && prompter.asked.Load() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "otter: the authorization server did not grant %s; tools of %s that need it will still be refused.\n",
+			strings.Join(still, " "), srv.Name)
+	}
 	if !prompter.asked.Load() {
-		fmt.Fprintf(out, "To log in again (say, to grant the scopes a tool asks for), run `otter mcp login --force %s`.\n", srv.Name)
+		fmt.Fprintf(out, "To log in again (as another account, say), run `otter mcp login --force %s`.\n", srv.Name)
 	}
 	return nil
 }

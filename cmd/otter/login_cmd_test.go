@@ -137,6 +137,56 @@ func TestMCPLogin(t *testing.T) {
 	}
 }
 
+// TestMCPLoginStepUp: a server starts refusing a tool call for lack of a
+// scope (403 insufficient_scope). The headless call fails naming `otter mcp
+// login prot`, and that login - with a token stored - logs in again for the
+// scope instead of saying "Already logged in"; the call then works.
+func TestMCPLoginStepUp(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
+	}
+	as := oauthtest.NewAuthServer(t)
+	p := oauthtest.NewProtectedMCPServer(t, as)
+	cfgFile := filepath.Join(home, "otter.toml")
+	cfg := "[[mcp.servers]]\nname = \"prot\"\nurl = \"" + p.URL + "\"\ntransport = \"http\"\n"
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	otter := func(args ...string) (string, string, error) {
+		return runOtter(t, append([]string{"--cwd", work, "--config", cfgFile}, args...)...)
+	}
+	browser := oauthtest.BrowserScript(t, "TestLoginBrowserHelper")
+	t.Setenv("BROWSER", browser)
+	if out, stderr, err := otter("mcp", "login", "prot"); err != nil || !strings.HasPrefix(out, "Logged in to prot.") {
+		t.Fatalf("first login: %q, %v\n%s", out, err, stderr)
+	}
+
+	p.RequireScopes("tools", "admin")
+	t.Setenv("BROWSER", "")
+	_, stderr, err := otter("mcp", "call", "prot", "echo", `{"text":"hi"}`)
+	if err == nil || !strings.Contains(err.Error()+stderr, "otter mcp login prot") {
+		t.Fatalf("headless call refused for a scope: %v\n%s; want the login command named", err, stderr)
+	}
+
+	t.Setenv("BROWSER", browser)
+	out, stderr, err := otter("mcp", "login", "prot")
+	if err != nil || !strings.HasPrefix(out, "Logged in to prot.") || !strings.Contains(stderr, "does not grant admin") {
+		t.Fatalf("login after the 403: %q, %v\n%s; want a new login for the admin scope", out, err, stderr)
+	}
+	if c := as.Counts(); c.Authorizes != 2 {
+		t.Errorf("authorizations = %d, want 2", c.Authorizes)
+	}
+	if out, stderr, err := otter("mcp", "call", "prot", "echo", `{"text":"hi"}`); err != nil || !strings.Contains(out, "echo: hi") {
+		t.Fatalf("call after the step-up login: %q, %v\n%s", out, err, stderr)
+	}
+	if out, _, err := otter("mcp", "login", "prot"); err != nil || !strings.HasPrefix(out, "Already logged in to prot.") {
+		t.Errorf("login with a sufficient token: %q, %v", out, err)
+	}
+}
+
 // TestMCPClientCredentials: a machine client needs no browser and no
 // terminal: `otter mcp call` with ad hoc --oauth-grant client_credentials
 // flags, and a configured server with grant = "client_credentials", where

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -264,6 +263,10 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		why := "the server requires a login"
 		if resp.StatusCode == http.StatusForbidden {
 			why = "the server requires a login with more permissions (scopes)"
+			if scopes := challengeScopes(challenges); len(scopes) > 0 {
+				why = fmt.Sprintf("the server requires a login granting the scopes %q", strings.Join(scopes, " "))
+				h.noteWantedScopes(scopes)
+			}
 		}
 		return h.loginRequired(why)
 	}
@@ -383,18 +386,11 @@ func (h *handler) sdkHandler() (*auth.AuthorizationCodeHandler, error) {
 			},
 		}
 	}
-	if len(o.Scopes) > 0 {
-		// The configured scopes are requested besides those the server
-		// asks for.
-		cfg.ScopeFilter = func(discovered []string) []string {
-			out := slices.Clone(discovered)
-			for _, s := range o.Scopes {
-				if !slices.Contains(out, s) {
-					out = append(out, s)
-				}
-			}
-			return out
-		}
+	// The configured scopes, and those the server demanded of an earlier
+	// session that could not log in (noteWantedScopes), are requested
+	// besides those the server asks for now.
+	cfg.ScopeFilter = func(discovered []string) []string {
+		return union(union(discovered, o.Scopes), h.wantedScopes())
 	}
 	sdk, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
@@ -439,6 +435,9 @@ func (h *handler) newTokenSource(_ context.Context, cfg *oauth2.Config, tok *oau
 		rec.Client = clientInfoFrom(cfg)
 		rec.Client.Resource = resource
 		rec.RedirectURL = cfg.RedirectURL
+		// Scopes the server demanded that this login did not get stay
+		// noted: the next `otter mcp login` asks for them again.
+		rec.WantScope = strings.Join(missingScopes(strings.Fields(rec.WantScope), grantedScopes(rec)), " ")
 		return true, nil
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -668,5 +669,58 @@ func TestBare401SuggestsAPIKeyHeader(t *testing.T) {
 	_, err := oauthtest.Connect(ctx, srv.URL, a.Handler(srv, true))
 	if err == nil || !strings.Contains(err.Error(), "--header 'Authorization: Bearer KEY'") {
 		t.Fatalf("error = %v, want a hint about the Authorization header", err)
+	}
+}
+
+// TestStepUpRemembered: a session that may not log in is refused a tool
+// call with 403 insufficient_scope. The scopes the server asked for are
+// noted with the token, so that a later login knows the token is not
+// enough and asks for them even though the server's discovery does not
+// name them.
+func TestStepUpRemembered(t *testing.T) {
+	f := newFixture(t)
+	p := oauthtest.NewProtectedMCPServer(t, f.as)
+	srv := config.Server{Name: "prot", URL: p.URL, Transport: config.TransportHTTP}
+	if got, err := oauthtest.Connect(f.ctx, p.URL, f.authorizer(Options{}).Handler(srv, true)); err != nil || got != "echo: hi" {
+		t.Fatalf("first login: %q, %v", got, err)
+	}
+	a := f.authorizer(Options{})
+	if missing, err := a.MissingScopes(srv); err != nil || len(missing) != 0 {
+		t.Fatalf("MissingScopes after the login = %v, %v; want none", missing, err)
+	}
+
+	p.RequireScopes("tools", "admin")
+	_, err := oauthtest.Connect(f.ctx, p.URL, a.Handler(srv, false))
+	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), `"tools admin"`) || !strings.Contains(err.Error(), "otter mcp login prot") {
+		t.Fatalf("call refused for scope: %v; want ErrLoginRequired naming the scopes and the login command", err)
+	}
+	if missing, err := a.MissingScopes(srv); err != nil || fmt.Sprint(missing) != "[admin]" {
+		t.Fatalf("MissingScopes after the 403 = %v, %v; want [admin]", missing, err)
+	}
+	// Configured scopes the token lacks count too.
+	withCfg := srv
+	withCfg.OAuth = &config.OAuth{Scopes: []string{"audit", "offline_access"}}
+	if missing, _ := a.MissingScopes(withCfg); fmt.Sprint(missing) != "[admin audit]" {
+		t.Errorf("MissingScopes with configured scopes = %v, want [admin audit]", missing)
+	}
+
+	// What `otter mcp login prot` does: set the token aside and log in.
+	// The server's 401 names no scopes; the noted ones are asked for.
+	if _, err := a.SetAside(srv); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := oauthtest.Connect(f.ctx, p.URL, a.Handler(srv, true)); err != nil || got != "echo: hi" {
+		t.Fatalf("login for the noted scopes: %q, %v", got, err)
+	}
+	rec := storedRecord(t, f.data, p.URL)
+	if !slices.Contains(strings.Fields(rec.Scope), "admin") || rec.WantScope != "" {
+		t.Errorf("after the login: scope %q, want_scope %q; want admin granted and nothing left wanted", rec.Scope, rec.WantScope)
+	}
+	if c := f.as.Counts(); c.Authorizes != 2 {
+		t.Errorf("authorizations = %d, want 2", c.Authorizes)
+	}
+	// A later process calls the tool with the stored token.
+	if got, err := oauthtest.Connect(f.ctx, p.URL, f.authorizer(Options{}).Handler(srv, false)); err != nil || got != "echo: hi" {
+		t.Fatalf("a later process after the step-up: %q, %v", got, err)
 	}
 }

@@ -35,6 +35,9 @@ type record struct {
 	Token *oauth2.Token `json:"token,omitempty"`
 	// Scope is the scope the token was granted, as the token endpoint said.
 	Scope string `json:"scope,omitempty"`
+	// WantScope are scopes the server demanded (403 insufficient_scope)
+	// that Token does not grant: the next login asks for them.
+	WantScope string `json:"want_scope,omitempty"`
 	// Client is the OAuth client configuration the token belongs to.
 	Client *clientInfo `json:"client,omitempty"`
 	// RedirectURL is the loopback redirect URL of the last login; otter

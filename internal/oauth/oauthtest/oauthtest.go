@@ -4,6 +4,7 @@
 package oauthtest
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/rand"
@@ -389,10 +390,11 @@ type ProtectedMCP struct {
 	required []string
 }
 
-// RequireScopes makes the server refuse tokens that lack any of scopes with
-// 403 and a WWW-Authenticate challenge error="insufficient_scope" naming
-// them (RFC 6750 §3.1), as a server does whose tool now needs more
-// permissions.
+// RequireScopes makes the server refuse tool calls whose token lacks any
+// of scopes with 403 and a WWW-Authenticate challenge
+// error="insufficient_scope" naming them (RFC 6750 §3.1), as a server does
+// whose tool now needs more permissions. Other requests (initialize, lists)
+// still pass with any valid token.
 func (p *ProtectedMCP) RequireScopes(scopes ...string) {
 	p.mu.Lock()
 	p.required = scopes
@@ -438,6 +440,10 @@ func (p *ProtectedMCP) checkScopes(prmURL string, next http.Handler) http.Handle
 		p.mu.Lock()
 		required := p.required
 		p.mu.Unlock()
+		if len(required) == 0 || r.Method != http.MethodPost || !isToolCall(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		info := auth.TokenInfoFromContext(r.Context())
 		for _, s := range required {
 			if info == nil || !slices.Contains(info.Scopes, s) {
@@ -449,6 +455,21 @@ func (p *ProtectedMCP) checkScopes(prmURL string, next http.Handler) http.Handle
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isToolCall reports whether r posts a JSON-RPC tools/call request; it
+// leaves r's body to be read again.
+func isToolCall(r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
 }
 
 // Connect connects an MCP client to the streamable endpoint through h and
