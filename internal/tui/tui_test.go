@@ -772,3 +772,24 @@ func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
 		t.Errorf("the hint names ~/.config/otter although XDG_CONFIG_HOME is set:\n%s", s)
 	}
 }
+
+// The same on the screen: /help at 60 columns keeps its two columns.
+func TestHelpAtNarrowWidth(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
+	h.enterLine("/help")
+	s := h.waitFor("filterable list", "forget the conversation")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		col := strings.Index(l, "filterable list")
+		if col < 0 {
+			continue
+		}
+		next := lines[i+1]
+		if ind := len(next) - len(strings.TrimLeft(next, " ")); ind != col || strings.TrimSpace(next) == "" {
+			t.Errorf("the description continues at column %d, want %d:\n%s\n%s", ind, col, l, next)
+		}
+		return
+	}
+	t.Fatalf("no /help line for /mcp tools:\n%s", s)
+}
