@@ -304,8 +304,11 @@ func expiryText(exp time.Time) string {
 	if exp.IsZero() {
 		return "The token does not expire."
 	}
-	return fmt.Sprintf("The access token expires at %s (in %s); otter refreshes it when it can.",
-		exp.Local().Format("2006-01-02 15:04 MST"), time.Until(exp).Round(time.Minute))
+	at := exp.Local().Format("2006-01-02 15:04 MST")
+	if left := time.Until(exp); left > 0 {
+		at += " (in " + shortDuration(left) + ")"
+	}
+	return "The access token expires at " + at + "; otter refreshes it when it can."
 }
 
 // loginConnect connects and initializes an MCP session with srv through h

@@ -257,3 +257,22 @@ func TestClientCredentialsFlags(t *testing.T) {
 		}
 	}
 }
+
+// The login's expiry line says "in <1m" for a token about to expire, not
+// "in 0s", and hours with their minutes.
+func TestExpiryText(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		exp  time.Time
+		want string
+	}{
+		{time.Time{}, "The token does not expire."},
+		{now.Add(20 * time.Second), "(in <1m); otter refreshes it"},
+		{now.Add(52*time.Minute + 30*time.Second), "(in 52m)"},
+		{now.Add(61*time.Minute + 30*time.Second), "(in 1h01m)"},
+	} {
+		if got := expiryText(tc.exp); !strings.Contains(got, tc.want) {
+			t.Errorf("expiryText(now%+v) = %q, want it to contain %q", tc.exp.Sub(now).Round(time.Second), got, tc.want)
+		}
+	}
+}

@@ -523,14 +523,21 @@ func tokenNote(state mcp.State, expiry, now time.Time) string {
 		return "token expired " + expiry.Format(time.RFC3339)
 	case left <= 0:
 		return "token expired; refreshed on next use"
-	case left < time.Minute:
-		return "token expires in <1m"
-	case left < time.Hour:
-		return fmt.Sprintf("token expires in %dm", int(left.Minutes()))
 	case left < 48*time.Hour:
-		return fmt.Sprintf("token expires in %dh%02dm", int(left.Hours()), int(left.Minutes())%60)
+		return "token expires in " + shortDuration(left)
 	}
 	return "token expires " + expiry.Format(time.RFC3339)
+}
+
+// shortDuration writes a positive time left as "<1m", "52m" or "3h05m".
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // describeOrigin names where a tool comes from.
