@@ -70,6 +70,10 @@ type Config struct {
 	Files []Source `toml:"-"`
 	// Project is the project directory (see ProjectDir); "" if none.
 	Project string `toml:"-"`
+	// Warnings are problems that do not stop otter but cost the user
+	// something, such as two servers whose tools get the same names. Each
+	// names the file and line to change; `otter config validate` prints them.
+	Warnings []*Error `toml:"-"`
 }
 
 // NeedsTrust reports whether a project-scope file was held back because

@@ -712,3 +712,48 @@ func TestMissingServeKeyIsKeptForServe(t *testing.T) {
 		t.Fatalf("api_keys = %q: the unresolved key must be empty, never its ${...} text", got)
 	}
 }
+
+// Servers whose names normalise to the same tool prefix lose tools to each
+// other. That is legal, so it is a warning, pointing at the entry to rename
+// and naming the server whose tools win.
+func TestWarnsOfToolPrefixClash(t *testing.T) {
+	paths, proj := testEnv(t)
+	user := writeFile(t, paths.UserConfigFile(), `[[mcp.servers]]
+name = "my.srv"
+command = "x"
+
+[[mcp.servers]]
+name = "my_srv"
+command = "x"
+
+[[mcp.servers]]
+name = "other"
+command = "x"
+
+[[mcp.servers]]
+name = "off.x"
+command = "x"
+enabled = false
+
+[[mcp.servers]]
+name = "off_x"
+command = "x"
+
+[[mcp.servers]]
+name = "a b"
+command = "x"
+`)
+	local := writeFile(t, filepath.Join(proj, ProjectDirName, LocalConfigName), "[[mcp.servers]]\nname = \"a:b\"\ncommand = \"x\"\n")
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj})
+	var got []string
+	for _, w := range cfg.Warnings {
+		got = append(got, w.Error())
+	}
+	want := []string{
+		user + `:5: servers "my.srv" (line 1) and "my_srv" share the tool prefix mcp__my_srv__; a tool name they have in common is offered from "my.srv" only (rename one of them)`,
+		local + `:1: servers "a b" (` + user + `:22) and "a:b" share the tool prefix mcp__a_b__; a tool name they have in common is offered from "a b" only (rename one of them)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

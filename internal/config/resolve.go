@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // resolver merges parsed files into one Config.
@@ -113,12 +115,57 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 		}
 		cfg.MCP.Servers = append(cfg.MCP.Servers, *s)
 	}
+	cfg.Warnings = append(cfg.Warnings, prefixClashes(cfg.MCP.Servers)...)
 	r.expandTop(cfg, top, &errs)
 	r.defaults(cfg, top)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// prefixClashes warns about enabled servers whose names normalise to the
+// same tool-name prefix (my.srv and my_srv both give mcp__my_srv__): a tool
+// name they have in common is offered from one of them only, the one whose
+// name sorts first (see tool.Set). Each warning points at the entry of the
+// last server of a group, the one a person most likely added last.
+func prefixClashes(servers []Server) []*Error {
+	byPrefix := map[string][]Server{}
+	var order []string
+	for _, s := range servers {
+		if s.Enabled != nil && !*s.Enabled {
+			continue // it offers no tools
+		}
+		p := tool.ServerPrefix(s.Name)
+		if len(byPrefix[p]) == 0 {
+			order = append(order, p)
+		}
+		byPrefix[p] = append(byPrefix[p], s)
+	}
+	var out []*Error
+	for _, p := range order {
+		group := byPrefix[p]
+		if len(group) < 2 {
+			continue
+		}
+		last := group[len(group)-1]
+		names := make([]string, len(group))
+		winner := group[0].Name
+		for i, s := range group {
+			names[i] = fmt.Sprintf("%q", s.Name)
+			if s.File != last.File {
+				names[i] += fmt.Sprintf(" (%s:%d)", s.File, s.Line)
+			} else if i < len(group)-1 && s.Line > 0 {
+				names[i] += fmt.Sprintf(" (line %d)", s.Line)
+			}
+			winner = min(winner, s.Name)
+		}
+		out = append(out, &Error{File: last.File, Line: last.Line,
+			Msg: fmt.Sprintf("servers %s share the tool prefix %s; a tool name they have in common is offered from %q only",
+				strings.Join(names, " and "), p, winner),
+			Hint: "rename one of them"})
+	}
+	return out
 }
 
 // trustedServers returns the names of the servers that trusted files

@@ -6,6 +6,8 @@ package mcp
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // State is a server's connection state.
@@ -28,8 +30,16 @@ type Status struct {
 	State     State
 	// Error says why the server is failed, needs-auth or disabled (and the
 	// last error of a connected one after a reconnect), written for a person.
-	Error        string
-	Tools        int
+	Error string
+	// Tools counts the server's tools that pass allowed_tools and
+	// denied_tools, NotOffered included: Tools - len(NotOffered) are in
+	// the tool set (tool.Set.ServerToolCounts counts those directly).
+	Tools int
+	// NotOffered are the server's tools the tool set leaves out because
+	// another tool (a built-in, or one of a server whose name normalises
+	// the same way, such as my.srv and my_srv) holds the same qualified
+	// name; each one's String says which and what to do.
+	NotOffered   []tool.Collision
 	Prompts      int
 	Resources    int
 	Instructions string   // the server's initialize instructions

@@ -223,6 +223,38 @@ func TestAllowedAndDeniedTools(t *testing.T) {
 	}
 }
 
+// my.srv and my_srv give their tools the same qualified names. The tool set
+// offers my.srv's; my_srv's status names each tool it lost and why, and the
+// counts of offered tools say my_srv offers none of the ones it shares.
+func TestToolsLostToAnotherServerAreNamed(t *testing.T) {
+	dot, under := stdioServer(t, "my.srv", "normal"), stdioServer(t, "my_srv", "normal")
+	under.AllowedTools = []string{"echo", "add"}
+	h := newHarness(t, servers(dot, under), Options{})
+	h.m.Start(context.Background())
+	h.waitState("my.srv", StateConnected)
+	h.waitState("my_srv", StateConnected)
+
+	st, _ := h.m.Status("my_srv")
+	var lost []string
+	for _, c := range st.NotOffered {
+		lost = append(lost, c.Dropped.Name)
+		if c.Kept.Server != "my.srv" || !strings.Contains(c.String(), `taken by tool `+c.Dropped.Name+` of server "my.srv"`) {
+			t.Errorf("collision %+v says %q", c, c)
+		}
+	}
+	slices.Sort(lost)
+	if st.Tools != 2 || !slices.Equal(lost, []string{"add", "echo"}) {
+		t.Errorf("my_srv: %d tools, not offered %v; want 2 tools, add and echo not offered", st.Tools, lost)
+	}
+	if st, _ := h.m.Status("my.srv"); len(st.NotOffered) != 0 {
+		t.Errorf("my.srv keeps its names, yet lists %v as not offered", st.NotOffered)
+	}
+	counts := h.set.ServerToolCounts()
+	if st, _ := h.m.Status("my.srv"); counts["my_srv"] != 0 || counts["my.srv"] != st.Tools {
+		t.Errorf("offered counts %v; want my_srv 0 and my.srv all its %d tools", counts, st.Tools)
+	}
+}
+
 func TestDisabledServers(t *testing.T) {
 	off := false
 	a := stdioServer(t, "a", "normal")

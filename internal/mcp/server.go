@@ -213,6 +213,7 @@ func (s *server) update(fn func()) {
 	fn()
 	st := s.statusLocked()
 	s.mu.Unlock()
+	s.addNotOffered(&st)
 	s.m.notifyChanged()
 	s.m.emit(StateChanged{Status: st})
 }
@@ -221,10 +222,24 @@ func (s *server) status() Status {
 	s.mu.Lock()
 	st := s.statusLocked()
 	s.mu.Unlock()
+	s.addNotOffered(&st)
 	if s.m.opts.Auth != nil && st.Transport != config.TransportStdio {
 		st.TokenExpiry = s.m.opts.Auth.TokenExpiry(s.cfg)
 	}
 	return st
+}
+
+// addNotOffered fills in the server's tools the tool set does not offer
+// because another tool holds their name. Called without s.mu held.
+func (s *server) addNotOffered(st *Status) {
+	if s.m.opts.Tools == nil {
+		return
+	}
+	for _, c := range s.m.opts.Tools.Collisions() {
+		if c.Dropped.Server == s.name {
+			st.NotOffered = append(st.NotOffered, c)
+		}
+	}
 }
 
 func (s *server) statusLocked() Status {

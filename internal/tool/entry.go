@@ -1,5 +1,7 @@
 package tool
 
+import "fmt"
+
 // The types a Set hands out; set.go holds the Set itself.
 
 // Entry is one tool as offered to a model: its qualified name and the tool.
@@ -21,6 +23,29 @@ type Collision struct {
 	Name    string // the contested qualified name
 	Kept    Info
 	Dropped Info
+}
+
+// String says which tool is not offered, why, and what to do, for a person:
+//
+//	tool echo of server "my_srv" is not offered: its name mcp__my_srv__echo
+//	is taken by tool echo of server "my.srv"; rename one of the servers
+func (c Collision) String() string {
+	fix := "rename one of the servers"
+	switch {
+	case c.Kept.Server == "":
+		fix = "rename the server"
+	case c.Kept.Server == c.Dropped.Server:
+		fix = "the server's two tool names differ only in characters outside [A-Za-z0-9_-]"
+	}
+	return fmt.Sprintf("%s is not offered: its name %s is taken by %s; %s", origin(c.Dropped), c.Name, origin(c.Kept), fix)
+}
+
+// origin names a tool and where it comes from.
+func origin(i Info) string {
+	if i.Server == "" {
+		return "the built-in " + i.Name
+	}
+	return fmt.Sprintf("tool %s of server %q", i.Name, i.Server)
 }
 
 // Options configure a Set.

@@ -17,13 +17,21 @@ const MaxNameLen = 64
 // long names that share a prefix stay distinct and a name is the same in
 // every run.
 func QualifiedName(server, tool string) string {
-	name := "mcp__" + normalise(server) + "__" + normalise(tool)
+	name := ServerPrefix(server) + normalise(tool)
 	if len(name) <= MaxNameLen {
 		return name
 	}
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	suffix := "_" + hex.EncodeToString(sum[:4])
 	return name[:MaxNameLen-len(suffix)] + suffix
+}
+
+// ServerPrefix is how the qualified names of server's tools begin:
+// mcp__<server>__ with the server's name normalised. Two servers with the
+// same prefix (my.srv and my_srv) give a tool they both have the same name,
+// and the Set offers only one of them.
+func ServerPrefix(server string) string {
+	return "mcp__" + normalise(server) + "__"
 }
 
 // normalise replaces every character outside [A-Za-z0-9_-] with '_'.

@@ -153,7 +153,7 @@ func (s *Set) rebuildLocked() []func() {
 		if kept, dup := s.byName[c.name]; dup {
 			col := Collision{Name: c.name, Kept: kept.Info, Dropped: c.info}
 			s.collisions = append(s.collisions, col)
-			key := c.name + "\x00" + describe(col.Kept) + "\x00" + describe(col.Dropped)
+			key := c.name + "\x00" + origin(col.Kept) + "\x00" + origin(col.Dropped)
 			if s.warned[key] {
 				continue
 			}
@@ -162,7 +162,7 @@ func (s *Set) rebuildLocked() []func() {
 			}
 			s.warned[key] = true
 			s.logger.Warn("two tools have the same name; the second is not offered",
-				"name", c.name, "kept", describe(col.Kept), "dropped", describe(col.Dropped))
+				"name", c.name, "kept", origin(col.Kept), "dropped", origin(col.Dropped))
 			continue
 		}
 		e := &entry{Entry: Entry{Name: c.name, Info: c.info, Tool: c.tool}}
@@ -174,13 +174,6 @@ func (s *Set) rebuildLocked() []func() {
 		s.entries = append(s.entries, e.Entry)
 	}
 	return slices.Clone(s.onChange)
-}
-
-func describe(i Info) string {
-	if i.Server == "" {
-		return "built-in " + i.Name
-	}
-	return fmt.Sprintf("%s from server %q", i.Name, i.Server)
 }
 
 // Entries returns every tool offered, built-ins first, then MCP tools, each
@@ -202,11 +195,27 @@ func (s *Set) Lookup(name string) (Entry, bool) {
 	return e.Entry, true
 }
 
-// Collisions returns the name collisions of the current entries.
+// Collisions returns the name collisions of the current entries: each
+// tool that is not offered because another holds its qualified name (its
+// String says which and what to do).
 func (s *Set) Collisions() []Collision {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.collisions)
+}
+
+// ServerToolCounts returns how many tools each MCP server has in the set,
+// by server name: tools lost to a collision are not counted.
+func (s *Set) ServerToolCounts() map[string]int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(map[string]int, len(s.servers))
+	for _, e := range s.entries {
+		if e.Info.Server != "" {
+			out[e.Info.Server]++
+		}
+	}
+	return out
 }
 
 // ErrUnknownTool is returned by Call for a name the Set does not hold.

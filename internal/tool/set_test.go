@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -96,6 +98,18 @@ func TestSetOrderAndCollisions(t *testing.T) {
 	if !sawBuiltinWin {
 		t.Errorf("the built-in should keep a contested name: %+v", cols)
 	}
+	for _, c := range cols {
+		want := map[string]string{
+			"mcp__web__fetch": `tool fetch of server "web" is not offered: its name mcp__web__fetch is taken by the built-in mcp__web__fetch; rename the server`,
+			"mcp__web__a_b":   `tool a_b of server "web" is not offered: its name mcp__web__a_b is taken by tool a.b of server "web"; the server's two tool names differ only in characters outside [A-Za-z0-9_-]`,
+		}[c.Name]
+		if got := c.String(); got != want {
+			t.Errorf("collision says\n%s\nwant\n%s", got, want)
+		}
+	}
+	if got := s.ServerToolCounts(); len(got) != 2 || got["web"] != 1 || got["alpha"] != 1 {
+		t.Errorf("ServerToolCounts = %v, want web:1 alpha:1 (built-ins are not counted)", got)
+	}
 	if e, ok := s.Lookup("mcp__web__a_b"); !ok || e.Info.Name != "a.b" {
 		t.Errorf("the first of two colliding MCP tools in sorted order should win, got %+v", e.Info)
 	}
@@ -109,6 +123,47 @@ func TestSetOrderAndCollisions(t *testing.T) {
 	}
 	if changes != 4 {
 		t.Errorf("OnChange ran %d times, want 4", changes)
+	}
+}
+
+// Servers named my.srv and my_srv give a tool they both have the same
+// qualified name. The Set rebuilds at every change of any server (connects,
+// list_changed, reconnects): the clash must be logged once, and Collisions
+// must say which tool was not offered and which one holds its name.
+func TestCollisionLoggedOnce(t *testing.T) {
+	var logs bytes.Buffer
+	s := NewSet(Options{})
+	s.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	s.SetServerTools("my.srv", []Tool{newTool("", "echo"), newTool("", "only_dot")})
+	s.SetServerTools("my_srv", []Tool{newTool("", "echo")})
+	for range 5 {
+		s.SetServerTools("other", []Tool{newTool("", "x")})
+		s.SetServerTools("other", nil)
+		s.SetServerTools("my_srv", []Tool{newTool("", "echo")}) // a reconnect: new tool values
+	}
+	if n := strings.Count(logs.String(), "two tools have the same name"); n != 1 {
+		t.Errorf("the clash was logged %d times, want once:\n%s", n, logs.String())
+	}
+	cols := s.Collisions()
+	if len(cols) != 1 || cols[0].Name != "mcp__my_srv__echo" || cols[0].Kept.Server != "my.srv" || cols[0].Dropped.Server != "my_srv" {
+		t.Fatalf("collisions = %+v, want mcp__my_srv__echo kept from my.srv, dropped from my_srv", cols)
+	}
+	if got := names(s.Entries()); strings.Join(got, ",") != "mcp__my_srv__echo,mcp__my_srv__only_dot" {
+		t.Errorf("entries = %v", got)
+	}
+	want := `tool echo of server "my_srv" is not offered: its name mcp__my_srv__echo is taken by tool echo of server "my.srv"; rename one of the servers`
+	if got := cols[0].String(); got != want {
+		t.Errorf("collision says\n%s\nwant\n%s", got, want)
+	}
+	// Counts are of tools offered: my_srv's echo lost its name.
+	if got := s.ServerToolCounts(); len(got) != 1 || got["my.srv"] != 2 {
+		t.Errorf("ServerToolCounts = %v, want my.srv:2 (my_srv offers none)", got)
+	}
+
+	// A different clash is news: it is logged too.
+	s.SetServerTools("my_srv", []Tool{newTool("", "echo"), newTool("", "only_dot")})
+	if n := strings.Count(logs.String(), "two tools have the same name"); n != 2 {
+		t.Errorf("a second, different clash: %d log lines, want 2:\n%s", n, logs.String())
 	}
 }
 
