@@ -94,9 +94,9 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{
 			name: "command and url",
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"https://x.example\"\n",
-			line: 1,
-			want: []string{`server "a" sets both command and url`},
-			not:  []string{"neither command nor url"},
+			line: 4,
+			want: []string{`server "a" sets both command (line 3) and url (line 4)`, "keep only one"},
+			not:  []string{"neither command nor url", "transport"},
 		},
 		{
 			name: "duplicate names",
@@ -350,6 +350,7 @@ func TestMCPJSONErrors(t *testing.T) {
 		{"no command", "{\"mcpServers\": {\n\"a\": {\"args\": [\"x\"]}}}", 2, `server "a" has neither command nor url`},
 		{"unknown type", "{\"mcpServers\": {\n\"a\": {\"type\": \"ws\", \"url\": \"ws://x\"}}}", 2, `has type "ws"`},
 		{"http without url", "{\"mcpServers\": {\n\n\"a\": {\"type\": \"http\"}}}", 3, "remote server without a url"},
+		{"command and url", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"url\": \"https://x.example\"}}}", 2, `server "a" has both command and url (keep only one: "command" runs a local server, "url" connects to a remote one)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseMCPJSON([]byte(tc.json), "x/.mcp.json")
@@ -359,6 +360,39 @@ func TestMCPJSONErrors(t *testing.T) {
 			}
 			if cerr.File != "x/.mcp.json" || cerr.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v (line %d), want line %d and %q", err, cerr.Line, tc.line, tc.want)
+			}
+		})
+	}
+}
+
+// A command in one scope and a url in another merge into an entry with
+// both. The error is at the entry that added the second, names where the
+// first comes from, and says how to drop it; doing so works.
+func TestCommandAndURLFromTwoScopes(t *testing.T) {
+	for _, tc := range []struct {
+		name, user, local, added, inherited string
+	}{
+		{"url over command", "command = \"x\"", "url = \"https://x.example\"", "url", "command"},
+		{"command over url", "url = \"https://x.example\"", "command = \"x\"", "command", "url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			paths, proj := testEnv(t)
+			user := writeFile(t, paths.UserConfigFile(), "[[mcp.servers]]\nname = \"a\"\n"+tc.user+"\n")
+			localFile := filepath.Join(proj, ProjectDirName, LocalConfigName)
+			local := writeFile(t, localFile, "[[mcp.servers]]\nname = \"a\"\n\n"+tc.local+"\n")
+			_, err := Load(LoadOptions{Paths: paths, WorkDir: proj})
+			want := fmt.Sprintf(`%s:4: server "a" has both a command and a url: this file sets the %s, %s:3 sets the %s `+
+				`(keep only one (command runs a local server, url connects to a remote one): to replace the %s of %s, add %s = "" here)`,
+				local, tc.added, user, tc.inherited, tc.inherited, user, tc.inherited)
+			if err == nil || err.Error() != want {
+				t.Fatalf("err = %v\nwant %s", err, want)
+			}
+			// Following the hint gives a server of the kind the local file chose.
+			writeFile(t, localFile, "[[mcp.servers]]\nname = \"a\"\n"+tc.inherited+" = \"\"\n"+tc.local+"\n")
+			cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj})
+			s := mustServer(t, cfg, "a")
+			if wantT := map[string]string{"url": TransportHTTP, "command": TransportStdio}[tc.added]; s.Transport != wantT {
+				t.Errorf("after the fix: transport %q, want %q (%+v)", s.Transport, wantT, s)
 			}
 		})
 	}

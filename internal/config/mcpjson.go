@@ -116,6 +116,8 @@ func parseMCPJSON(data []byte, file string, lenient bool) ([]Server, errList) {
 		switch strings.ToLower(typ) {
 		case "":
 			switch {
+			case s.Command != "" && s.URL != "":
+				problem, hint = "has both command and url", `keep only one: "command" runs a local server, "url" connects to a remote one`
 			case s.Command != "":
 				s.Transport = TransportStdio
 			case s.URL != "":

@@ -28,12 +28,14 @@ type resolver struct {
 type origin struct {
 	file string
 	line int
+	rank int // the file's place in the merge: a higher rank overrides a lower
 }
 
 // mergedServer is a server while its scopes are merged.
 type mergedServer struct {
 	srv       Server
 	origins   map[string]origin // by key path inside the entry
+	rank      int               // rank of the last file that defines it (see origin)
 	untrusted bool              // some file that defines it is untrusted
 	invalid   string            // why a lenient .mcp.json entry cannot run
 	// unexpanded holds the key paths (as toml.Key.String) whose ${VAR}
@@ -49,7 +51,7 @@ func (m *mergedServer) origin(key toml.Key) origin {
 			return o
 		}
 	}
-	return origin{m.srv.File, m.srv.Line}
+	return origin{file: m.srv.File, line: m.srv.Line, rank: m.rank}
 }
 
 func (r *resolver) resolve(files []*fileData) (*Config, error) {
@@ -61,11 +63,11 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 	var servers []*mergedServer
 	byName := map[string]*mergedServer{}
 	shadowed := trustedServers(files)
-	for _, f := range files {
+	for rank, f := range files {
 		cfg.Files = append(cfg.Files, f.src)
 		if f.src.Trusted {
 			overlay(reflect.ValueOf(cfg).Elem(), reflect.ValueOf(&f.cfg).Elem(), f.raw, nil, func(p toml.Key) {
-				top[p.String()] = origin{f.src.Path, f.line(p)}
+				top[p.String()] = origin{f.src.Path, f.line(p), rank}
 			})
 		}
 		for _, fs := range f.servers {
@@ -79,9 +81,9 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 				servers = append(servers, m)
 			}
 			overlay(reflect.ValueOf(&m.srv).Elem(), reflect.ValueOf(&fs.srv).Elem(), fs.raw, nil, func(p toml.Key) {
-				m.origins[p.String()] = origin{f.src.Path, f.serverLine(fs, p)}
+				m.origins[p.String()] = origin{f.src.Path, f.serverLine(fs, p), rank}
 			})
-			m.srv.Scope, m.srv.File, m.srv.Line = fs.srv.Scope, fs.srv.File, fs.srv.Line
+			m.srv.Scope, m.srv.File, m.srv.Line, m.rank = fs.srv.Scope, fs.srv.File, fs.srv.Line, rank
 			if !f.src.Trusted {
 				m.untrusted = true
 			}
@@ -383,8 +385,7 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 		switch {
 		case s.Command != "" && s.URL != "":
 			if check {
-				errs.add(o.file, o.line, `set transport = "stdio" to run the command or transport = "http" to use the url, and remove the other`,
-					"server %q sets both command and url", s.Name)
+				*errs = append(*errs, bothCommandAndURL(m))
 			}
 		case s.Command != "":
 			s.Transport = TransportStdio
@@ -438,6 +439,30 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 	if s.Timeout.Duration == 0 {
 		s.Timeout.Duration = DefaultTimeout
 	}
+}
+
+// bothCommandAndURL is the error for a server with both a command and a
+// url (and no transport to choose): it says where each was set and to keep
+// only one. When a higher scope added one to an entry that had the other,
+// it says how that entry drops the inherited one.
+func bothCommandAndURL(m *mergedServer) *Error {
+	name := m.srv.Name
+	co, uo := m.origin(toml.Key{"command"}), m.origin(toml.Key{"url"})
+	const which = "command runs a local server, url connects to a remote one"
+	if co.file == uo.file {
+		return &Error{File: co.file, Line: max(co.line, uo.line),
+			Msg:  fmt.Sprintf("server %q sets both command (line %d) and url (line %d)", name, co.line, uo.line),
+			Hint: "keep only one: " + which}
+	}
+	// The higher scope's key is the one a person added over the other.
+	at, added, inherited, from := uo, "url", "command", co
+	if co.rank > uo.rank {
+		at, added, inherited, from = co, "command", "url", uo
+	}
+	return &Error{File: at.file, Line: at.line,
+		Msg: fmt.Sprintf("server %q has both a command and a url: this file sets the %s, %s:%d sets the %s",
+			name, added, from.file, from.line, inherited),
+		Hint: fmt.Sprintf(`keep only one (%s): to replace the %s of %s, add %s = "" here`, which, inherited, from.file, inherited)}
 }
 
 // checkOAuth checks the rules of [mcp.servers.oauth] that span scopes: the
