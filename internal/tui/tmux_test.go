@@ -163,7 +163,7 @@ echo "exit=$?" > %q
 
 	// /call with JSON arguments.
 	keys(`/call mcp__everything__echo {"message":"hello from tmux"}`, "Enter")
-	waitFor(`"text": "Echo: hello from tmux"`)
+	waitFor("⎿ Echo: hello from tmux")
 
 	// A chat turn: the model calls a tool that is not read-only (a
 	// permission prompt), the tool asks for input (an elicitation form).
