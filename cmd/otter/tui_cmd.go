@@ -50,19 +50,7 @@ func runTUI(cmd *cobra.Command) error {
 		HistoryFile: filepath.Join(paths.StateDir, "history.jsonl"),
 	})
 	b := &tuiBackend{ui: ui, logger: logger}
-	a, err := app.New(ctx, app.Options{
-		Paths:      paths,
-		WorkDir:    flags.workDir,
-		ConfigFile: flags.configFile,
-		Asker:      ui,
-		Sampler:    b.sample,
-		OnEvent:    func(ev mcp.Event) { ui.Notify(ev) },
-		Logger:     logger,
-		Version:    version,
-		// A server that needs a login asks at once; the prompt (open
-		// browser / copy URL / paste redirect / later) is the consent.
-		Interactive: true,
-	})
+	a, err := app.New(ctx, tuiAppOptions(paths, ui, b, logger))
 	if err != nil {
 		return exitCode(2, err)
 	}
@@ -93,6 +81,24 @@ func runTUI(cmd *cobra.Command) error {
 		go b.watchConfig(runCtx)
 	}
 	return ui.Run(runCtx, b)
+}
+
+// tuiAppOptions configures the core under the TUI. Logins are not
+// Interactive: at startup a server that needs one goes needs-auth and the
+// TUI says so in one notice; the person starts each login from /mcp (l).
+// Asking at once would put a login prompt per server in front of the
+// person before they typed anything (issue 3: no browser storm at startup).
+func tuiAppOptions(paths config.Paths, ui *tui.UI, b *tuiBackend, logger *slog.Logger) app.Options {
+	return app.Options{
+		Paths:      paths,
+		WorkDir:    flags.workDir,
+		ConfigFile: flags.configFile,
+		Asker:      ui,
+		Sampler:    b.sample,
+		OnEvent:    func(ev mcp.Event) { ui.Notify(ev) },
+		Logger:     logger,
+		Version:    version,
+	}
 }
 
 // tuiLogger writes logs to --log-file or $XDG_STATE_HOME/otter/otter.log:

@@ -7,11 +7,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/oauth/oauthtest"
 	"github.com/otter-sh/otter/internal/tui"
 )
 
@@ -73,5 +78,75 @@ func TestTUITrustPrompt(t *testing.T) {
 	}
 	if p := b.Provider(); !strings.Contains(p.Help, "ANTHROPIC_API_KEY") {
 		t.Errorf("provider help = %q", p.Help)
+	}
+}
+
+// loginRecorder is the TUI's Asker with its login prompt replaced by a
+// record of the servers it was asked about (answered "later").
+type loginRecorder struct {
+	*tui.UI
+	mu    sync.Mutex
+	asked []string
+}
+
+func (r *loginRecorder) Login(_ context.Context, req ask.Login) (ask.LoginReply, error) {
+	r.mu.Lock()
+	r.asked = append(r.asked, req.Server)
+	r.mu.Unlock()
+	return ask.LoginReply{Choice: ask.LoginLater}, nil
+}
+
+// TestTUIStartupNeverStartsALogin: two configured servers that need an
+// OAuth login do not each put a login prompt (and a browser) in front of
+// the person at startup; they wait in needs-auth until a login from /mcp.
+func TestTUIStartupNeverStartsALogin(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("BROWSER", "")
+	as := oauthtest.NewAuthServer(t)
+	cfgFile := filepath.Join(home, "otter.toml")
+	cfg := ""
+	for _, name := range []string{"one", "two"} {
+		cfg += "[[mcp.servers]]\nname = \"" + name + "\"\nurl = \"" + oauthtest.NewProtectedMCP(t, as) + "\"\ntransport = \"http\"\n"
+	}
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags = globalFlags{configFile: cfgFile, workDir: t.TempDir()}
+	t.Cleanup(func() { flags = globalFlags{} })
+	paths := config.Paths{
+		ConfigDir: filepath.Join(home, "config"), DataDir: filepath.Join(home, "data"),
+		StateDir: filepath.Join(home, "state"), CacheDir: filepath.Join(home, "cache"),
+	}
+	logger := slog.New(slog.DiscardHandler)
+	ui := tui.New(tui.Options{})
+	b := &tuiBackend{ui: ui, logger: logger}
+	rec := &loginRecorder{UI: ui}
+	opts := tuiAppOptions(paths, ui, b, logger)
+	opts.Asker = rec
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := app.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.Start(ctx)
+	if err := a.MCP.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	statuses := a.MCP.Statuses()
+	if len(statuses) != 2 {
+		t.Fatalf("servers = %+v, want one and two", statuses)
+	}
+	for _, s := range statuses {
+		if s.State != mcp.StateNeedsAuth {
+			t.Errorf("%s is %s (%s), want needs-auth", s.Name, s.State, s.Error)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.asked) > 0 {
+		t.Errorf("startup asked to log in to %v; logins start from /mcp", rec.asked)
 	}
 }

@@ -102,6 +102,12 @@ type model struct {
 	hint      string
 	cycle     *completion // Tab's candidates, while Tab cycles through them
 	ctrlC     bool
+
+	// loginSaid names the needs-auth servers the transcript has told about
+	// (until they connect); loginNew those still to tell about, in one
+	// notice once no server is pending.
+	loginSaid map[string]bool
+	loginNew  []string
 }
 
 func newModel(u *UI, b Backend) *model {
@@ -113,6 +119,7 @@ func newModel(u *UI, b Backend) *model {
 		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		toolItems: map[string]*item{},
 		imgs:      detectImages(u.opts.lookupEnv()),
+		loginSaid: map[string]bool{},
 	}
 	m.input = textarea.New()
 	m.input.Placeholder = "Ask otter… (/help for commands, shift+enter for a new line)"
@@ -165,16 +172,52 @@ func (m *model) refresh() {
 	m.servers = m.b.Servers()
 	// Say so in the transcript when a login finished or a working server
 	// broke; other changes show in /mcp and the status bar.
+	pending := false
 	for _, s := range m.servers {
 		switch was := prev[s.Name]; {
 		case was == mcp.StateNeedsAuth && s.State == mcp.StateConnected:
 			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%d tools)", s.Name, s.Tools))
 		case was == mcp.StateConnected && (s.State == mcp.StateFailed || s.State == mcp.StateNeedsAuth):
 			m.notice(itemError, fmt.Sprintf("%s is %s: %s — /mcp for details", s.Name, s.State, s.Error))
+			m.loginSaid[s.Name] = s.State == mcp.StateNeedsAuth
+		case s.State == mcp.StateNeedsAuth && !m.loginSaid[s.Name]:
+			m.loginSaid[s.Name] = true
+			m.loginNew = append(m.loginNew, s.Name)
 		}
+		switch s.State {
+		case mcp.StatePending:
+			pending = true
+		case mcp.StateConnected:
+			delete(m.loginSaid, s.Name)
+		}
+	}
+	if len(m.loginNew) > 0 && !pending {
+		m.announceLogins()
 	}
 	m.tools = m.b.Tools()
 	m.prompts = m.b.Prompts()
+}
+
+// announceLogins says, in one notice, which servers wait for a login.
+// otter never starts a login on its own at startup (that would open a
+// browser per server); the person starts it from /mcp.
+func (m *model) announceLogins() {
+	var names []string
+	for _, n := range m.loginNew { // skip those that left needs-auth meanwhile
+		for _, s := range m.servers {
+			if s.Name == n && s.State == mcp.StateNeedsAuth {
+				names = append(names, n)
+			}
+		}
+	}
+	m.loginNew = nil
+	switch len(names) {
+	case 0:
+	case 1:
+		m.notice(itemInfo, fmt.Sprintf("%s needs login — open /mcp, select it and press l", names[0]))
+	default:
+		m.notice(itemInfo, fmt.Sprintf("%d servers need login (%s) — open /mcp and press l on each", len(names), strings.Join(names, ", ")))
+	}
 }
 
 func (m *model) notice(kind itemKind, text string) *item {
@@ -723,13 +766,19 @@ func (m *model) statusBar() string {
 	} else if m.provider.Name != "" || m.provider.Model != "" {
 		provider = strings.Trim(m.provider.Name+"/"+m.provider.Model, "/")
 	}
-	connected := 0
+	connected, login := 0, 0
 	for _, s := range m.servers {
-		if s.State == mcp.StateConnected {
+		switch s.State {
+		case mcp.StateConnected:
 			connected++
+		case mcp.StateNeedsAuth:
+			login++
 		}
 	}
 	mid := fmt.Sprintf(" · %d/%d servers · %d tools", connected, len(m.servers), len(m.tools))
+	if login > 0 {
+		mid += fmt.Sprintf(" · %d need login", login)
+	}
 	working := m.busy || m.calls > 0
 	tokens := ""
 	if m.usage.InputTokens+m.usage.OutputTokens > 0 {

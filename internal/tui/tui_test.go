@@ -793,3 +793,53 @@ func TestHelpAtNarrowWidth(t *testing.T) {
 	}
 	t.Fatalf("no /help line for /mcp tools:\n%s", s)
 }
+
+// Servers that need a login at startup are told about in one notice once
+// startup settles, not one prompt each; the login starts from /mcp (l),
+// and a declined login is not announced again.
+func TestStartupLoginsAreOneNotice(t *testing.T) {
+	b := &fakeBackend{servers: []mcp.Status{
+		{Name: "github", Transport: "http", State: mcp.StatePending},
+		{Name: "linear", Transport: "http", State: mcp.StatePending},
+		{Name: "fs", Transport: "stdio", State: mcp.StateConnected, Tools: 3},
+	}}
+	h := start(t, b)
+	h.waitFor("1/3 servers")
+	set := func(i int, st mcp.State) {
+		b.mu.Lock()
+		b.servers[i].State = st
+		s := b.servers[i]
+		b.mu.Unlock()
+		h.ui.Notify(mcp.StateChanged{Status: s})
+	}
+	set(0, mcp.StateNeedsAuth) // linear is still pending: wait for it
+	s := h.waitFor("1/3 servers · 0 tools · 1 need login")
+	if strings.Contains(s, "github") {
+		t.Errorf("a login notice before startup settled:\n%s", s)
+	}
+	set(1, mcp.StateNeedsAuth)
+	s = h.waitFor("2 servers need login (github, linear) — open /mcp and press l")
+	if strings.Contains(s, "needs authorization") {
+		t.Errorf("startup put a login prompt up:\n%s", s)
+	}
+	h.enterLine("/mcp")
+	h.waitFor("MCP servers")
+	h.press("l")
+	deadline := time.Now().Add(20 * time.Second)
+	for !b.did("login github") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !b.did("login github") {
+		t.Fatalf("l in /mcp did not start a login: %v", b.actions)
+	}
+	h.press("esc")
+	set(0, mcp.StatePending) // the login ran and was put off: back to needs-auth
+	h.waitFor("· 1 need login")
+	set(0, mcp.StateNeedsAuth)
+	h.waitFor("· 2 need login")
+	h.enterLine("/help")
+	s = h.waitFor("forget the conversation")
+	if n := strings.Count(s, "servers need login") + strings.Count(s, "needs login"); n != 1 {
+		t.Errorf("the login notice shows %d times, want once:\n%s", n, s)
+	}
+}
