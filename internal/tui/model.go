@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +109,7 @@ type model struct {
 	// notice once no server is pending.
 	loginSaid map[string]bool
 	loginNew  []string
+	welcomed  bool // the welcome is in the transcript; notices may follow
 }
 
 func newModel(u *UI, b Backend) *model {
@@ -143,6 +145,10 @@ func newModel(u *UI, b Backend) *model {
 	if m.provider.Help != "" {
 		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")
 	}
+	m.welcomed = true
+	if !slices.ContainsFunc(m.servers, func(s mcp.Status) bool { return s.State == mcp.StatePending }) {
+		m.announceLogins()
+	}
 	if req := b.TrustPrompt(); req != nil {
 		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
 	}
@@ -177,9 +183,11 @@ func (m *model) refresh() {
 		switch was := prev[s.Name]; {
 		case was == mcp.StateNeedsAuth && s.State == mcp.StateConnected:
 			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%d tools)", s.Name, s.Tools))
-		case was == mcp.StateConnected && (s.State == mcp.StateFailed || s.State == mcp.StateNeedsAuth):
-			m.notice(itemError, fmt.Sprintf("%s is %s: %s — /mcp for details", s.Name, s.State, s.Error))
-			m.loginSaid[s.Name] = s.State == mcp.StateNeedsAuth
+		case was == mcp.StateConnected && s.State == mcp.StateFailed:
+			m.notice(itemError, fmt.Sprintf("%s is failed: %s — /mcp for details", s.Name, s.Error))
+		case was == mcp.StateConnected && s.State == mcp.StateNeedsAuth:
+			m.notice(itemError, fmt.Sprintf("%s needs a new login: %s — open /mcp, select it and press l", s.Name, s.Error))
+			m.loginSaid[s.Name] = true
 		case s.State == mcp.StateNeedsAuth && !m.loginSaid[s.Name]:
 			m.loginSaid[s.Name] = true
 			m.loginNew = append(m.loginNew, s.Name)
@@ -191,7 +199,7 @@ func (m *model) refresh() {
 			delete(m.loginSaid, s.Name)
 		}
 	}
-	if len(m.loginNew) > 0 && !pending {
+	if len(m.loginNew) > 0 && !pending && m.welcomed {
 		m.announceLogins()
 	}
 	m.tools = m.b.Tools()

@@ -591,6 +591,19 @@ func TestLoginFinishedIsAnnounced(t *testing.T) {
 	b.mu.Unlock()
 	h.ui.Notify(mcp.StateChanged{Status: b.servers[0]})
 	h.waitFor("github is authorized and connected (40 tools)", "1/1 servers")
+
+	// Losing the login mid-session says how to log in again, once.
+	b.mu.Lock()
+	b.servers = []mcp.Status{{Name: "github", Transport: "http", State: mcp.StateNeedsAuth, Error: "the refresh token was revoked"}}
+	b.mu.Unlock()
+	h.ui.Notify(mcp.StateChanged{Status: b.servers[0]})
+	s := h.waitFor("github needs a new login: the refresh token was revoked — open /mcp, select it and press l", "0/1 servers")
+	if n := strings.Count(s, "github needs login"); n != 1 { // at startup only
+		t.Errorf("the startup login notice shows %d times, want once, after the welcome:\n%s", n, s)
+	}
+	if strings.Index(s, "github needs login") < strings.Index(s, "otter — type a message") {
+		t.Errorf("the login notice comes before the welcome:\n%s", s)
+	}
 }
 
 func TestPromptWithArguments(t *testing.T) {
