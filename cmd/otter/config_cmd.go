@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/tool"
 )
 
 // configCommands are `otter config validate|show` and `otter trust`.
@@ -84,30 +83,18 @@ otter itself only marks that server failed and starts the others.`,
 			}
 			fmt.Fprintf(out, "ok: %s from %s\n", plural(len(cfg.MCP.Servers), "server"), strings.Join(files, ", "))
 			printDisabled(out, cfg)
-			printPrefixClashes(out, cfg)
+			printWarnings(out, cfg)
 			return nil
 		},
 	}
 }
 
-// printPrefixClashes warns about servers whose names give their tools the
-// same qualified-name prefix (my.srv and my_srv both give mcp__my_srv__):
-// a tool name they share is offered from one of them only.
-func printPrefixClashes(w io.Writer, cfg *config.Config) {
-	byPrefix := map[string][]string{}
-	var order []string
-	for _, s := range cfg.MCP.Servers {
-		p := strings.TrimSuffix(tool.QualifiedName(s.Name, "t"), "t")
-		if len(byPrefix[p]) == 0 {
-			order = append(order, p)
-		}
-		byPrefix[p] = append(byPrefix[p], fmt.Sprintf("%q", s.Name))
-	}
-	for _, p := range order {
-		if names := byPrefix[p]; len(names) > 1 {
-			fmt.Fprintf(w, "warning: servers %s share the tool prefix %s; a tool name they have in common is offered from one of them only: rename one\n",
-				strings.Join(names, " and "), p)
-		}
+// printWarnings prints what the configuration costs the user without
+// stopping otter, such as servers whose tools get the same names; each
+// warning names the file and line to change.
+func printWarnings(w io.Writer, cfg *config.Config) {
+	for _, warn := range cfg.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", strings.ReplaceAll(warn.Error(), "\n", "\n  "))
 	}
 }
 

@@ -106,7 +106,8 @@ func TestConfigValidateWarnsOfToolPrefixClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runOtter(t, "config", "validate", file)
-	if err != nil || !strings.Contains(out, `warning: servers "my.srv" and "my_srv" share the tool prefix mcp__my_srv__;`) {
+	want := "warning: " + file + `:5: servers "my.srv" (line 1) and "my_srv" share the tool prefix mcp__my_srv__; a tool name they have in common is offered from "my.srv" only (rename one of them)`
+	if err != nil || !strings.Contains(out, want) {
 		t.Errorf("validate: %v\n%s", err, out)
 	}
 	if strings.Contains(out, `"other"`) {

@@ -67,7 +67,7 @@ token_expiry and not_offered where they apply.`,
 			if len(statuses) == 0 && !asJSON {
 				fmt.Fprintf(cmd.ErrOrStderr(), "No MCP servers are configured. Add a [[mcp.servers]] entry to %s (config.example.toml shows every key),\nor import a .mcp.json with `otter mcp import FILE --write`.\n", s.app.Paths.UserConfigFile())
 			}
-			return printServerList(cmd.OutOrStdout(), statuses, s.app.Tools.Collisions(), asJSON)
+			return printServerList(cmd.OutOrStdout(), statuses, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -100,7 +100,7 @@ annotations}, where name is the qualified name a model sees and tool the server'
 			case adhoc != nil:
 				opts.only = adhoc.Name
 			case len(args) == 1:
-				opts.only = args[0]
+				opts.only, opts.siblings = args[0], true
 			}
 			s, err := startMCPSession(cmd, opts)
 			if err != nil {
@@ -121,8 +121,9 @@ annotations}, where name is the qualified name a model sees and tool the server'
 				}
 			}
 			for _, c := range s.app.Tools.Collisions() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "otter: tool %s of server %q is not offered: its name %s is taken by %s; rename one of the servers\n",
-					c.Dropped.Name, c.Dropped.Server, c.Name, describeOrigin(c.Kept))
+				if opts.only == "" || c.Dropped.Server == opts.only {
+					fmt.Fprintf(cmd.ErrOrStderr(), "otter: %s\n", c)
+				}
 			}
 			return printTools(cmd.OutOrStdout(), entries, asJSON)
 		},
@@ -324,6 +325,7 @@ type mcpSessionOptions struct {
 	conn      *mcpConnFlags  // nil: no ad hoc flags (list)
 	adhoc     *config.Server // an ad hoc server replacing the configured ones
 	only      string         // manage only this server
+	siblings  bool           // with only: also the servers whose tools get its name prefix, so that collisions resolve as in a full session
 	none      bool           // manage no server (a built-in tool call)
 	timeout   time.Duration  // --timeout: overrides the server's call timeout
 	stdinUsed bool           // stdin carries the call's arguments
@@ -397,6 +399,14 @@ func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, er
 				return nil, fmt.Errorf("MCP server %q is disabled: %s", srv.Name, why)
 			}
 			out = []config.Server{srv}
+			if o.siblings {
+				prefix := tool.ServerPrefix(srv.Name)
+				for _, c := range configured {
+					if c.Name != srv.Name && c.IsEnabled() && tool.ServerPrefix(c.Name) == prefix {
+						out = append(out, c)
+					}
+				}
+			}
 		default:
 			out = configured
 		}
@@ -472,22 +482,17 @@ type serverJSON struct {
 	NotOffered []string `json:"not_offered,omitempty"`
 }
 
-func printServerList(w io.Writer, statuses []mcp.Status, collisions []tool.Collision, asJSON bool) error {
+func printServerList(w io.Writer, statuses []mcp.Status, asJSON bool) error {
 	rows := make([]serverJSON, 0, len(statuses))
-	takenBy := map[string][]string{} // server → who holds the names of its dropped tools
 	for _, st := range statuses {
-		r := serverJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Tools: st.Tools, Error: st.Error}
+		r := serverJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Error: st.Error,
+			Tools: max(st.Tools-len(st.NotOffered), 0)}
 		if !st.TokenExpiry.IsZero() {
 			r.TokenExpiry = st.TokenExpiry.Format(time.RFC3339)
 		}
-		for _, c := range collisions {
-			if c.Dropped.Server == st.Name {
-				r.NotOffered = append(r.NotOffered, c.Dropped.Name)
-				r.Tools--
-				takenBy[st.Name] = append(takenBy[st.Name], cmp.Or(c.Kept.Server, "a built-in"))
-			}
+		for _, c := range st.NotOffered {
+			r.NotOffered = append(r.NotOffered, c.Dropped.Name)
 		}
-		r.Tools = max(r.Tools, 0)
 		rows = append(rows, r)
 	}
 	if asJSON {
@@ -505,7 +510,11 @@ func printServerList(w io.Writer, statuses []mcp.Status, collisions []tool.Colli
 			notes = append(notes, tokenNote(st.State, st.TokenExpiry, time.Now()))
 		}
 		if n := len(r.NotOffered); n > 0 {
-			holders := slices.Compact(slices.Sorted(slices.Values(takenBy[r.Name])))
+			var holders []string
+			for _, c := range st.NotOffered {
+				holders = append(holders, cmp.Or(c.Kept.Server, "a built-in"))
+			}
+			holders = slices.Compact(slices.Sorted(slices.Values(holders)))
 			notes = append(notes, fmt.Sprintf("%d tool(s) not offered (%s): same qualified name as a tool of %s; rename one server",
 				n, strings.Join(r.NotOffered, ", "), strings.Join(holders, ", ")))
 		}
@@ -538,14 +547,6 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dm", int(d.Minutes()))
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// describeOrigin names where a tool comes from.
-func describeOrigin(i tool.Info) string {
-	if i.Server == "" {
-		return "the built-in " + i.Name
-	}
-	return fmt.Sprintf("tool %s of server %q", i.Name, i.Server)
 }
 
 // toolJSON is one element of `otter mcp tools --json`.

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,13 +175,12 @@ func TestPrintServerListTokensAndCollisions(t *testing.T) {
 		{Name: "remote", Transport: "http", State: mcp.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
 		{Name: "soon", Transport: "http", State: mcp.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
 		{Name: "my.srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2},
-		{Name: "my_srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2},
+		{Name: "my_srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2, NotOffered: []tool.Collision{{Name: "mcp__my_srv__echo",
+			Kept:    tool.Info{Server: "my.srv", Name: "echo"},
+			Dropped: tool.Info{Server: "my_srv", Name: "echo"}}}},
 	}
-	collisions := []tool.Collision{{Name: "mcp__my_srv__echo",
-		Kept:    tool.Info{Server: "my.srv", Name: "echo"},
-		Dropped: tool.Info{Server: "my_srv", Name: "echo"}}}
 	var b strings.Builder
-	if err := printServerList(&b, statuses, collisions, false); err != nil {
+	if err := printServerList(&b, statuses, false); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -197,7 +199,7 @@ func TestPrintServerListTokensAndCollisions(t *testing.T) {
 		}
 	}
 	b.Reset()
-	printServerList(&b, statuses, collisions, true)
+	printServerList(&b, statuses, true)
 	if !strings.Contains(b.String(), `"not_offered": [`) {
 		t.Errorf("JSON lacks not_offered:\n%s", b.String())
 	}
@@ -211,7 +213,7 @@ func TestPrintServerList(t *testing.T) {
 		{Name: "db", Transport: "stdio", State: mcp.StateFailed, Error: "exited with status 1\nmore detail"},
 	}
 	var b strings.Builder
-	if err := printServerList(&b, statuses, nil, false); err != nil {
+	if err := printServerList(&b, statuses, false); err != nil {
 		t.Fatal(err)
 	}
 	want := `NAME  TRANSPORT  STATE       TOOLS  ERROR
@@ -224,7 +226,7 @@ db    stdio      failed      0      exited with status 1 …
 	}
 
 	b.Reset()
-	if err := printServerList(&b, statuses[:2], nil, true); err != nil {
+	if err := printServerList(&b, statuses[:2], true); err != nil {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
@@ -289,5 +291,98 @@ func TestCallGetStatusShowsServers(t *testing.T) {
 	}
 	if s := env.Result.Servers; env.Status != "success" || len(s) != 1 || s[0].Name != "everything" || s[0].State != "connected" || s[0].Tools == 0 {
 		t.Errorf("get_status = %+v, want the everything server connected with its tools", env)
+	}
+}
+
+// httpToolServer serves an MCP server over streamable HTTP whose tools
+// (named by tools) each answer with the server's name.
+func httpToolServer(t *testing.T, name string, tools ...string) string {
+	t.Helper()
+	server := sdk.NewServer(&sdk.Implementation{Name: name, Version: "1.0.0"}, nil)
+	for _, tn := range tools {
+		server.AddTool(&sdk.Tool{Name: tn, Description: tn + " of " + name, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: tn + " from " + name}}}, nil
+			})
+	}
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// Servers named my.srv and my_srv give their tools the same prefix; echo,
+// which both have, is offered from my.srv only. list counts what is
+// offered and names what is not; tools attributes every tool to the server
+// that answers it and says which tool was dropped and why; a call of the
+// shared name reaches my.srv.
+func TestCollidingServers(t *testing.T) {
+	paths := configTestHome(t)
+	file := paths.UserConfigFile()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"my_srv\"\nurl = %q\ntransport = \"http\"\n\n[[mcp.servers]]\nname = \"my.srv\"\nurl = %q\ntransport = \"http\"\n",
+		httpToolServer(t, "my_srv", "echo", "beta"), httpToolServer(t, "my.srv", "echo", "alpha"))
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+
+	out, stderr, err := runOtter(t, "--cwd", work, "mcp", "list", "--json")
+	if err != nil {
+		t.Fatalf("mcp list: %v\n%s", err, stderr)
+	}
+	var rows []serverJSON
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("mcp list --json %q: %v", out, err)
+	}
+	got := map[string]serverJSON{}
+	for _, r := range rows {
+		got[r.Name] = r
+	}
+	if r := got["my.srv"]; r.State != "connected" || r.Tools != 2 || len(r.NotOffered) != 0 {
+		t.Errorf("my.srv row = %+v, want connected, 2 tools, none dropped", r)
+	}
+	if r := got["my_srv"]; r.State != "connected" || r.Tools != 1 || fmt.Sprint(r.NotOffered) != "[echo]" {
+		t.Errorf("my_srv row = %+v, want connected, 1 tool, echo not offered", r)
+	}
+	out, _, _ = runOtter(t, "--cwd", work, "mcp", "list")
+	if !strings.Contains(out, "1 tool(s) not offered (echo): same qualified name as a tool of my.srv") {
+		t.Errorf("mcp list does not name the dropped tool:\n%s", out)
+	}
+
+	out, stderr, err = runOtter(t, "--cwd", work, "mcp", "tools", "--json")
+	if err != nil {
+		t.Fatalf("mcp tools: %v\n%s", err, stderr)
+	}
+	var tools []toolJSON
+	if err := json.Unmarshal([]byte(out), &tools); err != nil {
+		t.Fatal(err)
+	}
+	owner := map[string]string{}
+	for _, tj := range tools {
+		if tj.Server != "" {
+			owner[tj.Name] = tj.Server + "/" + tj.Tool
+		}
+	}
+	want := map[string]string{"mcp__my_srv__alpha": "my.srv/alpha", "mcp__my_srv__beta": "my_srv/beta", "mcp__my_srv__echo": "my.srv/echo"}
+	if fmt.Sprint(owner) != fmt.Sprint(want) {
+		t.Errorf("mcp tools attributes %v, want %v", owner, want)
+	}
+	if !strings.Contains(stderr, `tool echo of server "my_srv" is not offered: its name mcp__my_srv__echo is taken by tool echo of server "my.srv"`) {
+		t.Errorf("mcp tools does not say which tool was dropped and why:\n%s", stderr)
+	}
+
+	// One server: its offered tools, and its dropped one on stderr.
+	out, stderr, err = runOtter(t, "--cwd", work, "mcp", "tools", "my_srv", "--json")
+	if err != nil || !strings.Contains(out, "mcp__my_srv__beta") || strings.Contains(out, "mcp__my_srv__echo") || !strings.Contains(stderr, `tool echo of server "my_srv" is not offered`) {
+		t.Errorf("mcp tools my_srv: %v\n%s\n%s", err, out, stderr)
+	}
+	out, stderr, err = runOtter(t, "--cwd", work, "mcp", "tools", "my.srv", "--json")
+	if err != nil || strings.Contains(stderr, "otter: tool") {
+		t.Errorf("mcp tools my.srv reports another server's dropped tool: %v\n%s", err, stderr)
+	}
+	if out, stderr, err := runOtter(t, "--cwd", work, "mcp", "call", "mcp__my_srv__echo", "{}"); err != nil || !strings.Contains(out, "echo from my.srv") {
+		t.Errorf("call of the shared name: %q, %v\n%s", out, err, stderr)
 	}
 }
