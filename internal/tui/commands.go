@@ -25,7 +25,7 @@ const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
   /mcp tools [server]  filterable list of tools; enter shows description, input schema, annotations
   /mcp reload          re-read the config; only changed servers restart
-  /call TOOL [json]    call a tool by hand (a form from its input schema) and see the raw result
+  /call TOOL [json]    call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt [arg=value …]   use a server's prompt
   /image [N]           view image N from a tool result (the latest without N)
   /clear               forget the conversation
@@ -156,7 +156,7 @@ func (m *model) callCommand(args string) tea.Cmd {
 	return fm.init()
 }
 
-// runCall calls a tool by hand; the result shows raw in the transcript.
+// runCall calls a tool by hand; the whole result shows in the transcript.
 func (m *model) runCall(name string, args json.RawMessage) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.callSeq++
