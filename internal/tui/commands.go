@@ -121,7 +121,7 @@ func (m *model) callCommand(args string) tea.Cmd {
 	e, ok, ambiguous := m.lookupTool(name)
 	switch {
 	case len(ambiguous) > 0:
-		m.notice(itemError, fmt.Sprintf("%s is offered by %d servers — say which: %s", name, len(ambiguous), strings.Join(ambiguous, ", ")))
+		m.notice(itemError, fmt.Sprintf("%s is ambiguous: %d servers offer it — use one of %s", name, len(ambiguous), strings.Join(ambiguous, ", ")))
 		return nil
 	case !ok:
 		m.notice(itemError, fmt.Sprintf("no tool named %s — /mcp tools lists them", name))

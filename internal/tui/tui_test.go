@@ -706,7 +706,7 @@ func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
 	}
 	h := start(t, b)
 	h.enterLine(`/call echo {}`)
-	h.waitFor("echo is offered by 2 servers", "mcp__alpha__echo, mcp__beta__echo")
+	h.waitFor("echo is ambiguous: 2 servers offer it — use one of mcp__alpha__echo, mcp__beta__echo")
 
 	h.typeText("/call get")
 	h.press("tab")
