@@ -290,3 +290,40 @@ func TestHealthCheckNoticesDeadHTTPServer(t *testing.T) {
 		t.Errorf("state %s, error %q; want the health check named", st.State, st.Error)
 	}
 }
+
+// A remote server that stops answering requests while its event stream
+// stays open (a proxy returning 503, a hung backend) is found by the health
+// check on both remote transports: the ping is not delivered, which is no
+// answer, though streamable HTTP reports it as a JSON-RPC error (-32005).
+func TestHealthCheckNoticesServerThatRefusesRequests(t *testing.T) {
+	for _, transport := range []string{config.TransportHTTP, config.TransportSSE} {
+		t.Run(transport, func(t *testing.T) {
+			srv := newTestServer("normal")
+			var handler http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+			if transport == config.TransportSSE {
+				handler = sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+			}
+			var refusing atomic.Bool
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if refusing.Load() {
+					http.Error(w, "backend gone", http.StatusServiceUnavailable)
+					return
+				}
+				handler.ServeHTTP(w, r)
+			}))
+			t.Cleanup(ts.Close)
+			cfg := servers(remote("refuser", transport, ts.URL))
+			cfg.HealthCheckInterval = dur(20 * time.Millisecond)
+			h := newHarness(t, cfg, Options{})
+			h.m.Start(context.Background())
+			h.waitState("refuser", StateConnected)
+			refusing.Store(true)
+			st := h.wait("refuser", "the refusing server to be noticed", func(st Status) bool {
+				return st.State != StateConnected
+			})
+			if !strings.Contains(st.Error, "health check failed") {
+				t.Errorf("state %s, error %q; want the health check named", st.State, st.Error)
+			}
+		})
+	}
+}
