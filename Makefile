@@ -33,9 +33,10 @@ vet:
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 
-## bench: benchmarks that print otter-vs-baseline ratios
+## bench: benchmarks that print otter-vs-baseline ratios. -p 1: one package's
+## benchmarks at a time, so that no other package's load skews a ratio.
 bench: test-deps
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./... | grep -E 'ratio=|^Benchmark|^ok|FAIL|^[a-z0-9-]+:'
+	bash -o pipefail -c "$(GO) test -p 1 -run '^$$' -bench . -benchtime 2s ./... | grep -E 'ratio=|^Benchmark|^ok|FAIL|^[a-z0-9-]+:'"
 
 tidy-check:
 	$(GO) mod tidy -diff

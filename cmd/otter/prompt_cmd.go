@@ -139,11 +139,22 @@ func isTerminal(r io.Reader) bool {
 }
 
 func runPrompt(cmd *cobra.Command) error {
-	ctx := cmd.Context()
 	o, err := readPromptFlags(cmd)
 	if err != nil {
 		return exitCode(2, err)
 	}
+	out := &promptPrinter{format: o.format, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), start: time.Now()}
+	err = runPromptWith(cmd, o, out)
+	if err != nil && !out.printed && o.format != formatText {
+		// A script reading json gets an answer on stdout even when otter
+		// could not start the turn (no provider, a config error).
+		out.result(err)
+	}
+	return err
+}
+
+func runPromptWith(cmd *cobra.Command, o promptOptions, out *promptPrinter) error {
+	ctx := cmd.Context()
 	text, err := promptText(o.prompt, cmd.InOrStdin())
 	if err != nil {
 		return exitCode(2, err)
@@ -155,7 +166,6 @@ func runPrompt(cmd *cobra.Command) error {
 	defer closeLog()
 
 	policy := &agent.Policy{AllowTools: o.allowTools, AllowAll: o.allowAll, AllowSampling: o.allowSampling}
-	out := &promptPrinter{format: o.format, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), start: time.Now()}
 
 	// The sampling handler needs the provider, which needs the config the
 	// App loads: servers only start after it is set.
@@ -259,9 +269,9 @@ type promptPrinter struct {
 	mu        sync.Mutex
 	final     agent.TurnFinished
 	usage     agent.Usage
-	calls     []promptToolCall
-	callArgs  map[string]json.RawMessage
-	callNames map[string]string // tool call ID → tool name, for progress lines
+	calls     []promptToolCall // in the order the model made them
+	callIndex map[string]int   // tool call ID → its index in calls
+	printed   bool             // result has been printed
 }
 
 // promptToolCall is a tool call in the json output.
@@ -281,7 +291,8 @@ type promptResult struct {
 	IsError    bool             `json:"is_error"`
 	Error      string           `json:"error,omitempty"`
 	Canceled   bool             `json:"canceled,omitempty"`
-	Partial    bool             `json:"partial,omitempty"` // result is what the model said before it was interrupted or failed
+	Truncated  bool             `json:"truncated,omitempty"` // the model stopped at its output limit
+	Partial    bool             `json:"partial,omitempty"`   // result is what the model said before it was interrupted or failed
 	Provider   string           `json:"provider"`
 	Model      string           `json:"model"`
 	ToolCalls  []promptToolCall `json:"tool_calls"`
@@ -345,14 +356,11 @@ func (p *promptPrinter) event(ev agent.Event) {
 			p.line(map[string]any{"type": "text", "text": ev.Text})
 		}
 	case agent.ToolCallStarted:
-		if p.callArgs == nil {
-			p.callArgs = map[string]json.RawMessage{}
+		if p.callIndex == nil {
+			p.callIndex = map[string]int{}
 		}
-		p.callArgs[ev.ID] = ev.Args
-		if p.callNames == nil {
-			p.callNames = map[string]string{}
-		}
-		p.callNames[ev.ID] = ev.Name
+		p.callIndex[ev.ID] = len(p.calls)
+		p.calls = append(p.calls, promptToolCall{ID: ev.ID, Name: ev.Name, Args: ev.Args})
 		p.progress("otter: → %s %s", ev.Name, truncateLine(string(ev.Args), 200))
 		if p.format == formatStreamJSON {
 			p.line(map[string]any{"type": "tool_call", "id": ev.ID, "name": ev.Name, "args": ev.Args})
@@ -363,12 +371,18 @@ func (p *promptPrinter) event(ev agent.Event) {
 			msg = fmt.Sprintf("%.0f/%.0f %s", ev.Progress.Progress, ev.Progress.Total, msg)
 		}
 		// Named: with tools running in parallel their reports interleave.
-		p.progress("otter:   … %s: %s", cmp.Or(p.callNames[ev.ID], ev.ID), strings.TrimSpace(msg))
+		p.progress("otter:   … %s: %s", cmp.Or(p.callName(ev.ID), ev.ID), strings.TrimSpace(msg))
 		if p.format == formatStreamJSON {
 			p.line(map[string]any{"type": "tool_progress", "id": ev.ID, "progress": ev.Progress.Progress, "total": ev.Progress.Total, "message": ev.Progress.Message})
 		}
 	case agent.ToolCallFinished:
-		c := promptToolCall{ID: ev.ID, Name: ev.Name, Args: p.callArgs[ev.ID], DurationMS: ev.Elapsed.Milliseconds()}
+		i, started := p.callIndex[ev.ID]
+		if !started {
+			i = len(p.calls)
+			p.calls = append(p.calls, promptToolCall{ID: ev.ID, Name: ev.Name})
+		}
+		c := &p.calls[i]
+		c.DurationMS = ev.Elapsed.Milliseconds()
 		switch {
 		case ev.Err != nil:
 			c.IsError, c.Error = true, ev.Err.Error()
@@ -379,7 +393,6 @@ func (p *promptPrinter) event(ev agent.Event) {
 		default:
 			p.progress("otter: ✓ %s (%s)", ev.Name, ev.Elapsed.Round(time.Millisecond))
 		}
-		p.calls = append(p.calls, c)
 		if p.format == formatStreamJSON {
 			out := map[string]any{"type": "tool_result", "id": c.ID, "name": c.Name, "is_error": c.IsError, "duration_ms": c.DurationMS}
 			if c.Error != "" {
@@ -400,14 +413,24 @@ func (p *promptPrinter) event(ev agent.Event) {
 	}
 }
 
+// callName returns the tool name of a started call.
+func (p *promptPrinter) callName(id string) string {
+	if i, ok := p.callIndex[id]; ok {
+		return p.calls[i].Name
+	}
+	return ""
+}
+
 // result prints the final answer.
 func (p *promptPrinter) result(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.printed = true
 	res := promptResult{
 		Type:       "result",
 		Result:     p.final.Text,
 		Canceled:   p.final.Canceled,
+		Truncated:  p.final.Truncated,
 		Provider:   p.provider,
 		Model:      p.model,
 		ToolCalls:  p.calls,
@@ -429,6 +452,9 @@ func (p *promptPrinter) result(err error) {
 		// and marked as incomplete.
 		res.Partial = true
 		p.progress("otter: the answer is partial (the turn did not finish, see below)")
+	}
+	if res.Truncated {
+		p.progress("otter: %s", agent.TruncatedNote)
 	}
 	switch p.format {
 	case formatText:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/testpeer"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -177,6 +179,20 @@ func TestPromptFailures(t *testing.T) {
 			t.Errorf("error does not explain how to configure a provider: %v", err)
 		}
 	})
+	t.Run("no provider, json", func(t *testing.T) {
+		t.Setenv("ANTHROPIC_API_KEY", "")
+		t.Setenv("OPENAI_API_KEY", "")
+		stdout, _, err := otterWithStdin(t, strings.NewReader(""), "-p", "hi", "--output-format", "json")
+		wantExit(t, err, 2)
+		var res struct {
+			Type    string `json:"type"`
+			IsError bool   `json:"is_error"`
+			Error   string `json:"error"`
+		}
+		if json.Unmarshal([]byte(stdout), &res) != nil || res.Type != "result" || !res.IsError || !strings.Contains(res.Error, "ANTHROPIC_API_KEY") {
+			t.Errorf("stdout = %q, want one result object that says how to configure a provider", stdout)
+		}
+	})
 	t.Run("-p without a value", func(t *testing.T) {
 		_, _, err := otterWithStdin(t, strings.NewReader("hi"), "-p")
 		wantExit(t, err, 2)
@@ -251,6 +267,22 @@ func TestPromptFailures(t *testing.T) {
 		}
 		if json.Unmarshal([]byte(stdout), &res) != nil || res.Result != "Otters are mustel" || !res.IsError || !res.Partial {
 			t.Errorf("json result = %s, want the partial text marked partial", stdout)
+		}
+	})
+	t.Run("answer cut at the output limit", func(t *testing.T) {
+		for _, kind := range llmtest.Kinds {
+			srv := llmtest.New(t, kind, llmtest.Reply{Text: []string{"Otters are ", "mustel"}, AtLimit: true})
+			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "otters?", "--output-format", "json")
+			if err != nil {
+				t.Fatalf("%s: otter -p: %v\n%s", kind, err, stderr)
+			}
+			var res struct {
+				Result    string `json:"result"`
+				Truncated bool   `json:"truncated"`
+			}
+			if json.Unmarshal([]byte(stdout), &res) != nil || res.Result != "Otters are mustel" || !res.Truncated || !strings.Contains(stderr, "max_tokens") {
+				t.Errorf("%s: stdout %s stderr %q; want the text marked truncated, and how to get more", kind, stdout, stderr)
+			}
 		}
 	})
 	t.Run("tool needing permission is denied headless", func(t *testing.T) {
@@ -361,4 +393,28 @@ args = [%q, "stdio"]
 			t.Errorf("stderr:\n%s", stderr)
 		}
 	})
+}
+
+// Parallel tool calls finish in any order; the json output lists them in
+// the order the model made them.
+func TestPromptJSONKeepsTheModelsCallOrder(t *testing.T) {
+	var stdout bytes.Buffer
+	p := &promptPrinter{format: formatJSON, stdout: &stdout, stderr: io.Discard, start: time.Now()}
+	p.event(agent.ToolCallStarted{ID: "call_0", Name: "slow", Args: json.RawMessage(`{"n":0}`)})
+	p.event(agent.ToolCallStarted{ID: "call_1", Name: "fast", Args: json.RawMessage(`{"n":1}`)})
+	p.event(agent.ToolCallFinished{ID: "call_1", Name: "fast", Result: &tool.Result{}, Elapsed: time.Millisecond})
+	p.event(agent.ToolCallFinished{ID: "call_0", Name: "slow", Err: errors.New("boom"), Elapsed: time.Second})
+	p.result(nil)
+	var res struct {
+		ToolCalls []promptToolCall `json:"tool_calls"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	got := res.ToolCalls
+	if len(got) != 2 || got[0].ID != "call_0" || got[1].ID != "call_1" ||
+		string(got[0].Args) != `{"n":0}` || !got[0].IsError || got[0].Error != "boom" || got[0].DurationMS != 1000 ||
+		got[1].IsError || got[1].DurationMS != 1 {
+		t.Errorf("tool_calls = %+v, want call_0 (failed, 1s) then call_1", got)
+	}
 }

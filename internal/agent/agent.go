@@ -259,7 +259,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 		}
 		a.appendMessage(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			a.emit(TurnFinished{Text: resp.Text})
+			a.emit(TurnFinished{Text: resp.Text, Truncated: resp.StopReason == llm.StopMaxTokens})
 			return nil
 		}
 
@@ -271,7 +271,11 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 		}
 		rounds++
 		if rounds >= settings.MaxTurns {
-			err := fmt.Errorf("%w: stopped after %d tool rounds without a final answer; send another message to let it continue, or raise [agent] max_turns", ErrMaxTurns, rounds)
+			unit := "tool rounds"
+			if rounds == 1 {
+				unit = "tool round"
+			}
+			err := fmt.Errorf("%w: stopped after %d %s without a final answer; send another message to let it continue, or raise [agent] max_turns", ErrMaxTurns, rounds, unit)
 			a.emit(TurnFinished{Text: lastText, Err: err})
 			return err
 		}

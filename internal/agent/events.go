@@ -62,10 +62,16 @@ type Retrying struct {
 // the context was canceled; the partial answer is kept in the conversation,
 // marked as interrupted. Err is set when the turn failed (a provider error,
 // or ErrMaxTurns).
+// TruncatedNote is what front ends say of a Truncated answer.
+const TruncatedNote = "The answer stopped at the model's output limit: ask it to continue, or raise [agent] max_tokens."
+
 type TurnFinished struct {
 	Text     string
 	Canceled bool
 	Err      error
+	// Truncated: the model stopped at its output limit ([agent] max_tokens
+	// or the provider's default), so Text is cut short.
+	Truncated bool
 }
 
 func (TextDelta) isEvent()        {}

@@ -2,7 +2,9 @@ package llm
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,7 +50,8 @@ or configure one in USER_CONFIG (or .otter/config.toml), e.g. a local Ollama:
     api_key = "${OPENAI_API_KEY:-ollama}"   # Ollama needs no key`
 
 // FromConfig returns the provider named by [agent].provider and the model
-// to use. With no [agent].provider it picks Anthropic when ANTHROPIC_API_KEY
+// to use. With no [agent].provider it uses the only [providers] table when
+// there is exactly one; with none it picks Anthropic when ANTHROPIC_API_KEY
 // is set, else OpenAI when OPENAI_API_KEY is set (honouring
 // OPENAI_BASE_URL). With neither it returns an error wrapping ErrNoProvider
 // whose message explains how to configure one. lookupEnv nil means
@@ -64,6 +67,16 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 	var agent config.Agent
 	if cfg != nil {
 		agent = cfg.Agent
+	}
+	if agent.Provider == "" && cfg != nil && len(cfg.Providers) > 0 {
+		// A [providers.X] table without [agent] provider: one table is
+		// plainly the one meant; among several, say which to choose.
+		names := slices.Sorted(maps.Keys(cfg.Providers))
+		if len(names) > 1 {
+			return nil, "", fmt.Errorf("%w: [providers] defines several (%s); choose one with\n\n    [agent]\n    provider = %q",
+				ErrNoProvider, strings.Join(names, ", "), names[0])
+		}
+		agent.Provider = names[0]
 	}
 	if agent.Provider == "" {
 		var p Provider

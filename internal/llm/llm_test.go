@@ -126,11 +126,27 @@ func TestFromConfig(t *testing.T) {
 			t.Errorf("headers = %v", r.Header)
 		}
 	})
+	t.Run("one provider table without [agent]", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+		cfg := &config.Config{Providers: map[string]config.Provider{"local": {Type: "openai", BaseURL: srv.URL, Model: "qwen3:8b"}}}
+		p, model, err := llm.FromConfig(cfg, env(map[string]string{"ANTHROPIC_API_KEY": "from-env"}))
+		if err != nil || p.Name() != "local" || model != "qwen3:8b" {
+			t.Fatalf("got %v %q %v; want the only table, local, over the environment's key", p, model, err)
+		}
+		if _, _, err := stream(t, p, hello(model)); err != nil {
+			t.Fatal(err)
+		}
+		if len(srv.Requests()) != 1 {
+			t.Errorf("the configured server got %d requests", len(srv.Requests()))
+		}
+	})
 	for _, tc := range []struct {
 		name string
 		cfg  config.Config
 		want string
 	}{
+		{"several provider tables without [agent]", config.Config{Providers: map[string]config.Provider{"b": {}, "a": {}}},
+			"[providers] defines several (a, b); choose one with\n\n    [agent]\n    provider = \"a\""},
 		{"missing table", config.Config{Agent: config.Agent{Provider: "nope"}, Providers: map[string]config.Provider{"local": {}}},
 			`no [providers.nope] table (defined: local)`},
 		{"unknown type", config.Config{Agent: config.Agent{Provider: "x"}, Providers: map[string]config.Provider{"x": {Type: "gemini"}}},

@@ -619,6 +619,9 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		if ev.Err != nil && !ev.Canceled {
 			m.notice(itemError, ev.Err.Error())
 		}
+		if ev.Truncated {
+			m.notice(itemInfo, agent.TruncatedNote)
+		}
 	}
 	return nil
 }

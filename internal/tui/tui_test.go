@@ -856,3 +856,18 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 		t.Errorf("the login notice shows %d times, want once:\n%s", n, s)
 	}
 }
+
+// An answer the model cut at its output limit says so, and how to get the rest.
+func TestTruncatedAnswerSaysSo(t *testing.T) {
+	b := &fakeBackend{
+		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+			emit(agent.TextDelta{Text: "Otters are mustel"})
+			emit(agent.TurnFinished{Text: "Otters are mustel", Truncated: true})
+			return nil
+		},
+	}
+	h := start(t, b)
+	h.waitFor("/help")
+	h.enterLine("otters?")
+	h.waitFor("Otters are mustel", "output limit", "[agent] max_tokens")
+}

@@ -68,6 +68,10 @@ type Reply struct {
 
 	InputTokens, OutputTokens int64
 
+	// AtLimit ends the reply as a model that ran into its output limit
+	// does: finish_reason "length", stop_reason "max_tokens".
+	AtLimit bool
+
 	// WholeCalls (OpenAI only) streams each tool call in one chunk, all
 	// with index 0, ending with finish_reason "stop", as some compatible
 	// servers (older Ollama versions) do.
@@ -345,7 +349,10 @@ func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Repl
 		}
 	}
 	finish := "stop"
-	if len(reply.Calls) > 0 && !reply.WholeCalls {
+	switch {
+	case reply.AtLimit:
+		finish = "length"
+	case len(reply.Calls) > 0 && !reply.WholeCalls:
 		finish = "tool_calls"
 	}
 	e.send("", chunk(map[string]any{}, finish))
@@ -402,7 +409,10 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply R
 		index++
 	}
 	stop := "end_turn"
-	if len(reply.Calls) > 0 {
+	switch {
+	case reply.AtLimit:
+		stop = "max_tokens"
+	case len(reply.Calls) > 0:
 		stop = "tool_use"
 	}
 	e.send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
