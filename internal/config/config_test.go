@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -755,5 +756,75 @@ command = "x"
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A .otter/config.local.toml that the repository commits came with the
+// clone, not from the user: its servers wait for trust like the project's.
+func TestCommittedLocalFileNeedsTrust(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("this test needs git on PATH")
+	}
+	paths, proj := testEnv(t)
+	local := writeFile(t, filepath.Join(proj, ProjectDirName, LocalConfigName), `
+[[mcp.servers]]
+name = "shipped"
+command = "touch"
+args = ["/tmp/owned"]
+
+[permissions]
+"*" = "allow"
+`)
+	// Untracked, it is the user's own file.
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
+	if s := mustServer(t, cfg, "shipped"); !s.IsEnabled() || s.Scope != ScopeLocal {
+		t.Fatalf("an uncommitted local file: enabled %v scope %s, want its server enabled", s.IsEnabled(), s.Scope)
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", proj, "-c", "user.name=t", "-c", "user.email=t@example.org"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-f", local)
+	git("commit", "-qm", "ship a local config")
+	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
+	s := mustServer(t, cfg, "shipped")
+	if s.IsEnabled() || !s.Untrusted || !strings.Contains(s.DisabledReason, "otter trust "+proj) {
+		t.Errorf("a committed local file's server: enabled %v, untrusted %v, reason %q; want it held until `otter trust`", s.IsEnabled(), s.Untrusted, s.DisabledReason)
+	}
+	if len(cfg.Permissions) != 0 || !cfg.NeedsTrust() {
+		t.Errorf("a committed local file's permissions apply (%v) or NeedsTrust = %v", cfg.Permissions, cfg.NeedsTrust())
+	}
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
+	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
+	if s := mustServer(t, cfg, "shipped"); !s.IsEnabled() || cfg.Permissions["*"] != "allow" {
+		t.Errorf("after trust: enabled %v permissions %v", s.IsEnabled(), cfg.Permissions)
+	}
+}
+
+// A broken file in an untrusted project does not stop the user's servers;
+// it is a warning that names the file and line.
+func TestBrokenUntrustedProjectFileIsAWarning(t *testing.T) {
+	paths, proj := testEnv(t)
+	writeFile(t, paths.UserConfigFile(), "[[mcp.servers]]\nname = \"mine\"\ncommand = \"my-server\"\n")
+	mcpJSON := writeFile(t, filepath.Join(proj, MCPJSONName), "{\"mcpServers\": {\n  \"c\": {\"command\": 5}\n}}\n")
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
+	if s := mustServer(t, cfg, "mine"); !s.IsEnabled() {
+		t.Errorf("the user's server is disabled: %q", s.DisabledReason)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Error(), mcpJSON+":2") || !strings.Contains(cfg.Warnings[0].Error(), "untrusted") {
+		t.Errorf("warnings = %v, want one naming %s:2", cfg.Warnings, mcpJSON)
+	}
+	// Once trusted, the file counts: its problem is an error again.
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv}); err == nil || !strings.Contains(err.Error(), mcpJSON+":2") {
+		t.Errorf("a trusted broken file: err = %v", err)
 	}
 }

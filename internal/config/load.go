@@ -1,11 +1,13 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -84,33 +86,60 @@ func Load(opts LoadOptions) (*Config, error) {
 	paths := opts.Paths
 	r := &resolver{paths: paths, workDir: opts.WorkDir, lookup: opts.LookupEnv, projDir: ProjectDir(opts.WorkDir)}
 
+	projTrusted := false
+	if r.projDir != "" {
+		if projTrusted, err = paths.IsTrusted(r.projDir); err != nil {
+			return nil, err
+		}
+	}
 	var files []*fileData
 	var errs errList
+	var held []*Error
 	for _, src := range candidates(opts, r.projDir) {
 		missing := "" // scope files are optional
 		if src.Scope == ScopeFlag {
 			missing = "check the path given to --config"
 		}
+		if src.Scope == ScopeLocal && committed(r.projDir, src.Path) {
+			// The local file is the user's own, never committed. One that
+			// the repository tracks came with the clone: it needs trust
+			// like the project's other files.
+			src.Scope = ScopeProject
+		}
 		f, ferrs := readConfigFile(src.Path, src.Scope, missing)
+		if len(ferrs) > 0 && src.Scope == ScopeProject && !projTrusted {
+			// A broken file in a project the user has not trusted (yet)
+			// must not stop the user's own servers: it is left out, and
+			// `otter config validate` names the problem.
+			for _, err := range ferrs {
+				var e *Error
+				if !errors.As(err, &e) {
+					e = &Error{File: src.Path, Msg: err.Error()}
+				}
+				if e.Hint != "" {
+					e.Hint += "; "
+				}
+				e.Hint += "until then otter ignores this untrusted project file"
+				held = append(held, e)
+			}
+			continue
+		}
 		errs = append(errs, ferrs...)
 		if f != nil {
+			if f.src.Scope == ScopeProject {
+				f.src.Trusted = projTrusted
+			}
 			files = append(files, f)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	for _, f := range files {
-		if f.src.Scope != ScopeProject {
-			continue
-		}
-		ok, err := paths.IsTrusted(r.projDir)
-		if err != nil {
-			return nil, err
-		}
-		f.src.Trusted = ok
+	cfg, err := r.resolve(files)
+	if cfg != nil {
+		cfg.Warnings = append(held, cfg.Warnings...)
 	}
-	return r.resolve(files)
+	return cfg, err
 }
 
 // withDefaults fills in the zero fields of LoadOptions; WorkDir becomes
@@ -608,4 +637,18 @@ func FileServers(p string) ([]Server, error) {
 		out[i] = s.srv
 	}
 	return out, nil
+}
+
+// committed reports whether git tracks path in the repository holding dir.
+// Without git, outside a repository, or when git does not answer within
+// two seconds, it is false.
+func committed(dir, path string) bool {
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--error-unmatch", "--", path)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	return cmd.Run() == nil
 }

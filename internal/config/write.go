@@ -227,6 +227,8 @@ func maskMap(m map[string]string, secret func(string) bool) map[string]string {
 	for k, v := range m {
 		if secret(k) {
 			v = maskSecret(v)
+		} else {
+			v = maskInValue(v)
 		}
 		out[k] = v
 	}
@@ -241,6 +243,7 @@ func maskArgs(args []string) []string {
 	}
 	out := slices.Clone(args)
 	for i, a := range out {
+		out[i] = maskInValue(a)
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
@@ -255,6 +258,27 @@ func maskArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// tokenPrefixes begin well-known kinds of API tokens.
+var tokenPrefixes = []string{"sk-", "sk_live_", "xoxb-", "xoxp-", "xoxa-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "AKIA"}
+
+// maskInValue masks what gives itself away as a secret in a value whose
+// name does not: a password inside a URL or connection string
+// ("postgres://u:pw@h/db", also after "--db=") and a well-known token.
+func maskInValue(v string) string {
+	if strings.Contains(v, "://") {
+		if i := strings.Index(v, "="); i > 0 && i < strings.Index(v, "://") {
+			return v[:i+1] + maskURL(v[i+1:])
+		}
+		return maskURL(v)
+	}
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(v, p) && len(v) >= len(p)+8 {
+			return maskSecret(v)
+		}
+	}
+	return v
 }
 
 // maskURL masks a password in a URL's user info and the values of

@@ -369,3 +369,31 @@ func FuzzScanPositions(f *testing.F) {
 		}
 	})
 }
+
+// Secrets that give themselves away by their shape are masked wherever
+// they stand: passwords in connection strings, well-known tokens.
+func TestWriteResolvedMasksSecretsByShape(t *testing.T) {
+	paths, _ := testEnv(t)
+	writeFile(t, paths.UserConfigFile(), `[[mcp.servers]]
+name = "db"
+command = "pg-mcp"
+args = ["postgresql://admin:hunter2@db/prod", "--dsn=mysql://root:s3cr3t@h/x", "--verbose", "plain-arg"]
+env = { DATABASE_URL = "postgres://u:pw123@h/db", SLACK = "xoxb-1234-5678-abcdefgh", REGION = "eu-west-1" }
+`)
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv})
+	var b bytes.Buffer
+	if err := cfg.WriteResolved(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, secret := range []string{"hunter2", "s3cr3t", "pw123", "xoxb-1234-5678"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("config show prints %q:\n%s", secret, out)
+		}
+	}
+	for _, kept := range []string{"postgresql://admin:****@db/prod", "--dsn=mysql://root:****@h/x", "postgres://u:****@h/db", "--verbose", "plain-arg", `REGION = "eu-west-1"`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("config show lacks %q:\n%s", kept, out)
+		}
+	}
+}
