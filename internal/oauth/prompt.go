@@ -72,32 +72,50 @@ func (p *TerminalPrompter) Login(ctx context.Context, req ask.Login) (ask.LoginR
 	}
 	choices += "   q  later"
 	fmt.Fprintf(p.out, "%s\n> ", choices)
-	line, err := p.readLine(ctx)
-	if err != nil {
-		return ask.LoginReply{}, err
+	for range 3 {
+		line, err := p.readLine(ctx)
+		if err != nil {
+			return ask.LoginReply{}, err
+		}
+		reply, ok, err := p.loginChoice(ctx, req, strings.TrimSpace(line))
+		if err != nil || ok {
+			return reply, err
+		}
+		fmt.Fprintf(p.out, "Not a choice. %s\n> ", choices)
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
+	fmt.Fprintln(p.out, "Logging in later.")
+	return ask.LoginReply{Choice: ask.LoginLater}, nil
+}
+
+// loginChoice turns an answer to the login menu into a reply; ok is false
+// for an answer that is not a choice.
+func (p *TerminalPrompter) loginChoice(ctx context.Context, req ask.Login, line string) (ask.LoginReply, bool, error) {
+	if req.CanPasteRedirect && (strings.HasPrefix(line, "http://") || strings.HasPrefix(line, "https://")) {
+		// The redirect address pasted straight at the menu (someone who
+		// chose Enter over SSH and is still waiting): take it.
+		return ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: line}, true, nil
+	}
+	switch strings.ToLower(line) {
 	case "", "o", "y", "yes":
 		fmt.Fprintln(p.out, "Opening the browser; waiting for the login to finish…")
-		return ask.LoginReply{Choice: ask.LoginOpenBrowser}, nil
+		return ask.LoginReply{Choice: ask.LoginOpenBrowser}, true, nil
 	case "u":
 		fmt.Fprintln(p.out, "Waiting for the login to finish in the browser…")
-		return ask.LoginReply{Choice: ask.LoginShowURL}, nil
+		return ask.LoginReply{Choice: ask.LoginShowURL}, true, nil
 	case "p":
 		if !req.CanPasteRedirect {
-			break
+			return ask.LoginReply{}, false, nil
 		}
 		fmt.Fprint(p.out, "After the login, the browser ends on a page it cannot load (http://127.0.0.1:…).\nPaste that page's address here:\n> ")
 		u, err := p.readLine(ctx)
 		if err != nil {
-			return ask.LoginReply{}, err
+			return ask.LoginReply{}, false, err
 		}
-		return ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: strings.TrimSpace(u)}, nil
+		return ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: strings.TrimSpace(u)}, true, nil
 	case "q", "n", "no", "later":
-		return ask.LoginReply{Choice: ask.LoginLater}, nil
+		return ask.LoginReply{Choice: ask.LoginLater}, true, nil
 	}
-	fmt.Fprintln(p.out, "Not a choice; logging in later.")
-	return ask.LoginReply{Choice: ask.LoginLater}, nil
+	return ask.LoginReply{}, false, nil
 }
 
 // readLine reads one line, giving up when ctx is done. A read abandoned by

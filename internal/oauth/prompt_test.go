@@ -48,6 +48,12 @@ func TestTerminalPrompterChoices(t *testing.T) {
 		{"u\n", ask.LoginReply{Choice: ask.LoginShowURL}},
 		{"p\n  " + redirect + "  \n", ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: redirect}},
 		{"q\n", ask.LoginReply{Choice: ask.LoginLater}},
+		// The redirect address pasted at the menu itself (over SSH, after
+		// Enter found no browser) is taken, not refused.
+		{redirect + "\n", ask.LoginReply{Choice: ask.LoginPasteRedirect, RedirectURL: redirect}},
+		// A slip of the finger asks again.
+		{"x\nu\n", ask.LoginReply{Choice: ask.LoginShowURL}},
+		{"x\nx\nx\n", ask.LoginReply{Choice: ask.LoginLater}},
 	} {
 		var out strings.Builder
 		p := newTerminalPrompter(strings.NewReader(tc.input), &out, true, func(string) string { return "" })
