@@ -36,7 +36,8 @@ func HowToConfigure() string {
 const howToConfigure = `To chat, otter needs a model provider. Either set an API key in the environment:
 
     export ANTHROPIC_API_KEY=...      # Anthropic (Claude)
-    export OPENAI_API_KEY=...         # OpenAI (OPENAI_BASE_URL is honoured)
+    export OPENAI_API_KEY=...         # OpenAI
+                                      # (ANTHROPIC_BASE_URL, OPENAI_BASE_URL for a proxy)
 
 or configure one in USER_CONFIG (or .otter/config.toml), e.g. a local Ollama:
 

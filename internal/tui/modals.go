@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
@@ -33,7 +34,20 @@ type formModal struct {
 	onEsc    func() tea.Cmd
 	keys     map[string]func() tea.Cmd // extra keys (e.g. ctrl+d: decline)
 	done     bool
+
+	// huh moves between fields with a command (NextField), so keys that
+	// arrive in the same burst as the Enter would reach the field being
+	// left. While a move is on its way, keys wait here.
+	moving bool
+	held   []tea.Msg
 }
+
+// formMoveTimeout bounds how long keys wait for huh's move to the next
+// field, should it not come (an Enter that moved nowhere).
+const formMoveTimeout = 150 * time.Millisecond
+
+// formMoveDone ends the wait of a formModal's held keys.
+type formMoveDone struct{ f *formModal }
 
 func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formModal {
 	km := huh.NewDefaultKeyMap()
@@ -64,6 +78,48 @@ func (f *formModal) update(msg tea.Msg) tea.Cmd {
 	if f.done {
 		return nil
 	}
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		if f.moving {
+			f.held = append(f.held, msg)
+			return nil
+		}
+	case formMoveDone:
+		if msg.f != f || !f.moving {
+			return nil
+		}
+		return f.release()
+	}
+	if msg == huh.NextField() || msg == huh.PrevField() {
+		cmd := f.step(msg)
+		return tea.Batch(cmd, f.release())
+	}
+	cmd := f.step(msg)
+	if k, ok := msg.(tea.KeyPressMsg); ok && !f.done && len(f.form.Errors()) == 0 {
+		switch k.String() {
+		case "enter", "tab", "shift+tab":
+			f.moving = true
+			return tea.Batch(cmd, tea.Tick(formMoveTimeout, func(time.Time) tea.Msg { return formMoveDone{f} }))
+		}
+	}
+	return cmd
+}
+
+// release hands the held keys to the form, in order, until one of them
+// starts another move.
+func (f *formModal) release() tea.Cmd {
+	f.moving = false
+	var cmds []tea.Cmd
+	for len(f.held) > 0 && !f.moving && !f.done {
+		msg := f.held[0]
+		f.held = f.held[1:]
+		cmds = append(cmds, f.update(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+// step passes one message to the form.
+func (f *formModal) step(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		if fn := f.keys[k.String()]; fn != nil {
 			f.done = true

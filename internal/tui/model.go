@@ -184,7 +184,9 @@ func (m *model) refresh() {
 		case was == mcp.StateNeedsAuth && s.State == mcp.StateConnected:
 			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%d tools)", s.Name, s.Tools))
 		case was == mcp.StateConnected && s.State == mcp.StateFailed:
-			m.notice(itemError, fmt.Sprintf("%s is failed: %s — /mcp for details", s.Name, s.Error))
+			m.notice(itemError, fmt.Sprintf("%s failed: %s — /mcp for details", s.Name, s.Error))
+		case (was == "" || was == mcp.StatePending) && s.State == mcp.StateFailed:
+			m.notice(itemError, fmt.Sprintf("%s could not start: %s — /mcp for details", s.Name, s.Error))
 		case was == mcp.StateConnected && s.State == mcp.StateNeedsAuth:
 			m.notice(itemError, fmt.Sprintf("%s needs a new login: %s — open /mcp, select it and press l", s.Name, s.Error))
 			m.loginSaid[s.Name] = true

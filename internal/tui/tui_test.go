@@ -64,6 +64,7 @@ func TestMCPTableFailedAndConnected(t *testing.T) {
 		tools: []tool.Entry{entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil)},
 	}
 	h := start(t, b)
+	h.waitFor(`broken could not start: starting "nope"`, "/mcp for details") // said once, not only counted in the status bar
 	h.enterLine("/mcp")
 	s := h.waitFor("MCP servers", "1/2 connected", "alpha", "connected", "broken", "failed", "42ms", "alpha 1.0")
 	if strings.Contains(s, "fatal: no such file") {
@@ -870,4 +871,34 @@ func TestTruncatedAnswerSaysSo(t *testing.T) {
 	h.waitFor("/help")
 	h.enterLine("otters?")
 	h.waitFor("Otters are mustel", "output limit", "[agent] max_tokens")
+}
+
+// A fast typist (or a paste) fixes a field, presses Enter and types on:
+// every key after the Enter lands in the next field, none in the one left.
+func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	done := make(chan ask.ElicitReply, 1)
+	go func() {
+		r, _ := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "cal", Message: "When?", Mode: "form",
+			Schema: json.RawMessage(`{"type":"object","properties":{
+				"day":{"type":"string","format":"date"},
+				"count":{"type":"integer","minimum":1,"maximum":100}},"required":["day","count"]}`)})
+		done <- r
+	}()
+	h.waitFor("cal asks for input", "day *")
+	h.typeText("1815-13-45")
+	h.press("enter")
+	h.waitFor("not a date")
+	// All at once, as a burst of keys arrives from the terminal.
+	h.press("backspace", "backspace", "backspace", "backspace", "backspace")
+	h.typeText("12-10")
+	h.press("enter")
+	h.typeText("45")
+	h.press("enter")
+	r := recv(t, done, "the reply")
+	want := map[string]any{"day": "1815-12-10", "count": int64(45)}
+	if r.Action != ask.Accept || !reflect.DeepEqual(r.Content, want) {
+		t.Errorf("reply = %+v, want accept with %v", r, want)
+	}
 }
