@@ -15,15 +15,14 @@ import (
 
 // configCommands are `otter config validate|show` and `otter trust`.
 func configCommands() []*cobra.Command {
-	cfgCmd := &cobra.Command{
+	cfgCmd := groupCommand(&cobra.Command{
 		Use:   "config",
 		Short: "Check and show otter's configuration",
 		Long: `otter reads, highest scope first: --config FILE, .otter/config.local.toml,
 .otter/config.toml and .mcp.json of the project (the nearest directory, walking
 up, with a .otter/ directory or a .mcp.json file), and
 $XDG_CONFIG_HOME/otter/config.toml. See config.example.toml for every key.`,
-		Args: cobra.NoArgs,
-	}
+	})
 	cfgCmd.AddCommand(newConfigValidateCmd(), newConfigShowCmd())
 	return []*cobra.Command{cfgCmd, newTrustCmd()}
 }

@@ -65,7 +65,7 @@ env = { GITHUB_TOKEN = "${%s}" }
 	// otter mcp call on it: exit 2, the reason in the error main prints.
 	_, _, err = runOtter(t, "--cwd", work, "mcp", "call", "github", "get_me")
 	wantExit(t, err, 2)
-	if !strings.Contains(err.Error(), "MCP server github is failed: "+reason) {
+	if !strings.Contains(err.Error(), "MCP server github failed: "+reason) {
 		t.Errorf("call error = %v, want the reason", err)
 	}
 
@@ -76,7 +76,7 @@ env = { GITHUB_TOKEN = "${%s}" }
 	if err != nil || stdout != "hi\n" {
 		t.Fatalf("otter -p: %q, %v\nstderr:\n%s", stdout, err, stderr)
 	}
-	if !strings.Contains(stderr, "otter: server github is failed: "+reason) {
+	if !strings.Contains(stderr, "otter: MCP server github failed: "+reason) {
 		t.Errorf("otter -p stderr does not say why github is missing:\n%s", stderr)
 	}
 	if reqs := model.Requests(); len(reqs) != 1 || !strings.Contains(strings.Join(reqs[0].Tools, " "), "mcp__everything__") {

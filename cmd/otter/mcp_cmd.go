@@ -17,9 +17,11 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -110,7 +112,7 @@ annotations}, where name is the qualified name a model sees and tool the server'
 			if opts.only == "" {
 				for _, st := range s.app.MCP.Statuses() {
 					if st.State != mcp.StateConnected && st.State != mcp.StateDisabled {
-						fmt.Fprintf(cmd.ErrOrStderr(), "otter: server %s is %s: %s\n", st.Name, st.State, st.Error)
+						fmt.Fprintf(cmd.ErrOrStderr(), "otter: %s\n", serverStateText(st.Name, st))
 					}
 				}
 			}
@@ -150,8 +152,12 @@ TOOL is a server's own tool name after SERVER, or without SERVER a qualified nam
 TOOL is a tool of that server. JSON_ARGS is a JSON object (default {}); "-" reads it
 from stdin.
 
+Arguments that do not match the tool's input schema are refused before the
+call, with every problem named.
+
 Exit status: 0 on success, 1 when the tool reports an error (isError),
-2 on usage, config or connection errors; messages go to stderr.`,
+2 on usage (arguments off the input schema included), config or connection
+errors; messages go to stderr.`,
 		Example: `  otter mcp call everything get-sum '{"a":2,"b":3}'
   otter mcp call --url http://127.0.0.1:3001/mcp echo '{"message":"hi"}'
   echo '{"url":"https://example.com"}' | otter mcp call scrape_page -`,
@@ -173,7 +179,7 @@ Exit status: 0 on success, 1 when the tool reports an error (isError),
 			switch {
 			case adhoc != nil:
 				opts.only = adhoc.Name
-				target.server = adhoc.Name
+				target.server, target.label = adhoc.Name, adhocLabel(adhoc)
 			case target.server != "":
 				opts.only = target.server
 			case target.tool == webdata.NameGetStatus:
@@ -188,6 +194,12 @@ Exit status: 0 on success, 1 when the tool reports an error (isError),
 			defer s.close()
 			name, err := resolveTool(s.app.Tools, target)
 			if err != nil {
+				if why := notOfferedError(cmd.Context(), s, target); why != nil {
+					err = why
+				}
+				return exitCode(2, err)
+			}
+			if err := checkCallArgs(s.app.Tools, name, rawArgs); err != nil {
 				return exitCode(2, err)
 			}
 			return runCall(cmd, s, name, rawArgs, timeout, asJSON)
@@ -207,16 +219,18 @@ type mcpConnFlags struct {
 	headers         []string
 	elicit          string
 	startupTimeout  time.Duration
-	oauth           loginOAuth // login_cmd.go: --oauth-client-id, … for ad hoc servers
+	oauth           loginOAuth     // login_cmd.go: --oauth-client-id, … for ad hoc servers
+	cmd             *cobra.Command // to tell --stdio "" from no --stdio
 }
 
 func (c *mcpConnFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
+	c.cmd = cmd
 	f.StringVar(&c.url, "url", "", "use this server instead of the config: streamable HTTP, falling back to SSE")
 	f.StringVar(&c.sse, "sse", "", "use this legacy SSE server instead of the config")
 	f.StringVar(&c.stdio, "stdio", "", "run this command as a stdio server instead of the config (quoted like a shell command)")
 	f.StringArrayVar(&c.headers, "header", nil, "an HTTP header for --url/--sse, as 'Name: value' (repeatable)")
-	f.DurationVar(&c.startupTimeout, "startup-timeout", 0, "how long the server may take to connect, an OAuth login in the browser included (default: its startup_timeout, 30s for ad hoc servers)")
+	f.DurationVar(&c.startupTimeout, "startup-timeout", 0, "how long the server may take to connect (default: its startup_timeout, 30s for ad hoc servers); time spent answering an OAuth login prompt and in the browser does not count")
 	f.StringVar(&c.elicit, "elicit", "", "answer servers' requests for input: ask, accept-defaults, decline or cancel (default: ask on a terminal, decline otherwise)")
 	c.oauth.register(cmd)
 }
@@ -225,7 +239,9 @@ func (c *mcpConnFlags) register(cmd *cobra.Command) {
 func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 	var given []string
 	for flag, v := range map[string]string{"--url": c.url, "--sse": c.sse, "--stdio": c.stdio} {
-		if v != "" {
+		// An empty value counts as given: `--stdio "$CMD"` with $CMD unset
+		// must not fall back to the configured servers.
+		if v != "" || (c.cmd != nil && c.cmd.Flags().Changed(strings.TrimPrefix(flag, "--"))) {
 			given = append(given, flag)
 		}
 	}
@@ -254,7 +270,7 @@ func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 		Timeout:        config.Duration{Duration: config.DefaultTimeout},
 	}
 	switch {
-	case c.stdio != "":
+	case given[0] == "--stdio":
 		if len(c.headers) > 0 || oauthGiven {
 			return nil, errors.New("--header and --oauth-* apply to --url and --sse, not --stdio")
 		}
@@ -270,12 +286,12 @@ func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 		srv.Name = filepath.Base(words[0])
 	default:
 		raw, transport := c.url, mcp.TransportAuto
-		if c.sse != "" {
+		if given[0] == "--sse" {
 			raw, transport = c.sse, config.TransportSSE
 		}
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%q is not an http(s) URL of an MCP server", raw)
+			return nil, fmt.Errorf("%s %q is not an http(s) URL of an MCP server", given[0], raw)
 		}
 		srv.Transport, srv.URL, srv.Name = transport, raw, u.Hostname()
 		for _, h := range c.headers {
@@ -436,26 +452,62 @@ func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, er
 			return nil, exitCode(2, fmt.Errorf("MCP server %q was not started", o.only))
 		}
 		if st.State != mcp.StateConnected {
-			return nil, exitCode(2, serverStateError(st))
+			return nil, exitCode(2, serverStateError(st, o.adhoc))
 		}
 	}
 	return s, nil
 }
 
-// serverStateError explains why a server is not connected.
-func serverStateError(st mcp.Status) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %s is %s", st.Name, st.State)
-	if st.Error != "" {
-		fmt.Fprintf(&b, ": %s", st.Error)
+// serverStateError explains why a server is not connected. adhoc is the
+// ad hoc server st is of, or nil.
+func serverStateError(st mcp.Status, adhoc *config.Server) error {
+	label := st.Name
+	if adhoc != nil {
+		label = adhocLabel(adhoc)
 	}
+	var b strings.Builder
+	b.WriteString(serverStateText(label, st))
 	if st.State == mcp.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
-		fmt.Fprintf(&b, " (run `otter mcp login %s`)", st.Name)
+		fmt.Fprintf(&b, " (run `otter mcp login %s`)", label)
 	}
 	if len(st.StderrTail) > 0 {
 		b.WriteString("\nits last stderr lines:\n  " + strings.Join(st.StderrTail, "\n  "))
 	}
 	return errors.New(b.String())
+}
+
+// serverStateText says a server's state and its reason in a sentence, for
+// messages: "MCP server db failed: …", "MCP server gh needs a login: …",
+// "MCP server x is disabled: …". label names the server.
+func serverStateText(label string, st mcp.Status) string {
+	why := st.Error
+	var s string
+	switch st.State {
+	case mcp.StateFailed:
+		s = "failed"
+	case mcp.StateNeedsAuth:
+		s = "needs a login"
+		why = strings.TrimPrefix(why, "authorization required: ")
+	case mcp.StateDisabled:
+		s = "is disabled"
+	case mcp.StatePending:
+		s = "has not finished starting"
+	case mcp.StateConnected:
+		s = "is connected"
+	default:
+		s = fmt.Sprintf("is in state %q", st.State)
+	}
+	if why != "" {
+		return fmt.Sprintf("MCP server %s %s: %s", label, s, why)
+	}
+	return fmt.Sprintf("MCP server %s %s", label, s)
+}
+
+// adhocLabel is how messages name an ad hoc server: a remote one by its
+// URL rather than by the host it is registered under; a stdio one by its
+// program's name.
+func adhocLabel(srv *config.Server) string {
+	return cmp.Or(srv.URL, srv.Name)
 }
 
 func mcpServerNames(servers []config.Server) string {
@@ -627,6 +679,7 @@ func mcpDescribeArgs(raw json.RawMessage) string {
 // callTarget is what `call`'s arguments name.
 type callTarget struct {
 	server, tool, args string
+	label              string // how messages name the server (an ad hoc server's URL); "" means server
 }
 
 // parseCallArgs reads [SERVER] TOOL [JSON_ARGS]. With two arguments the
@@ -710,7 +763,100 @@ func resolveTool(set *tool.Set, t callTarget) (string, error) {
 		}
 		names = append(names, e.Info.Name)
 	}
-	return "", fmt.Errorf("MCP server %s has no tool %q (its tools: %s)", t.server, t.tool, cmp.Or(strings.Join(names, ", "), "none"))
+	return "", fmt.Errorf("MCP server %s has no tool %q (its tools: %s)", cmp.Or(t.label, t.server), t.tool, cmp.Or(strings.Join(names, ", "), "none"))
+}
+
+// notOfferedError explains, for a tool resolveTool did not find, that the
+// server has it but its allowed_tools or denied_tools keep otter from
+// offering it, and what to change; nil when that is not why.
+func notOfferedError(ctx context.Context, s *mcpSession, t callTarget) error {
+	for _, srv := range s.app.Config.MCP.Servers {
+		if len(srv.AllowedTools) == 0 && len(srv.DeniedTools) == 0 {
+			continue
+		}
+		// t names a tool of srv by its own name after SERVER, or by its
+		// qualified name.
+		names := func(name string) bool {
+			return (t.server == srv.Name && name == t.tool) || tool.QualifiedName(srv.Name, name) == t.tool
+		}
+		if t.server != srv.Name && !strings.HasPrefix(t.tool, tool.ServerPrefix(srv.Name)) {
+			continue
+		}
+		// The session lists the server's own tools, before the filters.
+		own, found, listed := "", false, false
+		if cs, ok := s.app.MCP.Session(srv.Name); ok {
+			lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			listed = true
+			for st, err := range cs.Tools(lctx, nil) {
+				if err != nil {
+					listed = false
+					break
+				}
+				if names(st.Name) {
+					own, found = st.Name, true
+					break
+				}
+			}
+			cancel()
+		}
+		if !found && !listed && t.server == srv.Name {
+			own = t.tool // the list is not at hand: judge by the name alone
+		}
+		if own == "" || tool.AllowedByFilter(srv.AllowedTools, srv.DeniedTools, own) {
+			continue
+		}
+		where := ""
+		if srv.File != "" {
+			where = " in " + srv.File
+			if srv.Line > 0 {
+				where += fmt.Sprintf(":%d", srv.Line)
+			}
+		}
+		has := fmt.Sprintf("MCP server %s has a tool %q, but otter does not offer it", srv.Name, own)
+		if !found {
+			has = fmt.Sprintf("otter does not offer a tool %q of MCP server %s", own, srv.Name)
+		}
+		var denied []string
+		for _, p := range srv.DeniedTools {
+			if ok, _ := path.Match(p, own); ok {
+				denied = append(denied, p)
+			}
+		}
+		if len(denied) > 0 {
+			return fmt.Errorf("%s: it matches the server's denied_tools %s (the [[mcp.servers]] entry %q%s); remove the pattern from denied_tools to use it",
+				has, quoteList(denied), srv.Name, where)
+		}
+		return fmt.Errorf("%s: it matches none of the server's allowed_tools %s (the [[mcp.servers]] entry %q%s); add its name to allowed_tools to use it",
+			has, quoteList(srv.AllowedTools), srv.Name, where)
+	}
+	return nil
+}
+
+// quoteList writes patterns as a TOML array: ["a*", "b"].
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// checkCallArgs refuses, before the call, arguments that do not match the
+// tool's input schema, naming every problem: the tool never runs, so this
+// is a usage error, not an error the tool reported.
+func checkCallArgs(set *tool.Set, name string, args json.RawMessage) error {
+	err := set.CheckArguments(name, args)
+	var ae *tool.ArgumentsError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	msg := fmt.Sprintf("%s was not called: the arguments do not match the tool's input schema: %s", name, strings.Join(ae.Problems, "; "))
+	if e, ok := set.Lookup(name); ok {
+		if desc := mcpDescribeArgs(e.Info.InputSchema); desc != "" {
+			msg += "\nits arguments: " + desc
+		}
+	}
+	return errors.New(msg)
 }
 
 // runCall calls the tool and prints its result.

@@ -329,7 +329,7 @@ func (p *promptPrinter) servers(statuses []mcp.Status) {
 			}
 		case mcp.StateDisabled:
 		default:
-			p.progress("otter: server %s is %s: %s", st.Name, st.State, st.Error)
+			p.progress("otter: %s", serverStateText(st.Name, st))
 			if p.format == formatStreamJSON {
 				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "error": st.Error})
 			}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +34,10 @@ func newRootCmd() *cobra.Command {
 				return exitCode(2, fmt.Errorf("unexpected argument %q: with -p the prompt is the value of -p (quote it); "+
 					"a flag that takes a list takes one value per use: --allow-tools a,b or --allow-tools a --allow-tools b", args[0]))
 			}
-			return cobra.NoArgs(cmd, args)
+			if len(args) > 0 {
+				return unknownCommandError(cmd, args[0])
+			}
+			return nil
 		},
 	}
 	pf := root.PersistentFlags()
@@ -40,10 +46,10 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&flags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&flags.workDir, "cwd", "", "run as if started in this directory")
 
-	mcpCmd := &cobra.Command{
+	mcpCmd := groupCommand(&cobra.Command{
 		Use:   "mcp",
 		Short: "Manage and use MCP servers without the TUI",
-	}
+	})
 	mcpCmd.AddCommand(mcpSubcommands()...)                 // mcp_cmd.go: list, tools, call
 	mcpCmd.AddCommand(newMCPImportCmd())                   // import_cmd.go
 	mcpCmd.AddCommand(newMCPLoginCmd(), newMCPLogoutCmd()) // login_cmd.go
@@ -58,5 +64,94 @@ func newRootCmd() *cobra.Command {
 		}
 		return runTUI(cmd) // tui_cmd.go
 	}
+	for _, c := range root.Commands() {
+		addUsageToArgErrors(c)
+	}
 	return root
+}
+
+// groupCommand makes cmd, which only groups subcommands (mcp, config),
+// print its help when run alone and fail (exit 2) on a word that names none
+// of them. cobra's own behaviour for such a command is to print the help
+// and exit 0, so a typo such as `otter mcp lsit` would look like success.
+func groupCommand(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return cmd.Help()
+		case args[0] == "help":
+			// `otter mcp help [list]`, as `otter help mcp [list]`.
+			target := cmd
+			if c, rest, err := cmd.Find(args[1:]); err == nil && len(rest) == 0 {
+				target = c
+			}
+			return target.Help()
+		}
+		return unknownCommandError(cmd, args[0])
+	}
+	// Its help shows no usage line of its own: run alone it only helps.
+	help := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == cmd {
+			run := c.RunE
+			c.RunE = nil
+			defer func() { c.RunE = run }()
+		}
+		help(c, args)
+	})
+	// `otter mcp lsit --json`: the flag is unknown because the command is.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == cmd {
+			if args := c.Flags().Args(); len(args) > 0 {
+				return unknownCommandError(c, args[0])
+			}
+		}
+		if p := cmd.Parent(); p != nil {
+			return p.FlagErrorFunc()(c, err)
+		}
+		return err
+	})
+	return cmd
+}
+
+// unknownCommandError is the error of a word that names no subcommand of
+// cmd, with cobra's suggestions of the closest ones.
+func unknownCommandError(cmd *cobra.Command, arg string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown command %q for %q", arg, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if suggestions := cmd.SuggestionsFor(arg); len(suggestions) > 0 {
+		b.WriteString("\n\nDid you mean this?\n")
+		for _, s := range suggestions {
+			fmt.Fprintf(&b, "\t%s\n", s)
+		}
+	} else if !cmd.HasParent() && strings.ContainsAny(arg, " \t\n") {
+		b.WriteString("\nTo run a prompt without the TUI, write otter -p \"PROMPT\".")
+	}
+	fmt.Fprintf(&b, "\nRun '%s --help' for usage.", cmd.CommandPath())
+	return exitCode(2, errors.New(b.String()))
+}
+
+// addUsageToArgErrors makes the argument errors of cmd and its
+// subcommands ("accepts between 1 and 3 arg(s), received 0") show the
+// command's usage line.
+func addUsageToArgErrors(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		addUsageToArgErrors(c)
+	}
+	check := cmd.Args
+	if check == nil {
+		return
+	}
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		err := check(cmd, args)
+		var ee *exitError
+		if err == nil || errors.As(err, &ee) {
+			return err
+		}
+		return exitCode(2, fmt.Errorf("%w\nUsage: %s\nRun '%s --help' for more.", err, cmd.UseLine(), cmd.CommandPath()))
+	}
 }

@@ -76,8 +76,10 @@ func TestTUITrustPrompt(t *testing.T) {
 	if !ok || !srv.IsEnabled() {
 		t.Errorf("projsrv after trust: %+v (found %v); want enabled", srv, ok)
 	}
-	if p := b.Provider(); !strings.Contains(p.Help, "ANTHROPIC_API_KEY") {
-		t.Errorf("provider help = %q", p.Help)
+	// Trusted, the project's settings apply: its only provider table is
+	// the model provider, with its [agent] model.
+	if p := b.Provider(); p.Name != "evil" || p.Model != "m" || p.Help != "" {
+		t.Errorf("provider = %+v, want the project's evil/m", p)
 	}
 }
 

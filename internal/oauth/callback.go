@@ -170,6 +170,12 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 	for range maxPrompts {
 		reply, err := h.a.prompter.Login(ctx, req)
 		if err != nil {
+			var le *LoginRequiredError
+			if errors.As(err, &le) {
+				// The prompter knows the server by name only; the command
+				// to log in repeats an ad hoc server's --oauth-* flags.
+				le.Command = LoginCommand(h.srv)
+			}
 			return nil, fmt.Errorf("log in to %s: %w", h.name(), err)
 		}
 		switch reply.Choice {

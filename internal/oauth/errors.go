@@ -6,6 +6,7 @@ package oauth
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -36,14 +37,51 @@ func (e *LoginRequiredError) Unwrap() error { return ErrLoginRequired }
 // LoginCommand returns the command that logs in to srv: `otter mcp login`
 // with the server's name, or with its URL for an ad hoc server (one given
 // by --url or --sse, which has no name `otter mcp login` could look up).
+// For an ad hoc server the command repeats the --oauth-* flags the server
+// was given, since nothing else remembers them; a client secret is shown
+// as `--oauth-client-secret …`, never as itself.
 func LoginCommand(srv config.Server) string {
-	return "otter mcp login " + shellQuote(nameOf(srv))
+	cmd := "otter mcp login " + shellQuote(nameOf(srv))
+	if !isAdhoc(srv) || srv.OAuth == nil {
+		return cmd
+	}
+	o := srv.OAuth
+	var b strings.Builder
+	b.WriteString(cmd)
+	flag := func(name, value string) {
+		if value != "" {
+			b.WriteString(" --" + name + " " + shellQuote(value))
+		}
+	}
+	if o.Grant != "" && o.Grant != config.GrantAuthorizationCode {
+		flag("oauth-grant", o.Grant)
+	}
+	flag("oauth-client-id", o.ClientID)
+	if o.ClientSecret != "" {
+		b.WriteString(" --oauth-client-secret …")
+	}
+	flag("oauth-private-key-file", o.PrivateKeyFile)
+	flag("oauth-signing-alg", o.SigningAlg)
+	flag("oauth-client-metadata-url", o.ClientMetadataURL)
+	for _, s := range o.Scopes {
+		flag("oauth-scope", s)
+	}
+	if o.CallbackPort != 0 {
+		flag("oauth-callback-port", strconv.Itoa(o.CallbackPort))
+	}
+	return b.String()
+}
+
+// isAdhoc reports whether srv is an ad hoc server: one given on the
+// command line (--url, --sse), in no config file.
+func isAdhoc(srv config.Server) bool {
+	return srv.Scope == config.ScopeFlag && srv.File == "" && srv.URL != ""
 }
 
 // nameOf is how messages name srv: its name, or its URL for an ad hoc
 // server.
 func nameOf(srv config.Server) string {
-	if srv.Name == "" || (srv.Scope == config.ScopeFlag && srv.File == "" && srv.URL != "") {
+	if srv.Name == "" || isAdhoc(srv) {
 		return srv.URL
 	}
 	return srv.Name

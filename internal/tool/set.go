@@ -7,15 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -63,7 +58,7 @@ type Set struct {
 type entry struct {
 	Entry
 	schemaOnce sync.Once
-	schema     *jsonschema.Resolved // nil when the schema could not be resolved
+	check      schemaCheck
 }
 
 // NewSet returns an empty Set.
@@ -221,6 +216,29 @@ func (s *Set) ServerToolCounts() map[string]int {
 // ErrUnknownTool is returned by Call for a name the Set does not hold.
 var ErrUnknownTool = errors.New("unknown tool")
 
+// CheckArguments checks args against the input schema of the tool called
+// name, as Call does before it calls the tool: it returns nil when they
+// match (or the schema cannot be used for validation), an *ArgumentsError
+// naming every problem when they do not, and an error wrapping
+// ErrUnknownTool for a name the Set does not hold. A front end that calls
+// tools for a person uses it to tell arguments the tool never saw from an
+// error the tool reported.
+func (s *Set) CheckArguments(name string, args json.RawMessage) error {
+	s.mu.RLock()
+	e, ok := s.byName[name]
+	s.mu.RUnlock()
+	if !ok {
+		return fmt.Errorf("%w %q: see `otter mcp tools` for the tools offered", ErrUnknownTool, name)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if ae := e.validate(args); ae != nil {
+		return ae
+	}
+	return nil
+}
+
 // Call validates args against the tool's input schema and calls it.
 // Arguments that do not match the schema give a Result with IsError set and
 // a message a model can act on; the tool is not called. An error is
@@ -236,7 +254,8 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Res
 		args = json.RawMessage("{}")
 	}
 	start := time.Now()
-	if msg := e.validate(args); msg != "" {
+	if ae := e.validate(args); ae != nil {
+		msg := ae.modelMessage()
 		res := &Result{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 		if a, ok := e.Tool.(InvalidArgumentsAnswerer); ok {
 			res = a.InvalidArguments(msg)
@@ -259,79 +278,23 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Res
 	return res, err
 }
 
-// validate checks args against the entry's input schema and returns a
-// message for the model, or "" when the arguments are valid (or the schema
-// cannot be used for validation).
-func (e *entry) validate(args json.RawMessage) string {
-	e.schemaOnce.Do(func() {
-		if len(e.Info.InputSchema) == 0 {
-			return
-		}
-		var sch jsonschema.Schema
-		if err := json.Unmarshal(e.Info.InputSchema, &sch); err != nil {
-			slog.Debug("tool input schema is not a JSON Schema; arguments are not validated", "tool", e.Name, "err", err)
-			return
-		}
-		rs, err := sch.Resolve(nil)
-		if err != nil {
-			slog.Debug("tool input schema cannot be resolved; arguments are not validated", "tool", e.Name, "err", err)
-			return
-		}
-		e.schema = rs
-	})
+// validate checks args against the entry's input schema and returns what
+// is wrong, or nil when the arguments are valid (or the schema cannot be
+// used for validation).
+func (e *entry) validate(args json.RawMessage) *ArgumentsError {
+	e.schemaOnce.Do(func() { e.check = newSchemaCheck(e.Name, e.Info.InputSchema) })
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Sprintf("invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the tool's input schema.", e.Name, err)
+		return &ArgumentsError{Tool: e.Name, Problems: []string{fmt.Sprintf("not valid JSON (%v); send a JSON object", err)}, Schema: e.Info.InputSchema}
 	}
-	if _, isObject := v.(map[string]any); !isObject {
-		return fmt.Sprintf("invalid arguments for %s: expected a JSON object, got %s.", e.Name, jsonKind(v))
+	obj, isObject := v.(map[string]any)
+	if !isObject {
+		return &ArgumentsError{Tool: e.Name, Problems: []string{"want a JSON object, got " + jsonKind(v)}, Schema: e.Info.InputSchema}
 	}
-	if e.schema == nil {
-		return ""
+	if p := e.check.problems(obj); len(p) > 0 {
+		return &ArgumentsError{Tool: e.Name, Problems: p, Schema: e.Info.InputSchema}
 	}
-	if err := e.schema.Validate(v); err != nil {
-		return fmt.Sprintf("invalid arguments for %s: %s. The input schema is: %s", e.Name, tidySchemaError(err), e.Info.InputSchema)
-	}
-	return ""
-}
-
-var (
-	// "validating root: validating /properties/timeout: maximum: …"
-	validatingPrefix = regexp.MustCompile(`validating (root|/[^:]*): `)
-	// jsonschema-go prints instance numbers as rationals ("1000/1") and
-	// bounds with %f ("120.000000").
-	rational   = regexp.MustCompile(`-?\b\d+/\d+\b`)
-	fixedFloat = regexp.MustCompile(`\b\d+\.\d{6}\b`) // %f: six decimals
-)
-
-// tidySchemaError words a validation error for a person or a model: the
-// failing property as a path ("timeout: maximum: 1000 is greater than
-// 120") rather than the validator's nested "validating …" prefixes, and
-// numbers as written.
-func tidySchemaError(err error) string {
-	msg := err.Error()
-	// Each nesting level prefixes the schema location it validated; the
-	// innermost holds the whole path.
-	if locs := validatingPrefix.FindAllStringSubmatchIndex(msg, -1); len(locs) > 0 {
-		last := locs[len(locs)-1]
-		loc, rest := msg[last[2]:last[3]], msg[last[1]:]
-		msg = rest
-		if loc != "root" {
-			// /properties/a/items/properties/b → a.items.b
-			loc = strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", "")
-			msg = strings.ReplaceAll(loc, "/", ".") + ": " + rest
-		}
-	}
-	msg = rational.ReplaceAllStringFunc(msg, func(q string) string {
-		if r, ok := new(big.Rat).SetString(q); ok {
-			f, _ := r.Float64()
-			return strconv.FormatFloat(f, 'g', -1, 64)
-		}
-		return q
-	})
-	return fixedFloat.ReplaceAllStringFunc(msg, func(f string) string {
-		return strings.TrimSuffix(strings.TrimRight(f, "0"), ".")
-	})
+	return nil
 }
 
 func jsonKind(v any) string {

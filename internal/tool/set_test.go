@@ -339,7 +339,10 @@ func TestValidationMessageIsReadable(t *testing.T) {
 		{`{"timeout":1000}`, "invalid arguments for mcp__web__fetch: timeout: maximum: 1000 is greater than 120. The input schema is: {"},
 		{`{"timeout":-3}`, "invalid arguments for mcp__web__fetch: timeout: minimum: -3 is less than 5. "},
 		{`{"timeout":10,"opts":{"depth":3.75}}`, "invalid arguments for mcp__web__fetch: opts.depth: maximum: 3.75 is greater than 2.5. "},
-		{`{}`, `invalid arguments for mcp__web__fetch: required: missing properties: ["timeout"]. `},
+		{`{}`, `invalid arguments for mcp__web__fetch: timeout: missing. `},
+		{`{"timeout":"soon"}`, `invalid arguments for mcp__web__fetch: timeout: want integer, got string. `},
+		// Every problem, in the schema's order, not only the first.
+		{`{"opts":{"depth":"deep"}}`, `invalid arguments for mcp__web__fetch: timeout: missing; opts.depth: want number, got string. `},
 	} {
 		res, err := s.Call(context.Background(), "mcp__web__fetch", json.RawMessage(tc.args))
 		if err != nil {
@@ -351,6 +354,46 @@ func TestValidationMessageIsReadable(t *testing.T) {
 	}
 	if fetch.calls.Load() != 0 {
 		t.Errorf("invalid arguments reached the tool %d times", fetch.calls.Load())
+	}
+}
+
+// CheckArguments names every problem of a call's arguments, each once and
+// in the schema's order, as an *ArgumentsError, without calling the tool;
+// problems of the object as a whole are worded as the validator words them.
+func TestCheckArgumentsNamesEveryProblem(t *testing.T) {
+	sum := newTool("ts", "sum")
+	sum.info.InputSchema = json.RawMessage(`{"type":"object","properties":{"b":{"type":"number"},"a":{"type":"number"},
+		"opts":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"],"additionalProperties":false}},
+		"required":["b","a"],"additionalProperties":false}`)
+	either := newTool("ts", "either")
+	either.info.InputSchema = json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},
+		"oneOf":[{"required":["id"]},{"required":["name"]}]}`)
+	s := NewSet(Options{})
+	s.SetServerTools("ts", []Tool{sum, either})
+	for _, tc := range []struct{ tool, args, want string }{
+		{"mcp__ts__sum", `{"a":"two"}`, "b: missing; a: want number, got string"},
+		{"mcp__ts__sum", `{"a":1,"b":2,"c":3,"opts":{"x":"1","y":1}}`, "opts.y: not an argument the schema allows; c: not an argument the schema allows"},
+		{"mcp__ts__sum", `{"a":1,"b":2,"opts":{}}`, "opts.x: missing"},
+		{"mcp__ts__sum", `[1]`, "want a JSON object, got an array"},
+		{"mcp__ts__either", `{}`, "oneOf: did not validate against any of"},
+	} {
+		err := s.CheckArguments(tc.tool, json.RawMessage(tc.args))
+		var ae *ArgumentsError
+		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "the arguments do not match the input schema of "+tc.tool+": "+tc.want) {
+			t.Errorf("%s %s: err = %v, want the problems %q", tc.tool, tc.args, err, tc.want)
+		}
+	}
+	if err := s.CheckArguments("mcp__ts__sum", json.RawMessage(`{"a":1,"b":2.5}`)); err != nil {
+		t.Errorf("valid arguments: %v", err)
+	}
+	if err := s.CheckArguments("mcp__ts__either", json.RawMessage(`{"name":"x"}`)); err != nil {
+		t.Errorf("valid arguments: %v", err)
+	}
+	if err := s.CheckArguments("nope", nil); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("unknown tool: %v", err)
+	}
+	if sum.calls.Load()+either.calls.Load() != 0 || len(s.Recent(10)) != 0 {
+		t.Error("CheckArguments called a tool or recorded a call")
 	}
 }
 

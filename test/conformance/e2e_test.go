@@ -221,10 +221,10 @@ func TestE2ECall(t *testing.T) {
 		}
 	})
 
-	t.Run("invalid arguments exit 1", func(t *testing.T) {
-		r := h.otter(t, "", "mcp", "call", "everything", "get-sum", `{"a":"two","b":3}`)
-		if r.Code != 1 || !strings.Contains(r.Stderr, `a: type: two has type "string", want "number"`) {
-			t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming the bad argument", r.Code, r.Stderr)
+	t.Run("invalid arguments exit 2: the tool never ran", func(t *testing.T) {
+		r := h.otter(t, "", "mcp", "call", "everything", "get-sum", `{"a":"two"}`)
+		if r.Code != 2 || !strings.Contains(r.Stderr, `a: want number, got string`) || !strings.Contains(r.Stderr, "b: missing") {
+			t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming every bad argument", r.Code, r.Stderr)
 		}
 	})
 
@@ -299,7 +299,7 @@ func TestE2ETools(t *testing.T) {
 	if scrape < 0 || sum < 0 || scrape > sum || !strings.Contains(r.Stdout, "arguments: a (number, required), b (number, required)") {
 		t.Errorf("want built-ins then server tools with their arguments, got:\n%s", r.Stdout)
 	}
-	if !strings.Contains(r.Stderr, "broken is failed") {
+	if !strings.Contains(r.Stderr, "broken failed") {
 		t.Errorf("the failed server is not reported on stderr:\n%s", r.Stderr)
 	}
 }
