@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -102,7 +103,7 @@ func (p *Policy) Transport(opts ClientOptions) (http.RoundTripper, error) {
 // the policy allows (a name is checked when it is dialled).
 func (p *Policy) CheckProxyURL(raw string) (*url.URL, error) {
 	bad := func(reason string) (*url.URL, error) {
-		return nil, &URLError{URL: redact(raw), Reason: "proxy " + reason}
+		return nil, &URLError{URL: RedactURL(raw), Reason: "proxy " + reason}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -121,7 +122,7 @@ func (p *Policy) CheckProxyURL(raw string) (*url.URL, error) {
 		if err := p.CheckAddr(addr); err != nil {
 			var be *BlockedError
 			if errors.As(err, &be) {
-				be.Host = "proxy " + host
+				be.Host, be.Proxy = host, true
 			}
 			return nil, err
 		}
@@ -131,11 +132,22 @@ func (p *Policy) CheckProxyURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
+// RedactURL returns raw with its userinfo masked, for messages: a password
+// becomes "****" (http://user:****@host), and so does a user name given
+// alone (http://****@host), which for proxies and APIs is usually a token.
+// Anything that does not parse as a URL with userinfo is returned as it is.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
 	}
-	return raw
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "****")
+	} else {
+		u.User = url.User("****")
+	}
+	// String escapes '*' in userinfo; keep the mask readable.
+	return strings.ReplaceAll(u.String(), "%2A%2A%2A%2A", "****")
 }
 
 type transport struct {

@@ -26,8 +26,10 @@
 // net.Dialer Control function sees every connection the client opens, after
 // name resolution, on the first request and on every redirect hop, and
 // refuses loopback, private, link-local, unique-local, multicast,
-// unspecified, CGNAT, NAT64, broadcast and reserved addresses (IPv4-mapped
-// IPv6 addresses are unmapped first). Exceptions come only from an explicit
+// unspecified, CGNAT, NAT64, broadcast and reserved addresses, and the IPv6
+// forms that embed an IPv4 address (IPv4-mapped addresses are unmapped
+// first; IPv4-compatible, IPv4-translated, 6to4 and Teredo ones are refused
+// whole). Exceptions come only from an explicit
 // list of CIDR prefixes ([tools] allow_private_networks). Up front, URLs are
 // checked for syntax: only http and https, no user:password@ part, and no
 // numeric host that is not a plain dotted-decimal IPv4 address.
@@ -78,14 +80,36 @@ type BlockedError struct {
 	Addr netip.Addr // the address that was refused
 	// Range names the kind of address, e.g. "loopback" or "private (RFC 1918)".
 	Range string
+	// Proxy is set when the refused address is that of a proxy.
+	Proxy bool
 }
 
+// Error says what was refused and how to allow it, with a line to paste:
+//
+//	refused to connect to 127.0.0.1: loopback address. To allow it, add
+//	allow_private_networks = ["127.0.0.1/32"] under [tools] in your user
+//	config (…); an untrusted project's config is ignored.
 func (e *BlockedError) Error() string {
 	who := e.Addr.String()
 	if e.Host != "" && e.Host != who {
 		who = fmt.Sprintf("%s (%s)", e.Host, e.Addr)
 	}
-	return fmt.Sprintf("refused to connect to %s: %s address; add a CIDR to [tools] allow_private_networks to allow it", who, e.Range)
+	if e.Proxy {
+		who = "proxy " + who
+	}
+	return fmt.Sprintf("refused to connect to %s: %s address. To allow it, add allow_private_networks = [%q] under [tools] "+
+		"in your user config (~/.config/otter/config.toml, or $XDG_CONFIG_HOME/otter/config.toml); an untrusted project's config is ignored",
+		who, e.Range, e.AllowCIDR())
+}
+
+// AllowCIDR is the single-address prefix that allow_private_networks needs
+// to let e.Addr through: "127.0.0.1/32", "fd00::1/128".
+func (e *BlockedError) AllowCIDR() string {
+	if !e.Addr.IsValid() {
+		return "10.0.0.0/8"
+	}
+	a := e.Addr.Unmap().WithZone("")
+	return netip.PrefixFrom(a, a.BitLen()).String()
 }
 
 // Is makes errors.Is(err, ErrBlocked) true.
@@ -123,6 +147,11 @@ var special = func() []blockedRange {
 		{"240.0.0.0/4", "reserved (240.0.0.0/4)"},
 		{"255.255.255.255/32", "broadcast"},
 		{"::/96", "IPv4-compatible IPv6 (::/96)"},
+		// Forms that embed an IPv4 address, which a relay or translator
+		// may forward to (127.0.0.1 is 2002:7f00:1::, ::ffff:0:7f00:1, …).
+		{"::ffff:0:0:0/96", "IPv4-translated IPv6 (::ffff:0:0:0/96, RFC 2765)"},
+		{"2002::/16", "6to4 (2002::/16, an embedded IPv4 address)"},
+		{"2001::/32", "Teredo (2001::/32, an embedded IPv4 address)"},
 		{"64:ff9b::/96", "NAT64 (64:ff9b::/96)"},
 		{"64:ff9b:1::/48", "local NAT64 (64:ff9b:1::/48)"},
 		{"100::/64", "discard-only (100::/64)"},
@@ -282,7 +311,7 @@ func isLocalhostName(host string) bool {
 // ParseURL parses raw and checks its syntax (see Policy.CheckURL) without
 // checking the address.
 func ParseURL(raw string) (*url.URL, error) {
-	bad := func(reason string) (*url.URL, error) { return nil, &URLError{URL: raw, Reason: reason} }
+	bad := func(reason string) (*url.URL, error) { return nil, &URLError{URL: RedactURL(raw), Reason: reason} }
 	if strings.ContainsAny(raw, "\\\x00\r\n\t") {
 		return bad("it contains a backslash or a control character")
 	}

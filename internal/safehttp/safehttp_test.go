@@ -47,6 +47,16 @@ func TestClassify(t *testing.T) {
 		{"fd12:3456::1", true},
 		{"ff02::1", true},
 		{"64:ff9b::a9fe:a9fe", true},
+		// IPv6 forms that embed an IPv4 address, dialled by a relay or
+		// translator: refused whole, whatever they embed.
+		{"2002:7f00:1::", true},         // 6to4 of 127.0.0.1
+		{"2002:808:808::1", true},       // 6to4 of 8.8.8.8
+		{"2001:0:4136:e378::1", true},   // Teredo
+		{"2001::80ff:fffe", true},       // Teredo, client 127.0.0.1 (inverted)
+		{"::ffff:0:7f00:1", true},       // IPv4-translated 127.0.0.1 (RFC 2765)
+		{"::ffff:0:a9fe:a9fe", true},    // IPv4-translated 169.254.169.254
+		{"2001:4860:4860::8888", false}, // an ordinary 2001: address outside Teredo's /32
+		{"2003:de:2016::1", false},      // just past 6to4
 		{"8.8.8.8", false},
 		{"93.184.216.34", false},
 		{"2606:4700::6810:85e5", false},
@@ -77,6 +87,9 @@ func TestPolicyExceptions(t *testing.T) {
 		"169.254.169.254":    false,
 		"8.8.8.8":            true,
 		"::ffff:169.254.0.1": false,
+		"2002:c0a8:501::1":   false,
+		"2001::1":            false,
+		"::ffff:0:a00:1":     false,
 	} {
 		err := p.CheckAddr(netip.MustParseAddr(addr))
 		if (err == nil) != allowed {
@@ -84,6 +97,16 @@ func TestPolicyExceptions(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, ErrBlocked) {
 			t.Errorf("CheckAddr(%s) error %v does not match ErrBlocked", addr, err)
+		}
+	}
+	// allow_private_networks can still let the embedded forms through.
+	p6, err := NewPolicy([]string{"2002::/16", "2001::/32", "::ffff:0:0:0/96"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"2002:7f00:1::", "2001::80ff:fffe", "::ffff:0:7f00:1"} {
+		if err := p6.CheckAddr(netip.MustParseAddr(addr)); err != nil {
+			t.Errorf("CheckAddr(%s) with its range allowed = %v", addr, err)
 		}
 	}
 	if _, err := NewPolicy([]string{"not-a-cidr"}); err == nil || !strings.Contains(err.Error(), "allow_private_networks") {
@@ -369,5 +392,40 @@ func TestForwardProxy(t *testing.T) {
 	defer mu.Unlock()
 	if len(refused) != 2 {
 		t.Errorf("OnRefused saw %v, want the two private targets", refused)
+	}
+}
+
+// The refusal tells the user what to write, and where.
+func TestBlockedErrorSaysHowToAllow(t *testing.T) {
+	strict, _ := NewPolicy(nil)
+	_, err := strict.CheckURL("http://127.0.0.1:8080/")
+	msg := fmt.Sprint(err)
+	for _, want := range []string{
+		"refused to connect to 127.0.0.1: loopback address.",
+		`allow_private_networks = ["127.0.0.1/32"]`,
+		"[tools]",
+		"~/.config/otter/config.toml",
+		"$XDG_CONFIG_HOME/otter/config.toml",
+		"untrusted project",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q lacks %q", msg, want)
+		}
+	}
+	_, err = strict.CheckURL("http://[fd00::1]/")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, `allow_private_networks = ["fd00::1/128"]`) {
+		t.Errorf("IPv6 refusal %q should suggest the /128", msg)
+	}
+	// A proxy's address is named once, as the proxy's.
+	_, err = strict.CheckProxyURL("http://u:PROXYPW@10.9.9.9:3128")
+	msg = fmt.Sprint(err)
+	if !strings.Contains(msg, "refused to connect to proxy 10.9.9.9: private") || strings.Contains(msg, "(10.9.9.9)") || strings.Contains(msg, "PROXYPW") {
+		t.Errorf("proxy refusal = %q, want the proxy named once and no password", msg)
+	}
+	// A proxy URL refused for its syntax hides its password and lone user name.
+	for raw, hidden := range map[string]string{"ftp://u:PW2SECRET@proxy.example:21": "PW2SECRET", "ftp://TOKEN77@proxy.example:21": "TOKEN77"} {
+		if _, err := strict.CheckProxyURL(raw); err == nil || strings.Contains(err.Error(), hidden) || !strings.Contains(err.Error(), "****@proxy.example") {
+			t.Errorf("CheckProxyURL(%s) = %v, want the userinfo masked", raw, err)
+		}
 	}
 }

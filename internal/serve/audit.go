@@ -18,7 +18,7 @@ const (
 	OutcomeOK          = "ok"           // the tool ran and succeeded
 	OutcomeError       = "error"        // the tool ran and failed, or the call failed
 	OutcomeDenied      = "denied"       // refused before the tool ran (per-client quota)
-	OutcomeRateLimited = "rate_limited" // the tool refused with RATE_LIMITED
+	OutcomeRateLimited = "rate_limited" // otter's own rate limit refused the call (RATE_LIMITED); a site's 429 is an error
 )
 
 // AuditRecord is one line of the audit ledger.
@@ -110,7 +110,7 @@ func sensitiveKey(k string) bool {
 	case "auth", "key", "pass", "pwd", "sig", "sid", "jwt", "otp", "bearer", "ticket", "nonce":
 		return true
 	}
-	for _, s := range []string{"password", "passwd", "secret", "token", "apikey", "authorization",
+	for _, s := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "authorization",
 		"cookie", "credential", "privatekey", "accesskey", "session", "signature"} {
 		if strings.Contains(k, s) {
 			return true
@@ -120,9 +120,12 @@ func sensitiveKey(k string) bool {
 }
 
 // MaskSecrets returns args with the values of secret-named keys replaced by
-// "****" at any depth, and with passwords and secret query parameters
-// masked inside URL strings (https://user:****@host/?api_key=****).
-// Arguments that are not JSON are replaced by a note, never logged raw.
+// "****" at any depth, and with secrets inside string values masked (see
+// maskString): URL userinfo and secret query parameters
+// (https://user:****@host/?api_key=****, http://****@proxy), Bearer and
+// Basic credentials, secret key=value pairs of form bodies
+// (password=****&username=bob) and JSON text. Arguments that are not JSON
+// are replaced by a note, never logged raw.
 func MaskSecrets(args json.RawMessage) json.RawMessage {
 	out, _ := maskArguments(args)
 	return out
@@ -166,10 +169,65 @@ func maskValue(v any, secrets *[]string) any {
 		}
 		return v
 	case string:
-		return maskURL(v)
+		return maskString(v, secrets)
 	}
 	return v
 }
+
+// maskString masks the secrets inside one string value, which may be a
+// request body, a header value or a proxy URL: a string that is a JSON
+// object or array is masked like the arguments themselves; otherwise URLs
+// in it (see maskURL), Bearer and Basic credentials, and secret-named
+// key=value pairs of form-encoded or query-like text are masked. The
+// masked values are appended to secrets.
+func maskString(s string, secrets *[]string) string {
+	if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
+		var v any
+		if json.Unmarshal([]byte(t), &v) == nil {
+			if out, err := json.Marshal(maskValue(v, secrets)); err == nil {
+				return string(out)
+			}
+		}
+	}
+	return maskInText(s, secrets)
+}
+
+// maskInText masks URLs, credentials and secret key=value pairs in s.
+func maskInText(s string, secrets *[]string) string {
+	s = urlInText.ReplaceAllStringFunc(s, func(u string) string { return maskURLCollect(u, secrets) })
+	s = authCredential.ReplaceAllStringFunc(s, func(m string) string {
+		sub := authCredential.FindStringSubmatch(m)
+		*secrets = append(*secrets, sub[2])
+		return sub[1] + masked
+	})
+	s = secretPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretPair.FindStringSubmatch(m)
+		key := sub[2]
+		if k, err := url.QueryUnescape(key); err == nil {
+			key = k
+		}
+		if !sensitiveKey(key) || sub[3] == "" || sub[3] == masked {
+			return m
+		}
+		*secrets = append(*secrets, sub[3])
+		if k, err := url.QueryUnescape(sub[3]); err == nil && k != sub[3] {
+			*secrets = append(*secrets, k)
+		}
+		return sub[1] + sub[2] + "=" + masked
+	})
+	return s
+}
+
+// authCredential matches an HTTP Bearer or Basic credential in any text
+// ("Bearer eyJ…", "basic dXNlcjpwdw=="): group 1 is the scheme and the
+// space, group 2 the credential.
+var authCredential = regexp.MustCompile(`(?i)\b((?:bearer|basic)\s+)([A-Za-z0-9\-._~+/]+=*)`)
+
+// secretPair matches a key=value pair of form-encoded or query-like text
+// (a=1&password=x; k=v k2=v2): group 1 is what precedes the key, group 2
+// the key, group 3 the value. Whether the key names a secret is decided
+// by sensitiveKey.
+var secretPair = regexp.MustCompile(`(^|[?&;#\s"'(,{])([^=&;#\s?"'(){},<>]+)=([^&;#\s"'<>]*)`)
 
 // collectStrings appends the strings in v (at any depth) to out.
 func collectStrings(v any, out *[]string) {
@@ -196,11 +254,11 @@ var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
 const minSecretLen = 4
 
 // maskText hides secrets in free text such as a tool's error message,
-// which may quote the arguments: URLs get their passwords and secret query
-// parameters masked, and each of secrets (at least minSecretLen long) is
-// replaced by "****".
+// which may quote the arguments: URLs, credentials and key=value pairs are
+// masked as in maskString, and each of secrets (at least minSecretLen
+// long) is replaced by "****".
 func maskText(s string, secrets []string) string {
-	s = urlInText.ReplaceAllStringFunc(s, maskURL)
+	s = maskInText(s, new([]string))
 	for _, sec := range secrets {
 		if len(sec) >= minSecretLen {
 			s = strings.ReplaceAll(s, sec, masked)
@@ -209,9 +267,14 @@ func maskText(s string, secrets []string) string {
 	return s
 }
 
-// maskURL masks the password and secret query parameters of an absolute
+// maskURL masks the userinfo and secret query parameters of an absolute
 // URL; other strings are returned unchanged.
-func maskURL(s string) string {
+func maskURL(s string) string { return maskURLCollect(s, new([]string)) }
+
+// maskURLCollect is maskURL appending what it masked to secrets. A password
+// is masked (user:****@), and so is a user name given alone (****@), which
+// for proxies and APIs is usually a token (http://TOKEN@proxy:3128).
+func maskURLCollect(s string, secrets *[]string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
@@ -221,15 +284,23 @@ func maskURL(s string) string {
 	}
 	changed := false
 	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), masked)
+		if pw, has := u.User.Password(); has {
+			if pw != masked {
+				*secrets = append(*secrets, pw)
+				u.User = url.UserPassword(u.User.Username(), masked)
+				changed = true
+			}
+		} else if name := u.User.Username(); name != "" && name != masked {
+			*secrets = append(*secrets, name)
+			u.User = url.User(masked)
 			changed = true
 		}
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
-		for k := range q {
-			if sensitiveKey(k) {
+		for k, vs := range q {
+			if sensitiveKey(k) && !(len(vs) == 1 && vs[0] == masked) {
+				*secrets = append(*secrets, vs...)
 				q[k] = []string{masked}
 				changed = true
 			}

@@ -90,7 +90,10 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 				outcome = OutcomeOK
 				if res.IsError {
 					outcome = OutcomeError
-					if code == "RATE_LIMITED" {
+					// Only otter's own limit is a rate_limited outcome. A
+					// site's 429 (UPSTREAM_RATE_LIMITED) is the tool failing,
+					// an error like a site's 403 or 500.
+					if code == webdata.CodeRateLimited {
 						outcome = OutcomeRateLimited
 					}
 					errText = cmp.Or(msg, firstText(res))

@@ -36,7 +36,7 @@ func newMetrics() *metrics {
 		}, []string{"method"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "otter_serve_tool_calls_total",
-			Help: "Tool calls, by tool and outcome (ok, error, denied, rate_limited).",
+			Help: "Tool calls, by tool and outcome (ok, error, denied, rate_limited: otter's own limit; a site's 429 is an error).",
 		}, []string{"tool", "outcome"}),
 		toolLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "otter_serve_tool_call_duration_seconds",
@@ -49,7 +49,7 @@ func newMetrics() *metrics {
 		}, []string{"kind"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "otter_serve_rate_limited_total",
-			Help: "Tool calls refused by a rate limit or a per-client quota, by tool.",
+			Help: "Tool calls refused by otter's own rate limit or per-client quota, by tool (not a site's 429).",
 		}, []string{"tool"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "otter_serve_http_requests_total",

@@ -52,7 +52,7 @@ func (s *Server) addPrompts() {
 			}
 			return userPrompt("Scrape "+url, fmt.Sprintf(
 				"Use the scrape_page tool to fetch %s with the %q extraction preset. "+
-					"Then summarise the extracted fields. If the tool reports CAPTCHA_REQUIRED, BLOCKED or RATE_LIMITED, "+
+					"Then summarise the extracted fields. If the tool reports CAPTCHA_REQUIRED, BLOCKED, RATE_LIMITED or UPSTREAM_RATE_LIMITED, "+
 					"say so and stop; do not try to get around it.", url, preset)), nil
 		})
 	}

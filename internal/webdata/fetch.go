@@ -80,8 +80,10 @@ func (k *toolkit) checkURL(field, raw string) (*url.URL, *ErrorInfo) {
 	return u, nil
 }
 
-// fetchError turns an error from fetching u into an envelope error.
+// fetchError turns an error from fetching u into an envelope error. u's
+// userinfo is masked (a proxy's password must not reach the transcript).
 func fetchError(err error, u string, timeout time.Duration) ErrorInfo {
+	u = safehttp.RedactURL(u)
 	var be *safehttp.BlockedError
 	var tl *safehttp.BodyTooLargeError
 	var ne net.Error
@@ -93,7 +95,7 @@ func fetchError(err error, u string, timeout time.Duration) ErrorInfo {
 		return e
 	case errors.As(err, &be):
 		e := newError(CodeForbidden, be.Error(),
-			"otter does not fetch loopback, private, link-local or other internal addresses; if this one is intended, add it to [tools] allow_private_networks")
+			"otter does not fetch loopback, private, link-local or other internal addresses; if this one is intended, the user (not a tool call) must allow it in their config, as the message says")
 		e.Details = map[string]any{"url": u, "reason": ReasonBlockedAddress, "address": be.Addr.String(), "range": be.Range}
 		return e
 	case errors.As(err, &tl):
@@ -142,7 +144,7 @@ func unwrapURLError(err error) error {
 // captcha or challenge, a block, an error status. It returns nil for a
 // 2xx or 3xx page without a challenge.
 func statusError(p *page) *ErrorInfo {
-	u := p.URL.String()
+	u := safehttp.RedactURL(p.URL.String())
 	if c := detectChallenge(p.Status, p.Header, p.Body); c != nil {
 		switch c.kind {
 		case challengeCaptcha:
@@ -173,11 +175,14 @@ func statusError(p *page) *ErrorInfo {
 	case p.Status == http.StatusNotFound || p.Status == http.StatusGone:
 		e = newError(CodeNotFound, fmt.Sprintf("%s does not exist (%d)", u, p.Status), "check the URL")
 	case p.Status == http.StatusTooManyRequests:
+		// The site's limit, not otter's (RATE_LIMITED): see CodeUpstreamRateLimited.
 		retry := retryAfter(p.Header.Get("Retry-After"), time.Now())
-		e = newError(CodeRateLimited, fmt.Sprintf("%s is rate limiting requests (429)", u), "slow down; wait before retrying")
+		e = newError(CodeUpstreamRateLimited, fmt.Sprintf("the site answered 429 Too Many Requests: %s is rate limiting otter's requests", u),
+			"slow down and wait before retrying; the site set no Retry-After")
 		if retry > 0 {
 			details["retry_after"] = retry
-			e.Suggestion = fmt.Sprintf("wait %d seconds (the site's Retry-After) before retrying", retry)
+			e.Message += fmt.Sprintf(" (Retry-After: %d s)", retry)
+			e.Suggestion = fmt.Sprintf("wait %d seconds (the site's Retry-After) before retrying, and slow down", retry)
 		}
 	case p.Status >= 500:
 		e = newError(CodeNetworkError, fmt.Sprintf("%s failed on the server side (%d)", u, p.Status), "retry later")

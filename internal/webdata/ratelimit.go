@@ -37,6 +37,11 @@ type limiterSet struct {
 	now     func() time.Time
 }
 
+// newLimiterSet applies the [tools.rate_limits.TOOL] overrides to the
+// defaults. rpm < 0 (write rpm = -1) means no limit. rpm = 0 keeps the
+// default: config.RateLimit.RPM is a plain number, so an rpm of 0 cannot be
+// told apart from a table that sets only burst. rpm = nan or inf is refused
+// (inf would also make the envelope's rate_limit unencodable).
 func newLimiterSet(overrides map[string]config.RateLimit, now func() time.Time) (*limiterSet, error) {
 	specs := make(map[string]config.RateLimit, len(DefaultRateLimits))
 	for name, l := range DefaultRateLimits {
@@ -46,6 +51,9 @@ func newLimiterSet(overrides map[string]config.RateLimit, now func() time.Time) 
 		d, known := specs[name]
 		if !known {
 			return nil, fmt.Errorf("[tools.rate_limits.%s]: no built-in tool has that name (known: scrape_page, scrape_api, analyze_site, export_data, get_status, list_presets)", name)
+		}
+		if math.IsNaN(o.RPM) || math.IsInf(o.RPM, 1) {
+			return nil, fmt.Errorf("[tools.rate_limits.%s]: rpm must be a number of calls per minute, or -1 for no limit, not %g", name, o.RPM)
 		}
 		if o.RPM != 0 {
 			d.RPM = o.RPM

@@ -22,6 +22,9 @@ import (
 // Chromium or Chrome binary.
 const ChromiumEnv = "OTTER_CHROMIUM"
 
+// geteuid is os.Geteuid; tests replace it.
+var geteuid = os.Geteuid
+
 // chromiumNames are looked up on PATH, in order.
 var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
 
@@ -116,7 +119,13 @@ func (k *toolkit) render(ctx context.Context, u *url.URL, waitFor string, timeou
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
+		// Chromium's sandbox confines a renderer that a hostile page has
+		// compromised, so it stays on. Only as root must it go: Chromium
+		// refuses to start as root without --no-sandbox ("Running as root
+		// without --no-sandbox is not supported"), as in many containers.
+		// The flag is always set, to true or false, because chromedp adds
+		// --no-sandbox by itself for uid 0 when it is not.
+		chromedp.Flag("no-sandbox", geteuid() == 0),
 		chromedp.DisableGPU,
 		chromedp.ProxyServer("http://"+ln.Addr().String()),
 		// Chromium sends loopback addresses around a proxy unless told not to.
@@ -216,7 +225,7 @@ func (k *toolkit) renderError(ctx context.Context, err error, u *url.URL, refuse
 	}
 	var xe *exec.ExitError
 	if errors.As(err, &xe) || strings.Contains(err.Error(), "exec") {
-		e := newError(CodeInternalError, fmt.Sprintf("running Chromium for render_js: %v", err), "check that the browser starts (try it with --headless --no-sandbox), or set "+ChromiumEnv)
+		e := newError(CodeInternalError, fmt.Sprintf("running Chromium for render_js: %v", err), "check that the browser starts (try it with --headless; as root it also needs --no-sandbox, which otter adds only for root), or set "+ChromiumEnv)
 		return &e
 	}
 	e := newError(CodeInternalError, fmt.Sprintf("rendering %s in Chromium: %v", u, err), "retry, or call scrape_page without render_js")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -112,5 +114,40 @@ func TestRenderJSWithoutChromium(t *testing.T) {
 	if !res.IsError || !env.hasCode(CodeInternalError) || !strings.Contains(env.Errors[0].Message, "apt-get install chromium") ||
 		!strings.Contains(env.Errors[0].Message, ChromiumEnv) {
 		t.Errorf("render_js without a browser: %+v", env.Errors)
+	}
+}
+
+// Chromium keeps its sandbox unless otter runs as root, where Chromium
+// will not start without --no-sandbox. A stand-in browser records the
+// command line it was started with.
+func TestRenderJSSandboxOffOnlyAsRoot(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	browser := filepath.Join(dir, "chromium")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + argsFile + "'\necho 'fake browser: not starting' >&2\nexit 1\n"
+	if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ChromiumEnv, browser)
+	s := newSite(t, map[string]http.HandlerFunc{"/": htmlPage(`<h1>hi</h1>`)})
+	ts := newTools(t, loopbackOnly())
+	defer func(orig func() int) { geteuid = orig }(geteuid)
+	for _, c := range []struct {
+		euid      int
+		noSandbox bool
+	}{{1000, false}, {0, true}} {
+		geteuid = func() int { return c.euid }
+		os.Remove(argsFile)
+		res, env := ts.call(t, context.Background(), NameScrapePage, map[string]any{"url": s.URL + "/", "render_js": true, "timeout": 10})
+		if !res.IsError {
+			t.Fatalf("euid %d: the stand-in browser exits at once, yet render_js succeeded: %+v", c.euid, env)
+		}
+		args, err := os.ReadFile(argsFile)
+		if err != nil {
+			t.Fatalf("euid %d: the browser was not started: %v (errors %+v)", c.euid, err, env.Errors)
+		}
+		if got := slices.Contains(strings.Split(string(args), "\n"), "--no-sandbox"); got != c.noSandbox {
+			t.Errorf("euid %d: --no-sandbox passed = %v, want %v; command line:\n%s", c.euid, got, c.noSandbox, args)
+		}
 	}
 }

@@ -112,8 +112,8 @@ func TestScrapeAPI(t *testing.T) {
 	}
 
 	_, env = ts.call(t, ctx, NameScrapeAPI, map[string]any{"url": s.URL + "/api/busy"})
-	if !env.hasCode(CodeRateLimited) || env.Errors[0].Details["retry_after"] != float64(30) {
-		t.Errorf("429: %+v", env.Errors)
+	if !env.hasCode(CodeUpstreamRateLimited) || env.hasCode(CodeRateLimited) || env.Errors[0].Details["retry_after"] != float64(30) {
+		t.Errorf("429 from the API: %+v, want %s with the API's retry_after, not otter's own %s", env.Errors, CodeUpstreamRateLimited, CodeRateLimited)
 	}
 
 	_, env = ts.call(t, ctx, NameScrapeAPI, map[string]any{"url": s.URL + "/api/items", "method": "TRACE"})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -228,7 +229,7 @@ func TestScrapePageStatusErrors(t *testing.T) {
 		"/cf-challenge": CodeCaptchaRequired,
 		"/interstitial": CodeCaptchaRequired,
 		"/blocked":      CodeBlocked,
-		"/limited":      CodeRateLimited,
+		"/limited":      CodeUpstreamRateLimited,
 		"/missing":      CodeNotFound,
 		"/json":         CodeParseError,
 	} {
@@ -241,8 +242,10 @@ func TestScrapePageStatusErrors(t *testing.T) {
 		if e.Suggestion == "" || want != CodeParseError && e.Recoverable != recoverable[want] {
 			t.Errorf("%s: error %+v lacks a suggestion or has the wrong recoverable flag", path, e)
 		}
-		if want == CodeRateLimited && e.Details["retry_after"] != float64(120) {
-			t.Errorf("/limited: details %v, want retry_after 120 from the site", e.Details)
+		// The site's 429 is not otter's own limit (RATE_LIMITED), and says so.
+		if want == CodeUpstreamRateLimited && (e.Details["retry_after"] != float64(120) || e.Details["status_code"] != float64(429) ||
+			!strings.Contains(e.Message, "the site answered 429") || !strings.Contains(e.Message, "Retry-After: 120") || !e.Recoverable) {
+			t.Errorf("/limited: %+v, want the site's 429 and its retry_after 120", e)
 		}
 		if want == CodeCaptchaRequired && !strings.Contains(e.Suggestion, "does not solve") {
 			t.Errorf("%s: suggestion %q should say captchas are not solved", path, e.Suggestion)
@@ -330,5 +333,23 @@ func TestScrapePageProxy(t *testing.T) {
 	}
 	if n := proxy.all.Load(); n != 2 { // robots.txt and the page, through the allowed proxy
 		t.Errorf("proxy saw %d requests, want 2", n)
+	}
+
+	// A refused proxy's password (or token as user name) stays out of the
+	// envelope, which the model reads; the proxy is named once.
+	for raw, secret := range map[string]string{"http://u:PROXYPW@10.9.9.9:3128": "PROXYPW", "http://PROXYTOKEN@10.9.9.9:3128": "PROXYTOKEN"} {
+		res, env := strict.call(t, context.Background(), NameScrapePage, map[string]any{"url": "http://93.184.216.34/", "proxy": raw})
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !env.hasCode(CodeForbidden) || strings.Contains(text, secret) {
+			t.Errorf("proxy %s: the envelope leaks %q or is not FORBIDDEN:\n%s", raw, secret, text)
+			continue
+		}
+		e := env.Errors[0]
+		if u, _ := e.Details["url"].(string); !strings.Contains(u, "****@10.9.9.9:3128") {
+			t.Errorf("proxy %s: details.url = %q, want the userinfo masked", raw, u)
+		}
+		if !strings.Contains(e.Message, "refused to connect to proxy 10.9.9.9: private") || strings.Contains(e.Message, "(10.9.9.9)") {
+			t.Errorf("proxy %s: message %q, want the proxy named once", raw, e.Message)
+		}
 	}
 }

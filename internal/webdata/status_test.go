@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,18 @@ func TestRateLimitDefaultsAndConfig(t *testing.T) {
 	if _, err := Tools(Options{Config: config.Tools{RateLimits: map[string]config.RateLimit{"scrape_everything": {RPM: 1}}}}); err == nil ||
 		!strings.Contains(err.Error(), "rate_limits.scrape_everything") {
 		t.Errorf("unknown tool in rate_limits: %v", err)
+	}
+	for _, rpm := range []float64{math.NaN(), math.Inf(1)} {
+		_, err := Tools(Options{Config: config.Tools{RateLimits: map[string]config.RateLimit{NameScrapePage: {RPM: rpm}}}})
+		if err == nil || !strings.Contains(err.Error(), "rate_limits.scrape_page") || !strings.Contains(err.Error(), "-1 for no limit") {
+			t.Errorf("rpm = %g: %v, want an error saying -1 means no limit", rpm, err)
+		}
+	}
+	// rpm = 0 is what an absent rpm reads as: the default stays, burst applies.
+	zero := newTools(t, config.Tools{RateLimits: map[string]config.RateLimit{NameListPresets: {RPM: 0, Burst: 2}}})
+	if _, env := zero.call(t, context.Background(), NameListPresets, map[string]any{}); env.Metadata.RateLimit == nil ||
+		env.Metadata.RateLimit.Limit != 60 || env.Metadata.RateLimit.Burst != 2 {
+		t.Errorf("rpm = 0, burst = 2: rate limit %+v, want the default 60 rpm with burst 2", env.Metadata.RateLimit)
 	}
 	unlimited := loopbackOnly()
 	unlimited.RateLimits[NameGetStatus] = config.RateLimit{RPM: -1}

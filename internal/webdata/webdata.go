@@ -43,7 +43,7 @@ const (
 	CodeUnauthorized    = "UNAUTHORIZED"
 	CodeForbidden       = "FORBIDDEN"
 	CodeNotFound        = "NOT_FOUND"
-	CodeRateLimited     = "RATE_LIMITED"
+	CodeRateLimited     = "RATE_LIMITED" // otter's own per-client limit ([tools.rate_limits.TOOL]), with retry_after
 	CodeNetworkTimeout  = "NETWORK_TIMEOUT"
 	CodeNetworkError    = "NETWORK_ERROR"
 	CodeParseError      = "PARSE_ERROR"
@@ -53,6 +53,12 @@ const (
 	// CodeQuotaExceeded is the answer of `otter mcp serve --daily-quota`
 	// to a client that has used up its calls for the day.
 	CodeQuotaExceeded = "QUOTA_EXCEEDED"
+	// CodeUpstreamRateLimited reports that the site answered 429 Too Many
+	// Requests; the details carry the site's Retry-After (retry_after). It
+	// is not seed 000's RATE_LIMITED, which is otter's own limit and is
+	// counted as such by `otter mcp serve`, nor BLOCKED (an address ban,
+	// whose seed remedy of switching proxies would dodge the site's limit).
+	CodeUpstreamRateLimited = "UPSTREAM_RATE_LIMITED"
 )
 
 // Tool names.
@@ -65,14 +71,20 @@ const (
 	NameListPresets = "list_presets"
 )
 
-// PermissionGroups maps each tool to its permission group of seed 000 §4.1:
-// "basic" (granted by default), "network" or "file". In otter's agent the
-// tools of the network and file groups ask before they run (see
+// PermissionGroups maps each tool to its permission group: "basic"
+// (granted by default), "network" or "file". In otter's agent the tools of
+// the network and file groups ask before they run (see
 // tool.Info.NeedsConsent), read-only or not.
+//
+// Seed 000 §4.1 put analyze_site in "basic" (its tool table, §2, says
+// "network"): it is read-only, but it fetches a URL the model chose, plus
+// robots.txt, the sitemap and, at depth deep, up to 3 linked pages, so a
+// prompt-injected model could carry data out in a query string as well as
+// with scrape_page. It is in "network" and asks.
 var PermissionGroups = map[string]string{
 	NameGetStatus:   "basic",
 	NameListPresets: "basic",
-	NameAnalyzeSite: "basic",
+	NameAnalyzeSite: "network",
 	NameScrapePage:  "network",
 	NameScrapeAPI:   "network",
 	NameExportData:  "file",
