@@ -828,3 +828,17 @@ func TestBrokenUntrustedProjectFileIsAWarning(t *testing.T) {
 		t.Errorf("a trusted broken file: err = %v", err)
 	}
 }
+
+// rpm = 0 would let no call through: an error that says what to write.
+func TestRateLimitRPMZeroIsAnError(t *testing.T) {
+	paths, _ := testEnv(t)
+	file := writeFile(t, paths.UserConfigFile(), "[tools.rate_limits.scrape_page]\nburst = 3\n\n[tools.rate_limits.scrape_api]\nrpm = 0\n")
+	_, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv})
+	if err == nil || !strings.Contains(err.Error(), file+":5: tools.rate_limits.scrape_api.rpm = 0") || !strings.Contains(err.Error(), "rpm = -1") {
+		t.Errorf("err = %v, want %s:5 naming rpm = 0 and how to turn the limit off", err, file)
+	}
+	writeFile(t, file, "[tools.rate_limits.scrape_page]\nburst = 3\n")
+	if _, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv}); err != nil {
+		t.Errorf("burst alone: %v", err)
+	}
+}

@@ -545,6 +545,13 @@ func (f *fileData) check(errs *errList) {
 	if c.Tools.MaxOutputChars < 0 || c.Tools.MaxBodyBytes < 0 {
 		errs.add(file, f.line(toml.Key{"tools"}), "use a positive number or leave it out for the default", "tools.max_output_chars and tools.max_body_bytes must not be negative")
 	}
+	for name, rl := range c.Tools.RateLimits {
+		if rl.RPM == 0 && rawHas(f.raw, "tools", "rate_limits", name, "rpm") {
+			errs.add(file, f.line(toml.Key{"tools", "rate_limits", name, "rpm"}),
+				"write rpm = -1 for no limit, or leave rpm out for the default",
+				"tools.rate_limits.%s.rpm = 0 would let no call through", name)
+		}
+	}
 	for _, cidr := range c.Tools.AllowPrivateNetworks {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			errs.add(file, f.line(toml.Key{"tools", "allow_private_networks"}), `write a CIDR such as "10.0.0.0/8" or "192.168.1.5/32"`,
@@ -651,4 +658,19 @@ func committed(dir, path string) bool {
 	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--error-unmatch", "--", path)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	return cmd.Run() == nil
+}
+
+// rawHas reports whether the nested tables of raw set the key path.
+func rawHas(raw map[string]any, path ...string) bool {
+	var cur any = raw
+	for _, k := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }

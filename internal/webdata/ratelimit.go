@@ -38,9 +38,9 @@ type limiterSet struct {
 }
 
 // newLimiterSet applies the [tools.rate_limits.TOOL] overrides to the
-// defaults. rpm < 0 (write rpm = -1) means no limit. rpm = 0 keeps the
-// default: config.RateLimit.RPM is a plain number, so an rpm of 0 cannot be
-// told apart from a table that sets only burst. rpm = nan or inf is refused
+// defaults. rpm < 0 (write rpm = -1) means no limit. rpm = 0 is a table
+// that sets only burst (the config loader refuses a written rpm = 0): the
+// default rpm stays. rpm = nan or inf is refused
 // (inf would also make the envelope's rate_limit unencodable).
 func newLimiterSet(overrides map[string]config.RateLimit, now func() time.Time) (*limiterSet, error) {
 	specs := make(map[string]config.RateLimit, len(DefaultRateLimits))
