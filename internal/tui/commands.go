@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,7 +61,18 @@ func (m *model) command(line string) tea.Cmd {
 			m.panel = newMCPPanel(m)
 		case "tools":
 			m.refresh()
-			m.panel = newToolsPanel(m, strings.TrimSpace(arg))
+			server := strings.TrimSpace(arg)
+			known := slices.ContainsFunc(m.servers, func(s mcp.Status) bool { return s.Name == server }) ||
+				slices.ContainsFunc(m.tools, func(e tool.Entry) bool { return e.Info.Server == server })
+			if server != "" && !known {
+				names := make([]string, 0, len(m.servers))
+				for _, s := range m.servers {
+					names = append(names, s.Name)
+				}
+				m.notice(itemError, fmt.Sprintf("no MCP server is named %q (servers: %s); /mcp tools alone lists every tool", server, strings.Join(names, ", ")))
+				return nil
+			}
+			m.panel = newToolsPanel(m, server)
 		case "reload":
 			b, ctx := m.b, m.ctx
 			m.notice(itemInfo, "reloading the config…")

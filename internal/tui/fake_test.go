@@ -34,7 +34,11 @@ type fakeBackend struct {
 	reload func() mcp.ReloadDiff
 }
 
-func (f *fakeBackend) Provider() Provider { return f.provider }
+func (f *fakeBackend) Provider() Provider {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.provider
+}
 
 func (f *fakeBackend) Servers() []mcp.Status {
 	f.mu.Lock()

@@ -320,8 +320,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 
 	case reloadedMsg:
+		was := m.provider
 		m.refresh()
-		m.showReload(msg)
+		m.showReload(msg, was)
 		return nil
 
 	case chatEventMsg:
@@ -685,7 +686,7 @@ func (m *model) endTurn(err error) {
 	m.busy, m.cancelTurn = false, nil
 }
 
-func (m *model) showReload(msg reloadedMsg) {
+func (m *model) showReload(msg reloadedMsg, providerWas Provider) {
 	what := "config reloaded"
 	if msg.auto {
 		what = "config changed on disk; reloaded"
@@ -710,6 +711,13 @@ func (m *model) showReload(msg reloadedMsg) {
 	}
 	if len(d.Unchanged) > 0 {
 		parts = append(parts, fmt.Sprintf("%d unchanged", len(d.Unchanged)))
+	}
+	if p := m.provider; p.Name != providerWas.Name || p.Model != providerWas.Model {
+		if p.Name == "" {
+			parts = append(parts, "no model provider now")
+		} else {
+			parts = append(parts, fmt.Sprintf("model %s/%s from the next message", p.Name, p.Model))
+		}
 	}
 	m.notice(itemInfo, what+": "+strings.Join(parts, " · "))
 }

@@ -110,6 +110,9 @@ func TestMCPToolsFilter(t *testing.T) {
 	if strings.Contains(s, "scrape_page") {
 		t.Errorf("/mcp tools everything lists a built-in:\n%s", s)
 	}
+	h.press("esc")
+	h.enterLine("/mcp tools nosuch")
+	h.waitFor(`no MCP server is named "nosuch"`)
 }
 
 func TestMCPReloadShowsAddedServer(t *testing.T) {
@@ -130,6 +133,16 @@ func TestMCPReloadShowsAddedServer(t *testing.T) {
 	h.press("esc")
 	h.ui.Notify(Reloaded{Diff: mcp.ReloadDiff{Changed: []string{"alpha"}}, Auto: true})
 	h.waitFor("config changed on disk; reloaded: changed alpha")
+
+	// A reload that changes only [agent] or [providers] says so.
+	b.reload = func() mcp.ReloadDiff {
+		b.mu.Lock()
+		b.provider = Provider{Name: "local", Model: "qwen3:8b"}
+		b.mu.Unlock()
+		return mcp.ReloadDiff{Unchanged: []string{"alpha", "beta"}}
+	}
+	h.enterLine("/mcp reload")
+	h.waitFor("config reloaded: no server changed · 2 unchanged · model local/qwen3:8b from the next message")
 }
 
 const elicitSchema = `{
