@@ -191,10 +191,23 @@ func newElicitModal(m *model, req ask.Elicitation, reply func(ask.ElicitReply)) 
 		fm.onEsc = func() tea.Cmd { reply(ask.ElicitReply{Action: ask.Cancel}); return nil }
 		return fm
 	}
+	// The form ends with the three answers MCP knows; ctrl+d and esc are
+	// the shortcuts for the last two.
+	respond := "accept"
+	fields := append(sf.fields, huh.NewSelect[string]().Title("Respond").Options(
+		huh.NewOption("Accept", "accept"), huh.NewOption("Decline", "decline"), huh.NewOption("Cancel", "cancel")).Value(&respond))
 	fm := newFormModal(m, heading,
 		m.st.dim.Render("enter next · shift+tab back · ctrl+d decline · esc cancel"),
-		huh.NewGroup(sf.fields...))
+		huh.NewGroup(fields...))
 	fm.onSubmit = func() tea.Cmd {
+		switch respond {
+		case "decline":
+			reply(ask.ElicitReply{Action: ask.Decline})
+			return m.noticeCmd(itemInfo, fmt.Sprintf("declined %s's request for input", req.Server))
+		case "cancel":
+			reply(ask.ElicitReply{Action: ask.Cancel})
+			return m.noticeCmd(itemInfo, fmt.Sprintf("canceled %s's request for input", req.Server))
+		}
 		content, err := sf.collect()
 		if err != nil {
 			reply(ask.ElicitReply{Action: ask.Cancel})

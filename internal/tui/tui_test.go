@@ -212,6 +212,18 @@ func TestElicitationValidationAndDecline(t *testing.T) {
 		t.Errorf("reply = %+v, want decline without content", r)
 	}
 	h.waitFor("declined shop's request for input")
+
+	// The form ends with Accept / Decline / Cancel to choose from.
+	go func() {
+		r, _ := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "shop", Message: "Gift wrap?", Mode: "form",
+			Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`)})
+		done <- r
+	}()
+	h.waitFor("Gift wrap?", "Respond", "Accept", "Decline", "Cancel")
+	h.press("enter", "down", "enter")
+	if r := recv(t, done, "reply after choosing Decline"); r.Action != ask.Decline || r.Content != nil {
+		t.Errorf("reply = %+v, want decline chosen in the form", r)
+	}
 }
 
 func TestElicitationContextDoneDismissesForm(t *testing.T) {
@@ -908,7 +920,7 @@ func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
 	h.typeText("12-10")
 	h.press("enter")
 	h.typeText("45")
-	h.press("enter")
+	h.press("enter", "enter") // to Respond, then Accept
 	r := recv(t, done, "the reply")
 	want := map[string]any{"day": "1815-12-10", "count": int64(45)}
 	if r.Action != ask.Accept || !reflect.DeepEqual(r.Content, want) {
