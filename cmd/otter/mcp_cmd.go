@@ -884,6 +884,9 @@ func runCall(cmd *cobra.Command, s *mcpSession, name string, args json.RawMessag
 		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
 			return exitCode(2, fmt.Errorf("call %s: no result after --timeout %s: %w", name, timeout, err))
 		}
+		if _, ok := errors.AsType[*mcp.URLElicitationError](err); ok {
+			return exitCode(2, err) // it names the tool and says what to open
+		}
 		return exitCode(2, fmt.Errorf("call %s: %w", name, err))
 	}
 	out := cmd.OutOrStdout()

@@ -58,6 +58,9 @@ func (s *server) newClient(c *conn) *sdk.Client {
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "otter", Version: version}, opts)
 	client.AddRoots(m.roots...)
+	if c.cancels != nil {
+		client.AddSendingMiddleware(c.cancels.middleware)
+	}
 	return client
 }
 

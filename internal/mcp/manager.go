@@ -450,6 +450,9 @@ func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[s
 	defer cancel()
 	res, err := c.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
+		if uerr := s.urlElicitation(ctx, err, fmt.Sprintf("prompt %q of MCP server %q", name, server), "try again"); uerr != nil {
+			return nil, uerr
+		}
 		return nil, fmt.Errorf("getting prompt %q from MCP server %q: %w", name, server, err)
 	}
 	return res, nil
@@ -482,6 +485,9 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*sdk.Re
 	defer cancel()
 	res, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
+		if uerr := s.urlElicitation(ctx, err, fmt.Sprintf("resource %s of MCP server %q", uri, server), "try again"); uerr != nil {
+			return nil, uerr
+		}
 		return nil, fmt.Errorf("reading %s from MCP server %q: %w", uri, server, err)
 	}
 	return res, nil

@@ -382,9 +382,19 @@ func TestOnEventMayCallBack(t *testing.T) {
 	if err := m.Reconnect(context.Background(), "a"); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) < 4 || seen[len(seen)-1] != StateConnected {
-		t.Errorf("states seen from events: %v", seen)
+	// Reconnect may return before the handler has had the last event.
+	deadline := time.Now().Add(liveness)
+	for {
+		mu.Lock()
+		ok := len(seen) >= 4 && seen[len(seen)-1] == StateConnected
+		got := slices.Clone(seen)
+		mu.Unlock()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("states seen from events: %v", got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -234,7 +234,7 @@ func TestLists2000AwkwardTools(t *testing.T) {
 	h := newHarness(t, servers(stdioServer(t, "many", "many")), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("many", StateConnected)
-	if st.Tools != 2000+13 { // and the usual thirteen
+	if st.Tools != 2000+15 { // and the usual fifteen
 		t.Errorf("tools = %d", st.Tools)
 	}
 	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

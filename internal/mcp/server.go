@@ -76,6 +76,11 @@ type conn struct {
 
 	inflight atomic.Int32 // tool calls under way
 
+	// cancels counts the notifications/cancelled owed and sent; ended is
+	// closed when the session has ended (see serve).
+	cancels *cancelWatch
+	ended   chan struct{}
+
 	closeOnce sync.Once
 }
 
@@ -107,11 +112,21 @@ func (c *conn) listChanged(kind uint32) {
 	}
 }
 
-// close ends the session and stops the process group. The process is
-// stopped concurrently with the SDK's graceful close, which could otherwise
-// wait on a server that never answers.
+// close ends the session and stops the process group. The
+// notifications/cancelled of requests that ended just before get up to
+// cancelFlushTimeout to go out first (see cancelWatch); without a session
+// (the SDK closes the one whose initialization failed) there is nothing to
+// send them on. The process is stopped concurrently with the SDK's graceful
+// close, which could otherwise wait on a server that never answers.
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
+		if c.cs != nil {
+			var exited <-chan struct{}
+			if c.proc != nil {
+				exited = c.proc.exited
+			}
+			c.cancels.flush(cancelFlushTimeout, c.ended, exited)
+		}
 		var wg sync.WaitGroup
 		if c.proc != nil {
 			wg.Go(c.proc.stop)
@@ -501,7 +516,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 	// 401 caused (oauth pauses it): startup_timeout is for the server.
 	startCtx, cancel := ask.WithPausableTimeout(ctx, s.startupTimeout)
 	defer cancel()
-	c := &conn{changes: make(chan struct{}, 1), transport: s.transport}
+	c := &conn{changes: make(chan struct{}, 1), transport: s.transport, cancels: newCancelWatch(), ended: make(chan struct{})}
 	client := s.newClient(c)
 	var (
 		cs  *sdk.ClientSession
@@ -518,13 +533,13 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 			Writer:        c.proc.stdin,
 			MaxLineLength: maxMessageBytes,
 		}
-		cs, err = connectKeepingOrder(startCtx, client, t)
+		cs, err = connectKeepingOrder(startCtx, client, &watchedTransport{Transport: t, w: c.cancels})
 	default:
 		var h auth.OAuthHandler
 		if s.m.opts.Auth != nil {
 			h = s.m.opts.Auth.Handler(s.cfg, interactive)
 		}
-		cs, c.transport, err = connectRemote(startCtx, ctx, client, s.cfg, s.transport, h)
+		cs, c.transport, err = connectRemote(startCtx, ctx, client, s.cfg, s.transport, h, c.cancels)
 	}
 	if err != nil {
 		c.close()
@@ -628,7 +643,11 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 func (s *server) serve(ctx context.Context, c *conn) error {
 	defer c.close()
 	ended := make(chan error, 1)
-	go func() { ended <- c.cs.Wait() }()
+	go func() {
+		err := c.cs.Wait()
+		close(c.ended)
+		ended <- err
+	}()
 	var exited <-chan struct{}
 	if c.proc != nil {
 		exited = c.proc.exited

@@ -5,12 +5,14 @@ package mcp
 // stdin/stdout instead of the tests.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,6 +31,14 @@ const (
 	envMark    = "OTTER_TEST_MARK"    // the slow tool writes "cancelled" here when its call is cancelled
 	envDelay   = "OTTER_TEST_DELAY"   // delay before serving (e.g. "300ms")
 	envExitIf  = "OTTER_TEST_EXIT_IF" // behave as mode "exit" when this file exists
+	// envSeen names a file the server appends a line to for each tools/call
+	// ("call") and each notifications/cancelled ("cancelled") that arrives
+	// on its stdin; with it set, the server ignores SIGTERM and SIGPIPE and
+	// exits at the end of its stdin, so that it sees everything the client
+	// wrote before closing it. (The SDK may stop reading earlier, once its
+	// connection fails; and the end of stdin ends the server's calls too:
+	// only the notification shows the client cancelled them.)
+	envSeen = "OTTER_TEST_SEEN"
 )
 
 func TestMain(m *testing.M) {
@@ -92,11 +102,61 @@ func runTestServer(mode string) int {
 		time.Sleep(d) // slow to start: initialize waits
 	}
 	srv := newTestServer(mode)
-	if err := srv.Run(ctx, &sdk.StdioTransport{MaxLineLength: -1}); err != nil {
+	var t sdk.Transport = &sdk.StdioTransport{MaxLineLength: -1}
+	if path := os.Getenv(envSeen); path != "" {
+		// SIGPIPE too: a reply written after otter closed its end must not
+		// end the server before it has read what otter wrote.
+		signal.Ignore(syscall.SIGTERM, syscall.SIGPIPE)
+		in, done := seenStdin(func(what string) {
+			if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+				fmt.Fprintln(f, what)
+				f.Close()
+			}
+		})
+		defer func() {
+			in.Close()
+			<-done
+		}()
+		t = &sdk.IOTransport{Reader: in, Writer: os.Stdout, MaxLineLength: -1}
+	}
+	if err := srv.Run(ctx, t); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 1
 	}
 	return 0
+}
+
+// seenStdin gives the server what arrives on stdin through the returned
+// reader and reports each tools/call ("call") and notifications/cancelled
+// ("cancelled") among it, up to the end of stdin: also what arrives after
+// the server stopped reading. Closing the reader lets the rest pass
+// unread; done is closed at the end of stdin.
+func seenStdin(seen func(what string)) (r io.ReadCloser, done <-chan struct{}) {
+	pr, pw := io.Pipe()
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		defer pw.Close()
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 64<<20)
+		forward := true
+		for sc.Scan() {
+			var msg struct{ Method string }
+			if json.Unmarshal(sc.Bytes(), &msg) == nil {
+				switch msg.Method {
+				case "tools/call":
+					seen("call")
+				case "notifications/cancelled":
+					seen("cancelled")
+				}
+			}
+			if forward {
+				_, err := pw.Write(append(sc.Bytes(), '\n'))
+				forward = err == nil
+			}
+		}
+	}()
+	return pr, ch
 }
 
 func objectSchema(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
@@ -208,6 +268,24 @@ func newTestServer(mode string) *sdk.Server {
 				return nil, err
 			}
 			return text(res.Action), nil
+		})
+	// needs_url and needs_urls refuse the call until URLs are opened
+	// (-32042, the error path of URL elicitation).
+	srv.AddTool(&sdk.Tool{Name: "needs_url", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return nil, sdk.URLElicitationRequiredError([]*sdk.ElicitParams{
+				{Mode: "url", Message: "Connect your account", URL: "https://example.com/connect?x=1", ElicitationID: "el-2"},
+			})
+		})
+	srv.AddTool(&sdk.Tool{Name: "needs_urls", InputSchema: objectSchema(nil)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return nil, &jsonrpc.Error{
+				Code:    sdk.CodeURLElicitationRequired,
+				Message: "MCP error -32042: Sign in first.",
+				Data: json.RawMessage(`{"elicitations":[` +
+					`{"mode":"url","elicitationId":"a","url":"https://login.example.com/start","message":"Sign in\n\u001b[31mnow\u001b[0m"},` +
+					`{"mode":"url","elicitationId":"b","url":"javascript:alert(1)","message":"Not for a browser"}]}`),
+			}
 		})
 	srv.AddTool(&sdk.Tool{Name: "sample", InputSchema: objectSchema(nil)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

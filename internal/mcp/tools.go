@@ -57,6 +57,8 @@ func (t *mcpTool) Info() tool.Info { return t.info }
 
 // Call calls the tool with the server's timeout. Progress notifications go
 // to tool.ReportProgress of ctx; cancelling ctx sends notifications/cancelled.
+// A server that needs the person to open a URL first (-32042) gets it shown
+// to them and the call fails with a URLElicitationError naming it.
 // When an HTTP server ended the session before the call reached it, the
 // call is sent once more on the new session.
 func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
@@ -84,6 +86,9 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 	}
 	s.record(time.Since(start), err != nil || res.IsError)
 	if err != nil {
+		if uerr := s.urlElicitation(ctx, err, tool.QualifiedName(s.name, t.name), "call again"); uerr != nil {
+			return nil, uerr
+		}
 		return nil, t.callError(ctx, callCtx, c, err)
 	}
 	return res, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,15 +38,21 @@ func transportName(srv config.Server) string {
 // headerTransport adds the configured headers to every request,
 // remembers the status of the latest POST (for the SSE fallback: when
 // connecting fails, that is the answer that failed it, also when an OAuth
-// 401 came before it) and shows the server's messages to order.
+// 401 came before it), shows the server's messages to order and counts
+// the notifications/cancelled it delivers in cancels.
 type headerTransport struct {
 	base     http.RoundTripper
 	headers  map[string]string
 	order    *schemaOrder
+	cancels  *cancelWatch
 	lastPost atomic.Int32
+	// authRetry: the caller (the streamable transport with an OAuth
+	// handler) sends a POST answered 401 or 403 again once authorized.
+	authRetry bool
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	cancelled := t.cancels != nil && postsCancelled(req)
 	if len(t.headers) > 0 {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
@@ -53,6 +60,10 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if cancelled && (err != nil || !t.authRetry ||
+		resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		t.cancels.notificationSent()
+	}
 	if err != nil {
 		return resp, err
 	}
@@ -63,16 +74,24 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func newHTTPClient(srv config.Server, order *schemaOrder) (*http.Client, *headerTransport) {
-	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers, order: order}
+func newHTTPClient(srv config.Server, order *schemaOrder, cancels *cancelWatch) (*http.Client, *headerTransport) {
+	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers, order: order, cancels: cancels}
 	return &http.Client{Transport: ht}, ht
+}
+
+// newStreamableClient is newHTTPClient for the streamable transport, which
+// runs h's authorization itself.
+func newStreamableClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) (*http.Client, *headerTransport) {
+	client, ht := newHTTPClient(srv, order, cancels)
+	ht.authRetry = h != nil
+	return client, ht
 }
 
 // newSSEClient is newHTTPClient for the legacy SSE transport, which has no
 // OAuth support of its own: with h set, requests carry h's token and a 401
 // or 403 runs h's authorization, as the streamable transport does itself.
-func newSSEClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder) *http.Client {
-	client, ht := newHTTPClient(srv, order)
+func newSSEClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) *http.Client {
+	client, ht := newHTTPClient(srv, order, cancels)
 	if h != nil {
 		ht.base = oauth.Transport(h, http.DefaultTransport)
 	}
@@ -80,34 +99,35 @@ func newSSEClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder) *h
 }
 
 // remoteTransport builds the SDK transport of an http or sse server.
-func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder) (sdk.Transport, error) {
+func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) (sdk.Transport, error) {
 	if srv.URL == "" {
 		return nil, configError{fmt.Errorf("no url configured for transport %q: set url", kind)}
 	}
 	switch kind {
 	case config.TransportHTTP:
-		client, _ := newHTTPClient(srv, order)
+		client, _ := newStreamableClient(srv, h, order, cancels)
 		return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: h}, nil
 	case config.TransportSSE:
-		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order)}, nil
+		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order, cancels)}, nil
 	}
 	return nil, configError{fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)}
 }
 
 // connectRemote connects to an http, sse or auto server. The session keeps
-// the server's property order (see schemaOrder).
-func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler) (*sdk.ClientSession, string, error) {
+// the server's property order (see schemaOrder); the notifications/cancelled
+// it sends are counted in cancels.
+func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, cancels *cancelWatch) (*sdk.ClientSession, string, error) {
 	order := newSchemaOrder()
-	cs, kind, err := connectRemoteWith(ctx, life, client, srv, kind, h, order)
+	cs, kind, err := connectRemoteWith(ctx, life, client, srv, kind, h, order, cancels)
 	if err == nil {
 		keepOrder(cs, order)
 	}
 	return cs, kind, err
 }
 
-func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder) (*sdk.ClientSession, string, error) {
+func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) (*sdk.ClientSession, string, error) {
 	if kind != TransportAuto && kind != "" {
-		t, err := remoteTransport(srv, kind, h, order)
+		t, err := remoteTransport(srv, kind, h, order, cancels)
 		if err != nil {
 			return nil, kind, err
 		}
@@ -117,7 +137,7 @@ func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config
 	if srv.URL == "" {
 		return nil, kind, configError{errors.New("no url configured: set url (or command for a stdio server)")}
 	}
-	httpClient, ht := newHTTPClient(srv, order)
+	httpClient, ht := newStreamableClient(srv, h, order, cancels)
 	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: h}
 	cs, err := client.Connect(ctx, t, nil)
 	if err == nil {
@@ -128,7 +148,7 @@ func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config
 	default:
 		return nil, config.TransportHTTP, err
 	}
-	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order)}
+	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order, cancels)}
 	cs, sseErr := client.Connect(ctx, detach(st, life), nil)
 	if sseErr != nil {
 		return nil, config.TransportSSE, fmt.Errorf("streamable HTTP was refused (%w) and the SSE fallback failed too: %w", err, sseErr)
@@ -140,10 +160,18 @@ func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config
 // Connect (the startup timeout), which the legacy SSE transport would
 // otherwise use for its event stream. Should the startup context end while
 // the transport is still connecting, the connection attempt is abandoned.
+// Once connected, the stream ends when the connection is closed, or at the
+// latest lifeGrace after life (the server's supervisor) ends: closing the
+// connection first gives owed notifications/cancelled their moment (see
+// cancelWatch), and an SSE server only takes them while the stream is open.
 type detached struct {
 	sdk.Transport
 	life context.Context
 }
+
+// lifeGrace is how long a detached connection outlives its life unless it
+// is closed first; more than cancelFlushTimeout.
+const lifeGrace = 2 * cancelFlushTimeout
 
 func detach(t sdk.Transport, life context.Context) sdk.Transport {
 	if _, ok := t.(*sdk.SSEClientTransport); !ok {
@@ -153,7 +181,7 @@ func detach(t sdk.Transport, life context.Context) sdk.Transport {
 }
 
 func (d *detached) Connect(ctx context.Context) (sdk.Connection, error) {
-	connCtx, cancel := context.WithCancel(d.life)
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(d.life))
 	stop := context.AfterFunc(ctx, cancel)
 	conn, err := d.Transport.Connect(connCtx)
 	if !stop() || err != nil {
@@ -164,13 +192,25 @@ func (d *detached) Connect(ctx context.Context) (sdk.Connection, error) {
 		}
 		return nil, err
 	}
-	return &cancelConn{Connection: conn, cancel: cancel}, nil
+	stopLife := context.AfterFunc(d.life, func() {
+		t := time.NewTimer(lifeGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-connCtx.Done():
+		}
+	})
+	return &cancelConn{Connection: conn, cancel: func() {
+		stopLife()
+		cancel()
+	}}, nil
 }
 
 // cancelConn releases its context when closed.
 type cancelConn struct {
 	sdk.Connection
-	cancel context.CancelFunc
+	cancel func()
 }
 
 func (c *cancelConn) Close() error {
