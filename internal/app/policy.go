@@ -98,11 +98,14 @@ func (p *PolicyAsker) Policy() ElicitPolicy { return p.policy }
 func (p *PolicyAsker) Elicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
 	switch p.policy {
 	case ElicitDecline:
+		p.note("otter: declined %s's request for input (--elicit decline)", req.Server)
 		return ask.ElicitReply{Action: ask.Decline}, nil
 	case ElicitCancel:
+		p.note("otter: canceled %s's request for input (--elicit cancel)", req.Server)
 		return ask.ElicitReply{Action: ask.Cancel}, nil
 	case ElicitAcceptDefaults:
 		if req.Mode == "url" {
+			p.note("otter: declined %s's request to open %s (--elicit accept-defaults opens no URL)", req.Server, req.URL)
 			return ask.ElicitReply{Action: ask.Decline}, nil
 		}
 		form, err := parseForm(req.Schema)
@@ -117,6 +120,7 @@ func (p *PolicyAsker) Elicit(ctx context.Context, req ask.Elicitation) (ask.Elic
 			case f.required:
 				// Accepting without a required value is not an answer the
 				// server can use.
+				p.note("otter: declined %s's request for input: %q is required and has no default (--elicit accept-defaults; --elicit ask fills it in)", req.Server, f.name)
 				return ask.ElicitReply{Action: ask.Decline}, nil
 			}
 		}
@@ -127,6 +131,13 @@ func (p *PolicyAsker) Elicit(ctx context.Context, req ask.Elicitation) (ask.Elic
 		return p.askElicit(ctx, req)
 	}
 	return ask.ElicitReply{}, fmt.Errorf("unknown elicitation policy %q", p.policy)
+}
+
+// note tells the person, on out, what a policy answered for them.
+func (p *PolicyAsker) note(format string, args ...any) {
+	if p.out != nil {
+		fmt.Fprintf(p.out, format+"\n", args...)
+	}
 }
 
 // Login implements ask.LoginPrompter by handing the prompt to the

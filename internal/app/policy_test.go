@@ -42,21 +42,26 @@ func TestPolicyFixed(t *testing.T) {
 		policy ElicitPolicy
 		req    ask.Elicitation
 		want   string
+		said   string // what the person is told on stderr
 	}{
-		{ElicitAcceptDefaults, formRequest(sep1034Schema), "accept map[age:30 name:John Doe score:95.5 status:active verified:true]"},
-		{ElicitAcceptDefaults, formRequest(`{"type":"object","properties":{"a":{"type":"string"}}}`), "accept map[]"},
-		{ElicitAcceptDefaults, formRequest(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`), "decline map[]"},
-		{ElicitAcceptDefaults, ask.Elicitation{Mode: "url", URL: "https://example.com/pay"}, "decline map[]"},
-		{ElicitDecline, formRequest(sep1034Schema), "decline map[]"},
-		{ElicitCancel, formRequest(sep1034Schema), "cancel map[]"},
+		{ElicitAcceptDefaults, formRequest(sep1034Schema), "accept map[age:30 name:John Doe score:95.5 status:active verified:true]", ""},
+		{ElicitAcceptDefaults, formRequest(`{"type":"object","properties":{"a":{"type":"string"}}}`), "accept map[]", ""},
+		{ElicitAcceptDefaults, formRequest(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`), "decline map[]", `"a" is required and has no default`},
+		{ElicitAcceptDefaults, ask.Elicitation{Mode: "url", URL: "https://example.com/pay"}, "decline map[]", "request to open https://example.com/pay"},
+		{ElicitDecline, formRequest(sep1034Schema), "decline map[]", "(--elicit decline)"},
+		{ElicitCancel, formRequest(sep1034Schema), "cancel map[]", "(--elicit cancel)"},
 	} {
-		p := NewPolicyAsker(tc.policy, nil, io.Discard, nil)
+		var out strings.Builder
+		p := NewPolicyAsker(tc.policy, nil, &out, nil)
 		r, err := p.Elicit(ctx, tc.req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := fmt.Sprint(r.Action, " ", r.Content); got != tc.want {
 			t.Errorf("%s on %s: got %q, want %q", tc.policy, tc.req.Schema, got, tc.want)
+		}
+		if tc.said == "" && out.Len() > 0 || !strings.Contains(out.String(), tc.said) {
+			t.Errorf("%s on %s: said %q, want %q", tc.policy, tc.req.Schema, out.String(), tc.said)
 		}
 	}
 }
