@@ -20,7 +20,7 @@ import (
 
 type promptReadyMsg struct{ text string }
 
-var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image"}
+var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -29,6 +29,7 @@ const helpText = `Commands
   /call TOOL [json]    call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt [arg=value …]   use a server's prompt
   /image [N]           view image N from a tool result (the latest without N)
+  /trust               ask again whether to trust this project (its servers and settings)
   /clear               forget the conversation
   /help · /quit
 
@@ -53,6 +54,14 @@ func (m *model) command(line string) tea.Cmd {
 		return m.forgetImages()
 	case "/quit", "/exit", "/q":
 		return m.quit()
+	case "/trust":
+		req := m.b.TrustPrompt()
+		if req == nil {
+			m.notice(itemInfo, "nothing to trust here: no untrusted project file defines servers")
+			return nil
+		}
+		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
+		return m.startQuestion(len(m.questions) == 1)
 	case "/mcp":
 		sub, arg, _ := strings.Cut(rest, " ")
 		switch sub {

@@ -380,17 +380,17 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	fm := newFormModal(m, heading, m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))
 	b, ctx := m.b, m.ctx
 	notTrusted := func() tea.Cmd {
-		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled (trust it later with `otter trust` in that directory)", req.Dir))
+		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled (trust it later with /trust, or `otter trust` in that directory)", req.Dir))
 	}
 	fm.onEsc = notTrusted
 	fm.onSubmit = func() tea.Cmd {
 		if !yes {
 			return notTrusted()
 		}
-		return func() tea.Msg {
+		return tea.Sequence(m.noticeCmd(itemInfo, fmt.Sprintf("trusted %s; starting its servers", req.Dir)), func() tea.Msg {
 			diff, err := b.Trust(ctx)
 			return reloadedMsg{diff: diff, err: err}
-		}
+		})
 	}
 	return fm
 }

@@ -392,7 +392,7 @@ func TestTrustPrompt(t *testing.T) {
 	h.waitFor("This project defines MCP servers: /work/proj", "./run-server --stdio (in sub; env TOKEN)",
 		"and apply its settings:", "agent.model, permissions mcp__proj__* = allow", "Trust this directory?")
 	h.press("y")
-	h.waitFor("config reloaded: added proj")
+	h.waitFor("trusted /work/proj; starting its servers", "config reloaded: added proj")
 	if !b.did("trust") {
 		t.Errorf("actions = %v", b.actions)
 	}
@@ -404,9 +404,17 @@ func TestTrustPromptEsc(t *testing.T) {
 	h := start(t, b)
 	h.waitFor("Trust this directory?")
 	h.press("esc")
-	h.waitFor("/work/proj is not trusted", "otter trust")
+	h.waitFor("/work/proj is not trusted", "/trust")
 	if b.did("trust") {
 		t.Errorf("Esc trusted the project: %v", b.actions)
+	}
+	// Changed minds: /trust asks again.
+	h.enterLine("/trust")
+	h.waitFor("Trust this directory?")
+	h.press("y")
+	h.waitFor("trusted /work/proj")
+	if !b.did("trust") {
+		t.Errorf("/trust then Trust did not reach the core: %v", b.actions)
 	}
 }
 
