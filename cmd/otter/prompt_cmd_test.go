@@ -285,6 +285,23 @@ func TestPromptFailures(t *testing.T) {
 			}
 		}
 	})
+	t.Run("--dangerously-allow-all lets it run", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Anthropic,
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "export_data", Args: `{"records":[{"a":1}],"format":"json","filename":"out.json"}`}}},
+			llmtest.Reply{Text: []string{"Exported."}},
+		)
+		stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, ""), "-p", "export", "--dangerously-allow-all")
+		if err != nil || stdout != "Exported.\n" {
+			t.Fatalf("otter -p: %v, stdout %q\n%s", err, stdout, stderr)
+		}
+		res := srv.Requests()[1].LastToolResults()
+		if len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Text, "out.json") {
+			t.Errorf("result sent to the model = %+v, want the export's path", res)
+		}
+		if _, err := os.Stat(filepath.Join(os.Getenv("XDG_DATA_HOME"), "otter", "exports", "out.json")); err != nil {
+			t.Errorf("the export was not written: %v", err)
+		}
+	})
 	t.Run("tool needing permission is denied headless", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.OpenAI,
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "export_data", Args: `{}`}}},
@@ -351,48 +368,50 @@ args = [%q, "stdio"]
 `, node, server)
 	call := llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: trigger, Args: `{"prompt":"name a river","maxTokens":50}`}}}
 
-	t.Run("allowed", func(t *testing.T) {
-		srv := llmtest.New(t, llmtest.Anthropic, call,
-			llmtest.Reply{Text: []string{"the Rhine"}}, // the server's sampling request
-			llmtest.Reply{Text: []string{"The server's model chose the Rhine."}},
-		)
-		stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, servers),
-			"-p", "ask the server", "--allow-tools", "mcp__everything__trigger-*", "--allow-sampling")
-		if err != nil {
-			t.Fatalf("otter -p: %v\n%s", err, stderr)
-		}
-		reqs := srv.Requests()
-		if len(reqs) != 3 {
-			t.Fatalf("model server got %d requests, want 3\nstderr:\n%s", len(reqs), stderr)
-		}
-		if s := reqs[1]; s.System != "You are a helpful test server." || len(s.Messages) != 1 || !strings.Contains(s.Messages[0].Text, "name a river") || s.MaxTokens != 50 {
-			t.Errorf("sampling request: system %q messages %+v max_tokens %d", s.System, s.Messages, s.MaxTokens)
-		}
-		if res := reqs[2].LastToolResults(); len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Text, "the Rhine") {
-			t.Errorf("tool result = %+v", res)
-		}
-		if stdout != "The server's model chose the Rhine.\n" {
-			t.Errorf("stdout = %q", stdout)
-		}
-	})
-	t.Run("declined", func(t *testing.T) {
-		srv := llmtest.New(t, llmtest.OpenAI, call, llmtest.Reply{Text: []string{"It was declined."}})
-		_, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, servers),
-			"-p", "ask the server", "--allow-tools", trigger)
-		if err != nil {
-			t.Fatalf("otter -p: %v\n%s", err, stderr)
-		}
-		reqs := srv.Requests()
-		if len(reqs) != 2 {
-			t.Fatalf("model server got %d requests, want 2 (no sampling call)", len(reqs))
-		}
-		if res := reqs[1].LastToolResults(); len(res) != 1 || !res[0].IsError {
-			t.Errorf("tool result = %+v, want the server's error", res)
-		}
-		if !strings.Contains(stderr, "declined a sampling request from everything") {
-			t.Errorf("stderr:\n%s", stderr)
-		}
-	})
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind)+" allowed", func(t *testing.T) {
+			srv := llmtest.New(t, kind, call,
+				llmtest.Reply{Text: []string{"the Rhine"}}, // the server's sampling request
+				llmtest.Reply{Text: []string{"The server's model chose the Rhine."}},
+			)
+			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, servers),
+				"-p", "ask the server", "--allow-tools", "mcp__everything__trigger-*", "--allow-sampling")
+			if err != nil {
+				t.Fatalf("otter -p: %v\n%s", err, stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("model server got %d requests, want 3\nstderr:\n%s", len(reqs), stderr)
+			}
+			if s := reqs[1]; s.System != "You are a helpful test server." || len(s.Messages) != 1 || !strings.Contains(s.Messages[0].Text, "name a river") || s.MaxTokens != 50 {
+				t.Errorf("sampling request: system %q messages %+v max_tokens %d", s.System, s.Messages, s.MaxTokens)
+			}
+			if res := reqs[2].LastToolResults(); len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Text, "the Rhine") {
+				t.Errorf("tool result = %+v", res)
+			}
+			if stdout != "The server's model chose the Rhine.\n" {
+				t.Errorf("stdout = %q", stdout)
+			}
+		})
+		t.Run(string(kind)+" declined", func(t *testing.T) {
+			srv := llmtest.New(t, kind, call, llmtest.Reply{Text: []string{"It was declined."}})
+			_, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", promptConfig(t, srv, servers),
+				"-p", "ask the server", "--allow-tools", trigger)
+			if err != nil {
+				t.Fatalf("otter -p: %v\n%s", err, stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("model server got %d requests, want 2 (no sampling call)", len(reqs))
+			}
+			if res := reqs[1].LastToolResults(); len(res) != 1 || !res[0].IsError {
+				t.Errorf("tool result = %+v, want the server's error", res)
+			}
+			if !strings.Contains(stderr, "declined a sampling request from everything") {
+				t.Errorf("stderr:\n%s", stderr)
+			}
+		})
+	}
 }
 
 // Parallel tool calls finish in any order; the json output lists them in

@@ -369,6 +369,13 @@ func TestCancelMidStream(t *testing.T) {
 		if err := h.send(t, "continue"); err != nil {
 			t.Fatalf("Send after cancel: %v", err)
 		}
+		// The model is told what it had said, and that it was interrupted.
+		reqs := h.srv.Requests()
+		r := reqs[len(reqs)-1]
+		if len(r.Messages) != 3 || r.Messages[1].Role != "assistant" || !strings.HasPrefix(r.Messages[1].Text, "Partial ") ||
+			!strings.Contains(r.Messages[1].Text, "interrupted") || r.Messages[2].Text != "continue" {
+			t.Errorf("follow-up request messages = %+v", r.Messages)
+		}
 	})
 }
 
