@@ -619,6 +619,7 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 		c.proc.awaitExit()
 		exited = c.proc.exitDescription()
 	}
+	explained := true // msg says all the SDK's error would (a closed pipe, a deadline)
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -628,14 +629,29 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 		msg = fmt.Sprintf("no answer to %s within %s (startup_timeout)", phase, s.startupTimeout)
 	default:
 		msg = phase + " failed"
+		explained = false
 	}
 	if c.proc != nil {
 		if note := s.stderr.stderrNote(); note != "" {
 			msg += "; " + note
 		}
 	}
+	if explained {
+		return explainedError{msg: msg, err: err}
+	}
 	return fmt.Errorf("%s: %w", msg, err)
 }
+
+// explainedError says in msg what went wrong, without the text of err
+// ("connection closed: calling "initialize": client is closing: EOF"),
+// which it still wraps.
+type explainedError struct {
+	msg string
+	err error
+}
+
+func (e explainedError) Error() string { return e.msg }
+func (e explainedError) Unwrap() error { return e.err }
 
 // serve watches a live connection until it drops or ctx ends: it refreshes
 // lists on list_changed and pings every health check interval. It closes
