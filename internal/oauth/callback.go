@@ -167,6 +167,7 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 	ctx, cancel := context.WithTimeoutCause(ctx, LoginTimeout, errLoginTimedOut)
 	defer cancel()
 	req := ask.Login{Server: h.name(), AuthURL: args.URL, CanPasteRedirect: true}
+	var problem error // what went wrong with the last answer
 	for range maxPrompts {
 		reply, err := h.a.prompter.Login(ctx, req)
 		if err != nil {
@@ -185,6 +186,7 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 			res, err := parsePasted(reply.RedirectURL, state)
 			if err != nil {
 				h.a.logger.Warn("oauth: the pasted URL is not usable", "server", h.name(), "err", err)
+				problem = fmt.Errorf("the pasted URL is not usable: %w", err)
 				continue
 			}
 			return res, nil
@@ -192,6 +194,7 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 			if err := h.a.openBrowser(args.URL); err != nil {
 				h.a.logger.Warn("oauth: could not open a browser; open the URL yourself or paste the redirect URL",
 					"server", h.name(), "err", err)
+				problem = fmt.Errorf("could not open a browser: %w", err)
 				continue
 			}
 		case ask.LoginShowURL:
@@ -206,6 +209,9 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 			}
 			return nil, fmt.Errorf("log in to %s: %w", h.name(), ctx.Err())
 		}
+	}
+	if problem != nil {
+		return nil, h.loginRequired(problem.Error())
 	}
 	return nil, h.loginRequired("no usable answer to the login prompt")
 }

@@ -602,8 +602,13 @@ func TestBrowserCannotOpen(t *testing.T) {
 	f := newFixture(t)
 	prompter := &choose{reply: openBrowserChoice}
 	a := f.authorizer(Options{Prompter: prompter, OpenBrowser: func(string) error { return ErrNoBrowser }})
-	if _, err := oauthtest.Connect(f.ctx, f.endpoint, a.Handler(f.srv, true)); !errors.Is(err, ErrLoginRequired) {
+	_, err := oauthtest.Connect(f.ctx, f.endpoint, a.Handler(f.srv, true))
+	if !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("got %v, want ErrLoginRequired", err)
+	}
+	// The error says why, not only that no answer was usable.
+	if !strings.Contains(err.Error(), "could not open a browser") {
+		t.Errorf("error %q does not say the browser could not be opened", err)
 	}
 	if prompter.count() != maxPrompts {
 		t.Errorf("prompts = %d, want %d", prompter.count(), maxPrompts)
