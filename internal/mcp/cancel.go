@@ -184,32 +184,3 @@ func postsCancelled(req *http.Request) bool {
 	msg, err := jsonrpc.DecodeMessage(data)
 	return err == nil && isCancelled(msg)
 }
-
-// watchedTransport counts the notifications/cancelled its connection
-// writes. For stdio, whose connection has nothing the SDK looks for beyond
-// sdk.Connection; HTTP and SSE are watched in headerTransport.
-type watchedTransport struct {
-	sdk.Transport
-	w *cancelWatch
-}
-
-func (t *watchedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &watchedConn{Connection: conn, w: t.w}, nil
-}
-
-type watchedConn struct {
-	sdk.Connection
-	w *cancelWatch
-}
-
-func (c *watchedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
-	if isCancelled(msg) {
-		c.w.notificationSent()
-	}
-	return err
-}

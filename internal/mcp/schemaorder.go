@@ -189,26 +189,31 @@ func (o *schemaOrder) observeWire(data []byte) {
 	}
 }
 
-// orderTransport gives its connection's incoming messages to order.
-type orderTransport struct {
+// observedTransport watches its connection's messages: the incoming ones
+// for order, the outgoing notifications/cancelled for cancels (nil: not
+// counted). For stdio, whose connection has nothing the SDK looks for
+// beyond sdk.Connection; HTTP and SSE are watched in headerTransport.
+type observedTransport struct {
 	sdk.Transport
-	order *schemaOrder
+	order   *schemaOrder
+	cancels *cancelWatch
 }
 
-func (t *orderTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+func (t *observedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	conn, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &orderConn{Connection: conn, order: t.order}, nil
+	return &observedConn{Connection: conn, order: t.order, cancels: t.cancels}, nil
 }
 
-type orderConn struct {
+type observedConn struct {
 	sdk.Connection
-	order *schemaOrder
+	order   *schemaOrder
+	cancels *cancelWatch
 }
 
-func (c *orderConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *observedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
 		c.order.observe(msg)
@@ -216,12 +221,19 @@ func (c *orderConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-// connectKeepingOrder connects client over t (a stdio transport, whose
-// connection has nothing the SDK looks for beyond sdk.Connection) and keeps
-// the session's schemaOrder.
-func connectKeepingOrder(ctx context.Context, client *sdk.Client, t sdk.Transport) (*sdk.ClientSession, error) {
+func (c *observedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if c.cancels != nil && isCancelled(msg) {
+		c.cancels.notificationSent()
+	}
+	return err
+}
+
+// connectKeepingOrder connects client over t (a stdio transport), keeps
+// the session's schemaOrder and counts its cancellations in cancels.
+func connectKeepingOrder(ctx context.Context, client *sdk.Client, t sdk.Transport, cancels *cancelWatch) (*sdk.ClientSession, error) {
 	order := newSchemaOrder()
-	cs, err := client.Connect(ctx, &orderTransport{Transport: t, order: order}, nil)
+	cs, err := client.Connect(ctx, &observedTransport{Transport: t, order: order, cancels: cancels}, nil)
 	if err == nil {
 		keepOrder(cs, order)
 	}

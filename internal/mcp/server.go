@@ -533,7 +533,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 			Writer:        c.proc.stdin,
 			MaxLineLength: maxMessageBytes,
 		}
-		cs, err = connectKeepingOrder(startCtx, client, &watchedTransport{Transport: t, w: c.cancels})
+		cs, err = connectKeepingOrder(startCtx, client, t, c.cancels)
 	default:
 		var h auth.OAuthHandler
 		if s.m.opts.Auth != nil {
