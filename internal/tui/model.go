@@ -541,6 +541,7 @@ func (m *model) submit() tea.Cmd {
 	m.histPos = len(m.history)
 	m.draft = ""
 	m.input.Reset()
+	m.hint, m.cycle = "", nil // Tab's candidates belong to the line just sent
 	m.tr.scroll = 0
 	if strings.HasPrefix(text, "/") {
 		return m.command(text)

@@ -371,6 +371,16 @@ func TestTabCompletionAndHistory(t *testing.T) {
 	h.press("enter") // run /mcp tools
 	h.waitFor("0 shown")
 	h.press("esc")
+	// Tab's candidates leave with the line they completed.
+	h.typeText("/mcp")
+	h.press("tab")
+	h.waitFor("tab again cycles")
+	h.press("enter")
+	h.waitFor("MCP servers")
+	if s := h.waitGone("tab again cycles"); strings.Contains(s, "/mcp reload") {
+		t.Errorf("the candidates still show after the command ran:\n%s", s)
+	}
+	h.press("esc")
 	h.typeText("/mcp__")
 	h.press("tab")
 	h.waitFor("/mcp__everything__simple_prompt")
@@ -381,7 +391,7 @@ func TestTabCompletionAndHistory(t *testing.T) {
 	}
 	h.press("up")
 	h.waitFor("› /mcp__everything__simple_prompt")
-	h.press("up")
+	h.press("up", "up")
 	h.waitFor("› /mcp tools")
 }
 
