@@ -284,14 +284,22 @@ func (p *toolsPanel) view(width, height int) string {
 	if p.server != "" {
 		title += " of " + p.server
 	}
+	rowsRoom := max(height-4, 1)
+	start := max(p.cursor-rowsRoom+1, 0)
+	end := min(len(ms), start+rowsRoom)
+	count := fmt.Sprintf("  %d shown", len(ms))
+	if start > 0 || end < len(ms) { // not all fit: say which, and that there is more
+		count = fmt.Sprintf("  %d–%d of %d shown", start+1, end, len(ms))
+		if end < len(ms) {
+			count += " · ↓ more"
+		}
+	}
 	var b strings.Builder
-	b.WriteString(st.title.Render(title) + st.dim.Render(fmt.Sprintf("  %d shown", len(ms))) + "\n")
+	b.WriteString(st.title.Render(title) + st.dim.Render(count) + "\n")
 	// Without a width the input shows only the placeholder's first letter.
 	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
 	b.WriteString(p.filter.View() + "\n")
-	rowsRoom := max(height-4, 1)
-	start := max(p.cursor-rowsRoom+1, 0)
-	for i := start; i < len(ms) && i < start+rowsRoom; i++ {
+	for i := start; i < end; i++ {
 		e := ms[i]
 		name := e.Name
 		mark := "  "

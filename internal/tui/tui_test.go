@@ -945,3 +945,21 @@ func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
 		t.Errorf("reply = %+v, want accept with %v", r, want)
 	}
 }
+
+// A tool list longer than the screen says which part it shows.
+func TestMCPToolsSaysWhenMoreThanFits(t *testing.T) {
+	b := &fakeBackend{}
+	for i := range 40 {
+		b.tools = append(b.tools, entry("big", fmt.Sprintf("tool%02d", i), "", `{}`, nil))
+	}
+	h := start(t, b)
+	h.enterLine("/mcp tools")
+	h.waitFor("1–", "of 40 shown · ↓ more", "mcp__big__tool00")
+	for range 39 {
+		h.press("down")
+	}
+	s := h.waitFor("mcp__big__tool39", "of 40 shown")
+	if strings.Contains(s, "↓ more") {
+		t.Errorf("at the end of the list it still says there is more:\n%s", s)
+	}
+}
