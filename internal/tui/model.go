@@ -236,8 +236,13 @@ func (m *model) notice(kind itemKind, text string) *item {
 	return m.tr.add(it)
 }
 
+// noticeCmd adds a notice at once, where a tea.Cmd is returned (a modal's
+// answer): a command would deliver it after whatever the answer set off,
+// such as the result of the tool that asked, and the transcript would tell
+// the story backwards. Call it from Update only.
 func (m *model) noticeCmd(kind itemKind, text string) tea.Cmd {
-	return func() tea.Msg { return noticeMsg{kind, text} }
+	m.notice(kind, text)
+	return nil
 }
 
 // layout sizes the input to its content and the terminal.
