@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +52,11 @@ $XDG_STATE_HOME/otter/audit.jsonl). Logs are JSON on stderr.`,
 }
 
 func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout time.Duration) error {
+	if cmd.Flags().Changed("http") {
+		if problem := httpAddrProblem(httpAddr); problem != "" {
+			return exitCode(2, fmt.Errorf("%s\nUsage: %s\nRun '%s --help' for more.", problem, cmd.UseLine(), cmd.CommandPath()))
+		}
+	}
 	ctx := cmd.Context()
 	logger, closeLog, err := setupLogging(cmd, logSetup{stderr: os.Stderr, level: slog.LevelInfo, json: true})
 	if err != nil {
@@ -138,4 +145,25 @@ func presetResources() []serve.Resource {
 		})
 	}
 	return out
+}
+
+// httpAddrProblem says what is wrong with the address given to --http, or
+// "" when it is HOST:PORT. A bare port ("8080") is refused rather than
+// guessed at: it could mean this machine only (127.0.0.1:8080) or every
+// interface (:8080), which needs API keys.
+func httpAddrProblem(addr string) string {
+	const choices = "use --http 127.0.0.1:%[1]s to serve this machine only, or --http :%[1]s to listen on all interfaces (that needs [serve] api_keys)"
+	switch {
+	case strings.TrimSpace(addr) == "":
+		return "--http needs HOST:PORT: " + fmt.Sprintf(choices, "8080") + "; without --http otter serves stdio"
+	case strings.Trim(addr, "0123456789") == "":
+		return fmt.Sprintf("--http %s is a port without a host: ", addr) + fmt.Sprintf(choices, addr)
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		if !strings.Contains(addr, ":") || strings.HasSuffix(addr, "]") {
+			return fmt.Sprintf("--http %s has no port: write HOST:PORT, e.g. --http %s:8080", addr, addr)
+		}
+		return fmt.Sprintf("--http %s is not HOST:PORT (%v): ", addr, err) + fmt.Sprintf(choices, "8080")
+	}
+	return ""
 }

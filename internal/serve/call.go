@@ -4,11 +4,15 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/tool"
@@ -100,36 +104,82 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 				}
 			}
 		}
+		markRecorded(ctx)
 		s.record(ctx, req, name, client, outcome, code, errText, start)
+		return res, err
+	}
+}
+
+// recordedKey marks, in the context of a tools/call request, that a tool
+// handler recorded the call (see auditRejectedCalls).
+type recordedKey struct{}
+
+func markRecorded(ctx context.Context) {
+	if f, ok := ctx.Value(recordedKey{}).(*atomic.Bool); ok {
+		f.Store(true)
+	}
+}
+
+// Error codes of tools/call requests the SDK refused before any tool ran.
+const (
+	codeUnknownTool   = "UNKNOWN_TOOL"   // no tool of that name is served
+	codeInvalidParams = "INVALID_PARAMS" // JSON-RPC -32602 for a served tool
+	codeRPCError      = "RPC_ERROR"      // any other JSON-RPC error
+)
+
+// maxAuditedName bounds a tool name as given by the client in the ledger
+// (MCP tool names are at most 128 characters).
+const maxAuditedName = 128
+
+// auditRejectedCalls is receiving middleware that records in the audit
+// ledger (and the log) the tools/call requests that no tool handler
+// recorded: those the SDK refused itself, such as a call of a tool otter
+// does not serve (JSON-RPC -32602 "unknown tool"). Calls that reached a
+// tool handler are recorded there, never here.
+func (s *Server) auditRejectedCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok || call.Params == nil {
+			return next(ctx, method, req)
+		}
+		start := time.Now()
+		recorded := new(atomic.Bool)
+		res, err := next(context.WithValue(ctx, recordedKey{}, recorded), method, req)
+		if err == nil || recorded.Load() {
+			return res, err
+		}
+		name := call.Params.Name
+		code := codeRPCError
+		var rpcErr *jsonrpc.Error
+		switch {
+		case !slices.Contains(s.toolNames(), name):
+			code = codeUnknownTool
+		case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams:
+			code = codeInvalidParams
+		}
+		if len(name) > maxAuditedName {
+			name = strings.ToValidUTF8(name[:maxAuditedName], "") + "…"
+		}
+		client := clientOf(call)
+		session := ""
+		if call.Session != nil {
+			session = call.Session.ID()
+		}
+		d := s.audit(call, name, client, session, OutcomeError, code, err.Error(), start)
+		s.logger.Info("tool call", "tool", name, "client", client, "session", session, "outcome", OutcomeError,
+			"duration_ms", d.Milliseconds(), "code", code)
 		return res, err
 	}
 }
 
 // record accounts for one finished call everywhere it is accounted for.
 func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, client, outcome, code, errText string, start time.Time) {
-	d := time.Since(start)
-	s.metrics.toolCall(name, outcome, d)
 	session := ""
 	if req.Session != nil {
 		session = req.Session.ID()
 	}
-	// The error may quote the arguments (a refused URL, say): it gets the
-	// same masking before it is stored.
-	args, secrets := maskArguments(req.Params.Arguments)
-	errText = maskText(errText, secrets)
-	if len(errText) > 500 {
-		errText = strings.ToValidUTF8(errText[:500], "") + "…"
-	}
-	if s.ledger != nil {
-		err := s.ledger.Append(AuditRecord{
-			Time: start.UTC(), Client: client, Session: session, Tool: name,
-			Arguments: args, Outcome: outcome, Code: code, Error: errText,
-			DurationMS: float64(d.Microseconds()) / 1000,
-		})
-		if err != nil {
-			s.logger.Error("audit ledger write failed", "err", err)
-		}
-	}
+	d := s.audit(req, name, client, session, outcome, code, errText, start)
+	s.metrics.toolCall(name, outcome, d)
 	attrs := []any{"tool", name, "client", client, "session", session, "outcome", outcome, "duration_ms", d.Milliseconds()}
 	if code != "" {
 		attrs = append(attrs, "code", code)
@@ -153,6 +203,30 @@ func (s *Server) record(ctx context.Context, req *mcp.CallToolRequest, name, cli
 			s.logger.Debug("log message to client not sent", "err", err)
 		}
 	}
+}
+
+// audit appends one call to the audit ledger, with its arguments and
+// error text masked, and returns the call's duration.
+func (s *Server) audit(req *mcp.CallToolRequest, name, client, session, outcome, code, errText string, start time.Time) time.Duration {
+	d := time.Since(start)
+	// The error may quote the arguments (a refused URL, say): it gets the
+	// same masking before it is stored.
+	args, secrets := maskArguments(req.Params.Arguments)
+	errText = maskText(errText, secrets)
+	if len(errText) > 500 {
+		errText = strings.ToValidUTF8(errText[:500], "") + "…"
+	}
+	if s.ledger != nil {
+		err := s.ledger.Append(AuditRecord{
+			Time: start.UTC(), Client: client, Session: session, Tool: name,
+			Arguments: args, Outcome: outcome, Code: code, Error: errText,
+			DurationMS: float64(d.Microseconds()) / 1000,
+		})
+		if err != nil {
+			s.logger.Error("audit ledger write failed", "err", err)
+		}
+	}
+	return d
 }
 
 // errorCode finds the first error code and message of otter's response

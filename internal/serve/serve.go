@@ -141,7 +141,7 @@ func New(opts Options) (*Server, error) {
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.metrics.middleware)
+	s.mcp.AddReceivingMiddleware(s.metrics.middleware, s.auditRejectedCalls)
 	s.syncTools()
 	opts.Tools.OnChange(s.syncTools)
 	s.addResources()
