@@ -54,7 +54,8 @@ type cancelWatch struct {
 	last      time.Time // when the latest such request ended
 	nextID    uint64
 	underWay  map[uint64]context.Context // requests not yet returned
-	change    chan struct{}              // closed and replaced at each change
+	change    chan struct{}              // closed and replaced at each change, while watched
+	watched   bool                       // a flush is waiting on change
 }
 
 func newCancelWatch() *cancelWatch {
@@ -64,8 +65,10 @@ func newCancelWatch() *cancelWatch {
 func (w *cancelWatch) update(fn func()) {
 	w.mu.Lock()
 	fn()
-	close(w.change)
-	w.change = make(chan struct{})
+	if w.watched { // no channel churn on every call, only while closing
+		close(w.change)
+		w.change = make(chan struct{})
+	}
 	w.mu.Unlock()
 }
 
@@ -104,6 +107,7 @@ func (w *cancelWatch) notificationSent() {
 func (w *cancelWatch) owed() (bool, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.watched = true
 	ending := 0
 	for _, ctx := range w.underWay {
 		if ctx.Err() != nil {
