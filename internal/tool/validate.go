@@ -227,22 +227,22 @@ func describeSchemaError(err error) []string {
 		}
 		return []string{path + ": " + what}
 	}
-	if m := missingProps.FindStringSubmatch(msg); m != nil {
+	// Errors that list property names: one problem per name.
+	for _, named := range []struct {
+		re   *regexp.Regexp
+		what string
+	}{
+		{missingProps, "missing"},
+		{extraProps, "not an argument the schema allows"},
+	} {
+		m := named.re.FindStringSubmatch(msg)
+		if m == nil {
+			continue
+		}
 		var out []string
 		for _, q := range quoted.FindAllString(m[1], -1) {
 			if name, err := strconv.Unquote(q); err == nil {
-				out = append(out, at(name)+": missing")
-			}
-		}
-		if len(out) > 0 {
-			return out
-		}
-	}
-	if m := extraProps.FindStringSubmatch(msg); m != nil {
-		var out []string
-		for _, q := range quoted.FindAllString(m[1], -1) {
-			if name, err := strconv.Unquote(q); err == nil {
-				out = append(out, at(name)+": not an argument the schema allows")
+				out = append(out, at(name)+": "+named.what)
 			}
 		}
 		if len(out) > 0 {
