@@ -34,7 +34,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
 )
@@ -111,7 +111,7 @@ annotations}, where name is the qualified name a model sees and tool the server'
 			defer s.close()
 			if opts.only == "" {
 				for _, st := range s.app.MCP.Statuses() {
-					if st.State != mcp.StateConnected && st.State != mcp.StateDisabled {
+					if st.State != mcphost.StateConnected && st.State != mcphost.StateDisabled {
 						fmt.Fprintf(cmd.ErrOrStderr(), "otter: %s\n", serverStateText(st.Name, st))
 					}
 				}
@@ -285,7 +285,7 @@ func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
 		srv.Command, srv.Args = words[0], words[1:]
 		srv.Name = filepath.Base(words[0])
 	default:
-		raw, transport := c.url, mcp.TransportAuto
+		raw, transport := c.url, mcphost.TransportAuto
 		if given[0] == "--sse" {
 			raw, transport = c.sse, config.TransportSSE
 		}
@@ -451,7 +451,7 @@ func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, er
 		if !ok {
 			return nil, exitCode(2, fmt.Errorf("MCP server %q was not started", o.only))
 		}
-		if st.State != mcp.StateConnected {
+		if st.State != mcphost.StateConnected {
 			return nil, exitCode(2, serverStateError(st, o.adhoc))
 		}
 	}
@@ -460,14 +460,14 @@ func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, er
 
 // serverStateError explains why a server is not connected. adhoc is the
 // ad hoc server st is of, or nil.
-func serverStateError(st mcp.Status, adhoc *config.Server) error {
+func serverStateError(st mcphost.Status, adhoc *config.Server) error {
 	label := st.Name
 	if adhoc != nil {
 		label = adhocLabel(adhoc)
 	}
 	var b strings.Builder
 	b.WriteString(serverStateText(label, st))
-	if st.State == mcp.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
+	if st.State == mcphost.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
 		fmt.Fprintf(&b, " (run `otter mcp login %s`)", label)
 	}
 	if len(st.StderrTail) > 0 {
@@ -479,20 +479,20 @@ func serverStateError(st mcp.Status, adhoc *config.Server) error {
 // serverStateText says a server's state and its reason in a sentence, for
 // messages: "MCP server db failed: …", "MCP server gh needs a login: …",
 // "MCP server x is disabled: …". label names the server.
-func serverStateText(label string, st mcp.Status) string {
+func serverStateText(label string, st mcphost.Status) string {
 	why := st.Error
 	var s string
 	switch st.State {
-	case mcp.StateFailed:
+	case mcphost.StateFailed:
 		s = "failed"
-	case mcp.StateNeedsAuth:
+	case mcphost.StateNeedsAuth:
 		s = "needs a login"
 		why = strings.TrimPrefix(why, "authorization required: ")
-	case mcp.StateDisabled:
+	case mcphost.StateDisabled:
 		s = "is disabled"
-	case mcp.StatePending:
+	case mcphost.StatePending:
 		s = "has not finished starting"
-	case mcp.StateConnected:
+	case mcphost.StateConnected:
 		s = "is connected"
 	default:
 		s = fmt.Sprintf("is in state %q", st.State)
@@ -534,7 +534,7 @@ type serverJSON struct {
 	NotOffered []string `json:"not_offered,omitempty"`
 }
 
-func printServerList(w io.Writer, statuses []mcp.Status, asJSON bool) error {
+func printServerList(w io.Writer, statuses []mcphost.Status, asJSON bool) error {
 	rows := make([]serverJSON, 0, len(statuses))
 	for _, st := range statuses {
 		r := serverJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Error: st.Error,
@@ -577,10 +577,10 @@ func printServerList(w io.Writer, statuses []mcp.Status, asJSON bool) error {
 }
 
 // tokenNote describes a stored OAuth token's expiry for `otter mcp list`.
-func tokenNote(state mcp.State, expiry, now time.Time) string {
+func tokenNote(state mcphost.State, expiry, now time.Time) string {
 	left := expiry.Sub(now)
 	switch {
-	case left <= 0 && state == mcp.StateNeedsAuth:
+	case left <= 0 && state == mcphost.StateNeedsAuth:
 		return "token expired " + expiry.Format(time.RFC3339)
 	case left <= 0:
 		return "token expired; refreshed on next use"
@@ -884,7 +884,7 @@ func runCall(cmd *cobra.Command, s *mcpSession, name string, args json.RawMessag
 		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
 			return exitCode(2, fmt.Errorf("call %s: no result after --timeout %s: %w", name, timeout, err))
 		}
-		if _, ok := errors.AsType[*mcp.URLElicitationError](err); ok {
+		if _, ok := errors.AsType[*mcphost.URLElicitationError](err); ok {
 			return exitCode(2, err) // it names the tool and says what to open
 		}
 		return exitCode(2, fmt.Errorf("call %s: %w", name, err))

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -171,11 +171,11 @@ inside
 // the tools actually offered, and the dropped one is named.
 func TestPrintServerListTokensAndCollisions(t *testing.T) {
 	now := time.Now()
-	statuses := []mcp.Status{
-		{Name: "remote", Transport: "http", State: mcp.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
-		{Name: "soon", Transport: "http", State: mcp.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
-		{Name: "my.srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2},
-		{Name: "my_srv", Transport: "stdio", State: mcp.StateConnected, Tools: 2, NotOffered: []tool.Collision{{Name: "mcp__my_srv__echo",
+	statuses := []mcphost.Status{
+		{Name: "remote", Transport: "http", State: mcphost.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
+		{Name: "soon", Transport: "http", State: mcphost.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
+		{Name: "my.srv", Transport: "stdio", State: mcphost.StateConnected, Tools: 2},
+		{Name: "my_srv", Transport: "stdio", State: mcphost.StateConnected, Tools: 2, NotOffered: []tool.Collision{{Name: "mcp__my_srv__echo",
 			Kept:    tool.Info{Server: "my.srv", Name: "echo"},
 			Dropped: tool.Info{Server: "my_srv", Name: "echo"}}}},
 	}
@@ -207,10 +207,10 @@ func TestPrintServerListTokensAndCollisions(t *testing.T) {
 
 func TestPrintServerList(t *testing.T) {
 	exp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	statuses := []mcp.Status{
-		{Name: "gh", Transport: "http", State: mcp.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
-		{Name: "fs", Transport: "stdio", State: mcp.StateConnected, Tools: 12},
-		{Name: "db", Transport: "stdio", State: mcp.StateFailed, Error: "exited with status 1\nmore detail"},
+	statuses := []mcphost.Status{
+		{Name: "gh", Transport: "http", State: mcphost.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
+		{Name: "fs", Transport: "stdio", State: mcphost.StateConnected, Tools: 12},
+		{Name: "db", Transport: "stdio", State: mcphost.StateFailed, Error: "exited with status 1\nmore detail"},
 	}
 	var b strings.Builder
 	if err := printServerList(&b, statuses, false); err != nil {

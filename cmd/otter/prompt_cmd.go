@@ -18,7 +18,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -318,16 +318,16 @@ func (p *promptPrinter) progress(format string, args ...any) {
 	fmt.Fprintf(p.stderr, format+"\n", args...)
 }
 
-func (p *promptPrinter) servers(statuses []mcp.Status) {
+func (p *promptPrinter) servers(statuses []mcphost.Status) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, st := range statuses {
 		switch st.State {
-		case mcp.StateConnected:
+		case mcphost.StateConnected:
 			if p.format == formatStreamJSON {
 				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "tools": st.Tools})
 			}
-		case mcp.StateDisabled:
+		case mcphost.StateDisabled:
 		default:
 			p.progress("otter: %s", serverStateText(st.Name, st))
 			if p.format == formatStreamJSON {

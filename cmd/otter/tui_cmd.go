@@ -28,7 +28,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/tui"
@@ -95,7 +95,7 @@ func tuiAppOptions(paths config.Paths, ui *tui.UI, b *tuiBackend, logger *slog.L
 		ConfigFile: flags.configFile,
 		Asker:      ui,
 		Sampler:    b.sample,
-		OnEvent:    func(ev mcp.Event) { ui.Notify(ev) },
+		OnEvent:    func(ev mcphost.Event) { ui.Notify(ev) },
 		Logger:     logger,
 		Version:    version,
 	}
@@ -182,10 +182,10 @@ func (b *tuiBackend) Provider() tui.Provider {
 	return b.provider
 }
 
-func (b *tuiBackend) Servers() []mcp.Status { return b.app.MCP.Statuses() }
-func (b *tuiBackend) Tools() []tool.Entry   { return b.app.Tools.Entries() }
-func (b *tuiBackend) Prompts() []mcp.Prompt { return b.app.MCP.Prompts() }
-func (b *tuiBackend) ResetChat()            { b.agent.Reset() }
+func (b *tuiBackend) Servers() []mcphost.Status { return b.app.MCP.Statuses() }
+func (b *tuiBackend) Tools() []tool.Entry       { return b.app.Tools.Entries() }
+func (b *tuiBackend) Prompts() []mcphost.Prompt { return b.app.MCP.Prompts() }
+func (b *tuiBackend) ResetChat()                { b.agent.Reset() }
 func (b *tuiBackend) Login(ctx context.Context, server string) error {
 	return b.app.MCP.Login(ctx, server)
 }
@@ -230,7 +230,7 @@ func (b *tuiBackend) Send(ctx context.Context, text string, emit func(agent.Even
 	return err
 }
 
-func (b *tuiBackend) Reload(ctx context.Context) (mcp.ReloadDiff, error) {
+func (b *tuiBackend) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	b.reloadMu.Lock()
 	defer b.reloadMu.Unlock()
 	diff, err := b.app.Reload(ctx)
@@ -327,13 +327,13 @@ func untrustedSettings(files []config.Source) []string {
 	return slices.Compact(names)
 }
 
-func (b *tuiBackend) Trust(ctx context.Context) (mcp.ReloadDiff, error) {
+func (b *tuiBackend) Trust(ctx context.Context) (mcphost.ReloadDiff, error) {
 	req := b.TrustPrompt()
 	if req == nil {
-		return mcp.ReloadDiff{}, nil
+		return mcphost.ReloadDiff{}, nil
 	}
 	if err := b.app.Paths.Trust(req.Dir); err != nil {
-		return mcp.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
+		return mcphost.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
 	}
 	return b.Reload(ctx)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth/oauthtest"
 	"github.com/otter-sh/otter/internal/tui"
 )
@@ -142,7 +142,7 @@ func TestTUIStartupNeverStartsALogin(t *testing.T) {
 		t.Fatalf("servers = %+v, want one and two", statuses)
 	}
 	for _, s := range statuses {
-		if s.State != mcp.StateNeedsAuth {
+		if s.State != mcphost.StateNeedsAuth {
 			t.Errorf("%s is %s (%s), want needs-auth", s.Name, s.State, s.Error)
 		}
 	}

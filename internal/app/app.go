@@ -18,7 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -45,7 +45,7 @@ type Options struct {
 	Sampler func(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
 	// OnEvent receives the MCP manager's events, from any goroutine; it
 	// must not block.
-	OnEvent func(mcp.Event)
+	OnEvent func(mcphost.Event)
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 	// Interactive lets servers start an OAuth login (which may open a
@@ -70,7 +70,7 @@ type App struct {
 	Config  *config.Config
 	Paths   config.Paths
 	WorkDir string
-	MCP     *mcp.Manager
+	MCP     *mcphost.Manager
 	Tools   *tool.Set
 	Auth    *oauth.Authorizer
 	Logger  *slog.Logger
@@ -124,11 +124,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Prompter: prompter,
 		Logger:   logger.With("component", "oauth"),
 	})
-	var authz mcp.Authorizer = a.Auth
+	var authz mcphost.Authorizer = a.Auth
 	if opts.Interactive {
 		authz = interactiveAuth{a.Auth}
 	}
-	mopts := mcp.Options{
+	mopts := mcphost.Options{
 		Tools:   a.Tools,
 		Sampler: opts.Sampler,
 		Auth:    authz,
@@ -142,7 +142,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.OnEvent != nil {
 		mopts.OnEvent = opts.OnEvent
 	}
-	a.MCP = mcp.New(cfg.MCP, mopts)
+	a.MCP = mcphost.New(cfg.MCP, mopts)
 	return a, nil
 }
 
@@ -174,14 +174,14 @@ func (a *App) Start(ctx context.Context) { a.MCP.Start(ctx) }
 // Reload re-reads the configuration, rebuilds the built-in tools and lets
 // the manager restart only the servers whose configuration changed. On a
 // config error nothing changes and the error is returned.
-func (a *App) Reload(ctx context.Context) (mcp.ReloadDiff, error) {
+func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	cfg, err := a.load()
 	if err != nil {
-		return mcp.ReloadDiff{}, err
+		return mcphost.ReloadDiff{}, err
 	}
 	builtins, err := a.builtins(cfg)
 	if err != nil {
-		return mcp.ReloadDiff{}, err
+		return mcphost.ReloadDiff{}, err
 	}
 	a.Config = cfg
 	a.Tools.SetBuiltins(builtins)

@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -218,7 +218,7 @@ func TestAppReload(t *testing.T) {
 	if _, ok := a.Config.Server("b"); !ok {
 		t.Error("a failed reload replaced the config")
 	}
-	if st, _ := a.MCP.Status("b"); st.State != mcp.StateConnected {
+	if st, _ := a.MCP.Status("b"); st.State != mcphost.StateConnected {
 		t.Errorf("a failed reload touched server b: %s", st.State)
 	}
 }

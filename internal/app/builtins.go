@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
 )
@@ -15,7 +15,7 @@ func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 	ts, err := webdata.Tools(webdata.Options{
 		Config: cfg.Tools,
 		Paths:  a.Paths,
-		Servers: func() []mcp.Status {
+		Servers: func() []mcphost.Status {
 			if a.MCP == nil {
 				return nil
 			}

@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -25,16 +25,16 @@ type Backend interface {
 	// Provider describes the configured model provider.
 	Provider() Provider
 	// Servers returns a snapshot of every configured MCP server.
-	Servers() []mcp.Status
+	Servers() []mcphost.Status
 	// Tools returns the merged tool set (built-ins first, then MCP tools).
 	Tools() []tool.Entry
 	// Prompts returns the prompts offered by connected servers.
-	Prompts() []mcp.Prompt
+	Prompts() []mcphost.Prompt
 	// GetPrompt expands a server's prompt with its arguments.
 	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error)
 
 	// Reload re-reads the configuration and restarts changed servers.
-	Reload(ctx context.Context) (mcp.ReloadDiff, error)
+	Reload(ctx context.Context) (mcphost.ReloadDiff, error)
 	// Reconnect restarts one server.
 	Reconnect(ctx context.Context, server string) error
 	// SetEnabled enables or disables a server for this session.
@@ -56,7 +56,7 @@ type Backend interface {
 	// untrusted project that defines MCP servers, or nil.
 	TrustPrompt() *TrustRequest
 	// Trust marks the project directory trusted and reloads.
-	Trust(ctx context.Context) (mcp.ReloadDiff, error)
+	Trust(ctx context.Context) (mcphost.ReloadDiff, error)
 }
 
 // Provider describes the model provider the agent talks to.
@@ -83,7 +83,7 @@ type TrustRequest struct {
 // Reloaded is a notice for UI.Notify: the configuration was reloaded
 // (by a file watcher when Auto is true).
 type Reloaded struct {
-	Diff mcp.ReloadDiff
+	Diff mcphost.ReloadDiff
 	Err  error
 	Auto bool
 }

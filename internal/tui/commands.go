@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -71,7 +71,7 @@ func (m *model) command(line string) tea.Cmd {
 		case "tools":
 			m.refresh()
 			server := strings.TrimSpace(arg)
-			known := slices.ContainsFunc(m.servers, func(s mcp.Status) bool { return s.Name == server }) ||
+			known := slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.Name == server }) ||
 				slices.ContainsFunc(m.tools, func(e tool.Entry) bool { return e.Info.Server == server })
 			if server != "" && !known {
 				names := make([]string, 0, len(m.servers))
@@ -208,18 +208,18 @@ func mustJSON(v any) json.RawMessage {
 
 // --- prompts ---
 
-func promptCommand(p mcp.Prompt) string { return "/" + tool.QualifiedName(p.Server, p.Name) }
+func promptCommand(p mcphost.Prompt) string { return "/" + tool.QualifiedName(p.Server, p.Name) }
 
-func (m *model) findPrompt(cmd string) (mcp.Prompt, bool) {
+func (m *model) findPrompt(cmd string) (mcphost.Prompt, bool) {
 	for _, p := range m.prompts {
 		if promptCommand(p) == cmd {
 			return p, true
 		}
 	}
-	return mcp.Prompt{}, false
+	return mcphost.Prompt{}, false
 }
 
-func (m *model) promptCommand(p mcp.Prompt, rest string) tea.Cmd {
+func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
 	vals := map[string]string{}
 	for _, tok := range strings.Fields(rest) {
 		if k, v, ok := strings.Cut(tok, "="); ok {
@@ -272,7 +272,7 @@ func (m *model) promptCommand(p mcp.Prompt, rest string) tea.Cmd {
 	return fm.init()
 }
 
-func (m *model) expandPrompt(p mcp.Prompt, vals map[string]string) tea.Cmd {
+func (m *model) expandPrompt(p mcphost.Prompt, vals map[string]string) tea.Cmd {
 	b, ctx := m.b, m.ctx
 	return func() tea.Msg {
 		res, err := b.GetPrompt(ctx, p.Server, p.Name, vals)

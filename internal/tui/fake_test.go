@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -23,15 +23,15 @@ import (
 type fakeBackend struct {
 	mu       sync.Mutex
 	provider Provider
-	servers  []mcp.Status
+	servers  []mcphost.Status
 	tools    []tool.Entry
-	prompts  []mcp.Prompt
+	prompts  []mcphost.Prompt
 	trust    *TrustRequest
 	actions  []string
 
 	send   func(ctx context.Context, text string, emit func(agent.Event)) error
 	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
-	reload func() mcp.ReloadDiff
+	reload func() mcphost.ReloadDiff
 }
 
 func (f *fakeBackend) Provider() Provider {
@@ -40,10 +40,10 @@ func (f *fakeBackend) Provider() Provider {
 	return f.provider
 }
 
-func (f *fakeBackend) Servers() []mcp.Status {
+func (f *fakeBackend) Servers() []mcphost.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]mcp.Status(nil), f.servers...)
+	return append([]mcphost.Status(nil), f.servers...)
 }
 
 func (f *fakeBackend) Tools() []tool.Entry {
@@ -52,7 +52,7 @@ func (f *fakeBackend) Tools() []tool.Entry {
 	return append([]tool.Entry(nil), f.tools...)
 }
 
-func (f *fakeBackend) Prompts() []mcp.Prompt { return f.prompts }
+func (f *fakeBackend) Prompts() []mcphost.Prompt { return f.prompts }
 
 func (f *fakeBackend) GetPrompt(_ context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
 	f.record(fmt.Sprintf("prompt %s %s %v", server, name, args))
@@ -76,12 +76,12 @@ func (f *fakeBackend) did(s string) bool {
 	return false
 }
 
-func (f *fakeBackend) Reload(context.Context) (mcp.ReloadDiff, error) {
+func (f *fakeBackend) Reload(context.Context) (mcphost.ReloadDiff, error) {
 	f.record("reload")
 	if f.reload != nil {
 		return f.reload(), nil
 	}
-	return mcp.ReloadDiff{}, nil
+	return mcphost.ReloadDiff{}, nil
 }
 
 func (f *fakeBackend) Reconnect(_ context.Context, s string) error {
@@ -120,9 +120,9 @@ func (f *fakeBackend) ResetChat() { f.record("reset") }
 
 func (f *fakeBackend) TrustPrompt() *TrustRequest { return f.trust }
 
-func (f *fakeBackend) Trust(context.Context) (mcp.ReloadDiff, error) {
+func (f *fakeBackend) Trust(context.Context) (mcphost.ReloadDiff, error) {
 	f.record("trust")
-	return mcp.ReloadDiff{Added: []string{"proj"}}, nil
+	return mcphost.ReloadDiff{Added: []string{"proj"}}, nil
 }
 
 // --- harness ---

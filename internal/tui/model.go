@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -29,7 +29,7 @@ type (
 	refreshMsg  struct{}
 	frameMsg    struct{}
 	reloadedMsg struct {
-		diff mcp.ReloadDiff
+		diff mcphost.ReloadDiff
 		err  error
 		auto bool
 	}
@@ -79,9 +79,9 @@ type model struct {
 	draft   string
 
 	provider Provider
-	servers  []mcp.Status
+	servers  []mcphost.Status
 	tools    []tool.Entry
-	prompts  []mcp.Prompt
+	prompts  []mcphost.Prompt
 
 	busy       bool
 	turn       int
@@ -146,7 +146,7 @@ func newModel(u *UI, b Backend) *model {
 		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")
 	}
 	m.welcomed = true
-	if !slices.ContainsFunc(m.servers, func(s mcp.Status) bool { return s.State == mcp.StatePending }) {
+	if !slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.State == mcphost.StatePending }) {
 		m.announceLogins()
 	}
 	if req := b.TrustPrompt(); req != nil {
@@ -171,7 +171,7 @@ func (m *model) Init() tea.Cmd {
 
 func (m *model) refresh() {
 	m.provider = m.b.Provider()
-	prev := make(map[string]mcp.State, len(m.servers))
+	prev := make(map[string]mcphost.State, len(m.servers))
 	for _, s := range m.servers {
 		prev[s.Name] = s.State
 	}
@@ -181,23 +181,23 @@ func (m *model) refresh() {
 	pending := false
 	for _, s := range m.servers {
 		switch was := prev[s.Name]; {
-		case was == mcp.StateNeedsAuth && s.State == mcp.StateConnected:
+		case was == mcphost.StateNeedsAuth && s.State == mcphost.StateConnected:
 			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%d tools)", s.Name, s.Tools))
-		case was == mcp.StateConnected && s.State == mcp.StateFailed:
+		case was == mcphost.StateConnected && s.State == mcphost.StateFailed:
 			m.notice(itemError, fmt.Sprintf("%s failed: %s — /mcp for details", s.Name, s.Error))
-		case (was == "" || was == mcp.StatePending) && s.State == mcp.StateFailed:
+		case (was == "" || was == mcphost.StatePending) && s.State == mcphost.StateFailed:
 			m.notice(itemError, fmt.Sprintf("%s could not start: %s — /mcp for details", s.Name, s.Error))
-		case was == mcp.StateConnected && s.State == mcp.StateNeedsAuth:
+		case was == mcphost.StateConnected && s.State == mcphost.StateNeedsAuth:
 			m.notice(itemError, fmt.Sprintf("%s needs a new login: %s — open /mcp, select it and press l", s.Name, s.Error))
 			m.loginSaid[s.Name] = true
-		case s.State == mcp.StateNeedsAuth && !m.loginSaid[s.Name]:
+		case s.State == mcphost.StateNeedsAuth && !m.loginSaid[s.Name]:
 			m.loginSaid[s.Name] = true
 			m.loginNew = append(m.loginNew, s.Name)
 		}
 		switch s.State {
-		case mcp.StatePending:
+		case mcphost.StatePending:
 			pending = true
-		case mcp.StateConnected:
+		case mcphost.StateConnected:
 			delete(m.loginSaid, s.Name)
 		}
 	}
@@ -215,7 +215,7 @@ func (m *model) announceLogins() {
 	var names []string
 	for _, n := range m.loginNew { // skip those that left needs-auth meanwhile
 		for _, s := range m.servers {
-			if s.Name == n && s.State == mcp.StateNeedsAuth {
+			if s.Name == n && s.State == mcphost.StateNeedsAuth {
 				names = append(names, n)
 			}
 		}
@@ -796,9 +796,9 @@ func (m *model) statusBar() string {
 	connected, login := 0, 0
 	for _, s := range m.servers {
 		switch s.State {
-		case mcp.StateConnected:
+		case mcphost.StateConnected:
 			connected++
-		case mcp.StateNeedsAuth:
+		case mcphost.StateNeedsAuth:
 			login++
 		}
 	}

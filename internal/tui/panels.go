@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -35,10 +35,10 @@ func newMCPPanel(m *model) *mcpPanel { return &mcpPanel{m: m} }
 
 func (p *mcpPanel) finished() bool { return p.done }
 
-func (p *mcpPanel) selected() (mcp.Status, bool) {
+func (p *mcpPanel) selected() (mcphost.Status, bool) {
 	s := p.m.servers
 	if len(s) == 0 {
-		return mcp.Status{}, false
+		return mcphost.Status{}, false
 	}
 	p.cursor = min(max(p.cursor, 0), len(s)-1)
 	return s[p.cursor], true
@@ -73,7 +73,7 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 			}
 		case "e":
 			if ok {
-				on := srv.State == mcp.StateDisabled
+				on := srv.State == mcphost.StateDisabled
 				verb := "disable "
 				if on {
 					verb = "enable "
@@ -101,7 +101,7 @@ func (p *mcpPanel) view(width, height int) string {
 	servers := m.servers
 	connected := 0
 	for _, s := range servers {
-		if s.State == mcp.StateConnected {
+		if s.State == mcphost.StateConnected {
 			connected++
 		}
 	}
@@ -166,7 +166,7 @@ func (p *mcpPanel) view(width, height int) string {
 	if sel.Scope != "" {
 		head += st.dim.Render(" · " + sel.Scope + " scope")
 	}
-	if !sel.ConnectedAt.IsZero() && sel.State == mcp.StateConnected {
+	if !sel.ConnectedAt.IsZero() && sel.State == mcphost.StateConnected {
 		head += st.dim.Render(" · up " + fmtDuration(time.Since(sel.ConnectedAt).Truncate(time.Second)))
 	}
 	b.WriteString(head + "\n")

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 )
 
 // Options configure the UI.
@@ -141,7 +141,7 @@ func (u *UI) Notify(ev any) {
 	switch ev := ev.(type) {
 	case Reloaded:
 		go u.send(reloadedMsg{diff: ev.Diff, err: ev.Err, auto: ev.Auto})
-	case mcp.ServerLog:
+	case mcphost.ServerLog:
 		// Server log messages go to the log file, not the screen.
 	default:
 		select {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/config"
-	otmcp "github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -113,10 +113,10 @@ func TestRateLimitDefaultsAndConfig(t *testing.T) {
 func TestGetStatus(t *testing.T) {
 	start := time.Date(2026, 1, 27, 10, 30, 0, 0, time.UTC)
 	ts := newTools(t, loopbackOnly(), func(o *Options) {
-		o.Servers = func() []otmcp.Status {
-			return []otmcp.Status{
-				{Name: "zeta", Transport: "stdio", State: otmcp.StateFailed, Error: "exec: \"zeta\": not found"},
-				{Name: "alpha", Transport: "http", State: otmcp.StateConnected, Tools: 4, Calls: 7, Errors: 1},
+		o.Servers = func() []mcphost.Status {
+			return []mcphost.Status{
+				{Name: "zeta", Transport: "stdio", State: mcphost.StateFailed, Error: "exec: \"zeta\": not found"},
+				{Name: "alpha", Transport: "http", State: mcphost.StateConnected, Tools: 4, Calls: 7, Errors: 1},
 			}
 		}
 		o.Recent = func(caller string, n int) []tool.CallRecord {

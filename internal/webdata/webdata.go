@@ -32,7 +32,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
-	otmcp "github.com/otter-sh/otter/internal/mcp"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/safehttp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -95,7 +95,7 @@ type Options struct {
 	Config config.Tools
 	Paths  config.Paths // ExportDir defaults to Paths.DataDir/exports
 	// Servers reports the MCP servers for get_status; may be nil.
-	Servers func() []otmcp.Status
+	Servers func() []mcphost.Status
 	// Recent reports the newest n tool calls of a caller (tool.CallerFrom)
 	// for get_status; may be nil.
 	Recent func(caller string, n int) []tool.CallRecord

@@ -1,7 +1,7 @@
-// Package mcp is otter's MCP client manager: it starts and supervises the
+// Package mcphost is otter's MCP client manager: it starts and supervises the
 // configured MCP servers (stdio, SSE, streamable HTTP) through the official
 // go-sdk, keeps each one's state, and feeds their tools into a tool.Set.
-package mcp
+package mcphost
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package mcp
+package mcphost
 
 // The test binary doubles as the stdio MCP servers the tests start: with
 // OTTER_TEST_SERVER=<mode> in its environment, TestMain runs that server on

@@ -1,4 +1,4 @@
-package mcp
+package mcphost
 
 // URL elicitation, error path. A server may refuse a request with JSON-RPC
 // error -32042 (URLElicitationRequiredError, MCP 2025-11-25): its data lists

@@ -1,4 +1,4 @@
-package mcp
+package mcphost
 
 // Cancellations on close. When a request's context ends, the go-sdk (v1.8)
 // retires the request at once and sends notifications/cancelled from a

@@ -1,4 +1,4 @@
-package mcp
+package mcphost
 
 // Property order. A server lists a schema's properties in the order it
 // means them to be shown (name, email, age), but the SDK decodes the
