@@ -36,7 +36,9 @@ const helpText = `Commands
 Keys
   enter send · shift+enter / alt+enter new line · ↑/↓ history · tab complete
   esc cancel the running generation or call · ctrl+o expand tool results
-  ctrl+y view the latest image · pgup/pgdown scroll · ctrl+c twice quit`
+  mouse wheel or pgup/pgdown scroll · home/end top/bottom (with an empty input; else ctrl+home/ctrl+end)
+  shift+drag selects text while the wheel scrolls (option+drag in iTerm2); ctrl+s turns the mouse off/on
+  ctrl+y view the latest image · ctrl+c twice quit`
 
 func (m *model) command(line string) tea.Cmd {
 	cmd, rest, _ := strings.Cut(line, " ")
@@ -48,7 +50,7 @@ func (m *model) command(line string) tea.Cmd {
 		m.cancel()
 		m.b.ResetChat()
 		m.tr.items = nil
-		m.tr.scroll = 0
+		m.follow()
 		m.usage = agent.Usage{}
 		m.notice(itemInfo, "conversation cleared")
 		return m.forgetImages()
@@ -185,7 +187,7 @@ func (m *model) runCall(name string, args json.RawMessage) tea.Cmd {
 		args: compactJSON(args), start: time.Now(), rawCall: true, cancel: cancel})
 	m.toolItems[it.id] = it
 	m.calls++
-	m.tr.scroll = 0
+	m.follow()
 	b, ui, id := m.b, m.ui, it.id
 	ctx = tool.WithProgress(ctx, func(p tool.Progress) {
 		go ui.send(chatEventMsg{turn: -1, ev: agent.ToolProgress{ID: id, Progress: p}})

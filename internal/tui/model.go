@@ -22,6 +22,9 @@ import (
 // frameInterval throttles re-rendering of streaming text.
 const frameInterval = 40 * time.Millisecond
 
+// wheelLines is how far one notch of the mouse wheel scrolls.
+const wheelLines = 3
+
 // maxInputLines is the most lines the input grows to before it scrolls.
 const maxInputLines = 6
 
@@ -103,6 +106,7 @@ type model struct {
 	hint      string
 	cycle     *completion // Tab's candidates, while Tab cycles through them
 	ctrlC     bool
+	mouse     bool // mouse reporting on: the wheel scrolls (ctrl+s toggles)
 
 	// loginSaid names the needs-auth servers the transcript has told about
 	// (until they connect); loginNew those still to tell about, in one
@@ -122,6 +126,7 @@ func newModel(u *UI, b Backend) *model {
 		toolItems: map[string]*item{},
 		imgs:      detectImages(u.opts.lookupEnv()),
 		loginSaid: map[string]bool{},
+		mouse:     true,
 	}
 	m.input = textarea.New()
 	m.input.Placeholder = "Ask otter… (/help for commands, shift+enter for a new line)"
@@ -321,7 +326,6 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 
 	case noticeMsg:
 		m.notice(msg.kind, msg.text)
-		m.tr.scroll = 0
 		return nil
 
 	case reloadedMsg:
@@ -385,6 +389,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 
 	case tea.KeyPressMsg:
 		return m.key(msg)
+
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			m.scrollUp(wheelLines)
+		case tea.MouseWheelDown:
+			m.scrollDown(wheelLines)
+		}
+		return nil
 
 	case tea.PasteMsg:
 		if top := m.focus(); top != nil {
@@ -473,10 +486,33 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.complete()
 		return nil
 	case "pgup":
-		m.tr.scroll += max(m.mainHeight()/2, 1)
+		m.scrollUp(max(m.mainHeight()/2, 1))
 		return nil
 	case "pgdown":
-		m.tr.scroll = max(m.tr.scroll-max(m.mainHeight()/2, 1), 0)
+		m.scrollDown(max(m.mainHeight()/2, 1))
+		return nil
+	case "ctrl+home":
+		m.scrollTop()
+		return nil
+	case "ctrl+end":
+		m.follow()
+		return nil
+	case "home", "end":
+		if m.input.Value() == "" { // with text, they move in the line
+			if k.String() == "home" {
+				m.scrollTop()
+			} else {
+				m.follow()
+			}
+			return nil
+		}
+	case "ctrl+s":
+		m.mouse = !m.mouse
+		if m.mouse {
+			m.hint = "mouse on: the wheel scrolls; shift+drag selects text (option+drag in iTerm2) · ctrl+s turns it off"
+		} else {
+			m.hint = "mouse off: drag selects text; pgup/pgdown scroll · ctrl+s turns the wheel back on"
+		}
 		return nil
 	case "ctrl+o":
 		m.tr.expand = !m.tr.expand
@@ -547,7 +583,7 @@ func (m *model) submit() tea.Cmd {
 	m.draft = ""
 	m.input.Reset()
 	m.hint, m.cycle = "", nil // Tab's candidates belong to the line just sent
-	m.tr.scroll = 0
+	m.follow()
 	if strings.HasPrefix(text, "/") {
 		return m.command(text)
 	}
@@ -733,6 +769,9 @@ func (m *model) showReload(msg reloadedMsg, providerWas Provider) {
 func (m *model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "otter"
 	return v
 }
@@ -764,8 +803,20 @@ func (m *model) render() string {
 	if m.hint != "" {
 		parts = append(parts, m.st.dim.Render(ansi.Truncate(m.hint, m.width, "…")))
 	}
-	parts = append(parts, m.st.border.Render(strings.Repeat("─", max(m.width, 1))), m.input.View(), m.statusBar())
+	parts = append(parts, m.rule(), m.input.View(), m.statusBar())
 	return strings.Join(parts, "\n")
+}
+
+// rule is the line between the transcript and the input; scrolled back,
+// it says what arrived below.
+func (m *model) rule() string {
+	w := max(m.width, 1)
+	mark := m.scrollMarker()
+	if mark == "" || ansi.StringWidth(mark)+4 > w {
+		return m.st.border.Render(strings.Repeat("─", w))
+	}
+	right := w - 2 - ansi.StringWidth(mark)
+	return m.st.border.Render("──") + m.st.accent.Render(mark) + m.st.border.Render(strings.Repeat("─", right))
 }
 
 // clipLines makes s exactly h lines: the first (or, with keepEnd=false,

@@ -77,8 +77,8 @@ type transcript struct {
 	items  []*item
 	gen    int // bumps on resize, theme or expand changes: every cache is stale
 	width  int
-	expand bool // tool blocks show full results
-	scroll int  // lines scrolled up from the bottom
+	expand bool     // tool blocks show full results
+	view   viewport // where the window is (following, or scrolled back)
 
 	md      *glamour.TermRenderer
 	mdWidth int
@@ -282,37 +282,6 @@ func (m *model) renderTool(it *item, w int) string {
 		b.WriteString("\n" + l)
 	}
 	return b.String()
-}
-
-// view returns the visible window of the transcript, h lines high. Only
-// the items that reach into the window are rendered, walking back from
-// the newest.
-func (m *model) transcriptView(h int) string {
-	t := &m.tr
-	need := h + t.scroll
-	var chunks [][]string
-	n := 0
-	i := len(t.items) - 1
-	for ; i >= 0 && n < need; i-- {
-		ls := m.itemLines(t.items[i])
-		chunks = append(chunks, ls)
-		n += len(ls)
-	}
-	if i < 0 && t.scroll > max(n-h, 0) { // reached the top
-		t.scroll = max(n-h, 0)
-	}
-	all := make([]string, 0, n)
-	for j := len(chunks) - 1; j >= 0; j-- {
-		all = append(all, chunks[j]...)
-	}
-	end := len(all) - t.scroll
-	start := max(end-h, 0)
-	window := all[start:end]
-	if len(window) < h {
-		pad := make([]string, h-len(window))
-		window = append(window, pad...)
-	}
-	return strings.Join(window, "\n")
 }
 
 func fmtDuration(d time.Duration) string {

@@ -1,0 +1,170 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// position is one line of the transcript: line `line` of item `item`.
+type position struct{ item, line int }
+
+// viewport is where the transcript window is. Following (the default),
+// the window shows the newest lines and moves with them. Scrolled back,
+// it is pinned to its top line, so an answer streaming below does not
+// move what the person reads; what arrived since is counted for the
+// "↓ N new lines" marker.
+type viewport struct {
+	pinned bool
+	top    position
+	// What the transcript held when the person scrolled back: the item
+	// count and the line count of the last item then.
+	seenItems, seenLines int
+	seenGen              int // the render generation seenLines counts in
+}
+
+// follow returns to the newest lines.
+func (m *model) follow() { m.tr.view = viewport{} }
+
+// pin fixes the window where it is now, before a scroll moves it.
+func (m *model) pin() {
+	v := &m.tr.view
+	if v.pinned {
+		return
+	}
+	items := m.tr.items
+	v.pinned = true
+	v.top = m.bottomTop(m.mainHeight())
+	v.seenItems = len(items)
+	v.seenGen = m.tr.gen
+	if n := len(items); n > 0 {
+		v.seenLines = len(m.itemLines(items[n-1]))
+	}
+}
+
+// bottomTop returns the top line of a window h lines high that ends with
+// the newest line, rendering only the items that reach into it.
+func (m *model) bottomTop(h int) position {
+	items := m.tr.items
+	n := 0
+	for i := len(items) - 1; i >= 0; i-- {
+		n += len(m.itemLines(items[i]))
+		if n >= h {
+			return position{i, n - h}
+		}
+	}
+	return position{}
+}
+
+// scrollUp moves the window n lines back; it stops at the first line.
+func (m *model) scrollUp(n int) {
+	m.pin()
+	p := &m.tr.view.top
+	p.line -= n
+	for p.line < 0 && p.item > 0 {
+		p.item--
+		p.line += len(m.itemLines(m.tr.items[p.item]))
+	}
+	p.line = max(p.line, 0)
+}
+
+// scrollDown moves the window n lines forward; reaching the newest line,
+// it follows again.
+func (m *model) scrollDown(n int) {
+	v := &m.tr.view
+	if !v.pinned {
+		return
+	}
+	items := m.tr.items
+	p := &v.top
+	p.line += n
+	for p.item < len(items)-1 && p.line >= len(m.itemLines(items[p.item])) {
+		p.line -= len(m.itemLines(items[p.item]))
+		p.item++
+	}
+	if m.linesFrom(*p, m.mainHeight()+1) <= m.mainHeight() {
+		m.follow()
+	}
+}
+
+// scrollTop shows the first line of the transcript.
+func (m *model) scrollTop() {
+	m.pin()
+	m.tr.view.top = position{}
+	if m.linesFrom(position{}, m.mainHeight()+1) <= m.mainHeight() {
+		m.follow() // everything fits
+	}
+}
+
+// linesFrom counts the lines from p on, stopping at limit.
+func (m *model) linesFrom(p position, limit int) int {
+	items := m.tr.items
+	n := 0
+	for i := p.item; i < len(items) && n < limit; i++ {
+		ls := len(m.itemLines(items[i]))
+		if i == p.item {
+			ls -= min(p.line, ls)
+		}
+		n += ls
+	}
+	return n
+}
+
+// newLines counts the lines that arrived since the person scrolled back.
+func (m *model) newLines() int {
+	v := &m.tr.view
+	items := m.tr.items
+	if !v.pinned || v.seenItems > len(items) || v.seenItems == 0 {
+		return 0
+	}
+	last := len(m.itemLines(items[v.seenItems-1]))
+	if v.seenGen != m.tr.gen { // rewrapped (resize): count from here
+		v.seenGen, v.seenLines = m.tr.gen, last
+	}
+	n := max(last-v.seenLines, 0)
+	for _, it := range items[v.seenItems:] {
+		n += len(m.itemLines(it))
+	}
+	return n
+}
+
+// transcriptView returns the visible window of the transcript, h lines
+// high. Only the items that reach into the window are rendered.
+func (m *model) transcriptView(h int) string {
+	v := &m.tr.view
+	items := m.tr.items
+	if v.pinned && (v.top.item >= len(items) || m.linesFrom(v.top, h) < h) {
+		m.follow() // the transcript shrank (/clear, a wider window)
+	}
+	top := v.top
+	if !v.pinned {
+		top = m.bottomTop(h)
+	}
+	window := make([]string, 0, h)
+	for i := top.item; i < len(items) && len(window) < h; i++ {
+		ls := m.itemLines(items[i])
+		if i == top.item {
+			ls = ls[min(top.line, len(ls)):]
+		}
+		window = append(window, ls[:min(len(ls), h-len(window))]...)
+	}
+	for len(window) < h {
+		window = append(window, "")
+	}
+	return strings.Join(window, "\n")
+}
+
+// scrollMarker is what the rule under the transcript says while it is
+// scrolled back: how much arrived below, and how to get there.
+func (m *model) scrollMarker() string {
+	if !m.tr.view.pinned {
+		return ""
+	}
+	if n := m.newLines(); n > 0 {
+		unit := "lines"
+		if n == 1 {
+			unit = "line"
+		}
+		return fmt.Sprintf(" ↓ %d new %s · end follows ", n, unit)
+	}
+	return " ↓ more below · end follows "
+}
