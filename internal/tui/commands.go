@@ -34,8 +34,9 @@ const helpText = `Commands
   /help · /quit
 
 Keys
-  enter send · shift+enter / alt+enter new line · ↑/↓ history · tab complete
-  esc cancel the running generation or call · ctrl+o expand tool results
+  enter send (while otter works: queued, sent when it is done) · shift+enter / alt+enter new line
+  ↑/↓ history (↑ first takes back the last queued message) · tab complete
+  esc clear the queue, then cancel the running generation or call · ctrl+o expand tool results
   mouse wheel or pgup/pgdown scroll · home/end top/bottom (with an empty input; else ctrl+home/ctrl+end)
   shift+drag selects text while the wheel scrolls (option+drag in iTerm2); ctrl+s turns the mouse off/on
   ctrl+y view the latest image · ctrl+c twice quit`
@@ -48,6 +49,7 @@ func (m *model) command(line string) tea.Cmd {
 		m.notice(itemInfo, helpText)
 	case "/clear":
 		m.cancel()
+		m.queue = nil
 		m.b.ResetChat()
 		m.tr.items = nil
 		m.follow()

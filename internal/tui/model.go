@@ -87,6 +87,7 @@ type model struct {
 	prompts  []mcphost.Prompt
 
 	busy       bool
+	queue      []string // messages typed while the agent works, sent after
 	turn       int
 	cancelTurn context.CancelFunc
 	streaming  *item
@@ -343,6 +344,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case turnDoneMsg:
 		if msg.turn == m.turn {
 			m.endTurn(msg.err)
+			return m.sendQueued()
 		}
 		return nil
 
@@ -474,6 +476,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 
 	switch k.String() {
 	case "esc":
+		if len(m.queue) > 0 { // first the queue, then the turn
+			m.queue = nil
+			m.hint = "queue cleared · esc again cancels the answer"
+			return nil
+		}
 		if m.busy || m.calls > 0 {
 			m.cancel()
 			return nil
@@ -521,6 +528,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+y":
 		return m.viewImage(0)
 	case "up":
+		if m.unqueue() {
+			return nil
+		}
 		if m.input.Line() == 0 && m.histPos > 0 {
 			if m.histPos == len(m.history) {
 				m.draft = m.input.Value()
@@ -593,8 +603,7 @@ func (m *model) submit() tea.Cmd {
 // chat sends a user message to the agent.
 func (m *model) chat(text string) tea.Cmd {
 	if m.busy {
-		m.hint = "otter is still working — esc cancels"
-		m.input.SetValue(text)
+		m.enqueue(text)
 		return nil
 	}
 	m.notice(itemUser, text)
@@ -777,7 +786,7 @@ func (m *model) View() tea.View {
 }
 
 func (m *model) mainHeight() int {
-	h := m.height - 1 - 1 - m.input.Height() // status, rule, input
+	h := m.height - 1 - 1 - m.input.Height() - len(m.queueView()) // status, rule, input, queue
 	if m.hint != "" {
 		h--
 	}
@@ -799,7 +808,7 @@ func (m *model) render() string {
 	} else {
 		main = m.transcriptView(h)
 	}
-	parts := []string{main}
+	parts := append([]string{main}, m.queueView()...)
 	if m.hint != "" {
 		parts = append(parts, m.st.dim.Render(ansi.Truncate(m.hint, m.width, "…")))
 	}

@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/agent"
+)
+
+// A message typed while the agent works waits in a queue, shown above the
+// input, and goes out when the turn ends; ↑ takes it back to edit, Esc
+// clears the queue before it cancels the turn.
+func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{}, 4)
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.TextDelta{Text: "answer to " + text})
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		emit(agent.TurnFinished{Text: "answer to " + text})
+		return nil
+	}
+	h := start(t, b)
+	h.enterLine("first")
+	h.waitFor("answer to first")
+	h.enterLine("second")
+	s := h.waitFor("queued › second", "esc clears the queue")
+	if strings.Contains(s, "still working") {
+		t.Errorf("the queued message is refused:\n%s", s)
+	}
+	// ↑ takes it back into the input; edited, it is queued again.
+	h.press("up")
+	h.waitGone("queued › second")
+	h.typeText(" edited")
+	h.press("enter")
+	h.waitFor("queued › second edited")
+	release <- struct{}{}
+	h.waitFor("› second edited", "answer to second edited")
+	h.waitGone("queued ›")
+	if !b.did("send second edited") || b.did("send second") {
+		t.Errorf("the queued message was not sent once, as edited; actions %v", b.actions)
+	}
+
+	// Esc: first the queue goes, then the turn is canceled.
+	h.enterLine("third")
+	h.waitFor("queued › third")
+	h.press("esc")
+	h.waitFor("queue cleared")
+	h.waitGone("queued › third")
+	h.waitFor("working")
+	h.press("esc")
+	h.waitFor("canceled")
+	h.waitGone("working")
+	if b.did("send third") {
+		t.Errorf("a cleared queued message was sent; actions %v", b.actions)
+	}
+}
