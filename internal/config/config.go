@@ -62,6 +62,7 @@ type Config struct {
 	Providers map[string]Provider `toml:"providers,omitempty"`
 	Tools     Tools               `toml:"tools,omitempty"`
 	Serve     Serve               `toml:"serve,omitempty"`
+	Sessions  Sessions            `toml:"sessions,omitempty"`
 	// Permissions maps qualified tool names or glob patterns to "allow",
 	// "ask" or "deny" ([permissions] table).
 	Permissions map[string]string `toml:"permissions,omitempty"`
@@ -247,6 +248,28 @@ type Tools struct {
 type RateLimit struct {
 	RPM   float64 `toml:"rpm,omitzero"`
 	Burst int     `toml:"burst,omitzero"`
+}
+
+// Sessions is the [sessions] table: the saved conversations.
+type Sessions struct {
+	Enabled  *bool `toml:"enabled,omitempty"`   // nil means true
+	KeepDays *int  `toml:"keep_days,omitempty"` // nil means DefaultKeepDays; 0 keeps every session
+}
+
+// DefaultKeepDays is how long a session is kept after its last message
+// when [sessions] keep_days is not set.
+const DefaultKeepDays = 30
+
+// IsEnabled reports whether conversations are saved.
+func (s Sessions) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// Retention is keep_days with its default: sessions last updated more
+// days ago are deleted at start; 0 keeps them all.
+func (s Sessions) Retention() int {
+	if s.KeepDays == nil {
+		return DefaultKeepDays
+	}
+	return *s.KeepDays
 }
 
 // Serve is the [serve] table for `otter mcp serve`.

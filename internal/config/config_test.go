@@ -842,3 +842,21 @@ func TestRateLimitRPMZeroIsAnError(t *testing.T) {
 		t.Errorf("burst alone: %v", err)
 	}
 }
+
+func TestSessionsTable(t *testing.T) {
+	paths, proj := testEnv(t)
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj})
+	if !cfg.Sessions.IsEnabled() || cfg.Sessions.Retention() != DefaultKeepDays {
+		t.Errorf("defaults: enabled %v, keep_days %d", cfg.Sessions.IsEnabled(), cfg.Sessions.Retention())
+	}
+	writeFile(t, paths.UserConfigFile(), "[sessions]\nkeep_days = 7\n")
+	writeFile(t, filepath.Join(proj, ProjectDirName, LocalConfigName), "[sessions]\nenabled = false\n")
+	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj})
+	if cfg.Sessions.IsEnabled() || cfg.Sessions.Retention() != 7 {
+		t.Errorf("merged: enabled %v, keep_days %d", cfg.Sessions.IsEnabled(), cfg.Sessions.Retention())
+	}
+	writeFile(t, paths.UserConfigFile(), "[sessions]\nkeep_days = 0\n")
+	if cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj}); cfg.Sessions.Retention() != 0 {
+		t.Errorf("keep_days 0 (keep all) became %d", cfg.Sessions.Retention())
+	}
+}

@@ -129,6 +129,12 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{"startup_timeout must not be negative"},
 		},
 		{
+			name: "negative keep_days",
+			toml: "[sessions]\nkeep_days = -1\n",
+			line: 2,
+			want: []string{"sessions.keep_days must not be negative", "0 to keep every session"},
+		},
+		{
 			name: "bad glob in allowed_tools",
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nallowed_tools = [\"read_*\", \"[a-\"]\n",
 			line: 4,

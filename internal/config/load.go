@@ -542,6 +542,9 @@ func (f *fileData) check(errs *errList) {
 				"providers.%s: unknown type %q", name, p.Type)
 		}
 	}
+	if c.Sessions.KeepDays != nil && *c.Sessions.KeepDays < 0 {
+		errs.add(file, f.line(toml.Key{"sessions", "keep_days"}), "use a number of days, or 0 to keep every session", "sessions.keep_days must not be negative")
+	}
 	if c.Tools.MaxOutputChars < 0 || c.Tools.MaxBodyBytes < 0 {
 		errs.add(file, f.line(toml.Key{"tools"}), "use a positive number or leave it out for the default", "tools.max_output_chars and tools.max_body_bytes must not be negative")
 	}

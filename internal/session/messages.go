@@ -1,0 +1,317 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// RoleNotice is the role of a stored notice: a line a front end showed in
+// the transcript (an error, a cancellation, a model change), kept so that a
+// resumed transcript looks as it did. Notices are never sent to a model.
+const RoleNotice llm.Role = "notice"
+
+// Entry is one stored row of a conversation. A tool row holds exactly one
+// ToolResult (each result is saved as it arrives); History groups them
+// into the llm.RoleTool messages a provider expects.
+type Entry struct {
+	Seq     int64
+	Time    time.Time
+	Message llm.Message // Role may be RoleNotice; then Text is the notice
+	Usage   llm.Usage   // of the model call that produced an assistant message
+}
+
+// parts is the JSON of the messages.parts column: what a message holds
+// besides its text.
+type parts struct {
+	Images    []imageRef `json:"images,omitempty"`
+	ToolCalls []callPart `json:"tool_calls,omitempty"`
+	Result    *result    `json:"result,omitempty"`
+}
+
+type callPart struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+type result struct {
+	CallID  string     `json:"call_id"`
+	Name    string     `json:"name"`
+	IsError bool       `json:"is_error,omitempty"`
+	Images  []imageRef `json:"images,omitempty"`
+}
+
+// imageRef is an image stored as a file next to the database (images are
+// not kept in the database itself).
+type imageRef struct {
+	MIMEType string `json:"mime"`
+	File     string `json:"file"` // name in the images directory
+	Bytes    int    `json:"bytes"`
+}
+
+// imageDir is where images are stored.
+func (s *Store) imageDir() string { return filepath.Join(filepath.Dir(s.path), "images") }
+
+// saveImages writes images as files named by their SHA-256 (0600, in a
+// 0700 directory) and returns their references.
+func (s *Store) saveImages(imgs []llm.Image) ([]imageRef, error) {
+	if len(imgs) == 0 {
+		return nil, nil
+	}
+	dir := s.imageDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	refs := make([]imageRef, 0, len(imgs))
+	for _, img := range imgs {
+		sum := sha256.Sum256(img.Data)
+		ext := ".bin"
+		if exts, _ := mime.ExtensionsByType(img.MIMEType); len(exts) > 0 {
+			ext = exts[len(exts)-1]
+		}
+		name := hex.EncodeToString(sum[:16]) + ext
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			tmp, err := os.CreateTemp(dir, ".img-*")
+			if err != nil {
+				return nil, err
+			}
+			_, werr := tmp.Write(img.Data)
+			cerr := tmp.Close()
+			if err := errors.Join(werr, cerr, os.Rename(tmp.Name(), p)); err != nil {
+				os.Remove(tmp.Name())
+				return nil, err
+			}
+		}
+		refs = append(refs, imageRef{MIMEType: img.MIMEType, File: name, Bytes: len(img.Data)})
+	}
+	return refs, nil
+}
+
+// loadImages reads images back; one whose file is gone is left out and
+// noted in the returned text.
+func (s *Store) loadImages(refs []imageRef) ([]llm.Image, string) {
+	var imgs []llm.Image
+	var missing strings.Builder
+	for _, r := range refs {
+		data, err := os.ReadFile(filepath.Join(s.imageDir(), filepath.Base(r.File)))
+		if err != nil {
+			fmt.Fprintf(&missing, "\n[%s image, %d bytes, no longer available]", r.MIMEType, r.Bytes)
+			continue
+		}
+		imgs = append(imgs, llm.Image{MIMEType: r.MIMEType, Data: data})
+	}
+	return imgs, missing.String()
+}
+
+// encode returns the role, text and parts columns of a message.
+func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
+	var p parts
+	text = m.Text
+	if m.Role == llm.RoleTool {
+		if len(m.ToolResults) != 1 {
+			return "", nil, fmt.Errorf("a stored tool message holds one result, not %d", len(m.ToolResults))
+		}
+		r := m.ToolResults[0]
+		text = r.Text
+		p.Result = &result{CallID: r.CallID, Name: r.Name, IsError: r.IsError}
+		if p.Result.Images, err = s.saveImages(r.Images); err != nil {
+			return "", nil, err
+		}
+	}
+	for _, c := range m.ToolCalls {
+		p.ToolCalls = append(p.ToolCalls, callPart{ID: c.ID, Name: c.Name, Args: c.Args})
+	}
+	if p.Images, err = s.saveImages(m.Images); err != nil {
+		return "", nil, err
+	}
+	if p.Result == nil && len(p.ToolCalls) == 0 && len(p.Images) == 0 {
+		return text, nil, nil // a plain text message: no JSON to decode later
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", nil, err
+	}
+	return text, string(b), nil
+}
+
+// decode rebuilds a message from its columns.
+func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted bool) (llm.Message, error) {
+	m := llm.Message{Role: llm.Role(role), Text: text, Interrupted: interrupted}
+	if !partsJSON.Valid || partsJSON.String == "" {
+		if m.Role == llm.RoleTool {
+			return m, fmt.Errorf("a tool result without its call")
+		}
+		return m, nil
+	}
+	var p parts
+	if err := json.Unmarshal([]byte(partsJSON.String), &p); err != nil {
+		return m, err
+	}
+	if len(p.Images) > 0 {
+		var missing string
+		m.Images, missing = s.loadImages(p.Images)
+		m.Text += missing
+	}
+	for _, c := range p.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args})
+	}
+	if p.Result != nil {
+		r := llm.ToolResult{CallID: p.Result.CallID, Name: p.Result.Name, Text: text, IsError: p.Result.IsError}
+		if len(p.Result.Images) > 0 {
+			var missing string
+			r.Images, missing = s.loadImages(p.Result.Images)
+			r.Text += missing
+		}
+		m.Text = ""
+		m.ToolResults = []llm.ToolResult{r}
+	}
+	return m, nil
+}
+
+// appendSQL adds a message at the end of a session and updates the
+// session's counters, in one statement each of one transaction.
+const (
+	insertMessageSQL = `INSERT INTO messages (session_id, seq, role, text, parts, interrupted, input_tokens, output_tokens, created)
+		VALUES (?1, (SELECT messages + 1 FROM sessions WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING seq`
+	updateSessionSQL = `UPDATE sessions SET messages = messages + 1, updated = ?2,
+		input_tokens = input_tokens + ?3, output_tokens = output_tokens + ?4,
+		first_prompt = CASE WHEN first_prompt = '' AND ?5 != '' THEN ?5 ELSE first_prompt END,
+		title = CASE WHEN title = '' AND ?5 != '' THEN ?6 ELSE title END
+		WHERE id = ?1`
+)
+
+// Append saves a message at the end of a session and returns its sequence
+// number. A llm.RoleTool message must hold exactly one result (save each
+// result as it arrives); RoleNotice saves a notice. Images are saved as
+// files next to the database.
+func (s *Store) Append(ctx context.Context, id string, m llm.Message, u llm.Usage) (int64, error) {
+	text, p, err := s.encode(m)
+	if err != nil {
+		return 0, s.fail("save a message", err)
+	}
+	prompt := ""
+	if m.Role == llm.RoleUser {
+		prompt = m.Text
+	}
+	ins, err := s.stmt(ctx, insertMessageSQL)
+	if err != nil {
+		return 0, s.fail("save a message", err)
+	}
+	upd, err := s.stmt(ctx, updateSessionSQL)
+	if err != nil {
+		return 0, s.fail("save a message", err)
+	}
+	now := millis(time.Now())
+	var seq int64
+	err = s.tx(ctx, "save a message", func(tx *sql.Tx) error {
+		if err := tx.StmtContext(ctx, ins).QueryRowContext(ctx, id, string(m.Role), text, p, m.Interrupted, u.InputTokens, u.OutputTokens, now).Scan(&seq); err != nil {
+			if strings.Contains(err.Error(), "NOT NULL constraint failed: messages.seq") {
+				return fmt.Errorf("%w %q (was it deleted?)", ErrNotFound, id)
+			}
+			return err
+		}
+		_, err := tx.StmtContext(ctx, upd).ExecContext(ctx, id, now, u.InputTokens, u.OutputTokens, prompt, titleFrom(prompt))
+		return err
+	})
+	return seq, err
+}
+
+// Entries returns a session's stored rows in order, those with Seq > after.
+func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, role, text, parts, interrupted, input_tokens, output_tokens, created
+		FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`, id, after)
+	if err != nil {
+		return nil, s.fail("read a session", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var role, text string
+		var p sql.NullString
+		var interrupted bool
+		var created int64
+		if err := rows.Scan(&e.Seq, &role, &text, &p, &interrupted, &e.Usage.InputTokens, &e.Usage.OutputTokens, &created); err != nil {
+			return nil, s.fail("read a session", err)
+		}
+		e.Time = fromMillis(created)
+		if e.Message, err = s.decode(role, text, p, interrupted); err != nil {
+			return nil, s.fail(fmt.Sprintf("read message %d of session %s", e.Seq, id), err)
+		}
+		out = append(out, e)
+	}
+	return out, s.fail("read a session", rows.Err())
+}
+
+// InterruptedResult is the text of the result given to a tool call that
+// has none in the stored conversation (otter stopped while it ran).
+const InterruptedResult = "interrupted: otter stopped before this tool call finished, so its result is unknown; run it again if it is still needed"
+
+// History turns stored rows into the conversation a provider accepts:
+// notices are left out, the tool results after an assistant message are
+// grouped into one llm.RoleTool message in the order of its calls, and a
+// call without a result gets an InterruptedResult error result.
+func History(entries []Entry) []llm.Message {
+	out := make([]llm.Message, 0, len(entries))
+	for i := 0; i < len(entries); {
+		m := entries[i].Message
+		i++
+		switch m.Role {
+		case RoleNotice:
+			continue
+		case llm.RoleTool:
+			continue // a result without its call (before a compaction boundary)
+		}
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		got := map[string]llm.ToolResult{}
+		for ; i < len(entries); i++ {
+			e := entries[i].Message
+			if e.Role == RoleNotice {
+				continue
+			}
+			if e.Role != llm.RoleTool {
+				break
+			}
+			for _, r := range e.ToolResults {
+				got[r.CallID] = r
+			}
+		}
+		results := make([]llm.ToolResult, len(m.ToolCalls))
+		for j, c := range m.ToolCalls {
+			r, ok := got[c.ID]
+			if !ok {
+				r = llm.ToolResult{CallID: c.ID, Name: c.Name, Text: InterruptedResult, IsError: true}
+			}
+			results[j] = r
+		}
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolResults: results})
+	}
+	return out
+}
+
+// History returns a session's whole conversation as a provider accepts it
+// (see the function History).
+func (s *Store) History(ctx context.Context, id string) ([]llm.Message, error) {
+	e, err := s.Entries(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	return History(e), nil
+}

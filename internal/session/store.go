@@ -1,0 +1,248 @@
+// Package session is otter's conversation store: every conversation is saved
+// as it happens (user messages, answers, each tool result, the tools allowed
+// for the session, compactions and small per-session state) in one embedded
+// SQLite database, $XDG_DATA_HOME/otter/otter.db, so that it can be resumed,
+// searched, forked, shown and exported later.
+//
+// The database is opened through modernc.org/sqlite, a pure-Go driver (no
+// cgo), in WAL mode with a busy timeout, so that several otter processes
+// write to it at once. Its schema is versioned (PRAGMA user_version) and
+// migrated by Open; a database that otter cannot read, or one written by a
+// newer otter, is never changed.
+//
+// The package is part of otter's core: it may import internal/llm (the
+// message model it stores) and the standard library, never a front end
+// (internal/tui, internal/cli) nor the agent, which it serves through the
+// Recorder's methods.
+package session
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// FileName is the database's name in otter's data directory.
+const FileName = "otter.db"
+
+// BusyTimeout is how long a write waits for another otter process that
+// holds the database's write lock.
+const busyTimeoutMS = 10000
+
+// Errors of Open and of the Store's methods; each is wrapped in an *Error
+// that names the file and says what to do.
+var (
+	// ErrCorrupt: the file is not a database otter can read.
+	ErrCorrupt = errors.New("the session database is damaged or not a database")
+	// ErrNewer: the database was written by a newer otter.
+	ErrNewer = errors.New("the session database was written by a newer otter")
+	// ErrReadOnly: the file or its directory cannot be written.
+	ErrReadOnly = errors.New("the session database cannot be written")
+	// ErrFull: the disk is full.
+	ErrFull = errors.New("the disk holding the session database is full")
+	// ErrNotFound: no session has the ID (or ID prefix) given.
+	ErrNotFound = errors.New("no such session")
+	// ErrAmbiguous: an ID prefix matches more than one session.
+	ErrAmbiguous = errors.New("the session ID prefix matches more than one session")
+)
+
+// Error is a failure of the session database, written for the person who
+// reads it: what failed, which file, and what to do.
+type Error struct {
+	Path string // the database file
+	Op   string // what otter was doing: "open", "save a message", ...
+	Kind error  // ErrCorrupt, ErrNewer, ErrReadOnly, ErrFull, or nil
+	Hint string // what to do
+	Err  error  // the underlying error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session database %s: %s", e.Path, e.Op)
+	if e.Kind != nil {
+		fmt.Fprintf(&b, ": %v", e.Kind)
+	}
+	if e.Err != nil && (e.Kind == nil || e.Err.Error() != e.Kind.Error()) {
+		fmt.Fprintf(&b, " (%v)", e.Err)
+	}
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() []error {
+	if e.Kind == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// Store is an open session database. Its methods are safe for concurrent
+// use.
+type Store struct {
+	db   *sql.DB
+	path string
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
+}
+
+// DefaultPath is the database in otter's data directory
+// ($XDG_DATA_HOME/otter, see config.Paths.DataDir).
+func DefaultPath(dataDir string) string { return filepath.Join(dataDir, FileName) }
+
+// Open opens the database at path, creating it (file 0600, directory 0700)
+// and migrating its schema as needed. A file that is not a readable
+// database, or one from a newer otter, is left as it is and reported with
+// ErrCorrupt or ErrNewer.
+func Open(ctx context.Context, path string) (*Store, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &Error{Path: path, Op: "open", Err: err}
+	}
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	q := "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", path+q)
+	if err != nil {
+		return nil, &Error{Path: path, Op: "open", Err: err}
+	}
+	// One connection: otter's writes are small and serialized anyway, and
+	// a single connection keeps every statement of a process in order.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path, stmts: map[string]*sql.Stmt{}}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepareFile creates the directory (0700) and an empty file (0600) when
+// they do not exist, and checks that an existing path is a regular file.
+func prepareFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return &Error{Path: path, Op: "create its directory", Kind: ErrReadOnly, Err: err,
+			Hint: "make " + dir + " writable, point XDG_DATA_HOME to a writable directory, or set [sessions] enabled = false"}
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return nil // another otter created it just now
+		}
+		if err != nil {
+			return &Error{Path: path, Op: "create", Kind: ErrReadOnly, Err: err,
+				Hint: "make " + dir + " writable, point XDG_DATA_HOME to a writable directory, or set [sessions] enabled = false"}
+		}
+		return f.Close()
+	case err != nil:
+		return &Error{Path: path, Op: "open", Err: err}
+	case !fi.Mode().IsRegular():
+		return &Error{Path: path, Op: "open", Kind: ErrCorrupt, Err: fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type()),
+			Hint: "move it out of the way; otter creates a new database there"}
+	}
+	return nil
+}
+
+// init checks the schema version and migrates.
+func (s *Store) init(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return s.fail("open", err)
+	}
+	if v > schemaVersion {
+		return s.newer(v)
+	}
+	// A quick look at every table: a damaged file fails here, before
+	// anything is written to it.
+	if v > 0 {
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+			return s.fail("open", err)
+		}
+	}
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return s.fail("open", err)
+	}
+	if v < schemaVersion {
+		if err := s.migrate(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
+
+// stmt returns the prepared statement for query, preparing it once.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// fail wraps err, classifying SQLite's result codes.
+func (s *Store) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrAmbiguous) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	out := &Error{Path: s.path, Op: op, Err: err}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			out.Kind = ErrCorrupt
+			out.Hint = "otter leaves it unchanged and saves nothing; move it aside (mv " + s.path + " " + s.path + ".broken) and otter starts a new one, or try sqlite3's .recover on it"
+		case sqlite3.SQLITE_FULL:
+			out.Kind = ErrFull
+			out.Hint = "free some disk space; otter goes on without saving this conversation"
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_IOERR:
+			out.Kind = ErrReadOnly
+			out.Hint = "make " + filepath.Dir(s.path) + " and the file writable, point XDG_DATA_HOME elsewhere, or set [sessions] enabled = false"
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			out.Hint = "another program holds the database locked for too long; try again"
+		}
+	}
+	return out
+}
