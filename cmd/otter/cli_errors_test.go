@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -236,5 +237,30 @@ func TestServerStateMessages(t *testing.T) {
 	want := "otter mcp login " + endpoint + " --oauth-client-id cid --oauth-client-secret … --oauth-scope read --oauth-scope write"
 	if !strings.HasPrefix(msg, "MCP server "+endpoint+" needs a login: ") || !strings.Contains(msg, want) || strings.Contains(msg, "s3cret") {
 		t.Errorf("ad hoc server that needs a login: %q\nwant it named by URL, with `%s`, and no secret", msg, want)
+	}
+}
+
+// `otter mcp tools` describes a tool's arguments in the order the server
+// wrote them (required ones first), with an enum's names: the schema is
+// app's orderedSchema, sent as raw JSON so that its order reaches otter.
+func TestMCPToolsDescribesArgumentsInTheServersOrder(t *testing.T) {
+	configTestHome(t)
+	server := sdk.NewServer(&sdk.Implementation{Name: "ts", Version: "1.0.0"}, nil)
+	server.AddTool(&sdk.Tool{Name: "place", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"zone":{"type":"string","enum":["eu","us"],"enumNames":["Europe","United States"]},
+		"name":{"type":"string"},
+		"count":{"type":"integer","default":2}},"required":["count"]}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "placed"}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	out, stderr, err := runOtter(t, "--cwd", t.TempDir(), "mcp", "tools", "--url", ts.URL)
+	if err != nil {
+		t.Fatalf("mcp tools: %v\n%s", err, stderr)
+	}
+	want := `arguments: count (integer, required), zone (string, one of "eu" "Europe", "us" "United States"), name (string)`
+	if !strings.Contains(out, want) {
+		t.Errorf("mcp tools:\n%s\nwant %q", out, want)
 	}
 }

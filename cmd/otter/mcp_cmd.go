@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/shell"
@@ -35,6 +34,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/schema"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
 )
@@ -647,31 +647,31 @@ func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
 	return nil
 }
 
-// describeArgs summarises an input schema: required arguments first.
+// mcpDescribeArgs summarises an input schema: required arguments first,
+// each group in the server's order, with an enum's choices and their names.
 func mcpDescribeArgs(raw json.RawMessage) string {
-	var s jsonschema.Schema
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+	o, err := schema.Parse(raw)
+	if len(raw) == 0 || err != nil {
 		return ""
 	}
-	names := slices.Clone(s.Required)
-	var rest []string
-	for name := range s.Properties {
-		if !slices.Contains(names, name) {
-			rest = append(rest, name)
-		}
-	}
-	slices.Sort(rest)
 	var parts []string
-	for _, name := range append(names, rest...) {
-		p := s.Properties[name]
-		if p == nil {
-			continue
-		}
-		kind := cmp.Or(p.Type, strings.Join(p.Types, "|"), "any")
-		if slices.Contains(s.Required, name) {
+	for _, f := range o.RequiredFirst() {
+		kind := cmp.Or(f.Schema.Type, strings.Join(f.Schema.Types, "|"), "any")
+		if f.Required {
 			kind += ", required"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", name, kind))
+		if len(f.Choices) > 0 {
+			var cs []string
+			for _, c := range f.Choices {
+				v, _ := json.Marshal(c.Value)
+				if c.Title != "" {
+					v = fmt.Appendf(v, " %q", c.Title)
+				}
+				cs = append(cs, string(v))
+			}
+			kind += ", one of " + strings.Join(cs, ", ")
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Name, kind))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/schema"
 )
 
 // ElicitPolicy says how a headless front end answers a server that asks
@@ -305,8 +304,8 @@ type field struct {
 	name, title, description string
 	typ                      string // string, number, integer, boolean, array
 	choices                  []string
-	choiceTitles             []string
-	def                      any // nil if none
+	choiceTitles             []string // choiceTitles[i] names choices[i]; "" when unnamed
+	def                      any      // nil if none
 	required                 bool
 	schema                   *jsonschema.Resolved // checks an answer (range, length, pattern…); nil if unresolvable
 }
@@ -317,94 +316,25 @@ func parseForm(raw json.RawMessage) ([]field, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
+	o, err := schema.Parse(raw)
+	if err != nil {
 		return nil, fmt.Errorf("read the requested schema: %w", err)
 	}
-	req := map[string]bool{}
-	for _, r := range s.Required {
-		req[r] = true
-	}
 	var out []field
-	for _, name := range propertyOrder(raw, s.Properties) {
-		ps := s.Properties[name]
-		if ps == nil {
-			continue
+	for _, sf := range o.RequiredFirst() {
+		f := field{name: sf.Name, title: sf.Title, description: sf.Description, typ: sf.Type, required: sf.Required, def: sf.Default}
+		f.schema, _ = sf.Schema.Resolve(nil) // unresolvable: the server's own check remains
+		cs := sf.Choices
+		if f.typ == "array" && sf.Items != nil {
+			cs = append(cs, sf.Items.Choices...)
 		}
-		f := field{name: name, title: ps.Title, description: ps.Description, typ: ps.Type, required: req[name]}
-		f.schema, _ = ps.Resolve(nil) // unresolvable: the server's own check remains
-		if f.typ == "" && len(ps.Types) > 0 {
-			f.typ = ps.Types[0]
-		}
-		enumFrom := func(s *jsonschema.Schema) {
-			for _, e := range s.Enum {
-				f.choices = append(f.choices, fmt.Sprint(e))
-			}
-			for _, o := range append(s.OneOf, s.AnyOf...) {
-				if o.Const != nil {
-					f.choices = append(f.choices, fmt.Sprint(*o.Const))
-					f.choiceTitles = append(f.choiceTitles, o.Title)
-				}
-			}
-		}
-		enumFrom(ps)
-		if f.typ == "array" && ps.Items != nil {
-			enumFrom(ps.Items)
-		}
-		if len(ps.Default) > 0 {
-			if err := json.Unmarshal(ps.Default, &f.def); err != nil {
-				return nil, fmt.Errorf("read the default of %q: %w", name, err)
-			}
+		for _, c := range cs {
+			f.choices = append(f.choices, c.String())
+			f.choiceTitles = append(f.choiceTitles, c.Title)
 		}
 		out = append(out, f)
 	}
-	// Required fields first: they are what the server cannot do without.
-	slices.SortStableFunc(out, func(a, b field) int {
-		switch {
-		case a.required == b.required:
-			return 0
-		case a.required:
-			return -1
-		}
-		return 1
-	})
 	return out, nil
-}
-
-// propertyOrder returns the names of the schema's properties in the order
-// they appear in the JSON text (a Go map forgets it).
-func propertyOrder(raw json.RawMessage, props map[string]*jsonschema.Schema) []string {
-	var top struct {
-		Properties json.RawMessage `json:"properties"`
-	}
-	var names []string
-	seen := map[string]bool{}
-	if json.Unmarshal(raw, &top) == nil && len(top.Properties) > 0 {
-		dec := json.NewDecoder(strings.NewReader(string(top.Properties)))
-		if t, err := dec.Token(); err == nil && t == json.Delim('{') {
-			for dec.More() {
-				t, err := dec.Token()
-				if err != nil {
-					break
-				}
-				name, _ := t.(string)
-				var skip json.RawMessage
-				if dec.Decode(&skip) != nil {
-					break
-				}
-				if _, ok := props[name]; ok && !seen[name] {
-					names = append(names, name)
-					seen[name] = true
-				}
-			}
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(props)) { // anything the scan missed
-		if !seen[name] {
-			names = append(names, name)
-		}
-	}
-	return names
 }
 
 func (f field) label() string {
@@ -420,9 +350,9 @@ func (f field) describe() string {
 	b.WriteString(f.label())
 	kind := f.typ
 	if len(f.choices) > 0 {
-		kind = "one of " + strings.Join(f.choices, ", ")
+		kind = "one of " + strings.Join(f.choiceLabels(), ", ")
 		if f.typ == "array" {
-			kind = "any of " + strings.Join(f.choices, ", ")
+			kind = "any of " + strings.Join(f.choiceLabels(), ", ")
 		}
 	}
 	if kind != "" {
@@ -444,9 +374,9 @@ func (f field) prompt() string {
 	case f.typ == "boolean":
 		p += " (y/n)"
 	case f.typ == "array" && len(f.choices) > 0:
-		p += " (comma-separated: " + strings.Join(f.choices, ", ") + ")"
+		p += " (comma-separated: " + strings.Join(f.choiceLabels(), ", ") + ")"
 	case len(f.choices) > 0:
-		p += " (" + strings.Join(f.choices, " | ") + ")"
+		p += " (" + strings.Join(f.choiceLabels(), " | ") + ")"
 	}
 	if f.def != nil {
 		d := fmt.Sprint(f.def)
@@ -456,6 +386,19 @@ func (f field) prompt() string {
 		p += fmt.Sprintf(" [%s]", d)
 	}
 	return p
+}
+
+// choiceLabels are the choices as shown: a value the schema names (by
+// enumNames or a title) as "Name (value)".
+func (f field) choiceLabels() []string {
+	out := make([]string, len(f.choices))
+	for i, c := range f.choices {
+		out[i] = c
+		if t := f.choiceTitles[i]; t != "" && t != c {
+			out[i] = t + " (" + c + ")"
+		}
+	}
+	return out
 }
 
 // parse turns an answer into the field's value. ok is false when the field
@@ -515,7 +458,7 @@ func (f field) choice(s string) (string, error) {
 		return s, nil
 	}
 	for i, c := range f.choices {
-		if strings.EqualFold(s, c) || (i < len(f.choiceTitles) && f.choiceTitles[i] != "" && strings.EqualFold(s, f.choiceTitles[i])) {
+		if strings.EqualFold(s, c) || (f.choiceTitles[i] != "" && strings.EqualFold(s, f.choiceTitles[i])) {
 			return c, nil
 		}
 	}

@@ -202,3 +202,34 @@ func TestPolicyAskValidatesAnswers(t *testing.T) {
 		t.Errorf("want the out-of-range number and the bad code refused:\n%s", out.String())
 	}
 }
+
+// orderedSchema lists its properties neither alphabetically nor in the
+// order of "required", and names its enum with the legacy enumNames; the
+// TUI, `otter mcp tools` and internal/schema are tested on the same one.
+const orderedSchema = `{"type":"object","properties":{
+	"zone":{"type":"string","enum":["eu","us"],"enumNames":["Europe","United States"]},
+	"name":{"type":"string"},
+	"count":{"type":"integer","default":2}},"required":["count"]}`
+
+func TestPolicyAskHonoursEnumNamesAndOrder(t *testing.T) {
+	t.Parallel()
+	// accept; count: default; zone: by its name; name: empty.
+	in := strings.NewReader("a\n\nunited states\n\n")
+	var out strings.Builder
+	r, err := NewPolicyAsker(ElicitAsk, in, &out, nil).Elicit(t.Context(), formRequest(orderedSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "map[count:2 zone:us]"; r.Action != ask.Accept || fmt.Sprint(r.Content) != want {
+		t.Errorf("got %s %v, want accept %s", r.Action, r.Content, want)
+	}
+	shown := out.String()
+	if want := "zone (Europe (eu) | United States (us))"; !strings.Contains(shown, want) {
+		t.Errorf("the prompt does not name the choices %q:\n%s", want, shown)
+	}
+	// count first (required), then zone and name as the server lists them.
+	c, z, n := strings.Index(shown, "- count"), strings.Index(shown, "- zone"), strings.Index(shown, "- name")
+	if c < 0 || c > z || z > n {
+		t.Errorf("fields out of order (want count, zone, name):\n%s", shown)
+	}
+}

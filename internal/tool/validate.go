@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/otter-sh/otter/internal/schema"
 )
 
 // ArgumentsError says why arguments do not match a tool's input schema:
@@ -82,7 +83,9 @@ func newSchemaCheck(name string, raw json.RawMessage) schemaCheck {
 		c.each = rs
 	}
 	c.required = sch.Required
-	c.order = propertyOrder(raw)
+	if o, err := schema.Parse(raw); err == nil {
+		c.order = o.Names()
+	}
 	return c
 }
 
@@ -136,47 +139,6 @@ func (c schemaCheck) problems(args map[string]any) []string {
 		out = append(out, byArg[k]...)
 	}
 	return out
-}
-
-// propertyOrder returns the keys of the schema's top-level "properties"
-// in the order they are written.
-func propertyOrder(raw json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		if t != "properties" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil
-			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-			return nil
-		}
-		var keys []string
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return keys
-			}
-			if s, ok := k.(string); ok {
-				keys = append(keys, s)
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return keys
-			}
-		}
-		return keys
-	}
-	return nil
 }
 
 var (

@@ -1,20 +1,20 @@
 package tui
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"charm.land/huh/v2"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/otter-sh/otter/internal/schema"
 )
 
 // schemaForm is a huh form generated from a flat JSON Schema object: the
@@ -24,33 +24,19 @@ type schemaForm struct {
 	collect func() (map[string]any, error)
 }
 
-// buildSchemaForm makes one field per property, in the schema's order, with
-// the schema's defaults prefilled and its constraints as validation.
-// Properties that are not flat (objects, arrays of non-enums) get a JSON
-// text field.
+// buildSchemaForm makes one field per property, in the schema's order
+// (required ones first), with the schema's defaults prefilled and its
+// constraints as validation. Properties that are not flat (objects, arrays
+// of non-enums) get a JSON text field.
 func buildSchemaForm(raw json.RawMessage) (*schemaForm, error) {
-	var s jsonschema.Schema
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
+	o, err := schema.Parse(raw)
+	if err != nil {
 		return nil, fmt.Errorf("reading the requested schema: %w", err)
-	}
-	required := map[string]bool{}
-	for _, r := range s.Required {
-		required[r] = true
 	}
 	sf := &schemaForm{}
 	var getters []func(map[string]any) error
-	order := propertyOrder(raw, s.Properties)
-	// Required fields first; the others keep the schema's order.
-	sort.SliceStable(order, func(i, j int) bool { return required[order[i]] && !required[order[j]] })
-	for _, name := range order {
-		p := s.Properties[name]
-		if p == nil {
-			continue
-		}
-		field, get := schemaField(name, p, required[name])
+	for _, f := range o.RequiredFirst() {
+		field, get := schemaField(f)
 		sf.fields = append(sf.fields, field)
 		getters = append(getters, get)
 	}
@@ -66,86 +52,11 @@ func buildSchemaForm(raw json.RawMessage) (*schemaForm, error) {
 	return sf, nil
 }
 
-// propertyOrder returns the property names in the order the schema lists
-// them (JSON objects are ordered on the wire; maps are not).
-func propertyOrder(raw json.RawMessage, props map[string]*jsonschema.Schema) []string {
-	var top map[string]json.RawMessage
-	var order []string
-	if json.Unmarshal(raw, &top) == nil {
-		if p, ok := top["properties"]; ok {
-			dec := json.NewDecoder(bytes.NewReader(p))
-			if t, err := dec.Token(); err == nil && t == json.Delim('{') {
-				for dec.More() {
-					t, err := dec.Token()
-					if err != nil {
-						break
-					}
-					if k, ok := t.(string); ok {
-						order = append(order, k)
-					}
-					var skip json.RawMessage
-					if dec.Decode(&skip) != nil {
-						break
-					}
-				}
-			}
-		}
-	}
-	if len(order) != len(props) {
-		order = order[:0]
-		for k := range props {
-			order = append(order, k)
-		}
-		sort.Strings(order)
-	}
-	return order
-}
-
-func schemaType(p *jsonschema.Schema) string {
-	if p.Type != "" {
-		return p.Type
-	}
-	for _, t := range p.Types {
-		if t != "null" {
-			return t
-		}
-	}
-	if len(p.Enum) > 0 || len(p.OneOf) > 0 {
-		return "string"
-	}
-	return ""
-}
-
-// choices returns an enum's options: enum values (titled by the legacy
-// enumNames when given) or oneOf/anyOf {const, title} entries.
-func choices(p *jsonschema.Schema) []huh.Option[string] {
+// options are a field's choices as huh options, labelled by their names.
+func options(cs []schema.Choice) []huh.Option[string] {
 	var opts []huh.Option[string]
-	var names []any
-	if p.Extra != nil {
-		names, _ = p.Extra["enumNames"].([]any)
-	}
-	for i, v := range p.Enum {
-		val := fmt.Sprint(v)
-		label := val
-		if i < len(names) {
-			label = fmt.Sprint(names[i])
-		}
-		opts = append(opts, huh.NewOption(label, val))
-	}
-	alts := p.OneOf
-	if len(alts) == 0 {
-		alts = p.AnyOf
-	}
-	for _, a := range alts {
-		if a == nil || a.Const == nil {
-			continue
-		}
-		val := fmt.Sprint(*a.Const)
-		label := a.Title
-		if label == "" {
-			label = val
-		}
-		opts = append(opts, huh.NewOption(label, val))
+	for _, c := range cs {
+		opts = append(opts, huh.NewOption(c.Label(), c.String()))
 	}
 	return opts
 }
@@ -168,18 +79,16 @@ func defaultString(p *jsonschema.Schema) string {
 	return string(b)
 }
 
-func schemaField(name string, p *jsonschema.Schema, required bool) (huh.Field, func(map[string]any) error) {
-	title := name
-	if p.Title != "" {
-		title = p.Title
-	}
+func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
+	name, p, required := f.Name, f.Schema, f.Required
+	title := f.Label()
 	if required {
 		title += " *"
 	}
-	desc := p.Description
-	typ := schemaType(p)
+	desc := f.Description
+	typ := f.Type
 
-	if opts := choices(p); len(opts) > 0 {
+	if opts := options(f.Choices); len(opts) > 0 {
 		v := defaultString(p)
 		if v == "" && required {
 			v = opts[0].Value
@@ -206,8 +115,8 @@ func schemaField(name string, p *jsonschema.Schema, required bool) (huh.Field, f
 		return c, func(out map[string]any) error { out[name] = v; return nil }
 
 	case "array":
-		if p.Items != nil {
-			if opts := choices(p.Items); len(opts) > 0 {
+		if f.Items != nil {
+			if opts := options(f.Items.Choices); len(opts) > 0 {
 				var v []string
 				if len(p.Default) > 0 {
 					_ = json.Unmarshal(p.Default, &v)

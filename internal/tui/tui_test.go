@@ -963,3 +963,29 @@ func TestMCPToolsSaysWhenMoreThanFits(t *testing.T) {
 		t.Errorf("at the end of the list it still says there is more:\n%s", s)
 	}
 }
+
+// The form shows the fields in the server's order (required ones first)
+// and an enum by its enumNames; the schema is app's orderedSchema, which
+// the headless form and `otter mcp tools` are tested on too.
+func TestElicitationFormKeepsOrderAndEnumNames(t *testing.T) {
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	done := make(chan ask.ElicitReply, 1)
+	go func() {
+		r, _ := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "geo", Message: "Where?", Mode: "form",
+			Schema: json.RawMessage(`{"type":"object","properties":{
+				"zone":{"type":"string","enum":["eu","us"],"enumNames":["Europe","United States"]},
+				"name":{"type":"string"},
+				"count":{"type":"integer","default":2}},"required":["count"]}`)})
+		done <- r
+	}()
+	h.waitFor("geo asks for input", "count *", "zone", "Europe", "United States", "name")
+	s := h.screen()
+	if c, z, n := strings.Index(s, "count *"), strings.Index(s, "zone"), strings.LastIndex(s, "name"); c > z || z > n {
+		t.Errorf("fields out of order (want count, zone, name):\n%s", s)
+	}
+	h.press("ctrl+d")
+	if r := recv(t, done, "reply after ctrl+d"); r.Action != ask.Decline {
+		t.Errorf("reply = %+v, want decline", r)
+	}
+}
