@@ -71,6 +71,9 @@ type Options struct {
 	// SavePermission persists an "allow always" answer; nil means
 	// config.SaveLocalPermission.
 	SavePermission func(workDir, pattern, decision string) error
+	// Recorder saves the conversation as it grows (a session store); nil
+	// saves nothing. SetRecorder replaces it.
+	Recorder Recorder
 	// Now returns the current time for the system prompt; nil = time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -116,6 +119,7 @@ type Agent struct {
 	history  []llm.Message
 	session  map[string]bool // tools allowed for this session
 	settings Settings
+	recorder Recorder
 
 	emitMu sync.Mutex
 }
@@ -137,6 +141,7 @@ func New(opts Options) *Agent {
 		model:    opts.Model,
 		session:  map[string]bool{},
 		settings: opts.settings().normalized(),
+		recorder: opts.Recorder,
 	}
 }
 
@@ -216,7 +221,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 		a.emit(TurnFinished{Err: err})
 		return err
 	}
-	a.appendMessage(llm.Message{Role: llm.RoleUser, Text: text})
+	a.appendRecorded(llm.Message{Role: llm.RoleUser, Text: text}, llm.Usage{})
 
 	lastText := ""
 	for rounds := 0; ; {
@@ -245,7 +250,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 			canceled := ctx.Err() != nil
 			if canceled || resp.Text != "" {
 				// Keep what was said; tool calls of a cut stream are dropped.
-				a.appendMessage(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, Interrupted: true})
+				a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, Interrupted: true}, resp.Usage)
 			}
 			if canceled {
 				a.emit(TurnFinished{Text: resp.Text, Canceled: true})
@@ -257,7 +262,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 		if resp.Text != "" {
 			lastText = resp.Text
 		}
-		a.appendMessage(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}, resp.Usage)
 		if len(resp.ToolCalls) == 0 {
 			a.emit(TurnFinished{Text: resp.Text, Truncated: resp.StopReason == llm.StopMaxTokens})
 			return nil

@@ -137,6 +137,7 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) err
 		a.mu.Lock()
 		a.session[e.Name] = true
 		a.mu.Unlock()
+		a.recordAllowed(e.Name)
 		if d == ask.AllowAlways {
 			if err := a.opts.SavePermission(a.opts.WorkDir, e.Name, "allow"); err != nil {
 				a.opts.Logger.Warn("could not save the tool permission; it is allowed for this session only",
@@ -170,6 +171,7 @@ func matchRule(rules map[string]string, name string) string {
 
 // runOne runs a call (or reports why it did not run) and sets its result.
 func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
+	defer func() { a.recordResult(p.result) }()
 	start := time.Now()
 	if p.err != nil {
 		a.emit(ToolCallFinished{ID: p.call.ID, Name: p.call.Name, Err: p.err})
