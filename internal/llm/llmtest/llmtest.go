@@ -4,6 +4,19 @@
 // real APIs send them), play scripted replies, check the requests as the
 // real APIs would (every tool call answered, with matching ids) and record
 // them, normalised, for assertions.
+//
+// Like the real services, a Server refuses what they refuse at their limits,
+// with the same status, error type, code and wording:
+//   - an OpenAI request offering more than 128 tools (400,
+//     code "array_above_max_length", param "tools"); see Server.MaxTools;
+//   - a request over the model's context window, when Server.ContextWindow is
+//     set: OpenAI's "context_length_exceeded", Anthropic's
+//     "prompt is too long: N tokens > M maximum" (and, when the prompt fits
+//     but prompt + max_tokens does not, each API's wording for that);
+//   - a history with a tool call that is not answered right after it.
+//
+// Tokens are estimated from the request's JSON (EstimateTokens), so a test
+// can reason about the window without a tokenizer.
 package llmtest
 
 import (
@@ -12,6 +25,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -106,6 +120,12 @@ type Request struct {
 	Messages  []Message
 	Stream    bool
 	MaxTokens int
+	// InputTokens is the server's estimate of the prompt's size
+	// (EstimateTokens of the body), what it compares with ContextWindow.
+	InputTokens int
+	// Refused is the error the server answered instead of a reply (a limit
+	// or an invalid history), "" when it played a reply.
+	Refused string
 }
 
 // LastToolResults returns the tool results of the request's last message
@@ -119,10 +139,30 @@ func (r Request) LastToolResults() []ToolResult {
 	return nil
 }
 
+// OpenAIMaxTools is the number of tools the OpenAI API accepts in one
+// request; more is refused with 400 array_above_max_length.
+const OpenAIMaxTools = 128
+
 // Server is a fake model API.
 type Server struct {
 	Kind Kind
 	URL  string // base URL for the provider (…/v1 for OpenAI)
+
+	// MaxTools caps the tools one request may offer (0: OpenAIMaxTools for
+	// the OpenAI protocol, no cap for Anthropic; -1: no cap). Set it before
+	// the first request.
+	MaxTools int
+	// ContextWindow, when > 0, is the model's context window in tokens:
+	// requests whose prompt (EstimateTokens) does not fit, or whose prompt
+	// plus max_tokens does not fit, are refused as the real API refuses
+	// them. Replies that script no token counts then report the estimate as
+	// usage, as the real APIs report theirs. Set it before the first request.
+	ContextWindow int
+	// ExpectInvalid makes a request that the real API would refuse as
+	// invalid (say, a tool call without its result) a plain 400, as the API
+	// answers it; by default such a request also fails the test, since
+	// otter must never send one.
+	ExpectInvalid bool
 
 	t       testing.TB
 	srv     *httptest.Server
@@ -193,20 +233,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req.Received = time.Now()
 	req.Header = r.Header.Clone()
 	req.Body = body
+	req.InputTokens = EstimateTokens(data)
+	limit := s.checkLimits(req)
+	if err != nil {
+		req.Refused = err.Error()
+	} else if limit != nil {
+		req.Refused = limit.message
+	}
 
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
 	var reply Reply
+	// A refused request consumes no scripted reply: the real API never got
+	// as far as the model.
 	ok := len(s.replies) > 0
-	if ok {
+	if ok && req.Refused == "" {
 		reply = s.replies[0]
 		s.replies = s.replies[1:]
 	}
 	s.mu.Unlock()
 
 	if err != nil {
-		s.t.Errorf("llmtest: invalid %s request: %v", s.Kind, err)
+		if !s.ExpectInvalid {
+			s.t.Errorf("llmtest: invalid %s request: %v", s.Kind, err)
+		}
 		s.writeError(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	if limit != nil {
+		s.writeLimit(w, *limit)
 		return
 	}
 	if !ok {
@@ -217,6 +272,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if reply.Status >= 400 {
 		s.writeError(w, reply.Status, reply.Message, reply.Header)
 		return
+	}
+	if s.ContextWindow > 0 {
+		if reply.InputTokens == 0 {
+			reply.InputTokens = int64(req.InputTokens)
+		}
+		if reply.OutputTokens == 0 {
+			reply.OutputTokens = int64(EstimateTokens([]byte(strings.Join(reply.Text, ""))))
+			for _, c := range reply.Calls {
+				reply.OutputTokens += int64(EstimateTokens([]byte(c.Name + c.Args)))
+			}
+		}
 	}
 	if s.Kind == Anthropic {
 		s.streamAnthropic(w, r, reply, req.Model)
@@ -420,6 +486,68 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply R
 	e.send("message_stop", map[string]any{"type": "message_stop"})
 }
 
+// --- the services' limits ---
+
+// EstimateTokens is the server's token count of a request body or a text:
+// one token per four bytes, rounded up, which is close to what the real
+// tokenizers give for English prose and JSON.
+func EstimateTokens(b []byte) int { return (len(b) + 3) / 4 }
+
+// limitError is a refusal at one of the services' limits.
+type limitError struct {
+	param, code, message string
+}
+
+// checkLimits returns the refusal a real service would give req, or nil.
+func (s *Server) checkLimits(req Request) *limitError {
+	maxTools := s.MaxTools
+	if maxTools == 0 && s.Kind == OpenAI {
+		maxTools = OpenAIMaxTools
+	}
+	if maxTools > 0 && len(req.Tools) > maxTools {
+		// OpenAI's wording, word for word.
+		return &limitError{param: "tools", code: "array_above_max_length", message: fmt.Sprintf(
+			"Invalid 'tools': array too long. Expected an array with maximum length %d, but got an array with length %d instead.",
+			maxTools, len(req.Tools))}
+	}
+	window := s.ContextWindow
+	if window <= 0 {
+		return nil
+	}
+	in, out := req.InputTokens, req.MaxTokens
+	switch {
+	case s.Kind == Anthropic && in > window:
+		return &limitError{message: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", in, window)}
+	case s.Kind == Anthropic && in+out > window:
+		return &limitError{message: fmt.Sprintf(
+			"input length and `max_tokens` exceed context limit: %d + %d > %d, decrease input length or `max_tokens` and try again",
+			in, out, window)}
+	case s.Kind == OpenAI && in > window:
+		return &limitError{param: "messages", code: "context_length_exceeded", message: fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.",
+			window, in)}
+	case s.Kind == OpenAI && in+out > window:
+		return &limitError{param: "messages", code: "context_length_exceeded", message: fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+			window, in+out, in, out)}
+	}
+	return nil
+}
+
+// writeLimit answers a refusal at a limit as the API does: 400
+// invalid_request_error, with OpenAI's param and code.
+func (s *Server) writeLimit(w http.ResponseWriter, e limitError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	var body any
+	if s.Kind == Anthropic {
+		body = map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": e.message}}
+	} else {
+		body = map[string]any{"error": map[string]any{"message": e.message, "type": "invalid_request_error", "param": e.param, "code": e.code}}
+	}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
 // --- request parsing and checking, as the real APIs would ---
 
 func str(v any) string { s, _ := v.(string); return s }
@@ -444,7 +572,7 @@ func parseOpenAI(body map[string]any) (Request, error) {
 		mm := asMap(m)
 		role := str(mm["role"])
 		if len(pending) > 0 && role != "tool" {
-			return req, fmt.Errorf("messages[%d]: an assistant message with tool_calls must be followed by tool messages responding to each tool_call_id (missing %v)", i, keys(pending))
+			return req, openAIUnanswered(i, pending)
 		}
 		switch role {
 		case "system", "developer":
@@ -478,9 +606,24 @@ func parseOpenAI(body map[string]any) (Request, error) {
 		}
 	}
 	if len(pending) > 0 {
-		return req, fmt.Errorf("tool calls %v have no tool message", keys(pending))
+		return req, openAIUnanswered(len(asList(body["messages"])), pending)
 	}
 	return req, nil
+}
+
+// openAIUnanswered is OpenAI's refusal of a history in which the assistant
+// message before messages[i] has tool calls that no tool message answers.
+func openAIUnanswered(i int, pending map[string]bool) error {
+	return fmt.Errorf("Invalid parameter: messages[%d]: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s",
+		i, strings.Join(keys(pending), ", "))
+}
+
+// anthropicUnanswered is Anthropic's refusal of a history in which the
+// assistant message before messages[i] has tool_use blocks that the next
+// message does not answer.
+func anthropicUnanswered(i int, pending map[string]bool) error {
+	return fmt.Errorf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+		i, strings.Join(keys(pending), ", "))
 }
 
 func parseAnthropic(body map[string]any) (Request, error) {
@@ -556,7 +699,7 @@ func parseAnthropic(body map[string]any) (Request, error) {
 				}
 			}
 			if len(pending) > 0 {
-				return req, fmt.Errorf("messages[%d]: tool_use ids were found without tool_result blocks immediately after: %v", i, keys(pending))
+				return req, anthropicUnanswered(i-1, pending)
 			}
 			if len(results) > 0 {
 				req.Messages = append(req.Messages, Message{Role: "tool", ToolResults: results})
@@ -591,7 +734,7 @@ func parseAnthropic(body map[string]any) (Request, error) {
 		}
 	}
 	if len(pending) > 0 {
-		return req, fmt.Errorf("tool_use ids %v have no tool_result", keys(pending))
+		return req, anthropicUnanswered(len(asList(body["messages"]))-1, pending)
 	}
 	return req, nil
 }
@@ -606,11 +749,13 @@ func asMap(v any) map[string]any {
 	return m
 }
 
+// keys returns m's keys in order, so that messages are stable.
 func keys(m map[string]bool) []string {
-	var out []string
+	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 
