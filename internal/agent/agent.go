@@ -69,7 +69,7 @@ type Options struct {
 	// block for long. May be nil.
 	OnEvent func(Event)
 	// SavePermission persists an "allow always" answer; nil means
-	// config.SaveLocalPermission.
+	// config.SavePermission.
 	SavePermission func(workDir, pattern, decision string) error
 	// Recorder saves the conversation as it grows (a session store); nil
 	// saves nothing. SetRecorder replaces it.
@@ -133,7 +133,7 @@ func New(opts Options) *Agent {
 		opts.Now = time.Now
 	}
 	if opts.SavePermission == nil {
-		opts.SavePermission = config.SaveLocalPermission
+		opts.SavePermission = config.SavePermission
 	}
 	return &Agent{
 		opts:     opts,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -123,6 +124,7 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) err
 		ReadOnly:    e.Info.ReadOnly(),
 		Destructive: e.Info.Destructive(),
 		Reason:      reason,
+		SaveTo:      permissionsFile(a.opts.WorkDir),
 	})
 	if ctx.Err() != nil {
 		return fmt.Errorf("not run: %w", ctx.Err())
@@ -147,6 +149,13 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) err
 		return nil
 	}
 	return fmt.Errorf("%w: the user denied permission to run %s", ErrDenied, e.Name)
+}
+
+// permissionsFile is where an "allow always" answer is saved, for the
+// person.
+func permissionsFile(workDir string) string {
+	_, short := config.PermissionsFile(workDir)
+	return short
 }
 
 // matchRule returns the rule for name: an exact key wins, else the longest

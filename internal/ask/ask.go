@@ -88,6 +88,9 @@ type Permission struct {
 	// not read-only", "it reaches the network", "the [permissions]
 	// configuration says ask".
 	Reason string
+	// SaveTo names the file an AllowAlways answer is saved to, for the
+	// person ("~/.config/otter/config.toml"); "" when not known.
+	SaveTo string
 }
 
 // PermissionDecision is the person's answer to a Permission prompt.
@@ -97,7 +100,7 @@ const (
 	Deny         PermissionDecision = iota
 	AllowOnce                       // this call only
 	AllowSession                    // this tool, until otter exits
-	AllowAlways                     // this tool, saved to the local config scope
+	AllowAlways                     // this tool, saved to the config (Permission.SaveTo)
 )
 
 // Sampling asks whether a server may use the configured model

@@ -12,35 +12,32 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// LocalConfigFile returns the local-scope file for workDir: .otter/
-// config.local.toml in ProjectDir(workDir), or in workDir when it is in no
-// project.
-func LocalConfigFile(workDir string) (string, error) {
-	dir := ProjectDir(workDir)
-	if dir == "" {
-		var err error
-		if dir, err = absDir(workDir); err != nil {
-			return "", err
-		}
+// PermissionsFile returns the file an "allow always" answer given in
+// workDir is saved to: the local-scope .otter/config.local.toml of the
+// project workDir is in, or, in no project, the user config file (a file
+// saved there would create .otter and so turn the directory into a
+// project). Short is the same path for messages (~ for the home directory).
+func PermissionsFile(workDir string) (file, short string) {
+	if dir := ProjectDir(workDir); dir != "" {
+		file = filepath.Join(dir, ProjectDirName, LocalConfigName)
+		return file, file
 	}
-	return filepath.Join(dir, ProjectDirName, LocalConfigName), nil
+	p := DefaultPaths()
+	return p.UserConfigFile(), p.ShortUserConfigFile()
 }
 
-// SaveLocalPermission records decision ("allow", "ask" or "deny") for
-// pattern (a qualified tool name or glob) in the [permissions] table of the
-// local config file (LocalConfigFile), keeping the rest of the file as it
-// is. An existing entry for pattern is replaced.
-func SaveLocalPermission(workDir, pattern, decision string) error {
+// SavePermission records decision ("allow", "ask" or "deny") for pattern
+// (a qualified tool name or glob) in the [permissions] table of
+// PermissionsFile(workDir), keeping the rest of the file as it is. An
+// existing entry for pattern is replaced.
+func SavePermission(workDir, pattern, decision string) error {
 	if !validDecision(decision) {
 		return fmt.Errorf("config: permission decision %q: use allow, ask or deny", decision)
 	}
 	if _, err := path.Match(pattern, ""); err != nil {
 		return fmt.Errorf("config: permission pattern %q: %w", pattern, err)
 	}
-	file, err := LocalConfigFile(workDir)
-	if err != nil {
-		return err
-	}
+	file, _ := PermissionsFile(workDir)
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", err)

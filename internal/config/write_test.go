@@ -246,8 +246,8 @@ func TestExampleConfigLoads(t *testing.T) {
 	_ = paths
 }
 
-func TestSaveLocalPermission(t *testing.T) {
-	_, proj := testEnv(t)
+func TestSavePermission(t *testing.T) {
+	paths, proj := testEnv(t)
 	sub := filepath.Join(proj, "pkg")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -264,13 +264,13 @@ command = "x"
 [agent]
 model = "m"
 `)
-	if err := SaveLocalPermission(sub, "mcp__x__read", "allow"); err != nil {
+	if err := SavePermission(sub, "mcp__x__read", "allow"); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveLocalPermission(sub, "mcp__x__*", "deny"); err != nil {
+	if err := SavePermission(sub, "mcp__x__*", "deny"); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveLocalPermission(sub, "scrape_page", "maybe"); err == nil {
+	if err := SavePermission(sub, "scrape_page", "maybe"); err == nil {
 		t.Error("a bad decision was saved")
 	}
 	cfg, err := LoadFile(local)
@@ -286,13 +286,34 @@ model = "m"
 	}
 
 	// A project without a local file gets one.
-	fresh := t.TempDir()
-	if err := SaveLocalPermission(fresh, "get_status", "allow"); err != nil {
+	bare := filepath.Join(proj, "..", "bare")
+	if err := os.MkdirAll(filepath.Join(bare, ProjectDirName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = LoadFile(filepath.Join(fresh, ProjectDirName, LocalConfigName))
+	if err := SavePermission(bare, "get_status", "allow"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = LoadFile(filepath.Join(bare, ProjectDirName, LocalConfigName))
 	if err != nil || cfg.Permissions["get_status"] != "allow" {
 		t.Fatalf("fresh local file: %v %+v", err, cfg)
+	}
+
+	// Outside any project the rule goes to the user config file, and the
+	// directory does not become a project.
+	plain := t.TempDir()
+	if err := SavePermission(plain, "get_status", "allow"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(plain, ProjectDirName)); err == nil {
+		t.Errorf("saving a permission outside a project created %s", filepath.Join(plain, ProjectDirName))
+	}
+	user, short := PermissionsFile(plain)
+	if user != paths.UserConfigFile() || short == "" {
+		t.Errorf("PermissionsFile outside a project = %q, %q; want the user config %q", user, short, paths.UserConfigFile())
+	}
+	cfg, err = LoadFile(user)
+	if err != nil || cfg.Permissions["get_status"] != "allow" {
+		t.Fatalf("user config after saving outside a project: %v %+v", err, cfg)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/ask"
 )
@@ -34,6 +36,9 @@ type formModal struct {
 	onEsc    func() tea.Cmd
 	keys     map[string]func() tea.Cmd // extra keys (e.g. ctrl+d: decline)
 	done     bool
+	// dock draws the form as a panel at the bottom, as high as it needs,
+	// with the transcript visible above it (a question about the chat).
+	dock bool
 
 	// huh moves between fields with a command (NextField), so keys that
 	// arrive in the same burst as the Enter would reach the field being
@@ -50,13 +55,23 @@ const formMoveTimeout = 150 * time.Millisecond
 type formMoveDone struct{ f *formModal }
 
 func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formModal {
+	return buildFormModal(m, heading, footer, false, groups)
+}
+
+// newPanelForm is a formModal drawn as a panel at the bottom, as high as
+// its fields, with the chat in view above it.
+func newPanelForm(m *model, heading, footer string, groups ...*huh.Group) *formModal {
+	return buildFormModal(m, heading, footer, true, groups)
+}
+
+func buildFormModal(m *model, heading, footer string, dock bool, groups []*huh.Group) *formModal {
 	km := huh.NewDefaultKeyMap()
 	km.Quit.SetKeys("esc")
 	f := huh.NewForm(groups...).
 		WithTheme(m.st.huhTheme()).
 		WithKeyMap(km).
 		WithShowHelp(false)
-	fm := &formModal{m: m, heading: heading, footer: footer, form: f}
+	fm := &formModal{m: m, heading: heading, footer: footer, form: f, dock: dock}
 	fm.resize()
 	return fm
 }
@@ -65,6 +80,10 @@ func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formM
 // long form scrolls inside the box instead of being cut.
 func (f *formModal) resize() {
 	w := max(f.m.width-4, 30)
+	if f.dock { // as high as its fields: view trims what is left below them
+		f.form.WithWidth(w).WithHeight(max(f.m.mainHeight(), 4))
+		return
+	}
 	h := f.m.mainHeight() - 2 - lipgloss.Height(f.footer) - 1
 	if f.heading != "" {
 		h -= lipgloss.Height(lipgloss.NewStyle().Width(w).Render(f.heading)) + 1
@@ -149,20 +168,44 @@ func (f *formModal) step(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (f *formModal) view(width, _ int) string {
-	var b strings.Builder
+func (f *formModal) view(width, height int) string {
+	fv := f.form.View()
+	footer := lipgloss.NewStyle().Width(width).Render(f.footer)
+	var heading []string
 	if f.heading != "" {
-		b.WriteString(lipgloss.NewStyle().Width(width).Render(f.heading))
+		heading = strings.Split(lipgloss.NewStyle().Width(width).Render(f.heading), "\n")
+	}
+	if f.dock {
+		// As high as its fields (no padding below them); when the panel
+		// is short, the heading gives way, so the choices and keys stay.
+		lines := strings.Split(fv, "\n")
+		for len(lines) > 1 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+			lines = lines[:len(lines)-1]
+		}
+		fv = strings.Join(lines, "\n")
+		room := height - len(lines) - 1 - lipgloss.Height(footer)
+		if f.footer == "" {
+			room++
+		}
+		if n := len(heading); n > room && room >= 2 {
+			heading = append(heading[:room-1], f.m.st.dim.Render(fmt.Sprintf("… +%d lines", n-room+1)))
+		}
+	}
+	var b strings.Builder
+	if len(heading) > 0 {
+		b.WriteString(strings.Join(heading, "\n"))
 		b.WriteString("\n\n")
 	}
-	b.WriteString(f.form.View())
+	b.WriteString(fv)
 	if f.footer != "" {
-		b.WriteString("\n" + f.footer)
+		b.WriteString("\n" + footer)
 	}
 	return b.String()
 }
 
 func (f *formModal) finished() bool { return f.done }
+
+func (f *formModal) docked() bool { return f.dock }
 
 // --- questions from the core ---
 
@@ -309,7 +352,7 @@ func newLoginModal(m *model, req ask.Login, reply func(ask.LoginReply)) modal {
 }
 
 func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionDecision)) modal {
-	heading := m.st.title.Render("Allow " + req.Tool + "?")
+	title := m.st.title.Render("Allow " + req.Tool + "?")
 	var hints []string
 	if req.ReadOnly {
 		hints = append(hints, "read-only")
@@ -321,34 +364,110 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 		hints = append(hints, req.Reason)
 	}
 	if len(hints) > 0 {
-		heading += "  " + m.st.dim.Render(strings.Join(hints, " · "))
+		title += "  " + m.st.dim.Render(strings.Join(hints, " · "))
 	}
-	if args := prettyJSON(req.Arguments, 8); args != "" {
-		heading += "\n" + m.st.dim.Render(args)
+	always := "Always allow"
+	if req.SaveTo != "" {
+		always += " (saved to " + req.SaveTo + ")"
 	}
 	choice := ask.AllowOnce
 	sel := huh.NewSelect[ask.PermissionDecision]().Title("Permission").Options(
 		huh.NewOption("Allow once", ask.AllowOnce),
 		huh.NewOption("Allow for this session", ask.AllowSession),
-		huh.NewOption("Always allow (saved to .otter/config.local.toml)", ask.AllowAlways),
+		huh.NewOption(always, ask.AllowAlways),
 		huh.NewOption("Deny", ask.Deny),
 	).Value(&choice)
-	fm := newFormModal(m, heading, m.st.dim.Render("enter choose · esc deny"), huh.NewGroup(sel))
+	footer := "enter: Allow once (default) · ↑/↓ choose · esc: Deny"
+	heading := title
+	args := prettyJSON(req.Arguments, 8)
+	all := prettyJSON(req.Arguments, math.MaxInt)
+	if args != "" {
+		heading += "\n" + m.st.dim.Render(args)
+	}
+	if args != all {
+		footer += " · ctrl+o all arguments"
+	}
+	fm := newPanelForm(m, heading, m.st.dim.Render(footer), huh.NewGroup(sel))
+	pm := &permissionModal{formModal: fm, title: title, args: strings.Split(all, "\n")}
 	deny := func() tea.Cmd {
 		reply(ask.Deny)
 		return m.noticeCmd(itemInfo, "denied "+req.Tool)
 	}
 	fm.onSubmit = func() tea.Cmd {
-		if choice == ask.Deny {
+		switch choice {
+		case ask.Deny:
 			return deny()
+		case ask.AllowAlways:
+			reply(choice)
+			if req.SaveTo != "" {
+				return m.noticeCmd(itemInfo, fmt.Sprintf("always allowing %s: the rule is saved to %s", req.Tool, req.SaveTo))
+			}
 		}
 		reply(choice)
 		return nil
 	}
 	fm.onEsc = deny
-	return fm
+	return pm
 }
 
+// permissionModal is the permission question with a view of all the
+// arguments (ctrl+o), which takes the whole screen and scrolls.
+type permissionModal struct {
+	*formModal
+	title  string
+	args   []string
+	all    bool // showing all arguments
+	scroll int
+}
+
+func (p *permissionModal) docked() bool { return !p.all }
+
+func (p *permissionModal) update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return p.formModal.update(msg)
+	}
+	if !p.all {
+		if k.String() == "ctrl+o" && len(p.args) > 8 {
+			p.all, p.scroll = true, 0
+			return nil
+		}
+		return p.formModal.update(msg)
+	}
+	switch k.String() {
+	case "up", "k":
+		p.scroll--
+	case "down", "j":
+		p.scroll++
+	case "pgup":
+		p.scroll -= 10
+	case "pgdown", "space":
+		p.scroll += 10
+	case "ctrl+o", "esc", "q", "enter":
+		p.all = false
+	}
+	return nil
+}
+
+func (p *permissionModal) view(width, height int) string {
+	if !p.all {
+		return p.formModal.view(width, height)
+	}
+	var lines []string
+	for _, l := range p.args { // long values wrap: nothing is cut
+		lines = append(lines, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
+	}
+	room := max(height-4, 1)
+	p.scroll = min(max(p.scroll, 0), max(len(lines)-room, 0))
+	shown := lines[p.scroll:min(len(lines), p.scroll+room)]
+	where := fmt.Sprintf("lines %d–%d of %d", p.scroll+1, p.scroll+len(shown), len(lines))
+	st := p.m.st
+	return p.title + "  " + st.dim.Render(where) + "\n\n" + st.dim.Render(strings.Join(shown, "\n")) +
+		"\n\n" + st.dim.Render("↑/↓ pgup/pgdown scroll · ctrl+o or esc back to the question")
+}
+
+// newSamplingModal asks whether a server may use the model. Like the
+// permission prompt, Enter allows and Esc denies, and the prompt says so.
 func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
 	heading := m.st.title.Render(fmt.Sprintf("%s wants to use your model", req.Server))
 	var b strings.Builder
@@ -360,9 +479,9 @@ func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
 	}
 	fmt.Fprintf(&b, "max tokens: %d", req.MaxTokens)
 	heading += "\n" + m.st.dim.Render(b.String())
-	ok := false
+	ok := true
 	c := huh.NewConfirm().Title("Allow this sampling request?").Affirmative("Allow").Negative("Deny").Value(&ok)
-	fm := newFormModal(m, heading, m.st.dim.Render("esc deny"), huh.NewGroup(c))
+	fm := newPanelForm(m, heading, m.st.dim.Render("enter: Allow (default) · ←/→ choose · esc: Deny"), huh.NewGroup(c))
 	fm.onSubmit = func() tea.Cmd { reply(ok); return nil }
 	fm.onEsc = func() tea.Cmd { reply(false); return nil }
 	return fm

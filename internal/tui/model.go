@@ -168,7 +168,7 @@ func (m *model) Init() tea.Cmd {
 		cmds = append(cmds, tea.Raw(ansi.RequestPrimaryDeviceAttributes))
 	}
 	if len(m.questions) > 0 {
-		if fm, ok := m.questions[0].md.(*formModal); ok {
+		if fm, ok := m.questions[0].md.(initer); ok {
 			cmds = append(cmds, fm.init())
 		}
 	}
@@ -360,7 +360,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 
 	case openPanelMsg:
 		m.panel = msg.p
-		if fm, ok := msg.p.(*formModal); ok {
+		if fm, ok := msg.p.(initer); ok {
 			return fm.init()
 		}
 		return nil
@@ -374,7 +374,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		aq.md = msg.q.build(m)
 		m.questions = append(m.questions, aq)
 		if len(m.questions) == 1 {
-			if fm, ok := aq.md.(*formModal); ok {
+			if fm, ok := aq.md.(initer); ok {
 				return fm.init()
 			}
 		}
@@ -446,7 +446,7 @@ func (m *model) startQuestion(front bool) tea.Cmd {
 	if !front || len(m.questions) == 0 {
 		return nil
 	}
-	if fm, ok := m.questions[0].md.(*formModal); ok {
+	if fm, ok := m.questions[0].md.(initer); ok {
 		return fm.init()
 	}
 	return nil
@@ -697,6 +697,9 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 	it.elapsed = elapsed
 	var images []*toolImage
 	switch {
+	case errors.Is(err, agent.ErrDenied):
+		it.state = toolDenied
+		it.result = strings.TrimPrefix(err.Error(), agent.ErrDenied.Error()+": ")
 	case err != nil && (errors.Is(err, context.Canceled) || m.ctx.Err() != nil):
 		it.state = toolCanceled
 		it.result = "canceled"
@@ -796,17 +799,20 @@ func (m *model) mainHeight() int {
 func (m *model) render() string {
 	h := m.mainHeight()
 	var main string
-	if top := m.focus(); top != nil {
-		// The box takes the whole width (lipgloss widths include the
-		// border and padding): 4 columns and 2 lines go to its frame.
-		w, ih := max(m.width-4, 16), max(h-2, 1)
-		lines := strings.Split(clipLines(top.view(w, ih), ih, true), "\n")
-		for i, l := range lines {
-			lines[i] = ansi.Truncate(l, w, "…")
-		}
-		main = m.st.modal.Width(max(m.width, 20)).Render(strings.Join(lines, "\n"))
-	} else {
+	switch top := m.focus(); {
+	case top == nil:
 		main = m.transcriptView(h)
+	case isDocked(top):
+		// A panel at the bottom, as high as it needs; the chat stays
+		// visible above it (at least minChatLines of it).
+		box := m.modalBox(top, max(h-minChatLines, min(h, 6)), false)
+		if rest := h - lipgloss.Height(box); rest > 0 {
+			main = m.transcriptView(rest) + "\n" + box
+		} else {
+			main = box
+		}
+	default:
+		main = m.modalBox(top, h, true)
 	}
 	parts := append([]string{main}, m.queueView()...)
 	if m.hint != "" {
@@ -814,6 +820,41 @@ func (m *model) render() string {
 	}
 	parts = append(parts, m.rule(), m.input.View(), m.statusBar())
 	return strings.Join(parts, "\n")
+}
+
+// minChatLines is how much of the transcript a docked panel leaves in
+// view.
+const minChatLines = 3
+
+// initer is a modal that starts with a command (a huh form's cursor).
+type initer interface{ init() tea.Cmd }
+
+// docker is a modal that may be drawn as a panel at the bottom.
+type docker interface{ docked() bool }
+
+func isDocked(md modal) bool {
+	d, ok := md.(docker)
+	return ok && d.docked()
+}
+
+// modalBox draws md in a bordered box at most h lines high; fill makes it
+// exactly h (a modal that covers the transcript).
+func (m *model) modalBox(md modal, h int, fill bool) string {
+	// The box takes the whole width (lipgloss widths include the border
+	// and padding): 4 columns and 2 lines go to its frame.
+	w, ih := max(m.width-4, 16), max(h-2, 1)
+	body := md.view(w, ih)
+	if !fill {
+		body = strings.TrimRight(body, "\n ")
+		body = clipLines(body, min(lipgloss.Height(body), ih), true)
+	} else {
+		body = clipLines(body, ih, true)
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w, "…")
+	}
+	return m.st.modal.Width(max(m.width, 20)).Render(strings.Join(lines, "\n"))
 }
 
 // rule is the line between the transcript and the input; scrolled back,

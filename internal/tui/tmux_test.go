@@ -168,8 +168,11 @@ echo "exit=$?" > %q
 	// A chat turn: the model calls a tool that is not read-only (a
 	// permission prompt), the tool asks for input (an elicitation form).
 	keys("please ask me something", "Enter")
-	waitFor("Allow mcp__everything__trigger-elicitation-request?", "Allow once")
-	keys("Enter")
+	// The permission prompt is a panel under the chat. "Always allow" in
+	// a directory that is no project goes to the user config, and the
+	// directory stays no project.
+	waitFor("Allow mcp__everything__trigger-elicitation-request?", "Allow once", "› please ask me something", "Deny")
+	keys("Down", "Down", "Enter")
 	waitFor("everything asks for input", "Please provide inputs")
 	keys("Ada")
 	for i := 0; strings.Contains(capture(), "asks for input"); i++ {
@@ -179,7 +182,14 @@ echo "exit=$?" > %q
 		keys("Enter")
 		time.Sleep(200 * time.Millisecond)
 	}
-	waitFor("Thanks, Ada.", "✓", "User provided the requested information", "↑1.5k")
+	waitFor("Thanks, Ada.", "✓", "User provided the requested information", "↑1.5k", "always allowing mcp__everything__trigger-elicitation-request", "saved to ~/.config/otter/config.toml")
+	if _, err := os.Stat(filepath.Join(work, ".otter")); err == nil {
+		t.Errorf("allow always created %s: the directory became a project", filepath.Join(work, ".otter"))
+	}
+	if b, _ := os.ReadFile(cfgFile); !strings.Contains(string(b), `"mcp__everything__trigger-elicitation-request" = "allow"`) &&
+		!strings.Contains(string(b), `mcp__everything__trigger-elicitation-request = "allow"`) {
+		t.Errorf("allow always is not in the user config:\n%s", b)
+	}
 	reqs := model.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("the model got %d requests, want 2", len(reqs))

@@ -39,6 +39,7 @@ const (
 	toolOK
 	toolFailed
 	toolCanceled
+	toolDenied // not run: permission was denied
 )
 
 // item is one entry of the transcript. Finished items keep their rendered
@@ -210,6 +211,9 @@ func (m *model) renderTool(it *item, w int) string {
 	case toolCanceled:
 		mark = st.warn.Render("●")
 		status = st.warn.Render("canceled ") + st.dim.Render(fmtDuration(it.elapsed))
+	case toolDenied:
+		mark = st.warn.Render("●")
+		status = st.warn.Render("✗ denied")
 	}
 	head := mark + " " + st.toolName.Render(it.name)
 	room := w - lipgloss.Width(head) - lipgloss.Width(status) - 3

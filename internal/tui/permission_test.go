@@ -1,0 +1,99 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/ask"
+)
+
+// The permission prompt is a panel at the bottom: the chat stays in view
+// above it, it says which answer Enter gives, ctrl+o shows every argument,
+// and a denied call's block says "denied", not "failed".
+func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
+	t.Parallel()
+	args := map[string]string{}
+	for i := range 12 {
+		args[fmt.Sprintf("key%02d", i)] = fmt.Sprintf("value %d", i)
+	}
+	raw, _ := json.Marshal(args)
+	var h *harness
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.TextDelta{Text: "I will write the file now."})
+		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
+		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs",
+			Arguments: raw, SaveTo: "~/.config/otter/config.toml"})
+		if err != nil {
+			return err
+		}
+		if d == ask.Deny {
+			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__write_file",
+				Err: fmt.Errorf("%w: the user denied permission to run mcp__fs__write_file", agent.ErrDenied)})
+		}
+		emit(agent.TurnFinished{Text: "I will write the file now."})
+		return nil
+	}
+	h = start(t, b)
+	h.enterLine("write the config")
+	s := h.waitFor("Allow mcp__fs__write_file?", "› write the config", "I will write the file now.",
+		"enter: Allow once (default)", "Always allow (saved to ~/.config/otter/config.toml)", "ctrl+o all arguments", "key06", "Deny")
+	if strings.Contains(s, "key11") {
+		t.Errorf("the collapsed prompt shows every argument:\n%s", s)
+	}
+	// The panel is at the bottom: the chat is above it, and nothing but
+	// the input and status bar is below it.
+	lines := strings.Split(s, "\n")
+	panelTop := -1
+	for i, l := range lines {
+		if strings.Contains(l, "Allow mcp__fs__write_file?") {
+			panelTop = i
+		}
+	}
+	if chat := strings.Index(s, "› write the config"); chat < 0 || panelTop < 3 || strings.Index(s, "Allow mcp__fs") < chat {
+		t.Errorf("the chat is not above the permission panel:\n%s", s)
+	}
+	if blank := strings.Count(s, "│"+strings.Repeat(" ", 98)+"│"); blank > 2 {
+		t.Errorf("the permission panel has %d empty rows:\n%s", blank, s)
+	}
+	h.press("ctrl+o")
+	h.waitFor("key11", "lines 1–14 of 14", "back to the question")
+	h.press("ctrl+o")
+	h.waitFor("Always allow")
+	h.press("esc")
+	s = h.waitFor("denied mcp__fs__write_file", "✗ denied", "the user denied permission")
+	if strings.Contains(s, "failed") {
+		t.Errorf("a denied call shows as failed:\n%s", s)
+	}
+}
+
+// The sampling prompt defaults to Allow, as the permission prompt does,
+// and says so; Esc denies.
+func TestSamplingPromptDefaultIsAllow(t *testing.T) {
+	t.Parallel()
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	done := make(chan bool, 1)
+	ask := func() {
+		go func() {
+			ok, _ := h.ui.ApproveSampling(context.Background(), ask.Sampling{Server: "everything", Messages: []string{"Summarise"}, MaxTokens: 10})
+			done <- ok
+		}()
+	}
+	ask()
+	h.waitFor("Allow this sampling request?", "enter: Allow (default)")
+	h.press("enter")
+	if ok := recv(t, done, "sampling reply"); !ok {
+		t.Error("enter did not allow the sampling request")
+	}
+	ask()
+	h.waitFor("Allow this sampling request?")
+	h.press("esc")
+	if ok := recv(t, done, "sampling reply"); ok {
+		t.Error("esc allowed the sampling request")
+	}
+}
