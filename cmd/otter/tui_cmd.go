@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/fsnotify/fsnotify"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -302,7 +301,7 @@ func untrustedSettings(files []config.Source) []string {
 			continue
 		}
 		var top map[string]any
-		if _, err := toml.DecodeFile(f.Path, &top); err != nil {
+		if err := config.DecodeFile(f.Path, &top); err != nil {
 			continue // the config loader reports it
 		}
 		for k, v := range top {

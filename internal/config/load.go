@@ -270,7 +270,10 @@ const missingFileHint = "check the path; a relative one starts at the working di
 // readConfigFile reads and parses one file. A missing file is nil, nil
 // when missingHint is empty, else an error with missingHint as what to do.
 func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errList) {
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p)
+	if e := (*Error)(nil); errors.As(err, &e) {
+		return nil, errList{e}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && missingHint == "" {
 			return nil, nil
@@ -281,7 +284,7 @@ func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errLi
 		}
 		return nil, errList{&Error{File: p, Msg: "cannot read config file: " + unwrapPathError(err), Hint: hint}}
 	}
-	if strings.EqualFold(filepath.Ext(p), ".json") {
+	if isJSONFile(p) {
 		servers, errs := parseMCPJSON(data, p, scope == ScopeProject)
 		if len(errs) > 0 {
 			return nil, errs

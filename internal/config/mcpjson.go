@@ -41,6 +41,9 @@ type jsonServer struct {
 // server's name. ${VAR} references are kept as written. Servers are returned
 // in the order of the document. Every problem is an *Error (joined).
 func ParseMCPJSON(data []byte, file string) ([]Server, error) {
+	if err := checkBounds(file, data, true); err != nil {
+		return nil, err
+	}
 	servers, errs := parseMCPJSON(data, file, false)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

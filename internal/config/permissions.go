@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -38,7 +37,7 @@ func SavePermission(workDir, pattern, decision string) error {
 		return fmt.Errorf("config: permission pattern %q: %w", pattern, err)
 	}
 	file, _ := PermissionsFile(workDir)
-	data, err := os.ReadFile(file)
+	data, err := readBounded(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", err)
 	}
