@@ -230,6 +230,7 @@ func runPromptWith(cmd *cobra.Command, o promptOptions, out *promptPrinter) erro
 		MaxTurns:     maxTurns,
 		MaxTokens:    a.Config.Agent.MaxTokens,
 		SystemPrompt: a.Config.Agent.SystemPrompt,
+		ToolSearch:   agent.ToolSearchConfig(a.Config),
 		Instructions: a.MCP.Instructions,
 		WorkDir:      a.WorkDir,
 		OnEvent:      out.event,

@@ -66,6 +66,7 @@ func runTUI(cmd *cobra.Command) error {
 		MaxTurns:     a.Config.Agent.MaxTurns,
 		MaxTokens:    a.Config.Agent.MaxTokens,
 		SystemPrompt: a.Config.Agent.SystemPrompt,
+		ToolSearch:   agent.ToolSearchConfig(a.Config),
 		Instructions: a.MCP.Instructions,
 		WorkDir:      a.WorkDir,
 		OnEvent:      b.onAgentEvent,
@@ -241,6 +242,7 @@ func (b *tuiBackend) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 			MaxTurns:     cfg.Agent.MaxTurns,
 			MaxTokens:    cfg.Agent.MaxTokens,
 			SystemPrompt: cfg.Agent.SystemPrompt,
+			ToolSearch:   agent.ToolSearchConfig(cfg),
 		})
 	}
 	return diff, err

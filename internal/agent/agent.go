@@ -60,6 +60,8 @@ type Options struct {
 	MaxTokens   int // per model call; 0 = the provider's default
 	// SystemPrompt is appended to otter's own ([agent].system_prompt).
 	SystemPrompt string
+	// ToolSearch says when MCP tools are deferred behind tool_search.
+	ToolSearch ToolSearch
 	// Instructions returns the connected MCP servers' instructions by
 	// server name; may be nil.
 	Instructions func() map[string]string
@@ -87,11 +89,12 @@ type Settings struct {
 	MaxTurns     int
 	MaxTokens    int
 	SystemPrompt string
+	ToolSearch   ToolSearch
 }
 
 // settings returns o's Settings.
 func (o Options) settings() Settings {
-	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt}
+	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, ToolSearch: o.ToolSearch}
 }
 
 // normalized returns s with defaults applied and the permission decisions
@@ -120,6 +123,7 @@ type Agent struct {
 	session  map[string]bool // tools allowed for this session
 	settings Settings
 	recorder Recorder
+	deferred deferState // deferred tools loaded in this conversation
 
 	emitMu sync.Mutex
 }
@@ -225,11 +229,12 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 
 	lastText := ""
 	for rounds := 0; ; {
+		tools := a.offeredTools(provider, settings.ToolSearch) // before the system prompt, which names deferred tools' servers
 		req := llm.Request{
 			Model:     model,
 			System:    a.systemPrompt(settings.SystemPrompt),
 			Messages:  a.Messages(),
-			Tools:     a.toolSpecs(),
+			Tools:     tools,
 			MaxTokens: settings.MaxTokens,
 		}
 		resp, err := provider.Stream(ctx, req, func(ev llm.Event) {
@@ -287,19 +292,6 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 	}
 }
 
-// toolSpecs converts the tool set's current entries.
-func (a *Agent) toolSpecs() []llm.ToolSpec {
-	if a.opts.Tools == nil {
-		return nil
-	}
-	entries := a.opts.Tools.Entries()
-	specs := make([]llm.ToolSpec, 0, len(entries))
-	for _, e := range entries {
-		specs = append(specs, ToolSpec(e))
-	}
-	return specs
-}
-
 // ToolSpec converts a tool set entry into the form offered to a model.
 func ToolSpec(e tool.Entry) llm.ToolSpec {
 	desc := e.Info.Description
@@ -346,6 +338,7 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 			}
 		}
 	}
+	b.WriteString(a.toolSearchPrompt())
 	if s := strings.TrimSpace(userPrompt); s != "" {
 		b.WriteString("\n# Instructions from the user's configuration\n\n")
 		b.WriteString(s)

@@ -39,7 +39,6 @@ func (m *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 // client's model through sampling/createMessage.
 func calcServer(t *testing.T, sampler func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)) []tool.Tool {
 	t.Helper()
-	ctx := context.Background()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "calc", Version: "1.0"}, &mcp.ServerOptions{
 		Instructions: "Use add for sums.",
 	})
@@ -78,16 +77,24 @@ func calcServer(t *testing.T, sampler func(ctx context.Context, server string, r
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "model said: " + text + " (" + res.Model + ")"}}}, nil, nil
 		})
 
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	copts := &mcp.ClientOptions{}
 	if sampler != nil {
 		copts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return sampler(ctx, "calc", req.Params)
 		}
+	}
+	return connectServer(t, "calc", srv, copts)
+}
+
+// connectServer connects a client to the in-process MCP server srv and
+// returns its tools as the tools of server name.
+func connectServer(t *testing.T, name string, srv *mcp.Server, copts *mcp.ClientOptions) []tool.Tool {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "otter-test", Version: "1.0"}, copts)
 	cs, err := client.Connect(ctx, ct, nil)
@@ -104,7 +111,7 @@ func calcServer(t *testing.T, sampler func(ctx context.Context, server string, r
 	}
 	var tools []tool.Tool
 	for _, tl := range lt.Tools {
-		tools = append(tools, &mcpTool{server: "calc", t: tl, cs: cs})
+		tools = append(tools, &mcpTool{server: name, t: tl, cs: cs})
 	}
 	return tools
 }

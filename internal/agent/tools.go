@@ -76,7 +76,7 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 	if a.opts.Tools == nil {
 		return fmt.Errorf("%w %q: no tools are available", ErrUnknownTool, p.call.Name)
 	}
-	e, ok := a.opts.Tools.Lookup(p.call.Name)
+	e, ok := a.lookupTool(p.call.Name)
 	if !ok {
 		return fmt.Errorf("%w %q: it is not among the tools offered (it may belong to a server that disconnected)", ErrUnknownTool, p.call.Name)
 	}
@@ -197,7 +197,7 @@ func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
 	pctx := tool.WithProgress(ctx, func(pr tool.Progress) {
 		a.emit(ToolProgress{ID: id, Progress: pr})
 	})
-	res, err := a.opts.Tools.Call(pctx, p.call.Name, p.call.Args)
+	res, err := a.callTool(pctx, p.entry, p.call.Args)
 	if err == nil && res == nil {
 		err = errors.New("the tool returned no result")
 	}

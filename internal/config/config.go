@@ -129,6 +129,9 @@ type Server struct {
 	AllowedTools   []string          `toml:"allowed_tools,omitempty"`   // glob patterns on the server's own tool names
 	DeniedTools    []string          `toml:"denied_tools,omitempty"`
 	OAuth          *OAuth            `toml:"oauth,omitempty"`
+	// AlwaysLoad keeps the server's tools offered to the model when the
+	// other MCP tools are deferred behind tool_search.
+	AlwaysLoad bool `toml:"always_load,omitempty"`
 
 	// Scope and File say where the server was defined (the highest scope
 	// that set any field of it); Line is the line of its entry there.
@@ -222,7 +225,23 @@ type Agent struct {
 	MaxTurns     int    `toml:"max_turns,omitzero"` // tool rounds per user message; default 50
 	SystemPrompt string `toml:"system_prompt,omitempty"`
 	MaxTokens    int    `toml:"max_tokens,omitzero"`
+	// ToolSearch is when MCP tools are deferred behind the built-in
+	// tool_search tool: ToolSearchAuto (the default: when their
+	// definitions pass ToolSearchBudget or their count the provider's
+	// cap), ToolSearchAlways or ToolSearchNever.
+	ToolSearch string `toml:"tool_search,omitempty"`
+	// ToolSearchBudget is how many tokens the MCP tools' definitions may
+	// take in a request before they are deferred; 0 means 10 % of the
+	// model's context window.
+	ToolSearchBudget int `toml:"tool_search_budget,omitzero"`
 }
+
+// Values of Agent.ToolSearch.
+const (
+	ToolSearchAuto   = "auto"
+	ToolSearchAlways = "always"
+	ToolSearchNever  = "never"
+)
 
 // Provider is one [providers.NAME] table.
 type Provider struct {

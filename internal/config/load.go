@@ -536,6 +536,17 @@ func (f *fileData) check(errs *errList) {
 	if c.Agent.MaxTurns < 0 {
 		errs.add(file, f.line(toml.Key{"agent", "max_turns"}), "use a positive number (default 50)", "agent.max_turns must not be negative")
 	}
+	switch c.Agent.ToolSearch {
+	case "", ToolSearchAuto, ToolSearchAlways, ToolSearchNever:
+	default:
+		errs.add(file, f.line(toml.Key{"agent", "tool_search"}),
+			`use "auto" (defer MCP tools when they pass the budget or the provider's tool limit), "always" or "never"`,
+			"agent.tool_search: unknown value %q", c.Agent.ToolSearch)
+	}
+	if c.Agent.ToolSearchBudget < 0 {
+		errs.add(file, f.line(toml.Key{"agent", "tool_search_budget"}), "use a number of tokens, or leave it out for 10 % of the model's context window",
+			"agent.tool_search_budget must not be negative")
+	}
 	for name, p := range c.Providers {
 		switch p.Type {
 		case "", "openai", "anthropic":

@@ -44,6 +44,14 @@ func NewOpenAI(opts Options) *OpenAI {
 // Name implements Provider.
 func (p *OpenAI) Name() string { return p.name }
 
+// OpenAIMaxTools is how many tools the Chat Completions API accepts in one
+// request (more: 400 array_above_max_length); compatible servers are held
+// to it too.
+const OpenAIMaxTools = 128
+
+// MaxTools is the most tools a request may offer (OpenAIMaxTools).
+func (p *OpenAI) MaxTools() int { return OpenAIMaxTools }
+
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
 	params := p.params(req)

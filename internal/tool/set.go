@@ -48,6 +48,9 @@ type Set struct {
 	collisions []Collision
 	warned     map[string]bool // collisions already logged, so each is logged once
 	onChange   []func()
+	gen        uint64 // counts rebuilds, so that the search index knows when it is stale
+
+	search searchIndex
 
 	recentMu sync.Mutex
 	recent   []CallRecord // ring buffer, recentCalls long
@@ -140,6 +143,7 @@ func (s *Set) rebuildLocked() []func() {
 	slices.SortFunc(builtins, byName)
 	slices.SortFunc(remote, byName)
 
+	s.gen++
 	old := s.byName
 	s.entries = make([]Entry, 0, len(builtins)+len(remote))
 	s.byName = make(map[string]*entry, len(builtins)+len(remote))

@@ -1,0 +1,396 @@
+package agent
+
+// Deferred tools: when the MCP tools' definitions would take more than the
+// budget of a request, or their number would pass the provider's cap, they
+// are not offered. The model gets tool_search instead; the tools it finds
+// are loaded (offered from the next model call on) and kept for the
+// session, the least recently used unloaded when the loaded ones would pass
+// the budget or the cap.
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// ToolSearchName is the name of the built-in tool the model searches the
+// deferred tools with.
+const ToolSearchName = "tool_search"
+
+// DefaultContextWindow is the context window assumed for a model whose
+// window is not known: small enough that the budget it gives
+// (DefaultContextWindow/10 tokens) suits every current model.
+const DefaultContextWindow = 128_000
+
+// Search limits of tool_search.
+const (
+	defaultSearchLimit = 5
+	maxSearchLimit     = 20
+)
+
+// ToolSearch configures deferred tools ([agent] tool_search,
+// tool_search_budget and each server's always_load).
+type ToolSearch struct {
+	// Mode is config.ToolSearchAuto ("" too), ToolSearchAlways or
+	// ToolSearchNever.
+	Mode string
+	// Budget is how many tokens the MCP tools' definitions may take in a
+	// request; 0 means a tenth of ContextWindow.
+	Budget int
+	// ContextWindow is the model's context window in tokens; 0 means
+	// DefaultContextWindow.
+	ContextWindow int
+	// AlwaysLoad names the servers whose tools are always offered.
+	AlwaysLoad map[string]bool
+}
+
+// ToolSearchConfig reads the ToolSearch settings of cfg: [agent]
+// tool_search and tool_search_budget, and the servers with always_load.
+func ToolSearchConfig(cfg *config.Config) ToolSearch {
+	ts := ToolSearch{Mode: cfg.Agent.ToolSearch, Budget: cfg.Agent.ToolSearchBudget, AlwaysLoad: map[string]bool{}}
+	for _, s := range cfg.MCP.Servers {
+		if s.AlwaysLoad {
+			ts.AlwaysLoad[s.Name] = true
+		}
+	}
+	return ts
+}
+
+// budget returns the token budget of the MCP tools' definitions.
+func (t ToolSearch) budget() int {
+	if t.Budget > 0 {
+		return t.Budget
+	}
+	return cmp.Or(t.ContextWindow, DefaultContextWindow) / 10
+}
+
+// ToolLimiter is a provider whose API refuses requests with more than
+// MaxTools tools (llm.OpenAI: 128).
+type ToolLimiter interface{ MaxTools() int }
+
+// deferState is which deferred tools are loaded, and when each was last
+// used.
+type deferState struct {
+	mu       sync.Mutex
+	active   bool              // the last request deferred tools
+	servers  []serverLine      // for the system prompt, while active
+	loaded   map[string]uint64 // qualified name → last use
+	clock    uint64
+	deferred map[string]bool // tools not offered in the last request
+}
+
+// serverLine is a connected server as the system prompt names it.
+type serverLine struct {
+	name  string
+	tools int
+	about string
+}
+
+// touch marks names as used now, loading those that are deferred.
+func (d *deferState) touch(names ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.loaded == nil {
+		d.loaded = map[string]uint64{}
+	}
+	for _, n := range names {
+		d.clock++
+		d.loaded[n] = d.clock
+	}
+}
+
+// tokens estimates the tokens a tool definition takes in a request: about
+// four bytes of JSON per token.
+func tokens(s llm.ToolSpec) int {
+	return (len(s.Name)+len(s.Description)+len(s.InputSchema)+40)/4 + 1
+}
+
+// offeredTools chooses the tools offered in the next model call: every
+// tool, or, when the MCP tools must be deferred, the built-ins,
+// tool_search, the tools of always_load servers and the loaded tools that
+// fit.
+func (a *Agent) offeredTools(provider llm.Provider, ts ToolSearch) []llm.ToolSpec {
+	d := &a.deferred
+	if a.opts.Tools == nil {
+		return nil
+	}
+	entries := a.opts.Tools.Entries()
+	specs := make([]llm.ToolSpec, len(entries))
+	var builtins, mcpTokens, mcpCount int
+	for i, e := range entries {
+		specs[i] = ToolSpec(e)
+		if e.Info.Server == "" {
+			builtins++
+		} else {
+			mcpTokens += tokens(specs[i])
+			mcpCount++
+		}
+	}
+	limit := 0
+	if l, ok := provider.(ToolLimiter); ok {
+		limit = l.MaxTools()
+	}
+	budget := ts.budget()
+	defer_ := false
+	switch ts.Mode {
+	case config.ToolSearchNever:
+	case config.ToolSearchAlways:
+		defer_ = mcpCount > 0
+	default:
+		defer_ = mcpTokens > budget || (limit > 0 && len(entries) > limit)
+	}
+	if !defer_ {
+		d.mu.Lock()
+		d.active, d.servers, d.deferred = false, nil, nil
+		d.mu.Unlock()
+		return specs
+	}
+
+	// Room left once the built-ins and tool_search are offered.
+	room := -1 // no cap
+	if limit > 0 {
+		room = max(0, limit-builtins-1)
+	}
+	offer := make([]bool, len(entries))
+	counts := map[string]int{}
+	for i, e := range entries {
+		switch {
+		case e.Info.Server == "":
+			offer[i] = true
+		case ts.AlwaysLoad[e.Info.Server] && room != 0:
+			offer[i] = true
+			budget -= tokens(specs[i])
+			room--
+		}
+		if e.Info.Server != "" {
+			counts[e.Info.Server]++
+		}
+	}
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	index := make(map[string]int, len(entries))
+	for i, e := range entries {
+		index[e.Name] = i
+	}
+	// The loaded tools, most recently used first; those that do not fit
+	// are unloaded.
+	loaded := make([]string, 0, len(d.loaded))
+	for n := range d.loaded {
+		loaded = append(loaded, n)
+	}
+	slices.SortFunc(loaded, func(x, y string) int { return cmp.Compare(d.loaded[y], d.loaded[x]) })
+	for _, n := range loaded {
+		i, ok := index[n]
+		if !ok {
+			continue // its server is gone for now: keep it loaded for when it is back
+		}
+		if offer[i] {
+			continue
+		}
+		t := tokens(specs[i])
+		if room == 0 || t > budget {
+			delete(d.loaded, n)
+			continue
+		}
+		offer[i] = true
+		budget -= t
+		if room > 0 {
+			room--
+		}
+	}
+
+	out := make([]llm.ToolSpec, 0, len(entries))
+	search := ToolSpec(tool.Entry{Name: ToolSearchName, Info: searchToolInfo})
+	d.deferred = map[string]bool{}
+	for i, e := range entries {
+		if e.Info.Server != "" && search.Name != "" { // after the built-ins
+			out = append(out, search)
+			search.Name = ""
+		}
+		if offer[i] {
+			out = append(out, specs[i])
+		} else {
+			d.deferred[e.Name] = true
+		}
+	}
+	d.active = true
+	d.servers = d.servers[:0]
+	instr := a.instructions()
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		d.servers = append(d.servers, serverLine{name: name, tools: counts[name], about: firstLine(instr[name])})
+	}
+	return out
+}
+
+// firstLine is s's first non-empty line, cut to 160 characters.
+func firstLine(s string) string {
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" {
+			return truncate(l, 160)
+		}
+	}
+	return ""
+}
+
+func (a *Agent) instructions() map[string]string {
+	if a.opts.Instructions == nil {
+		return nil
+	}
+	return a.opts.Instructions()
+}
+
+// toolSearchPrompt is the system prompt's part on deferred tools: empty
+// unless the request defers tools.
+func (a *Agent) toolSearchPrompt() string {
+	d := &a.deferred
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.active {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n# Tools you load with tool_search\n\n")
+	b.WriteString("The connected MCP servers have more tools than are offered to you. Call tool_search with a short description of what you need (\"add two numbers\", \"read a file\"): the best matches are loaded and offered to you from your next step on. A tool you know by its exact name can also be called directly.\n\n")
+	for _, s := range d.servers {
+		fmt.Fprintf(&b, "- %s: %d tools", s.name, s.tools)
+		if s.about != "" {
+			fmt.Fprintf(&b, " — %s", s.about)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// lookupTool finds the tool a call names: a tool of the set (a deferred
+// one is loaded by the call) or tool_search while tools are deferred.
+func (a *Agent) lookupTool(name string) (tool.Entry, bool) {
+	if e, ok := a.opts.Tools.Lookup(name); ok {
+		if e.Info.Server != "" {
+			a.deferred.touch(name)
+		}
+		return e, true
+	}
+	a.deferred.mu.Lock()
+	active := a.deferred.active
+	a.deferred.mu.Unlock()
+	if name == ToolSearchName && active {
+		return tool.Entry{Name: ToolSearchName, Info: searchToolInfo, Tool: searchTool{a}}, true
+	}
+	return tool.Entry{}, false
+}
+
+// callTool runs a call lookupTool found.
+func (a *Agent) callTool(ctx context.Context, e tool.Entry, args json.RawMessage) (*tool.Result, error) {
+	if st, ok := e.Tool.(searchTool); ok {
+		return st.Call(ctx, args)
+	}
+	return a.opts.Tools.Call(ctx, e.Name, args)
+}
+
+// LoadedTools returns the deferred tools loaded in this conversation,
+// least recently used first, so that a saved session can load them again.
+func (a *Agent) LoadedTools() []string {
+	d := &a.deferred
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]string, 0, len(d.loaded))
+	for n := range d.loaded {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(x, y string) int { return cmp.Compare(d.loaded[x], d.loaded[y]) })
+	return out
+}
+
+// LoadTools loads tools by qualified name (a resumed session's
+// LoadedTools), in order, the last the most recently used.
+func (a *Agent) LoadTools(names []string) { a.deferred.touch(names...) }
+
+// ToolDeferred reports whether the tool called name was deferred (not
+// offered) in the last request to the model.
+func (a *Agent) ToolDeferred(name string) bool {
+	d := &a.deferred
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.deferred[name]
+}
+
+// searchToolInfo describes tool_search to the model.
+var searchToolInfo = tool.Info{
+	Name: ToolSearchName,
+	Description: "Search the tools of the connected MCP servers that are not offered yet. " +
+		"Describe what you need in a few words (\"add two numbers\", \"list open pull requests\"); " +
+		"the best matches are returned (name, server, what it does) and loaded: call them from your next step on.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+		`"query":{"type":"string","description":"What the tool should do, in a few words"},` +
+		`"limit":{"type":"integer","minimum":1,"maximum":20,"description":"How many tools to return (default 5)"}},` +
+		`"required":["query"]}`),
+	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Search tools"},
+}
+
+// searchTool is tool_search.
+type searchTool struct{ a *Agent }
+
+func (s searchTool) Info() tool.Info { return searchToolInfo }
+
+// SearchMatch is one tool tool_search found, as its structured result
+// lists it.
+type SearchMatch struct {
+	Name        string  `json:"name"`
+	Server      string  `json:"server"`
+	Description string  `json:"description"`
+	Score       float64 `json:"score"`
+}
+
+// SearchResult is tool_search's structured result: the query and the
+// matches, best first. Front ends show it as a block.
+type SearchResult struct {
+	Query   string        `json:"query"`
+	Matches []SearchMatch `json:"matches"`
+}
+
+func (s searchTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	var in struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Query) == "" {
+		return &tool.Result{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+			Text: `tool_search needs a query: {"query": "what the tool should do"}`}}}, nil
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	limit = min(limit, maxSearchLimit)
+	matches := s.a.opts.Tools.Search(in.Query, limit, s.a.instructions())
+	res := SearchResult{Query: in.Query, Matches: []SearchMatch{}}
+	var b strings.Builder
+	names := make([]string, 0, len(matches))
+	for i := len(matches) - 1; i >= 0; i-- { // the best match is used last, so it is unloaded last
+		names = append(names, matches[i].Name)
+	}
+	s.a.deferred.touch(names...)
+	for _, m := range matches {
+		desc := firstLine(cmp.Or(m.Info.Description, m.Info.Title))
+		res.Matches = append(res.Matches, SearchMatch{Name: m.Name, Server: m.Info.Server, Description: desc, Score: m.Score})
+		fmt.Fprintf(&b, "%s (server %s): %s\n", m.Name, m.Info.Server, desc)
+	}
+	if len(matches) == 0 {
+		fmt.Fprintf(&b, "No tool matches %q. Try other words, or the name of a server.", in.Query)
+	} else {
+		b.WriteString("\nThese tools are loaded: call them by name from your next step on.")
+	}
+	return &tool.Result{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}, StructuredContent: res}, nil
+}
