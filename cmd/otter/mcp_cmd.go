@@ -19,7 +19,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/schema"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
@@ -908,61 +908,12 @@ func runCall(cmd *cobra.Command, s *mcpSession, name string, args json.RawMessag
 	return nil
 }
 
-// writeResult prints a result for a person: text content as text, other
-// content summarised, structuredContent as JSON (unless a text item
-// already carries the same JSON, as the spec recommends servers do).
+// mcpWriteResult prints a result for a person, as the TUI shows it (see
+// render.Terminal).
 func mcpWriteResult(w io.Writer, res *tool.Result) {
-	structuredShown := false
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
-			fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
-			if res.StructuredContent != nil && mcpSameJSON(c.Text, res.StructuredContent) {
-				structuredShown = true
-			}
-		case *sdk.ImageContent:
-			fmt.Fprintf(w, "[image: %s, %d bytes]\n", c.MIMEType, len(c.Data))
-		case *sdk.AudioContent:
-			fmt.Fprintf(w, "[audio: %s, %d bytes]\n", c.MIMEType, len(c.Data))
-		case *sdk.ResourceLink:
-			fmt.Fprintf(w, "[resource link: %s]\n", strings.Join(mcpNonEmpty(cmp.Or(c.Title, c.Name), c.URI, c.MIMEType, c.Description), ", "))
-		case *sdk.EmbeddedResource:
-			r := c.Resource
-			if r == nil {
-				fmt.Fprintln(w, "[embedded resource]")
-				continue
-			}
-			if r.Blob != nil {
-				fmt.Fprintf(w, "[resource: %s, %d bytes]\n", strings.Join(mcpNonEmpty(r.URI, r.MIMEType), ", "), len(r.Blob))
-				continue
-			}
-			fmt.Fprintf(w, "[resource: %s]\n%s\n", strings.Join(mcpNonEmpty(r.URI, r.MIMEType), ", "), strings.TrimRight(r.Text, "\n"))
-		default:
-			fmt.Fprintf(w, "[%T content]\n", c)
-		}
+	if text := render.Terminal(res, nil); text != "" || len(res.Content) > 0 {
+		fmt.Fprintln(w, text)
 	}
-	if res.StructuredContent != nil && !structuredShown {
-		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
-		if err == nil {
-			fmt.Fprintln(w, string(b))
-		}
-	}
-}
-
-func mcpSameJSON(text string, v any) bool {
-	var a, b any
-	if json.Unmarshal([]byte(text), &a) != nil {
-		return false
-	}
-	raw, err := json.Marshal(v)
-	if err != nil || json.Unmarshal(raw, &b) != nil {
-		return false
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func mcpNonEmpty(ss ...string) []string {
-	return slices.DeleteFunc(ss, func(s string) bool { return s == "" })
 }
 
 func mcpFirstLine(s string) string {

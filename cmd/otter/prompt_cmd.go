@@ -19,7 +19,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
-	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/render"
 )
 
 // settleTimeout bounds how long `otter -p` waits for MCP servers to connect
@@ -389,8 +389,8 @@ func (p *promptPrinter) event(ev agent.Event) {
 			c.IsError, c.Error = true, ev.Err.Error()
 			p.progress("otter: ✗ %s: %s", ev.Name, ev.Err)
 		case ev.Result != nil && ev.Result.IsError:
-			c.IsError, c.Error = true, truncateLine(tool.Text(ev.Result), 500)
-			p.progress("otter: ✗ %s reported an error: %s", ev.Name, truncateLine(tool.Text(ev.Result), 200))
+			c.IsError, c.Error = true, truncateLine(render.Model(ev.Result), 500)
+			p.progress("otter: ✗ %s reported an error: %s", ev.Name, truncateLine(render.Model(ev.Result), 200))
 		default:
 			p.progress("otter: ✓ %s (%s)", ev.Name, ev.Elapsed.Round(time.Millisecond))
 		}
@@ -400,7 +400,7 @@ func (p *promptPrinter) event(ev agent.Event) {
 				out["error"] = c.Error
 			}
 			if ev.Result != nil {
-				out["text"] = tool.Text(ev.Result)
+				out["text"] = render.Model(ev.Result)
 			}
 			p.line(out)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -358,7 +359,7 @@ func (a *Agent) resultForModel(call llm.ToolCall, res *tool.Result, err error) l
 	if a.opts.Tools != nil {
 		out.Text = a.opts.Tools.TextForModel(res)
 	} else {
-		out.Text = tool.Text(res)
+		out.Text = render.Model(res)
 	}
 	out.IsError = res.IsError
 	for _, c := range res.Content {

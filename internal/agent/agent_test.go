@@ -17,6 +17,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -114,7 +115,7 @@ func TestMCPAndBuiltinToolCalls(t *testing.T) {
 			t.Errorf("request 3 does not carry the call_add tool call: %+v", reqs[2].Messages)
 		}
 		fins := h.toolFinished()
-		if len(fins) != 2 || fins[0].ID != "call_add" || fins[0].Err != nil || tool.Text(fins[0].Result) != "5" {
+		if len(fins) != 2 || fins[0].ID != "call_add" || fins[0].Err != nil || render.Model(fins[0].Result) != "5" {
 			t.Errorf("ToolCallFinished events = %+v", fins)
 		}
 		if len(h.approver.prompts()) != 0 {

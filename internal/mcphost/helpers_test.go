@@ -17,6 +17,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -188,9 +189,9 @@ func (h *harness) callText(server, name, args string) string {
 		h.t.Fatalf("calling %s/%s: %v", server, name, err)
 	}
 	if res.IsError {
-		h.t.Fatalf("calling %s/%s: tool error: %s", server, name, tool.Text(res))
+		h.t.Fatalf("calling %s/%s: tool error: %s", server, name, render.Model(res))
 	}
-	return tool.Text(res)
+	return render.Model(res)
 }
 
 func (h *harness) eventsOf(match func(Event) bool) []Event {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -71,8 +72,8 @@ func TestStdioServerEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fileRoot(root).URI; tool.Text(res) != want || !strings.HasPrefix(want, "file:///") {
-		t.Errorf("roots = %q, want %q", tool.Text(res), want)
+	if want := fileRoot(root).URI; render.Model(res) != want || !strings.HasPrefix(want, "file:///") {
+		t.Errorf("roots = %q, want %q", render.Model(res), want)
 	}
 	pmu.Lock()
 	if len(progress) != 3 || progress[2].Progress != 3 || progress[2].Total != 3 || progress[2].Message != "step 3" {

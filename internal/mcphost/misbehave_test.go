@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -250,7 +251,7 @@ func TestLists2000AwkwardTools(t *testing.T) {
 	// A tool with an awkward name can be called.
 	name := "tool 1000 with spaces"
 	res, err := h.set.Call(context.Background(), tool.QualifiedName("many", name), nil)
-	if err != nil || tool.Text(res) != name {
+	if err != nil || render.Model(res) != name {
 		t.Errorf("call of %q = %v, %v", name, res, err)
 	}
 }

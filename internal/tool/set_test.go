@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/render"
 )
 
 // fakeTool is a tool whose behaviour a test sets.
@@ -180,7 +182,7 @@ func TestCallValidatesArguments(t *testing.T) {
 	if !res.IsError || sum.calls.Load() != 0 {
 		t.Fatalf("invalid arguments reached the tool (calls=%d, isError=%v)", sum.calls.Load(), res.IsError)
 	}
-	msg := Text(res)
+	msg := render.Model(res)
 	for _, want := range []string{"invalid arguments for mcp__calc__add", `"required"`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("validation message %q lacks %q", msg, want)
@@ -247,26 +249,6 @@ func TestTextForModelCapsAndSpills(t *testing.T) {
 	small := &Result{Content: []mcp.Content{&mcp.TextContent{Text: "short"}}}
 	if got := s.TextForModel(small); got != "short" {
 		t.Errorf("short output changed: %q", got)
-	}
-}
-
-func TestTextKeepsEveryContentType(t *testing.T) {
-	res := &Result{Content: []mcp.Content{
-		&mcp.TextContent{Text: "hello"},
-		&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 10)},
-		&mcp.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 3)},
-		&mcp.ResourceLink{URI: "file:///x.txt", Name: "x"},
-		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://a", Text: "inner"}},
-	}}
-	got := Text(res)
-	for _, want := range []string{"hello", "[image: image/png, 10 bytes]", "[audio: audio/wav, 3 bytes]", "[resource link: file:///x.txt (x)]", "[resource mem://a]\ninner"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("Text() = %q, lacks %q", got, want)
-		}
-	}
-	structured := &Result{StructuredContent: map[string]any{"sum": 5}}
-	if got := Text(structured); got != `{"sum":5}` {
-		t.Errorf("structured-only result rendered as %q", got)
 	}
 }
 
@@ -348,7 +330,7 @@ func TestValidationMessageIsReadable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg := Text(res); !res.IsError || !strings.HasPrefix(msg, tc.want) {
+		if msg := render.Model(res); !res.IsError || !strings.HasPrefix(msg, tc.want) {
 			t.Errorf("%s: message\n%q\nwant prefix\n%q", tc.args, msg, tc.want)
 		}
 	}

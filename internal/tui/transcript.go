@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -316,47 +317,25 @@ func compactJSON(raw json.RawMessage) string {
 	return s
 }
 
-// describeResult turns a tool result into text for a person: text content
-// as is, images and audio as placeholders (saved under imageDir),
-// resources by URI, structured content as JSON when there is nothing else.
-// It also returns the images, for the terminals that can show them.
+// describeResult turns a tool result into text for a person, as
+// render.Terminal words it, with images and audio saved under imageDir and
+// named by a placeholder. It also returns the images, for the terminals
+// that can show them.
 func describeResult(res *tool.Result, imageDir string) (string, []*toolImage) {
-	if res == nil {
-		return "", nil
-	}
-	var parts []string
 	var images []*toolImage
-	for _, c := range res.Content {
+	text := render.Terminal(res, func(c sdk.Content) string {
 		switch c := c.(type) {
-		case *sdk.TextContent:
-			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
 			img := newToolImage(c.MIMEType, c.Data, imageDir)
 			images = append(images, img)
-			parts = append(parts, img.label)
+			return img.label
 		case *sdk.AudioContent:
 			s, _ := placeholder("audio", c.MIMEType, "", c.Data, imageDir)
-			parts = append(parts, s)
-		case *sdk.ResourceLink:
-			parts = append(parts, fmt.Sprintf("[resource link %s %s]", c.URI, c.Name))
-		case *sdk.EmbeddedResource:
-			if r := c.Resource; r != nil {
-				s := fmt.Sprintf("[resource %s %s]", r.URI, r.MIMEType)
-				if r.Text != "" {
-					s += "\n" + r.Text
-				}
-				parts = append(parts, s)
-			}
-		default:
-			b, _ := json.Marshal(c)
-			parts = append(parts, string(b))
+			return s
 		}
-	}
-	if len(parts) == 0 && res.StructuredContent != nil {
-		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
-		parts = append(parts, string(b))
-	}
-	return strings.Join(parts, "\n"), images
+		return ""
+	})
+	return text, images
 }
 
 // resultFields is what /call shows of a result besides its content (which

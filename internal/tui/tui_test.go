@@ -989,3 +989,20 @@ func TestElicitationFormKeepsOrderAndEnumNames(t *testing.T) {
 		t.Errorf("reply = %+v, want decline", r)
 	}
 }
+
+// A resource link and an embedded resource read as `otter mcp call` prints
+// them (render.Terminal).
+func TestCallShowsResourcesAsTheCLIDoes(t *testing.T) {
+	b := &fakeBackend{
+		tools: []tool.Entry{entry("docs", "read", "Reads", `{"type":"object"}`, nil)},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: []sdk.Content{
+				&sdk.ResourceLink{URI: "file:///r.txt", Name: "r", MIMEType: "text/plain"},
+				&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://t", MIMEType: "text/plain", Text: "inside"}},
+			}}, nil
+		},
+	}
+	h := start(t, b)
+	h.enterLine(`/call read {}`)
+	h.waitFor("[resource link: r, file:///r.txt, text/plain]", "[resource: mem://t, text/plain]", "inside")
+}
