@@ -302,8 +302,10 @@ type promptResult struct {
 }
 
 type promptUsage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CachedTokens     int64 `json:"cached_tokens"`      // of the input, read from the provider's prompt cache
+	CacheWriteTokens int64 `json:"cache_write_tokens"` // of the input, written to it
 }
 
 func (p *promptPrinter) line(v any) {
@@ -405,8 +407,7 @@ func (p *promptPrinter) event(ev agent.Event) {
 			p.line(out)
 		}
 	case agent.Usage:
-		p.usage.InputTokens += ev.InputTokens
-		p.usage.OutputTokens += ev.OutputTokens
+		p.usage = agent.Usage(llm.Usage(p.usage).Add(llm.Usage(ev)))
 	case agent.Retrying:
 		p.progress("otter: the model call failed (%v); retrying in %s", ev.Err, ev.Delay.Round(time.Millisecond))
 	case agent.TurnFinished:

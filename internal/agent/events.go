@@ -43,10 +43,12 @@ type ToolCallFinished struct {
 	Elapsed time.Duration
 }
 
-// Usage reports the tokens one model call used.
+// Usage reports the tokens one model call used (see llm.Usage).
 type Usage struct {
-	InputTokens  int64
-	OutputTokens int64
+	InputTokens      int64
+	OutputTokens     int64
+	CachedTokens     int64
+	CacheWriteTokens int64
 }
 
 // Retrying reports that a model call failed before anything was streamed

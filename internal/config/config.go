@@ -63,6 +63,9 @@ type Config struct {
 	Tools     Tools               `toml:"tools,omitempty"`
 	Serve     Serve               `toml:"serve,omitempty"`
 	Sessions  Sessions            `toml:"sessions,omitempty"`
+	// Pricing maps model names to their prices ([pricing."MODEL"]); it
+	// overrides otter's built-in price table.
+	Pricing map[string]Price `toml:"pricing,omitempty"`
 	// Permissions maps qualified tool names or glob patterns to "allow",
 	// "ask" or "deny" ([permissions] table).
 	Permissions map[string]string `toml:"permissions,omitempty"`
@@ -234,6 +237,9 @@ type Agent struct {
 	// take in a request before they are deferred; 0 means 10 % of the
 	// model's context window.
 	ToolSearchBudget int `toml:"tool_search_budget,omitzero"`
+	// CompactAt is the share of the model's context window at which otter
+	// compacts the conversation before the next request (default 0.8).
+	CompactAt float64 `toml:"compact_at,omitzero"`
 }
 
 // Values of Agent.ToolSearch.
@@ -243,6 +249,9 @@ const (
 	ToolSearchNever  = "never"
 )
 
+// DefaultCompactAt is [agent] compact_at when no file sets it.
+const DefaultCompactAt = 0.8
+
 // Provider is one [providers.NAME] table.
 type Provider struct {
 	Type    string            `toml:"type,omitempty"` // "openai" | "anthropic"
@@ -250,6 +259,31 @@ type Provider struct {
 	APIKey  string            `toml:"api_key,omitempty"`
 	Model   string            `toml:"model,omitempty"` // default model for this provider
 	Headers map[string]string `toml:"headers,omitempty"`
+	// ContextWindow and MaxOutputTokens give the limits of this provider's
+	// models in tokens, for models otter does not know (a local server
+	// reports neither); 0 = otter's built-in figure or its default.
+	ContextWindow   int `toml:"context_window,omitzero"`
+	MaxOutputTokens int `toml:"max_output_tokens,omitzero"`
+	// Models overrides those limits per model ([providers.NAME.models."MODEL"]).
+	Models map[string]ModelLimits `toml:"models,omitempty"`
+}
+
+// ModelLimits is one [providers.NAME.models."MODEL"] table.
+type ModelLimits struct {
+	ContextWindow   int `toml:"context_window,omitzero"`
+	MaxOutputTokens int `toml:"max_output_tokens,omitzero"`
+}
+
+// Price is one [pricing."MODEL"] table: US dollars per million tokens.
+type Price struct {
+	Input  float64 `toml:"input,omitzero"`
+	Output float64 `toml:"output,omitzero"`
+	// CachedInput is the price of input tokens read from the provider's
+	// prompt cache; 0 = the input price.
+	CachedInput float64 `toml:"cached_input,omitzero"`
+	// CacheWrite is the price of input tokens written to the cache
+	// (Anthropic); 0 = the input price.
+	CacheWrite float64 `toml:"cache_write,omitzero"`
 }
 
 // Tools is the [tools] table: settings of the built-in tools and the tool set.

@@ -860,3 +860,46 @@ func TestSessionsTable(t *testing.T) {
 		t.Errorf("keep_days 0 (keep all) became %d", cfg.Sessions.Retention())
 	}
 }
+
+func TestModelLimitsAndPricingMergeAcrossScopes(t *testing.T) {
+	paths, proj := testEnv(t)
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, paths.UserConfigFile(), `[agent]
+provider = "local"
+compact_at = 0.6
+
+[providers.local]
+type = "openai"
+base_url = "http://localhost:11434/v1"
+model = "qwen3:8b"
+context_window = 8192
+
+[pricing."gpt-5.4-mini"]
+input = 1
+output = 4
+`)
+	writeFile(t, filepath.Join(proj, ".otter", "config.toml"), `[providers.local.models."qwen3:8b"]
+context_window = 40960
+max_output_tokens = 4096
+
+[pricing."gpt-5.4-mini"]
+cached_input = 0.1
+`)
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
+	p := cfg.Providers["local"]
+	if p.ContextWindow != 8192 || p.Models["qwen3:8b"] != (ModelLimits{ContextWindow: 40960, MaxOutputTokens: 4096}) {
+		t.Errorf("provider limits = %d, %+v", p.ContextWindow, p.Models)
+	}
+	if got := cfg.Pricing["gpt-5.4-mini"]; got != (Price{Input: 1, Output: 4, CachedInput: 0.1}) {
+		t.Errorf("pricing = %+v, want the user's input/output and the project's cached_input", got)
+	}
+	if cfg.Agent.CompactAt != 0.6 {
+		t.Errorf("compact_at = %v, want 0.6", cfg.Agent.CompactAt)
+	}
+	writeFile(t, paths.UserConfigFile(), "")
+	if cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv}); cfg.Agent.CompactAt != DefaultCompactAt {
+		t.Errorf("default compact_at = %v, want %v", cfg.Agent.CompactAt, DefaultCompactAt)
+	}
+}

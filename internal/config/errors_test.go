@@ -213,6 +213,36 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{"used only with the client_credentials grant", `grant = "client_credentials"`},
 		},
 		{
+			name: "compact_at out of range",
+			toml: "[agent]\nmodel = \"m\"\ncompact_at = 1.5\n",
+			line: 3,
+			want: []string{"agent.compact_at = 1.5", "0.8"},
+		},
+		{
+			name: "negative context window",
+			toml: "[providers.local]\ntype = \"openai\"\ncontext_window = -1\n",
+			line: 3,
+			want: []string{"providers.local.context_window must be a positive number of tokens"},
+		},
+		{
+			name: "output limit over the window of one model",
+			toml: "[providers.local]\ntype = \"openai\"\n[providers.local.models.\"qwen3:8b\"]\ncontext_window = 4096\nmax_output_tokens = 8192\n",
+			line: 5,
+			want: []string{"max_output_tokens 8192 is not smaller than context_window 4096"},
+		},
+		{
+			name: "negative price",
+			toml: "[pricing.\"my-model\"]\ninput = 1.5\noutput = -2\n",
+			line: 1,
+			want: []string{`pricing."my-model": a price is negative`},
+		},
+		{
+			name: "unknown key in a price",
+			toml: "[pricing.\"my-model\"]\ninput = 1.5\noutput = 2\ncached = 0.1\n",
+			line: 4,
+			want: []string{`unknown key "cached" in [pricing.my-model]`, "cached_input"},
+		},
+		{
 			name: "private network CIDR",
 			toml: "[tools]\nallow_private_networks = [\"10.0.0.0/8\", \"192.168.1.5\"]\n",
 			line: 2,

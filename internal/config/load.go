@@ -547,6 +547,10 @@ func (f *fileData) check(errs *errList) {
 		errs.add(file, f.line(toml.Key{"agent", "tool_search_budget"}), "use a number of tokens, or leave it out for 10 % of the model's context window",
 			"agent.tool_search_budget must not be negative")
 	}
+	if rawHas(f.raw, "agent", "compact_at") && (c.Agent.CompactAt <= 0 || c.Agent.CompactAt > 1) {
+		errs.add(file, f.line(toml.Key{"agent", "compact_at"}), "use a share of the context window such as 0.8 (more than 0, at most 1)",
+			"agent.compact_at = %v is not a share of the context window", c.Agent.CompactAt)
+	}
 	for name, p := range c.Providers {
 		switch p.Type {
 		case "", "openai", "anthropic":
@@ -554,6 +558,16 @@ func (f *fileData) check(errs *errList) {
 			errs.add(file, f.line(toml.Key{"providers", name, "type"}),
 				`use "anthropic", or "openai" for OpenAI and every OpenAI-compatible server (Ollama, vLLM, LM Studio, ...)`,
 				"providers.%s: unknown type %q", name, p.Type)
+		}
+		f.checkLimits(errs, toml.Key{"providers", name}, ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens})
+		for model, l := range p.Models {
+			f.checkLimits(errs, toml.Key{"providers", name, "models", model}, l)
+		}
+	}
+	for model, p := range c.Pricing {
+		key := toml.Key{"pricing", model}
+		if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0 {
+			errs.add(file, f.line(key), "prices are US dollars per million tokens and cannot be negative", "pricing.%q: a price is negative", model)
 		}
 	}
 	if c.Sessions.KeepDays != nil && *c.Sessions.KeepDays < 0 {
@@ -583,6 +597,25 @@ func (f *fileData) check(errs *errList) {
 		if !validDecision(decision) {
 			errs.add(file, line, `use "allow", "ask" or "deny"`, "permissions: %q has unknown decision %q", pattern, decision)
 		}
+	}
+}
+
+// checkLimits validates the context_window and max_output_tokens of the
+// table at key.
+func (f *fileData) checkLimits(errs *errList, key toml.Key, l ModelLimits) {
+	file := f.src.Path
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"context_window", l.ContextWindow}, {"max_output_tokens", l.MaxOutputTokens}} {
+		if v.n < 0 || (v.n == 0 && rawHas(f.raw, append(key[:len(key):len(key)], v.name)...)) {
+			errs.add(file, f.line(append(key[:len(key):len(key)], v.name)), "write the model's limit in tokens, e.g. 32768, or leave the key out",
+				"%s.%s must be a positive number of tokens", key.String(), v.name)
+		}
+	}
+	if l.ContextWindow > 0 && l.MaxOutputTokens >= l.ContextWindow {
+		errs.add(file, f.line(append(key[:len(key):len(key)], "max_output_tokens")), "the answer shares the window with the conversation: max_output_tokens must be smaller than context_window",
+			"%s: max_output_tokens %d is not smaller than context_window %d", key.String(), l.MaxOutputTokens, l.ContextWindow)
 	}
 }
 

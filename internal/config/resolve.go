@@ -582,6 +582,9 @@ func (r *resolver) defaults(cfg *Config, top map[string]origin) {
 	if cfg.Agent.MaxTurns == 0 {
 		cfg.Agent.MaxTurns = DefaultMaxTurns
 	}
+	if cfg.Agent.CompactAt == 0 {
+		cfg.Agent.CompactAt = DefaultCompactAt
+	}
 	for name, p := range cfg.Providers {
 		if p.Type == "" && (name == "openai" || name == "anthropic") {
 			p.Type = name

@@ -74,8 +74,8 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 		ev := stream.Current()
 		switch ev.Type {
 		case "message_start":
-			resp.Usage.InputTokens = ev.Message.Usage.InputTokens
-			resp.Usage.OutputTokens = ev.Message.Usage.OutputTokens
+			u := ev.Message.Usage
+			resp.Usage = anthropicUsage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens)
 		case "content_block_start":
 			b := block{toolIndex: -1}
 			if ev.ContentBlock.Type == "tool_use" {
@@ -101,8 +101,9 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 			if ev.Usage.OutputTokens > 0 {
 				resp.Usage.OutputTokens = ev.Usage.OutputTokens
 			}
-			if ev.Usage.InputTokens > 0 {
-				resp.Usage.InputTokens = ev.Usage.InputTokens
+			if u := ev.Usage; u.InputTokens > 0 || u.CacheReadInputTokens > 0 || u.CacheCreationInputTokens > 0 {
+				// Cumulative counts, when the delta carries them.
+				resp.Usage = anthropicUsage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, resp.Usage.OutputTokens)
 			}
 			switch ev.Delta.StopReason {
 			case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
@@ -126,6 +127,12 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 		return resp, fmt.Errorf("%s: %w", p.name, ErrStreamCut)
 	}
 	return resp, nil
+}
+
+// anthropicUsage adds up the Messages API's separate input counts: its
+// input_tokens leaves out what was read from or written to the cache.
+func anthropicUsage(input, cacheRead, cacheWrite, output int64) Usage {
+	return Usage{InputTokens: input + cacheRead + cacheWrite, OutputTokens: output, CachedTokens: cacheRead, CacheWriteTokens: cacheWrite}
 }
 
 func (p *Anthropic) wrapErr(ctx context.Context, err error) error {

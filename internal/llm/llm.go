@@ -96,10 +96,22 @@ const (
 	StopOther     StopReason = "other"
 )
 
-// Usage counts tokens.
+// Usage counts the tokens of one call. InputTokens is the whole prompt,
+// the parts read from or written to the provider's prompt cache included
+// (OpenAI counts them so; Anthropic's separate counts are added up).
 type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
+	// CachedTokens of the input were read from the provider's prompt
+	// cache; CacheWriteTokens were written to it (Anthropic).
+	CachedTokens     int64
+	CacheWriteTokens int64
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CachedTokens: u.CachedTokens + v.CachedTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
 }
 
 // Response is the assembled result of one streamed call.

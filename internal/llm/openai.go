@@ -80,7 +80,8 @@ func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.JSON.Usage.Valid() {
-			resp.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+			resp.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens,
+				CachedTokens: chunk.Usage.PromptTokensDetails.CachedTokens}
 		}
 		for _, choice := range chunk.Choices {
 			if choice.Index != 0 {

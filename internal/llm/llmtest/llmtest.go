@@ -81,6 +81,10 @@ type Reply struct {
 	Hold <-chan struct{}
 
 	InputTokens, OutputTokens int64
+	// CachedTokens of InputTokens are reported read from the prompt cache,
+	// CacheWriteTokens written to it (Anthropic), each in the API's own
+	// usage fields.
+	CachedTokens, CacheWriteTokens int64
 
 	// AtLimit ends the reply as a model that ran into its output limit
 	// does: finish_reason "length", stop_reason "max_tokens".
@@ -424,7 +428,8 @@ func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Repl
 	e.send("", chunk(map[string]any{}, finish))
 	e.send("", map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model, "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": reply.InputTokens, "completion_tokens": reply.OutputTokens, "total_tokens": reply.InputTokens + reply.OutputTokens},
+		"usage": map[string]any{"prompt_tokens": reply.InputTokens, "completion_tokens": reply.OutputTokens, "total_tokens": reply.InputTokens + reply.OutputTokens,
+			"prompt_tokens_details": map[string]any{"cached_tokens": reply.CachedTokens}},
 	})
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	w.(http.Flusher).Flush()
@@ -435,7 +440,9 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply R
 	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "content": []any{}, "model": model,
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": reply.InputTokens, "output_tokens": 1},
+		// input_tokens leaves out the tokens read from or written to the cache.
+		"usage": map[string]any{"input_tokens": reply.InputTokens - reply.CachedTokens - reply.CacheWriteTokens, "output_tokens": 1,
+			"cache_read_input_tokens": reply.CachedTokens, "cache_creation_input_tokens": reply.CacheWriteTokens},
 	}})
 	if reply.Cut {
 		panic(http.ErrAbortHandler)

@@ -1,0 +1,235 @@
+package llm
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// Price is what a model costs, in US dollars per million tokens.
+type Price struct {
+	Input  float64
+	Output float64
+	// CachedInput is the price of input tokens read from the provider's
+	// prompt cache; CacheWrite that of input tokens written to it
+	// (Anthropic charges for writes, OpenAI does not).
+	CachedInput float64
+	CacheWrite  float64
+}
+
+// Cost is what u costs at p, in US dollars.
+func (p Price) Cost(u Usage) float64 {
+	fresh := u.InputTokens - u.CachedTokens - u.CacheWriteTokens
+	if fresh < 0 {
+		fresh = 0
+	}
+	const m = 1e6
+	return (float64(fresh)*p.Input + float64(u.CachedTokens)*p.CachedInput +
+		float64(u.CacheWriteTokens)*p.CacheWrite + float64(u.OutputTokens)*p.Output) / m
+}
+
+// ModelFacts are what otter knows of a model: its limits and its price.
+type ModelFacts struct {
+	Model string
+	// ContextWindow is the most tokens one request may hold, the answer
+	// included; MaxOutputTokens the most the model writes in one answer.
+	ContextWindow   int
+	MaxOutputTokens int
+	// WindowKnown is false when neither the built-in table nor the config
+	// gave ContextWindow, and DefaultContextWindow stands in for it.
+	WindowKnown bool
+	// Price is valid when HasPrice is set.
+	Price    Price
+	HasPrice bool
+}
+
+// Conservative figures for a model otter knows nothing of, such as one
+// served by a local OpenAI-compatible server (which reports neither).
+const (
+	DefaultContextWindow   = 8192
+	DefaultMaxOutputTokens = 2048
+)
+
+// MissingWindowNotice is what to tell the person when f.WindowKnown is not
+// set: the figure otter assumes and how to give the real one.
+func (f ModelFacts) MissingWindowNotice(provider string) string {
+	return fmt.Sprintf("otter does not know the context window of model %q, so it assumes %d tokens and compacts the conversation before it grows past that. "+
+		"If the model takes more, set it in [providers.%s]: context_window = N (and max_output_tokens = N); for Ollama, N is the num_ctx the model runs with.",
+		f.Model, f.ContextWindow, provider)
+}
+
+// builtinModel is one row of the built-in table.
+type builtinModel struct {
+	window, output int
+	price          Price // zero: unknown
+}
+
+// anthropicPrice derives Anthropic's cache prices from the input price:
+// reads cost a tenth, (five-minute) writes a quarter more.
+func anthropicPrice(in, out float64) Price {
+	return Price{Input: in, Output: out, CachedInput: in / 10, CacheWrite: in * 1.25}
+}
+
+// openaiPrice is an OpenAI price; cache writes cost nothing extra.
+func openaiPrice(in, out, cached float64) Price {
+	return Price{Input: in, Output: out, CachedInput: cached, CacheWrite: in}
+}
+
+// builtinModels are the well-known models of Anthropic and OpenAI, by the
+// name without a date suffix (see canonicalModel). Figures from the
+// providers' model and pricing pages.
+var builtinModels = map[string]builtinModel{
+	// Anthropic
+	"claude-fable-5-1":  {1_000_000, 128_000, anthropicPrice(10, 50)},
+	"claude-opus-5-5":   {1_000_000, 128_000, Price{Input: 4, Output: 20, CachedInput: 0.2, CacheWrite: 5}},
+	"claude-sonnet-5-5": {1_000_000, 128_000, Price{Input: 2, Output: 10, CachedInput: 0.2, CacheWrite: 2.5}},
+	"claude-haiku-5-5":  {1_000_000, 128_000, Price{}}, // priced by prompt length: set [pricing]
+	"claude-opus-5":     {1_000_000, 128_000, anthropicPrice(5, 25)},
+	"claude-sonnet-5":   {1_000_000, 128_000, Price{Input: 2, Output: 10, CachedInput: 0.2, CacheWrite: 2.5}},
+	"claude-opus-4-6":   {1_000_000, 128_000, anthropicPrice(5, 25)},
+	"claude-sonnet-4-6": {1_000_000, 128_000, anthropicPrice(3, 15)},
+	"claude-opus-4-5":   {200_000, 64_000, anthropicPrice(5, 25)},
+	"claude-sonnet-4-5": {200_000, 64_000, anthropicPrice(3, 15)},
+	"claude-haiku-4-5":  {200_000, 64_000, anthropicPrice(1, 5)},
+	"claude-opus-4-1":   {200_000, 32_000, anthropicPrice(15, 75)},
+	"claude-opus-4-0":   {200_000, 32_000, anthropicPrice(15, 75)},
+	"claude-sonnet-4-0": {200_000, 64_000, anthropicPrice(3, 15)},
+	"claude-3-7-sonnet": {200_000, 64_000, anthropicPrice(3, 15)},
+	"claude-3-5-haiku":  {200_000, 8_192, anthropicPrice(0.8, 4)},
+	"claude-3-haiku":    {200_000, 4_096, anthropicPrice(0.25, 1.25)},
+	// OpenAI
+	"gpt-5.4-mini": {400_000, 128_000, openaiPrice(0.75, 4.5, 0.075)},
+	"gpt-5.4-nano": {400_000, 128_000, openaiPrice(0.2, 1.25, 0.02)},
+	"gpt-5.2":      {400_000, 128_000, openaiPrice(1.75, 14, 0.175)},
+	"gpt-5.1":      {400_000, 128_000, openaiPrice(1.25, 10, 0.125)},
+	"gpt-5":        {400_000, 128_000, openaiPrice(1.25, 10, 0.125)},
+	"gpt-5-mini":   {400_000, 128_000, openaiPrice(0.25, 2, 0.025)},
+	"gpt-5-nano":   {400_000, 128_000, openaiPrice(0.05, 0.4, 0.005)},
+	"gpt-4.1":      {1_047_576, 32_768, openaiPrice(2, 8, 0.5)},
+	"gpt-4.1-mini": {1_047_576, 32_768, openaiPrice(0.4, 1.6, 0.1)},
+	"gpt-4.1-nano": {1_047_576, 32_768, openaiPrice(0.1, 0.4, 0.025)},
+	"gpt-4o":       {128_000, 16_384, openaiPrice(2.5, 10, 1.25)},
+	"gpt-4o-mini":  {128_000, 16_384, openaiPrice(0.15, 0.6, 0.075)},
+	"o3":           {200_000, 100_000, openaiPrice(2, 8, 0.5)},
+	"o3-mini":      {200_000, 100_000, openaiPrice(1.1, 4.4, 0.55)},
+	"o4-mini":      {200_000, 100_000, openaiPrice(1.1, 4.4, 0.275)},
+}
+
+// builtinFamilies give the limits (never a price) of newer models of a
+// known family that the table does not name yet, longest prefix first.
+var builtinFamilies = []struct {
+	prefix         string
+	window, output int
+}{
+	{"claude-", 200_000, 32_000},
+	{"gpt-5", 400_000, 128_000},
+	{"gpt-4.1", 1_047_576, 32_768},
+	{"gpt-4o", 128_000, 16_384},
+}
+
+// dateSuffix matches the snapshot dates of model names: -20250929,
+// -2025-08-07, and the -latest alias.
+var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
+
+// canonicalModel is the name the built-in table knows a model by: without
+// a router's "vendor/" prefix (OpenRouter) and a snapshot date.
+func canonicalModel(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return dateSuffix.ReplaceAllString(name, "")
+}
+
+// BuiltinModels lists the models of the built-in table, for /model and
+// documentation.
+func BuiltinModels() []string {
+	out := make([]string, 0, len(builtinModels))
+	for name := range builtinModels {
+		out = append(out, name)
+	}
+	return out
+}
+
+// Facts returns what otter knows of model as served by the provider
+// configured as [providers.provider]: the built-in table, overridden by
+// the provider's context_window / max_output_tokens, overridden by
+// [providers.provider.models."model"], and the price from [pricing."model"]
+// over the built-in one. Unknown limits are the conservative defaults,
+// with WindowKnown unset. cfg may be nil.
+func Facts(cfg *config.Config, provider, model string) ModelFacts {
+	f := ModelFacts{Model: model}
+	canon := canonicalModel(model)
+	if b, ok := builtinModels[canon]; ok {
+		f.ContextWindow, f.MaxOutputTokens, f.WindowKnown = b.window, b.output, true
+		if b.price != (Price{}) {
+			f.Price, f.HasPrice = b.price, true
+		}
+	} else {
+		for _, fam := range builtinFamilies {
+			if strings.HasPrefix(canon, fam.prefix) {
+				f.ContextWindow, f.MaxOutputTokens, f.WindowKnown = fam.window, fam.output, true
+				break
+			}
+		}
+	}
+	if cfg != nil {
+		if pc, ok := cfg.Providers[provider]; ok {
+			// A provider with a base_url of its own may serve a model of
+			// the same name with other limits (a quantised local copy):
+			// its table wins over the built-in figures.
+			f.apply(config.ModelLimits{ContextWindow: pc.ContextWindow, MaxOutputTokens: pc.MaxOutputTokens})
+			if l, ok := pc.Models[model]; ok {
+				f.apply(l)
+			}
+		}
+		if p, ok := cfg.Pricing[model]; ok {
+			f.applyPrice(p)
+		} else if p, ok := cfg.Pricing[canon]; ok {
+			f.applyPrice(p)
+		}
+	}
+	if f.ContextWindow == 0 {
+		f.ContextWindow = DefaultContextWindow
+	}
+	if f.MaxOutputTokens == 0 || f.MaxOutputTokens >= f.ContextWindow {
+		f.MaxOutputTokens = min(cmp.Or(f.MaxOutputTokens, DefaultMaxOutputTokens), f.ContextWindow/4)
+	}
+	return f
+}
+
+func (f *ModelFacts) apply(l config.ModelLimits) {
+	if l.ContextWindow > 0 {
+		f.ContextWindow, f.WindowKnown = l.ContextWindow, true
+	}
+	if l.MaxOutputTokens > 0 {
+		f.MaxOutputTokens = l.MaxOutputTokens
+	}
+}
+
+// applyPrice lays the keys a [pricing] table sets over the built-in price.
+func (f *ModelFacts) applyPrice(p config.Price) {
+	if !f.HasPrice {
+		f.Price = Price{}
+	}
+	for _, v := range []struct {
+		dst *float64
+		src float64
+	}{{&f.Price.Input, p.Input}, {&f.Price.Output, p.Output}, {&f.Price.CachedInput, p.CachedInput}, {&f.Price.CacheWrite, p.CacheWrite}} {
+		if v.src > 0 {
+			*v.dst = v.src
+		}
+	}
+	// Unset cache prices of a model the table did not price cost what
+	// input costs.
+	if f.Price.CachedInput == 0 {
+		f.Price.CachedInput = f.Price.Input
+	}
+	if f.Price.CacheWrite == 0 {
+		f.Price.CacheWrite = f.Price.Input
+	}
+	f.HasPrice = f.Price.Input > 0 || f.Price.Output > 0
+}
