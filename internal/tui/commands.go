@@ -20,7 +20,7 @@ import (
 
 type promptReadyMsg struct{ text string }
 
-var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust"}
+var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -29,6 +29,8 @@ const helpText = `Commands
   /call TOOL [json]    call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt [arg=value …]   use a server's prompt
   /image [N]           view image N from a tool result (the latest without N)
+  /copy [N]            copy the last answer (N: the Nth back) as Markdown to the clipboard (OSC 52)
+  /copy code [N]       copy code block N of the last answer (the last one without N)
   /trust               ask again whether to trust this project (its servers and settings)
   /clear               forget the conversation
   /help · /quit
@@ -98,6 +100,8 @@ func (m *model) command(line string) tea.Cmd {
 		}
 	case "/call":
 		return m.callCommand(rest)
+	case "/copy":
+		return m.copyCommand(rest)
 	case "/image":
 		n, err := parseImageArg(rest)
 		if err != nil {

@@ -109,3 +109,24 @@ func TestWheelHomeAndMouseToggle(t *testing.T) {
 		t.Errorf("ctrl+s does not say what it did:\n%s", s)
 	}
 }
+
+// Markdown headings show as headings, not as the "## " that wrote them.
+func TestMarkdownHeadingsHaveNoHashes(t *testing.T) {
+	t.Parallel()
+	for _, dark := range []bool{true, false} {
+		m := newModel(New(Options{}), &fakeBackend{})
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		m.st = newStyles(dark)
+		it := m.tr.add(&item{kind: itemAssistant})
+		it.text.WriteString("# Title\n\n## Steps\n\n1. one\n\n### Details\n\ntext\n")
+		s := screenOf(m)
+		for _, want := range []string{"Steps", "Details", "one"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("dark=%v: %q is missing:\n%s", dark, want, s)
+			}
+		}
+		if strings.Contains(s, "## Steps") || strings.Contains(s, "### Details") {
+			t.Errorf("dark=%v: headings show their Markdown marks:\n%s", dark, s)
+		}
+	}
+}

@@ -28,43 +28,14 @@ func TestRealBinaryInTmux(t *testing.T) {
 		t.Skip("the process-leak check reads /proc")
 	}
 	peers := testpeer.Require(t)
-	root, node, server := peers.Root, peers.Node, peers.Everything
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
-	}
-
+	node, server := peers.Node, peers.Everything
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "otter")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/otter")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
-	}
-
-	home := filepath.Join(dir, "home")
-	work := filepath.Join(dir, "work")
 	marker := "OTTER_TMUX_TEST=" + dir
-	cfgDir := filepath.Join(home, ".config", "otter")
-	for _, d := range []string{cfgDir, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	model := llmtest.New(t, llmtest.OpenAI,
 		llmtest.Reply{Text: []string{"I will ask you."}, Calls: []llmtest.Call{{ID: "call_1", Name: "mcp__everything__trigger-elicitation-request", Args: `{}`}}},
 		llmtest.Reply{Text: []string{"Thanks, ", "Ada."}, InputTokens: 1500, OutputTokens: 20},
 	)
-	cfg := fmt.Sprintf(`
-[agent]
-provider = "fake"
-model = "fake-model"
-
-[providers.fake]
-type = "openai"
-base_url = %q
-api_key = "test-key"
-
+	cfg := fakeModelConfig(model.URL) + fmt.Sprintf(`
 [mcp]
 auto_reload = true
 
@@ -77,58 +48,11 @@ env = { OTTER_TMUX_TEST = %q }
 [[mcp.servers]]
 name = "broken"
 command = %q
-`, model.URL, node, server, dir, filepath.Join(dir, "no-such-server"))
-	cfgFile := filepath.Join(cfgDir, "config.toml")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	exitFile := filepath.Join(dir, "exit-status")
-	script := filepath.Join(dir, "run.sh")
-	run := fmt.Sprintf(`#!/bin/sh
-cd %q || exit 99
-unset ANTHROPIC_API_KEY OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_BASE_URL
-export HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color
-%q
-echo "exit=$?" > %q
-`, work, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
-		filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, exitFile)
-	if err := os.WriteFile(script, []byte(run), 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	sock := filepath.Join(dir, "tmux.sock")
-	tm := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(tmux, append([]string{"-S", sock}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	tm("new-session", "-d", "-s", "otter", "-x", "80", "-y", "24", script)
-	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
-
-	capture := func() string { return tm("capture-pane", "-p", "-t", "otter") }
-	waitFor := func(want ...string) string {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		var s string
-		for time.Now().Before(deadline) {
-			s = capture()
-			ok := true
-			for _, w := range want {
-				ok = ok && strings.Contains(s, w)
-			}
-			if ok {
-				return s
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("the pane never showed %q; last screen:\n%s", want, s)
-		return ""
-	}
-	keys := func(k ...string) { tm(append([]string{"send-keys", "-t", "otter"}, k...)...) }
+`, node, server, dir, filepath.Join(dir, "no-such-server"))
+	p := startTmux(t, dir, cfg, 80, 24)
+	work, cfgFile, exitFile := p.work, p.cfgFile, p.exitFile
+	home := p.home
+	capture, waitFor, waitGone, keys := p.capture, p.waitFor, p.waitGone, p.keys
 
 	waitFor("otter", "/help", "fake/fake-model")
 	waitFor("1/2 servers")
@@ -139,18 +63,8 @@ echo "exit=$?" > %q
 	if !strings.Contains(s, "stdio") {
 		t.Errorf("/mcp does not show the transport:\n%s", s)
 	}
-	waitFor("last error:") // broken sorts first and is selected
-	keys("Escape")         // alone: ESC followed by a key reads as alt+key
-	waitGone := func(gone string) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for strings.Contains(capture(), gone) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the pane still shows %q:\n%s", gone, capture())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	waitFor("last error:")    // broken sorts first and is selected
+	keys("Escape")            // alone: ESC followed by a key reads as alt+key
 	waitGone("1/2 connected") // the panel's title
 
 	// /mcp tools, filtered.
@@ -237,6 +151,119 @@ echo "exit=$?" > %q
 		t.Errorf("no log file under XDG_STATE_HOME: %v", err)
 	} else if !bytes.Contains(log, []byte("broken")) {
 		t.Logf("log:\n%s", log)
+	}
+}
+
+// fakeModelConfig is the config of a provider "fake" at url (an llmtest
+// OpenAI peer).
+func fakeModelConfig(url string) string {
+	return fmt.Sprintf(`
+[agent]
+provider = "fake"
+model = "fake-model"
+
+[providers.fake]
+type = "openai"
+base_url = %q
+api_key = "test-key"
+`, url)
+}
+
+// tmuxPane is the real otter binary running in a tmux pane, with a home
+// directory and a config of its own.
+type tmuxPane struct {
+	t                             *testing.T
+	sock, tmux                    string
+	home, work, cfgFile, exitFile string
+}
+
+// startTmux builds otter and runs it in a w×h tmux pane (session
+// "otter-tui") in dir/work, with cfg as the user config.
+func startTmux(t *testing.T, dir, cfg string, w, h int) *tmuxPane {
+	t.Helper()
+	peers := testpeer.Require(t)
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
+	}
+	bin := filepath.Join(dir, "otter")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/otter")
+	build.Dir = peers.Root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
+	}
+	p := &tmuxPane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock"),
+		home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"), exitFile: filepath.Join(dir, "exit-status")}
+	cfgDir := filepath.Join(p.home, ".config", "otter")
+	for _, d := range []string{cfgDir, p.work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.cfgFile = filepath.Join(cfgDir, "config.toml")
+	if err := os.WriteFile(p.cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "run.sh")
+	home := p.home
+	run := fmt.Sprintf(`#!/bin/sh
+cd %q || exit 99
+unset ANTHROPIC_API_KEY OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_BASE_URL
+export HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color
+%q
+echo "exit=$?" > %q
+`, p.work, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
+		filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, p.exitFile)
+	if err := os.WriteFile(script, []byte(run), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.tm("new-session", "-d", "-s", "otter-tui", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script)
+	t.Cleanup(func() { _ = exec.Command(tmux, "-S", p.sock, "kill-server").Run() })
+	return p
+}
+
+func (p *tmuxPane) tm(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, append([]string{"-S", p.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (p *tmuxPane) capture() string { return p.tm("capture-pane", "-p", "-t", "otter-tui") }
+
+func (p *tmuxPane) keys(k ...string) { p.tm(append([]string{"send-keys", "-t", "otter-tui"}, k...)...) }
+
+// waitFor waits until the pane shows every string in want.
+func (p *tmuxPane) waitFor(want ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		s = p.capture()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("the pane never showed %q; last screen:\n%s", want, s)
+	return ""
+}
+
+// waitGone waits until the pane no longer shows gone.
+func (p *tmuxPane) waitGone(gone string) {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Contains(p.capture(), gone) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane still shows %q:\n%s", gone, p.capture())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"charm.land/bubbles/v2/progress"
 	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
+	mdstyles "charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,11 +102,7 @@ func (t *transcript) renderer(dark bool) *glamour.TermRenderer {
 	if t.md != nil && t.mdWidth == w && t.mdDark == dark {
 		return t.md
 	}
-	style := "light"
-	if dark {
-		style = "dark"
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(w))
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(markdownStyle(dark)), glamour.WithWordWrap(w))
 	if err != nil {
 		slog.Warn("markdown renderer", "err", err)
 		return nil
@@ -112,6 +110,23 @@ func (t *transcript) renderer(dark bool) *glamour.TermRenderer {
 	t.md, t.mdWidth, t.mdDark = r, w, dark
 	return r
 }
+
+// markdownStyle is glamour's standard style without the "## " marks in
+// front of headings: a heading shows as a heading (bold, in colour), not
+// as the Markdown that wrote it.
+func markdownStyle(dark bool) gansi.StyleConfig {
+	c := mdstyles.LightStyleConfig
+	if dark {
+		c = mdstyles.DarkStyleConfig
+	}
+	for _, h := range []*gansi.StyleBlock{&c.H2, &c.H3, &c.H4, &c.H5, &c.H6} {
+		h.Prefix = ""
+	}
+	c.H2.Underline = &yes
+	return c
+}
+
+var yes = true
 
 // itemLines returns it rendered, from cache when possible.
 func (m *model) itemLines(it *item) []string {

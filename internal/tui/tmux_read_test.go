@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+)
+
+// TestReadingAndCopyingInTmux runs the real binary in a 60-column tmux
+// pane with set-clipboard on: a Markdown heading shows without its "##",
+// /copy puts the answer's Markdown as written (not wrapped for the
+// screen) on tmux's clipboard through OSC 52, /copy code a code block.
+func TestReadingAndCopyingInTmux(t *testing.T) {
+	t.Parallel()
+	long := "This sentence is long enough that the screen wraps it at sixty columns, but the copy does not."
+	model := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Text: []string{"## Steps\n\n", long + "\n\n", "```sh\necho hi\n```\n"}},
+	)
+	dir := t.TempDir()
+	p := startTmux(t, dir, fakeModelConfig(model.URL), 60, 24)
+	p.tm("set-option", "-s", "set-clipboard", "on")
+	p.waitFor("/help")
+	p.keys("show me the steps", "Enter")
+	s := p.waitFor("Steps", "echo hi", "sixty columns")
+	if strings.Contains(s, "## Steps") {
+		t.Errorf("the heading shows its Markdown marks:\n%s", s)
+	}
+	p.keys("/copy", "Enter")
+	p.waitFor("copied the last answer")
+	if buf := p.tm("show-buffer"); !strings.Contains(buf, "## Steps") || !strings.Contains(buf, long) {
+		t.Errorf("the clipboard holds %q; want the answer's Markdown with unwrapped lines", buf)
+	}
+	p.keys("/copy code", "Enter")
+	p.waitFor("copied code block 1 of 1")
+	if buf := p.tm("show-buffer"); buf != "echo hi\n" {
+		t.Errorf("the clipboard holds %q after /copy code, want the code block", buf)
+	}
+	p.keys("/copy 2", "Enter")
+	p.waitFor("this conversation has one answer")
+}
