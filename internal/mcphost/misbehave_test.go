@@ -235,8 +235,8 @@ func TestLists2000AwkwardTools(t *testing.T) {
 	h := newHarness(t, servers(stdioServer(t, "many", "many")), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("many", StateConnected)
-	if st.Tools != 2000+15 { // and the usual fifteen
-		t.Errorf("tools = %d", st.Tools)
+	if st.Tools != 2002+15 || len(st.NotOffered) != 0 { // and the usual fifteen
+		t.Errorf("tools = %d, not offered %v; want 2017, every one offered", st.Tools, st.NotOffered)
 	}
 	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	entries := h.set.Entries()
@@ -245,8 +245,23 @@ func TestLists2000AwkwardTools(t *testing.T) {
 			t.Errorf("qualified name %q is not valid for a model", e.Name)
 		}
 	}
-	if len(entries)+len(h.set.Collisions()) != st.Tools {
-		t.Errorf("%d entries + %d collisions != %d tools", len(entries), len(h.set.Collisions()), st.Tools)
+	if len(entries) != st.Tools || len(h.set.Collisions()) != 0 || h.set.ServerToolCounts()["many"] != st.Tools {
+		t.Errorf("%d entries (%d collisions) of %d tools: want every tool offered", len(entries), len(h.set.Collisions()), st.Tools)
+	}
+	// a.b and a/b are both offered, a/b under a name with a short hash.
+	for name, qualified := range map[string]string{"a.b": "mcp__many__a_b", "a/b": "mcp__many__a_b_"} {
+		var got string
+		for _, e := range entries {
+			if e.Info.Name == name {
+				got = e.Name
+			}
+		}
+		if !strings.HasPrefix(got, qualified) {
+			t.Errorf("%s is offered as %q, want %s…", name, got, qualified)
+		}
+		if res, err := h.set.Call(context.Background(), got, nil); err != nil || render.Model(res) != name {
+			t.Errorf("call of %s = %v, %v", got, res, err)
+		}
 	}
 	// A tool with an awkward name can be called.
 	name := "tool 1000 with spaces"

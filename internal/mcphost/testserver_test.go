@@ -371,6 +371,11 @@ func newTestServer(mode string) *sdk.Server {
 			srv.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: objectSchema(nil)},
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text(name), nil })
 		}
+		// Two names that normalise alike (mcp__many__a_b).
+		for _, name := range []string{"a.b", "a/b"} {
+			srv.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: objectSchema(nil)},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text(name), nil })
+		}
 	}
 	srv.AddPrompt(&sdk.Prompt{Name: "greet", Description: "Say hello", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
 		func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {

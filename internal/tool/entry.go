@@ -9,16 +9,20 @@ import "fmt"
 //	built-ins:  scrape_page
 //	MCP tools:  mcp__<server>__<tool>, each part normalised to [A-Za-z0-9_-],
 //	            at most 64 characters in all (a stable short hash keeps long
-//	            names unique)
+//	            names unique, and two tools of one server whose names
+//	            normalise alike apart)
 type Entry struct {
 	Name string
 	Info Info
 	Tool Tool
 }
 
-// Collision reports two tools that normalised to the same qualified name.
-// The built-in (or, between MCP tools, the first in sorted order) keeps the
-// name; the other is reported here and in the log, never silently dropped.
+// Collision reports two tools that normalised to the same qualified name,
+// of which only one is offered: a built-in and an MCP tool (the built-in
+// keeps the name), or tools of two servers whose names normalise alike (the
+// first server in sorted order keeps it). The other is reported here and in
+// the log, never silently dropped. Two tools of one server are both
+// offered: the later gets a name ending in a stable short hash.
 type Collision struct {
 	Name    string // the contested qualified name
 	Kept    Info

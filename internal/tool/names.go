@@ -21,10 +21,20 @@ func QualifiedName(server, tool string) string {
 	if len(name) <= MaxNameLen {
 		return name
 	}
+	return withHash(name, server, tool)
+}
+
+// withHash ends name in a short hash of server and tool, cut so that the
+// whole stays within MaxNameLen.
+func withHash(name, server, tool string) string {
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	suffix := "_" + hex.EncodeToString(sum[:4])
-	return name[:MaxNameLen-len(suffix)] + suffix
+	return name[:min(len(name), MaxNameLen-len(suffix))] + suffix
 }
+
+// exactName reports whether tool is its own normalised form, so that it
+// keeps the qualified name it shares with another tool of its server.
+func exactName(tool string) bool { return tool != "" && normalise(tool) == tool }
 
 // ServerPrefix is how the qualified names of server's tools begin:
 // mcp__<server>__ with the server's name normalised. Two servers with the

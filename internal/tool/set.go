@@ -137,8 +137,20 @@ func (s *Set) rebuildLocked() []func() {
 			remote = append(remote, candidate{QualifiedName(info.Server, info.Name), info, t})
 		}
 	}
+	// Between tools of one name, a tool whose own name needs no
+	// normalising comes first: it keeps the name whatever else the server
+	// lists.
+	exactFirst := func(a, b candidate) int {
+		switch ea, eb := exactName(a.info.Name), exactName(b.info.Name); {
+		case ea && !eb:
+			return -1
+		case eb && !ea:
+			return 1
+		}
+		return 0
+	}
 	byName := func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.info.Server, b.info.Server), cmp.Compare(a.info.Name, b.info.Name))
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.info.Server, b.info.Server), exactFirst(a, b), cmp.Compare(a.info.Name, b.info.Name))
 	}
 	slices.SortFunc(builtins, byName)
 	slices.SortFunc(remote, byName)
@@ -149,6 +161,14 @@ func (s *Set) rebuildLocked() []func() {
 	s.byName = make(map[string]*entry, len(builtins)+len(remote))
 	s.collisions = nil
 	for _, c := range slices.Concat(builtins, remote) {
+		if kept, dup := s.byName[c.name]; dup && kept.Info.Server != "" && kept.Info.Server == c.info.Server {
+			// Two tools of one server whose names normalise alike (a.b,
+			// a/b): both are offered, the later under a name ending in a
+			// stable hash of its own.
+			if alt := withHash(c.name, c.info.Server, c.info.Name); s.byName[alt] == nil {
+				c.name = alt
+			}
+		}
 		if kept, dup := s.byName[c.name]; dup {
 			col := Collision{Name: c.name, Kept: kept.Info, Dropped: c.info}
 			s.collisions = append(s.collisions, col)

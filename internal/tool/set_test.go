@@ -83,37 +83,43 @@ func TestSetOrderAndCollisions(t *testing.T) {
 	s.SetServerTools("web", []Tool{newTool("", "fetch"), newTool("", "a.b"), newTool("", "a_b")})
 	s.SetServerTools("alpha", []Tool{newTool("", "zzz")})
 
-	want := []string{"export_data", "mcp__web__fetch", "scrape_page", "mcp__alpha__zzz", "mcp__web__a_b"}
+	dotted := withHash("mcp__web__a_b", "web", "a.b")
+	want := []string{"export_data", "mcp__web__fetch", "scrape_page", "mcp__alpha__zzz", "mcp__web__a_b", dotted}
 	if got := names(s.Entries()); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("entries = %v, want %v", got, want)
 	}
+	if !regexp.MustCompile(`^mcp__web__a_b_[0-9a-f]{8}$`).MatchString(dotted) {
+		t.Errorf("the second tool's name %q does not end in a short hash", dotted)
+	}
 	cols := s.Collisions()
-	if len(cols) != 2 {
-		t.Fatalf("collisions = %+v, want 2 (built-in vs web/fetch, a.b vs a_b)", cols)
+	if len(cols) != 1 {
+		t.Fatalf("collisions = %+v, want 1 (built-in vs web/fetch; a.b and a_b are both offered)", cols)
 	}
-	var sawBuiltinWin bool
-	for _, c := range cols {
-		if c.Name == "mcp__web__fetch" && c.Kept.Server == "" && c.Dropped.Server == "web" {
-			sawBuiltinWin = true
+	want1 := `tool fetch of server "web" is not offered: its name mcp__web__fetch is taken by the built-in mcp__web__fetch; rename the server`
+	if c := cols[0]; c.Name != "mcp__web__fetch" || c.Kept.Server != "" || c.Dropped.Server != "web" || c.String() != want1 {
+		t.Errorf("the built-in should keep a contested name: %+v\n%s", c, c.String())
+	}
+	if got := s.ServerToolCounts(); len(got) != 2 || got["web"] != 2 || got["alpha"] != 1 {
+		t.Errorf("ServerToolCounts = %v, want web:2 alpha:1 (built-ins are not counted)", got)
+	}
+	if e, ok := s.Lookup("mcp__web__a_b"); !ok || e.Info.Name != "a_b" {
+		t.Errorf("the tool whose name needs no normalising should keep the plain name, got %+v", e.Info)
+	}
+	if e, ok := s.Lookup(dotted); !ok || e.Info.Name != "a.b" {
+		t.Errorf("a.b is not offered as %s: %+v", dotted, e.Info)
+	}
+
+	// a.b and a/b: the first in sorted order keeps the name, in every
+	// run, whatever order the server lists them in.
+	for _, order := range [][]string{{"a.b", "a/b"}, {"a/b", "a.b"}} {
+		s2 := NewSet(Options{})
+		s2.SetServerTools("many", []Tool{newTool("", order[0]), newTool("", order[1])})
+		if got := names(s2.Entries()); len(got) != 2 || got[0] != "mcp__many__a_b" || got[1] != withHash("mcp__many__a_b", "many", "a/b") || len(s2.Collisions()) != 0 {
+			t.Errorf("listed %v: entries %v, collisions %v", order, got, s2.Collisions())
 		}
-	}
-	if !sawBuiltinWin {
-		t.Errorf("the built-in should keep a contested name: %+v", cols)
-	}
-	for _, c := range cols {
-		want := map[string]string{
-			"mcp__web__fetch": `tool fetch of server "web" is not offered: its name mcp__web__fetch is taken by the built-in mcp__web__fetch; rename the server`,
-			"mcp__web__a_b":   `tool a_b of server "web" is not offered: its name mcp__web__a_b is taken by tool a.b of server "web"; the server's two tool names differ only in characters outside [A-Za-z0-9_-]`,
-		}[c.Name]
-		if got := c.String(); got != want {
-			t.Errorf("collision says\n%s\nwant\n%s", got, want)
+		if e, _ := s2.Lookup("mcp__many__a_b"); e.Info.Name != "a.b" {
+			t.Errorf("listed %v: mcp__many__a_b is %q, want a.b", order, e.Info.Name)
 		}
-	}
-	if got := s.ServerToolCounts(); len(got) != 2 || got["web"] != 1 || got["alpha"] != 1 {
-		t.Errorf("ServerToolCounts = %v, want web:1 alpha:1 (built-ins are not counted)", got)
-	}
-	if e, ok := s.Lookup("mcp__web__a_b"); !ok || e.Info.Name != "a.b" {
-		t.Errorf("the first of two colliding MCP tools in sorted order should win, got %+v", e.Info)
 	}
 
 	s.SetServerTools("web", nil)
