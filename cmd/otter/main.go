@@ -37,7 +37,11 @@ func exitCode(code int, err error) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The one handler of the signals that end otter: each cancels ctx, so
+	// that every front end returns through its deferred cleanup and stdio
+	// servers' process groups are stopped. SIGHUP (terminal closed, SSH
+	// dropped) too, which would otherwise end otter with no cleanup.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	root := newRootCmd()
 	err := root.ExecuteContext(ctx)

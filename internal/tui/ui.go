@@ -67,7 +67,10 @@ func New(opts Options) *UI {
 // Run shows the UI until the person quits or ctx is done.
 func (u *UI) Run(ctx context.Context, b Backend) error {
 	m := newModel(u, b)
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// The program ends when ctx does: the caller owns the signals. Bubble
+	// Tea's own handler of SIGINT and SIGTERM would block sending its quit
+	// message to a program that already stopped on ctx (a hang).
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if u.opts.Input != nil {
 		opts = append(opts, tea.WithInput(u.opts.Input))
 	}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary doubles as a stdio MCP server: with envSigServer set,
+// TestMain starts a `sleep` child (a grandchild of otter, in the server's
+// process group) and serves one tool on stdin/stdout.
+const envSigServer = "OTTER_SIGTEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envSigServer) != "" {
+		os.Exit(runSignalTestServer())
+	}
+	os.Exit(m.Run())
+}
+
+func runSignalTestServer() int {
+	sleep := exec.Command("sleep", "300")
+	if err := sleep.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "starting sleep:", err)
+		return 1
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "sigtest", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "noop"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil, nil
+	})
+	_ = s.Run(context.Background(), &sdk.StdioTransport{})
+	return 0
+}
+
+// TestSignalsEndTheTUI sends SIGINT 30 times, SIGTERM 30 times and SIGHUP
+// 10 times to the real otter TUI in tmux, each to its own otter with a
+// stdio server that has a child of its own. Each otter must exit by itself
+// (not killed by the signal) within 2 s of the signal, leaving no process
+// behind — the server's child included. Runs go in parallel batches.
+//
+// Before, Bubble Tea's own signal handler and otter's both caught SIGINT and
+// SIGTERM: Bubble Tea's blocked sending its quit message to a program that
+// had already stopped on the cancelled context, and otter hung with every
+// server running; SIGHUP killed otter outright, skipping the process-group
+// cleanup, so the server's child lived on.
+func TestSignalsEndTheTUI(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process-leak check reads /proc")
+	}
+	t.Parallel()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "otter")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	cfgDir := filepath.Join(home, ".config", "otter")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"sig\"\ncommand = %q\nenv = { %s = \"1\" }\n", self, envSigServer)
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) (string, error) {
+		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	if _, err := tm("new-session", "-d", "-s", "sig", "-x", "100", "-y", "30", "sleep 100000"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	if _, err := tm("set-option", "-g", "remain-on-exit", "on"); err != nil {
+		t.Fatal(err)
+	}
+
+	// run starts one otter in its own window, waits until its server and
+	// the server's child run, sends sig and returns what went wrong.
+	run := func(n int, sig syscall.Signal) error {
+		marker := fmt.Sprintf("OTTER_SIGTEST_RUN=%s/%d", dir, n)
+		win := fmt.Sprintf("run%d", n)
+		script := filepath.Join(dir, win+".sh")
+		text := fmt.Sprintf("#!/bin/sh\ncd %q || exit 99\nunset ANTHROPIC_API_KEY OPENAI_API_KEY\nexport %s HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color\nexec %q\n",
+			home, marker, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
+			filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin)
+		if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+			return err
+		}
+		if _, err := tm("new-window", "-d", "-t", "sig", "-n", win, script); err != nil {
+			return err
+		}
+		target := "sig:" + win
+		pane := func() (dead, status, signal string, err error) {
+			out, err := tm("display-message", "-p", "-t", target, "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}")
+			f := strings.Fields(out)
+			for len(f) < 3 {
+				f = append(f, "")
+			}
+			return f[0], f[1], f[2], err
+		}
+		ready := time.Now().Add(60 * time.Second)
+		for {
+			screen, err := tm("capture-pane", "-p", "-t", target)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(screen, "1/1 servers") && len(markedProcesses(marker)) >= 3 { // otter, server, sleep
+				break
+			}
+			if time.Now().After(ready) {
+				return fmt.Errorf("otter never showed its server connected; screen:\n%s", screen)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		pidText, err := tm("display-message", "-p", "-t", target, "#{pane_pid}")
+		if err != nil {
+			return err
+		}
+		var pid int
+		if _, err := fmt.Sscan(pidText, &pid); err != nil {
+			return fmt.Errorf("pane pid %q: %w", pidText, err)
+		}
+		sent := time.Now()
+		if err := syscall.Kill(pid, sig); err != nil {
+			return fmt.Errorf("kill -%s %d: %w", sig, pid, err)
+		}
+		// Wait past the 2 s allowed, to tell a slow exit from a hang.
+		for time.Since(sent) < 10*time.Second {
+			dead, status, killedBy, err := pane()
+			if err != nil {
+				return err
+			}
+			left := markedProcesses(marker)
+			if dead == "1" && len(left) == 0 {
+				took := time.Since(sent)
+				// tmux may show the pane dead a moment before it fills
+				// in how it died.
+				for i := 0; status == "" && killedBy == "" && i < 50; i++ {
+					time.Sleep(20 * time.Millisecond)
+					if _, status, killedBy, err = pane(); err != nil {
+						return err
+					}
+				}
+				switch {
+				case killedBy != "" && killedBy != "0":
+					return fmt.Errorf("%s: otter was killed by signal %s instead of exiting", sig, killedBy)
+				case status != "0":
+					return fmt.Errorf("%s: otter exited with status %s, want 0", sig, status)
+				case took > 2*time.Second:
+					return fmt.Errorf("%s: otter and its servers took %s to exit, more than 2s", sig, took.Round(time.Millisecond))
+				}
+				_, err := tm("kill-window", "-t", target)
+				return err
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		dead, _, _, _ := pane()
+		screen, _ := tm("capture-pane", "-p", "-t", target)
+		return fmt.Errorf("%s: 10s after the signal otter exited=%s and these processes remain: %v; screen:\n%s",
+			sig, dead, markedProcesses(marker), screen)
+	}
+
+	var sigs []syscall.Signal
+	for range 30 {
+		sigs = append(sigs, syscall.SIGINT, syscall.SIGTERM)
+	}
+	for range 10 {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	const batch = 10
+	failures := map[syscall.Signal]int{}
+	var mu sync.Mutex
+	for start := 0; start < len(sigs); start += batch {
+		var wg sync.WaitGroup
+		for n := start; n < min(start+batch, len(sigs)); n++ {
+			wg.Go(func() {
+				if err := run(n, sigs[n]); err != nil {
+					mu.Lock()
+					defer mu.Unlock()
+					failures[sigs[n]]++
+					if failures[sigs[n]] <= 2 { // the first ones say enough
+						t.Errorf("run %d: %v", n, err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if len(failures) > 0 {
+		t.Errorf("failed runs by signal: %v", failures)
+	}
+}
+
+// markedProcesses returns the pids whose environment holds marker.
+func markedProcesses(marker string) []string {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []string
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if string(kv) == marker {
+				pids = append(pids, e.Name())
+			}
+		}
+	}
+	return pids
+}
