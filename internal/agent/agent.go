@@ -230,7 +230,7 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 
 	lastText := ""
 	for rounds := 0; ; {
-		tools := a.offeredTools(provider, settings.ToolSearch) // before the system prompt, which names deferred tools' servers
+		tools := a.offeredTools(provider, model, settings.ToolSearch) // before the system prompt, which names deferred tools' servers
 		req := llm.Request{
 			Model:     model,
 			System:    a.systemPrompt(settings.SystemPrompt),

@@ -28,9 +28,11 @@ import (
 // deferred tools with.
 const ToolSearchName = "tool_search"
 
-// DefaultContextWindow is the context window assumed for a model whose
-// window is not known: small enough that the budget it gives
-// (DefaultContextWindow/10 tokens) suits every current model.
+// DefaultContextWindow is the context window the budget assumes for a
+// model whose window is not known (a local model otter has no figures
+// for): the window of most current models, so that a few servers' tools
+// are offered as they are; set [providers.NAME] context_window, or
+// [agent] tool_search_budget, for a smaller model.
 const DefaultContextWindow = 128_000
 
 // Search limits of tool_search.
@@ -48,9 +50,10 @@ type ToolSearch struct {
 	// Budget is how many tokens the MCP tools' definitions may take in a
 	// request; 0 means a tenth of ContextWindow.
 	Budget int
-	// ContextWindow is the model's context window in tokens; 0 means
-	// DefaultContextWindow.
-	ContextWindow int
+	// ContextWindow returns the context window in tokens of model as
+	// served by the provider named provider, and whether it is known; nil,
+	// or an unknown window, means DefaultContextWindow.
+	ContextWindow func(provider, model string) (tokens int, known bool)
 	// AlwaysLoad names the servers whose tools are always offered.
 	AlwaysLoad map[string]bool
 }
@@ -58,7 +61,11 @@ type ToolSearch struct {
 // ToolSearchConfig reads the ToolSearch settings of cfg: [agent]
 // tool_search and tool_search_budget, and the servers with always_load.
 func ToolSearchConfig(cfg *config.Config) ToolSearch {
-	ts := ToolSearch{Mode: cfg.Agent.ToolSearch, Budget: cfg.Agent.ToolSearchBudget, AlwaysLoad: map[string]bool{}}
+	ts := ToolSearch{Mode: cfg.Agent.ToolSearch, Budget: cfg.Agent.ToolSearchBudget, AlwaysLoad: map[string]bool{},
+		ContextWindow: func(provider, model string) (int, bool) {
+			f := llm.Facts(cfg, provider, model)
+			return f.ContextWindow, f.WindowKnown
+		}}
 	for _, s := range cfg.MCP.Servers {
 		if s.AlwaysLoad {
 			ts.AlwaysLoad[s.Name] = true
@@ -67,12 +74,19 @@ func ToolSearchConfig(cfg *config.Config) ToolSearch {
 	return ts
 }
 
-// budget returns the token budget of the MCP tools' definitions.
-func (t ToolSearch) budget() int {
+// budget returns the token budget of the MCP tools' definitions for
+// model, served by the provider named provider.
+func (t ToolSearch) budget(provider, model string) int {
 	if t.Budget > 0 {
 		return t.Budget
 	}
-	return cmp.Or(t.ContextWindow, DefaultContextWindow) / 10
+	window := DefaultContextWindow
+	if t.ContextWindow != nil {
+		if w, known := t.ContextWindow(provider, model); known && w > 0 {
+			window = w
+		}
+	}
+	return window / 10
 }
 
 // ToolLimiter is a provider whose API refuses requests with more than
@@ -97,8 +111,9 @@ type serverLine struct {
 	about string
 }
 
-// touch marks names as used now, loading those that are deferred.
-func (d *deferState) touch(names ...string) {
+// touch marks names as used now, loading those that are deferred; it
+// reports whether tools are deferred.
+func (d *deferState) touch(names ...string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.loaded == nil {
@@ -107,6 +122,33 @@ func (d *deferState) touch(names ...string) {
 	for _, n := range names {
 		d.clock++
 		d.loaded[n] = d.clock
+	}
+	return d.active
+}
+
+// LoadedToolsState is the key under which a StateRecorder saves the
+// loaded tools (LoadedTools), for LoadTools when the session resumes.
+const LoadedToolsState = "loaded_tools"
+
+// A StateRecorder is a Recorder that also saves small state of the
+// conversation under a key (internal/session's Recorder). While tools are
+// deferred the agent saves LoadedTools under LoadedToolsState each time
+// they change.
+type StateRecorder interface {
+	RecordState(key string, value any)
+}
+
+// useTools marks names as used now (loading deferred ones) and saves the
+// loaded tools with the session while tools are deferred.
+func (a *Agent) useTools(names ...string) {
+	if a.deferred.touch(names...) {
+		a.saveLoaded()
+	}
+}
+
+func (a *Agent) saveLoaded() {
+	if r, ok := a.currentRecorder().(StateRecorder); ok {
+		r.RecordState(LoadedToolsState, a.LoadedTools())
 	}
 }
 
@@ -120,7 +162,7 @@ func tokens(s llm.ToolSpec) int {
 // tool, or, when the MCP tools must be deferred, the built-ins,
 // tool_search, the tools of always_load servers and the loaded tools that
 // fit.
-func (a *Agent) offeredTools(provider llm.Provider, ts ToolSearch) []llm.ToolSpec {
+func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch) []llm.ToolSpec {
 	d := &a.deferred
 	if a.opts.Tools == nil {
 		return nil
@@ -141,7 +183,7 @@ func (a *Agent) offeredTools(provider llm.Provider, ts ToolSearch) []llm.ToolSpe
 	if l, ok := provider.(ToolLimiter); ok {
 		limit = l.MaxTools()
 	}
-	budget := ts.budget()
+	budget := ts.budget(provider.Name(), model)
 	defer_ := false
 	switch ts.Mode {
 	case config.ToolSearchNever:
@@ -178,6 +220,12 @@ func (a *Agent) offeredTools(provider llm.Provider, ts ToolSearch) []llm.ToolSpe
 		}
 	}
 
+	unloaded := false
+	defer func() { // after the unlock below
+		if unloaded {
+			a.saveLoaded()
+		}
+	}()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	index := make(map[string]int, len(entries))
@@ -202,6 +250,7 @@ func (a *Agent) offeredTools(provider llm.Provider, ts ToolSearch) []llm.ToolSpe
 		t := tokens(specs[i])
 		if room == 0 || t > budget {
 			delete(d.loaded, n)
+			unloaded = true
 			continue
 		}
 		offer[i] = true
@@ -278,7 +327,7 @@ func (a *Agent) toolSearchPrompt() string {
 func (a *Agent) lookupTool(name string) (tool.Entry, bool) {
 	if e, ok := a.opts.Tools.Lookup(name); ok {
 		if e.Info.Server != "" {
-			a.deferred.touch(name)
+			a.useTools(name)
 		}
 		return e, true
 	}
@@ -381,7 +430,7 @@ func (s searchTool) Call(ctx context.Context, args json.RawMessage) (*tool.Resul
 	for i := len(matches) - 1; i >= 0; i-- { // the best match is used last, so it is unloaded last
 		names = append(names, matches[i].Name)
 	}
-	s.a.deferred.touch(names...)
+	s.a.useTools(names...)
 	for _, m := range matches {
 		desc := firstLine(cmp.Or(m.Info.Description, m.Info.Title))
 		res.Matches = append(res.Matches, SearchMatch{Name: m.Name, Server: m.Info.Server, Description: desc, Score: m.Score})

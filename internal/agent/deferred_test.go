@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,6 +13,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -161,8 +163,13 @@ func TestLoadedToolsAreUnloadedLeastRecentlyUsedFirst(t *testing.T) {
 		llmtest.Reply{Text: []string{"ok"}},
 	)
 	withMany(t, h, 300)
+	rec := &stateRecorder{}
+	h.agent.SetRecorder(rec)
 	if err := h.send(t, "look around"); err != nil {
 		t.Fatal(err)
+	}
+	if saved := rec.last(agent.LoadedToolsState); !slices.Equal(saved, h.agent.LoadedTools()) || len(saved) == 0 {
+		t.Errorf("the session saved loaded tools %v, the agent has %v", saved, h.agent.LoadedTools())
 	}
 	reqs := h.srv.Requests()
 	mcpTools := func(r llmtest.Request, server string) []string {
@@ -226,4 +233,46 @@ func TestToolSearchWithoutQuery(t *testing.T) {
 	if res := h.srv.Requests()[1].LastToolResults(); len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, `"query"`) {
 		t.Errorf("result = %+v", res)
 	}
+}
+
+// The budget is a tenth of the model's context window, from the model
+// table and the provider's config.
+func TestBudgetFollowsTheContextWindow(t *testing.T) {
+	t.Parallel()
+	for window, deferred := range map[int]bool{20_000: true, 1_000_000: false} {
+		cfg := &config.Config{Providers: map[string]config.Provider{"fake-anthropic": {Type: "anthropic", ContextWindow: window}}}
+		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) { o.ToolSearch = agent.ToolSearchConfig(cfg) }}, llmtest.Reply{Text: []string{"hi"}})
+		withMany(t, h, 150) // about 6,000 tokens of definitions
+		if err := h.send(t, "hi"); err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(h.srv.Requests()[0].Tools, agent.ToolSearchName); got != deferred {
+			t.Errorf("window %d: tools deferred = %v, want %v", window, got, deferred)
+		}
+	}
+}
+
+// stateRecorder keeps what the agent saves with a session.
+type stateRecorder struct {
+	mu    sync.Mutex
+	state map[string]any
+}
+
+func (r *stateRecorder) RecordMessage(llm.Message, llm.Usage) {}
+func (r *stateRecorder) RecordToolResult(llm.ToolResult)      {}
+func (r *stateRecorder) RecordAllowed(string)                 {}
+func (r *stateRecorder) RecordState(key string, value any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		r.state = map[string]any{}
+	}
+	r.state[key] = value
+}
+
+func (r *stateRecorder) last(key string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, _ := r.state[key].([]string)
+	return v
 }
