@@ -26,7 +26,8 @@ func (a *Agent) SetRecorder(r Recorder) {
 
 // Load replaces the conversation with history (a resumed session, whose
 // tool calls all have results) and the tools allowed for the session with
-// allowed. It returns ErrBusy while a message is in progress.
+// allowed. The agent keeps history itself: the caller must not change it
+// afterwards. It returns ErrBusy while a message is in progress.
 func (a *Agent) Load(history []llm.Message, allowed []string) error {
 	if !a.busy.TryLock() {
 		return ErrBusy
@@ -34,7 +35,7 @@ func (a *Agent) Load(history []llm.Message, allowed []string) error {
 	defer a.busy.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.history = append([]llm.Message(nil), history...)
+	a.history = history
 	a.session = make(map[string]bool, len(allowed))
 	for _, t := range allowed {
 		a.session[t] = true

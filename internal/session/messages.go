@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/otter-sh/otter/internal/llm"
 )
 
@@ -148,7 +150,8 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 	return text, string(b), nil
 }
 
-// decode rebuilds a message from its columns.
+// decode rebuilds a message from its columns. The parts are read with
+// gjson, without reflection: resuming a long session decodes thousands.
 func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted bool) (llm.Message, error) {
 	m := llm.Message{Role: llm.Role(role), Text: text, Interrupted: interrupted}
 	if !partsJSON.Valid || partsJSON.String == "" {
@@ -157,42 +160,53 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 		}
 		return m, nil
 	}
-	var p parts
-	if err := json.Unmarshal([]byte(partsJSON.String), &p); err != nil {
-		return m, err
+	if !gjson.Valid(partsJSON.String) {
+		return m, fmt.Errorf("its parts are not valid JSON")
 	}
-	if len(p.Images) > 0 {
+	p := gjson.Parse(partsJSON.String)
+	if imgs := p.Get("images"); imgs.Exists() {
 		var missing string
-		m.Images, missing = s.loadImages(p.Images)
+		m.Images, missing = s.loadImages(imageRefs(imgs))
 		m.Text += missing
 	}
-	for _, c := range p.ToolCalls {
-		m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args})
+	if calls := p.Get("tool_calls").Array(); len(calls) > 0 {
+		m.ToolCalls = make([]llm.ToolCall, len(calls))
+		for i, c := range calls {
+			m.ToolCalls[i] = llm.ToolCall{ID: c.Get("id").String(), Name: c.Get("name").String()}
+			if a := c.Get("args"); a.Exists() {
+				m.ToolCalls[i].Args = json.RawMessage(a.Raw)
+			}
+		}
 	}
-	if p.Result != nil {
-		r := llm.ToolResult{CallID: p.Result.CallID, Name: p.Result.Name, Text: text, IsError: p.Result.IsError}
-		if len(p.Result.Images) > 0 {
+	if res := p.Get("result"); res.Exists() {
+		r := llm.ToolResult{CallID: res.Get("call_id").String(), Name: res.Get("name").String(), Text: text, IsError: res.Get("is_error").Bool()}
+		if imgs := res.Get("images"); imgs.Exists() {
 			var missing string
-			r.Images, missing = s.loadImages(p.Result.Images)
+			r.Images, missing = s.loadImages(imageRefs(imgs))
 			r.Text += missing
 		}
 		m.Text = ""
 		m.ToolResults = []llm.ToolResult{r}
+	} else if m.Role == llm.RoleTool {
+		return m, fmt.Errorf("a tool result without its call")
 	}
 	return m, nil
 }
 
-// appendSQL adds a message at the end of a session and updates the
-// session's counters, in one statement each of one transaction.
-const (
-	insertMessageSQL = `INSERT INTO messages (session_id, seq, role, text, parts, interrupted, input_tokens, output_tokens, created)
-		VALUES (?1, (SELECT messages + 1 FROM sessions WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING seq`
-	updateSessionSQL = `UPDATE sessions SET messages = messages + 1, updated = ?2,
-		input_tokens = input_tokens + ?3, output_tokens = output_tokens + ?4,
-		first_prompt = CASE WHEN first_prompt = '' AND ?5 != '' THEN ?5 ELSE first_prompt END,
-		title = CASE WHEN title = '' AND ?5 != '' THEN ?6 ELSE title END
-		WHERE id = ?1`
-)
+// imageRefs reads a JSON array of imageRef.
+func imageRefs(v gjson.Result) []imageRef {
+	var refs []imageRef
+	for _, r := range v.Array() {
+		refs = append(refs, imageRef{MIMEType: r.Get("mime").String(), File: r.Get("file").String(), Bytes: int(r.Get("bytes").Int())})
+	}
+	return refs
+}
+
+// insertMessageSQL adds a message at the end of a session; the
+// messages_count trigger updates the session's counters in the same
+// statement.
+const insertMessageSQL = `INSERT INTO messages (session_id, seq, role, text, parts, interrupted, input_tokens, output_tokens, created)
+	VALUES (?1, (SELECT messages + 1 FROM sessions WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING seq`
 
 // Append saves a message at the end of a session and returns its sequence
 // number. A llm.RoleTool message must hold exactly one result (save each
@@ -203,42 +217,29 @@ func (s *Store) Append(ctx context.Context, id string, m llm.Message, u llm.Usag
 	if err != nil {
 		return 0, s.fail("save a message", err)
 	}
-	prompt := ""
-	if m.Role == llm.RoleUser {
-		prompt = m.Text
-	}
 	ins, err := s.stmt(ctx, insertMessageSQL)
 	if err != nil {
 		return 0, s.fail("save a message", err)
 	}
-	upd, err := s.stmt(ctx, updateSessionSQL)
-	if err != nil {
-		return 0, s.fail("save a message", err)
-	}
-	now := millis(time.Now())
 	var seq int64
-	err = s.tx(ctx, "save a message", func(tx *sql.Tx) error {
-		if err := tx.StmtContext(ctx, ins).QueryRowContext(ctx, id, string(m.Role), text, p, m.Interrupted, u.InputTokens, u.OutputTokens, now).Scan(&seq); err != nil {
-			if strings.Contains(err.Error(), "NOT NULL constraint failed: messages.seq") {
-				return fmt.Errorf("%w %q (was it deleted?)", ErrNotFound, id)
-			}
-			return err
-		}
-		_, err := tx.StmtContext(ctx, upd).ExecContext(ctx, id, now, u.InputTokens, u.OutputTokens, prompt, titleFrom(prompt))
-		return err
-	})
-	return seq, err
+	err = ins.QueryRowContext(ctx, id, string(m.Role), text, p, m.Interrupted, u.InputTokens, u.OutputTokens, millis(time.Now())).Scan(&seq)
+	if err != nil && strings.Contains(err.Error(), "NOT NULL constraint failed: messages.seq") {
+		err = fmt.Errorf("%w %q (was it deleted?)", ErrNotFound, id)
+	}
+	return seq, s.fail("save a message", err)
 }
 
 // Entries returns a session's stored rows in order, those with Seq > after.
 func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, error) {
+	var n int // the number of rows, to size the slice (one connection: read it first)
+	s.db.QueryRowContext(ctx, "SELECT messages FROM sessions WHERE id = ?", id).Scan(&n)
 	rows, err := s.db.QueryContext(ctx, `SELECT seq, role, text, parts, interrupted, input_tokens, output_tokens, created
 		FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`, id, after)
 	if err != nil {
 		return nil, s.fail("read a session", err)
 	}
 	defer rows.Close()
-	var out []Entry
+	out := make([]Entry, 0, n)
 	for rows.Next() {
 		var e Entry
 		var role, text string

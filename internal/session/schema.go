@@ -80,6 +80,20 @@ CREATE TABLE session_state (
 	PRIMARY KEY (session_id, key)
 );
 `,
+	// Version 3: the session's counters follow its messages in the same
+	// statement, so that saving a message is one INSERT. The title shown
+	// while a session has none is made from its first prompt when read.
+	`
+CREATE TRIGGER messages_count AFTER INSERT ON messages BEGIN
+	UPDATE sessions SET
+		messages = messages + 1,
+		updated = max(updated, new.created),
+		input_tokens = input_tokens + new.input_tokens,
+		output_tokens = output_tokens + new.output_tokens,
+		first_prompt = CASE WHEN first_prompt = '' AND new.role = 'user' THEN new.text ELSE first_prompt END
+	WHERE id = new.session_id;
+END;
+`,
 }
 
 // schemaVersion is the version this otter writes.

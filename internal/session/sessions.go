@@ -80,6 +80,9 @@ func scanInfo(sc interface{ Scan(...any) error }, first ...any) (Info, error) {
 	err := sc.Scan(append(first, &i.ID, &i.Cwd, &i.Title, &i.FirstPrompt, &created, &updated, &i.Provider, &i.Model, &i.ParentID,
 		&i.Usage.InputTokens, &i.Usage.OutputTokens, &i.Messages)...)
 	i.Created, i.Updated = fromMillis(created), fromMillis(updated)
+	if i.Title == "" {
+		i.Title = titleFrom(i.FirstPrompt)
+	}
 	return i, err
 }
 
@@ -259,14 +262,13 @@ func (s *Store) Fork(ctx context.Context, id string) (Info, error) {
 	dst.ParentID = src.ID
 	dst.Created = time.Now()
 	dst.Updated = dst.Created
-	if dst.Title != "" && dst.Title != dst.FirstPrompt {
-		dst.Title += " (fork)"
-	}
+	dst.Title = src.Title + " (fork)"
 	err = s.tx(ctx, "fork a session", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, cwd, title, first_prompt, created, updated, provider, model, parent_id, input_tokens, output_tokens, messages)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			dst.ID, dst.Cwd, dst.Title, dst.FirstPrompt, millis(dst.Created), millis(dst.Updated), dst.Provider, dst.Model, dst.ParentID,
-			dst.Usage.InputTokens, dst.Usage.OutputTokens, dst.Messages); err != nil {
+		// The counters start at zero: the messages_count trigger counts
+		// the copied messages.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, cwd, title, created, updated, provider, model, parent_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			dst.ID, dst.Cwd, dst.Title, millis(dst.Created), millis(dst.Updated), dst.Provider, dst.Model, dst.ParentID); err != nil {
 			return err
 		}
 		for _, q := range []string{
@@ -281,7 +283,8 @@ func (s *Store) Fork(ctx context.Context, id string) (Info, error) {
 				return err
 			}
 		}
-		return nil
+		_, err := tx.ExecContext(ctx, "UPDATE sessions SET updated = ? WHERE id = ?", millis(dst.Updated), dst.ID)
+		return err
 	})
 	if err != nil {
 		return Info{}, err
