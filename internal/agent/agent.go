@@ -213,6 +213,13 @@ func (a *Agent) emit(ev Event) {
 // when canceled, and otherwise the error (also in TurnFinished.Err). The
 // conversation is kept in every case, so a later Send continues it.
 func (a *Agent) Send(ctx context.Context, text string) error {
+	return a.SendMessages(ctx, llm.Message{Role: llm.RoleUser, Text: text})
+}
+
+// SendMessages is Send for messages built by the front end: a user message
+// with images (resources attached with @-mentions), or an MCP prompt's
+// messages with their roles. They are added to the conversation in order.
+func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 	if !a.busy.TryLock() {
 		return ErrBusy
 	}
@@ -226,7 +233,9 @@ func (a *Agent) Send(ctx context.Context, text string) error {
 		a.emit(TurnFinished{Err: err})
 		return err
 	}
-	a.appendRecorded(llm.Message{Role: llm.RoleUser, Text: text}, llm.Usage{})
+	for _, m := range msgs {
+		a.appendRecorded(m, llm.Usage{})
+	}
 
 	lastText := ""
 	for rounds := 0; ; {

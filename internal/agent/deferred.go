@@ -167,7 +167,8 @@ func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch)
 	if a.opts.Tools == nil {
 		return nil
 	}
-	entries := a.opts.Tools.Entries()
+	// Tools otter cannot call are listed for people, never offered (see tool.Info).
+	entries := slices.DeleteFunc(a.opts.Tools.Entries(), func(e tool.Entry) bool { return e.Info.Unsupported != "" })
 	specs := make([]llm.ToolSpec, len(entries))
 	var builtins, mcpTokens, mcpCount int
 	for i, e := range entries {

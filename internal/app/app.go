@@ -78,6 +78,10 @@ type App struct {
 	opts    Options
 	closeMu sync.Mutex
 	closed  bool
+
+	builtinsMu    sync.Mutex // see setBuiltins
+	web           []tool.Tool
+	resourceTools bool
 }
 
 // New loads the configuration and builds the tool set (with the built-in
@@ -113,7 +117,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Tools.SetBuiltins(builtins)
+	a.setBuiltins(builtins)
 
 	var prompter ask.LoginPrompter // nil: oauth's terminal prompter
 	if opts.Asker != nil {
@@ -139,9 +143,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Asker != nil {
 		mopts.Eliciter = opts.Asker
 	}
-	if opts.OnEvent != nil {
-		mopts.OnEvent = opts.OnEvent
-	}
+	mopts.OnEvent = a.onMCPEvent
 	a.MCP = mcphost.New(cfg.MCP, mopts)
 	return a, nil
 }
@@ -184,7 +186,7 @@ func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 		return mcphost.ReloadDiff{}, err
 	}
 	a.Config = cfg
-	a.Tools.SetBuiltins(builtins)
+	a.setBuiltins(builtins)
 	return a.MCP.Reload(ctx, cfg.MCP), nil
 }
 

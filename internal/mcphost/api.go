@@ -42,6 +42,7 @@ type Status struct {
 	NotOffered   []tool.Collision
 	Prompts      int
 	Resources    int
+	Templates    int      // resource templates
 	Instructions string   // the server's initialize instructions
 	StderrTail   []string // the last lines the server wrote on stderr (stdio)
 	ServerInfo   string   // "name version" from initialize
@@ -75,9 +76,14 @@ type ServerLog struct {
 	Data   json.RawMessage
 }
 
-func (StateChanged) isEvent() {}
-func (ToolsChanged) isEvent() {}
-func (ServerLog) isEvent()    {}
+// ResourceUpdated reports that a resource otter subscribed to (see
+// Manager.Subscribe) changed on its server.
+type ResourceUpdated struct{ Server, URI string }
+
+func (StateChanged) isEvent()    {}
+func (ResourceUpdated) isEvent() {}
+func (ToolsChanged) isEvent()    {}
+func (ServerLog) isEvent()       {}
 
 // ReloadDiff says what a Reload changed.
 type ReloadDiff struct {

@@ -30,6 +30,11 @@ func (s *server) newClient(c *conn) *sdk.Client {
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
 			c.listChanged(kindResources)
 		},
+		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+			if req.Params != nil {
+				m.emit(ResourceUpdated{Server: s.name, URI: req.Params.URI})
+			}
+		},
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			m.routeProgress(req.Params)
 		},

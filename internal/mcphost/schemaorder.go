@@ -52,6 +52,9 @@ type schemaOrder struct {
 	orig  map[string]json.RawMessage
 	keys  []string // insertion order, oldest first
 	bytes int
+	// needsTasks holds the tools whose execution.taskSupport is
+	// "required", which the SDK does not decode (see tasks.go).
+	needsTasks map[string]bool
 }
 
 func newSchemaOrder() *schemaOrder {
@@ -148,8 +151,10 @@ func (o *schemaOrder) recordElicit(params json.RawMessage) {
 func (o *schemaOrder) recordTools(result json.RawMessage) {
 	var r struct {
 		Tools []struct {
+			Name         string          `json:"name"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Execution    *toolExecution  `json:"execution"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &r) != nil {
@@ -158,6 +163,7 @@ func (o *schemaOrder) recordTools(result json.RawMessage) {
 	for _, t := range r.Tools {
 		o.record(t.InputSchema)
 		o.record(t.OutputSchema)
+		o.recordExecution(t.Name, t.Execution)
 	}
 }
 

@@ -88,6 +88,7 @@ type lists struct {
 	tools     []*sdk.Tool // as the server lists them (unfiltered)
 	prompts   []*sdk.Prompt
 	resources []*sdk.Resource
+	templates []*sdk.ResourceTemplate
 }
 
 // List kinds, for refreshes.
@@ -275,6 +276,7 @@ func (s *server) statusLocked() Status {
 		st.Tools = len(s.filterTools(l.tools))
 		st.Prompts = len(l.prompts)
 		st.Resources = len(l.resources)
+		st.Templates = len(l.templates)
 		st.Instructions = c.instructions
 		st.ServerInfo = c.serverInfo
 	}
@@ -488,7 +490,14 @@ func (s *server) pushTools(c *conn) {
 		ts := s.filterTools(c.lists().tools)
 		out := make([]tool.Tool, 0, len(ts))
 		for _, t := range ts {
-			out = append(out, newMCPTool(s, t))
+			mt := newMCPTool(s, t)
+			if orderOf(c.cs).requiresTasks(t.Name) {
+				info := mt.Info()
+				info.Unsupported = NeedsTasks
+				out = append(out, &unsupportedTool{info})
+				continue
+			}
+			out = append(out, mt)
 		}
 		s.m.opts.Tools.SetServerTools(s.name, out)
 	}
@@ -777,6 +786,7 @@ func (s *server) fetch(ctx context.Context, c *conn, kinds uint32) error {
 			s.m.logger.Warn("listing an MCP server's resources failed", "server", s.name, "err", err)
 		}
 		l.resources = res
+		l.templates = s.fetchTemplates(ctx, c)
 	}
 	c.listMu.Lock()
 	c.l = l

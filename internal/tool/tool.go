@@ -28,6 +28,10 @@ type Info struct {
 	// "network" (it fetches what the model names) or "file" (it writes
 	// files); "" for MCP tools.
 	PermissionGroup string
+	// Unsupported says why otter cannot call the tool ("needs MCP tasks
+	// (not supported yet)"); "" for a tool it can call. Such a tool is
+	// listed, marked with the reason, but never offered to a model.
+	Unsupported string
 }
 
 // ReadOnly reports the readOnlyHint annotation.
