@@ -16,6 +16,9 @@ import (
 type posIndex struct {
 	byPath map[string][]keyEvent // every occurrence of a key path, in order
 	exact  map[entryKey]int      // the first line of a path in an entry
+	// headers are the [table] and [[array]] headers, in order, each with
+	// the array-of-tables entry it belongs to (see serveredit.go).
+	headers []keyEvent
 }
 
 type entryKey struct {
@@ -173,6 +176,7 @@ func (sc *posScanner) document() {
 			table = sc.key()
 			sc.skipLine() // the closing brackets and any comment
 			sc.header(table, isArray)
+			sc.ix.headers = append(sc.ix.headers, keyEvent{line: sc.line, arr: sc.arr, idx: sc.idx})
 			continue
 		}
 		sc.keyValue(table)
