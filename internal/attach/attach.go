@@ -8,7 +8,8 @@
 // Both front ends (the TUI and `otter -p`) expand mentions and prompts
 // through this package, so that a model sees the same thing from either.
 //
-// It imports internal/mcphost, internal/tool and internal/llm; nothing
+// It imports internal/mcphost, internal/tool, internal/render and
+// internal/llm; nothing
 // above them.
 package attach
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -92,8 +94,8 @@ func isText(mime string) bool {
 
 // Contents turns a resources/read result into MCP content blocks for a
 // model: each text content an embedded text resource, each image blob an
-// image, any other blob an embedded blob (which tool.Text describes by type
-// and size). server names where it came from in the pieces' descriptions.
+// image, text sent as a blob as text, any other blob a description of its
+// type and size. server names where it came from in the attachments.
 func Contents(server string, res *sdk.ReadResourceResult) ([]sdk.Content, []Attachment) {
 	if res == nil {
 		return nil, nil
@@ -139,7 +141,7 @@ func ForModel(set *tool.Set, content []sdk.Content) (string, []llm.Image) {
 	if set != nil {
 		text = set.TextForModel(res)
 	} else {
-		text = tool.Text(res)
+		text = render.Model(res)
 	}
 	var imgs []llm.Image
 	for _, c := range content {

@@ -14,6 +14,7 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -207,7 +208,7 @@ func TestResourceToolsAgainstEverything(t *testing.T) {
 	}
 	res := call(attach.ListToolName, `{"server":"everything"}`)
 	var list []map[string]string
-	text := tool.Text(res)
+	text := render.Model(res)
 	if err := json.Unmarshal([]byte(text[:strings.LastIndex(text, "]")+1]), &list); err != nil {
 		t.Fatalf("list: %v\n%s", err, text)
 	}
@@ -224,11 +225,11 @@ func TestResourceToolsAgainstEverything(t *testing.T) {
 		t.Errorf("listed %d resources and %d templates, want 7 and 2", uris, tmpls)
 	}
 	res = call(attach.ReadToolName, `{"server":"everything","uri":"demo://resource/dynamic/text/2"}`)
-	if res.IsError || !strings.Contains(tool.Text(res), "Resource 2: This is a plaintext resource") {
-		t.Errorf("read: %v %q", res.IsError, tool.Text(res))
+	if res.IsError || !strings.Contains(render.Model(res), "Resource 2: This is a plaintext resource") {
+		t.Errorf("read: %v %q", res.IsError, render.Model(res))
 	}
 	res = call(attach.ReadToolName, `{"server":"nowhere","uri":"x"}`)
-	if !res.IsError || !strings.Contains(tool.Text(res), `no MCP server named "nowhere"`) {
-		t.Errorf("unknown server: %q", tool.Text(res))
+	if !res.IsError || !strings.Contains(render.Model(res), `no MCP server named "nowhere"`) {
+		t.Errorf("unknown server: %q", render.Model(res))
 	}
 }

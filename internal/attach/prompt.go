@@ -7,6 +7,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -82,7 +83,7 @@ func PromptText(res *sdk.GetPromptResult) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "[%s]\n%s\n", pm.Role, tool.Text(&tool.Result{Content: []sdk.Content{pm.Content}}))
+		fmt.Fprintf(&b, "[%s]\n%s\n", pm.Role, render.Terminal(&tool.Result{Content: []sdk.Content{pm.Content}}, nil))
 	}
 	return b.String()
 }

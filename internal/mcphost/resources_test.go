@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -75,8 +76,8 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(tool.Text(res), "needs MCP tasks (not supported yet)") {
-		t.Errorf("calling it: isError %v, %q", res.IsError, tool.Text(res))
+	if !res.IsError || !strings.Contains(render.Model(res), "needs MCP tasks (not supported yet)") {
+		t.Errorf("calling it: isError %v, %q", res.IsError, render.Model(res))
 	}
 	if e, _ := h.set.Lookup(tool.QualifiedName("everything", "echo")); e.Info.Unsupported != "" {
 		t.Errorf("echo marked %q", e.Info.Unsupported)
