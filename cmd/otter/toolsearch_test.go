@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// manyToolServer serves n tools with awkward names over streamable HTTP,
+// as the 2,000-tool test server of internal/mcphost does.
+func manyToolServer(t *testing.T, n int) string {
+	t.Helper()
+	server := sdk.NewServer(&sdk.Implementation{Name: "many", Version: "1.0.0"}, nil)
+	for i := range n {
+		var name string
+		switch i % 5 {
+		case 0:
+			name = fmt.Sprintf("tool %d with spaces", i)
+		case 1:
+			name = fmt.Sprintf("tööl.%d/ünïcode", i)
+		case 2:
+			name = fmt.Sprintf("%s_%d", strings.Repeat("very_long_name_", 8), i)
+		case 3:
+			name = fmt.Sprintf("dots.and-dashes.%d", i)
+		default:
+			name = fmt.Sprintf("t%d", i)
+		}
+		server.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name}}}, nil
+			})
+	}
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestPromptFindsADeferredTool is the issue's "done when": with a
+// 2,000-tool server and the reference server configured, `otter -p` offers
+// at most 128 tools (the OpenAI peer refuses more, as the API does); the
+// model's tool_search("add two numbers") finds get-sum among the first
+// five; the next request offers it; the model's call runs and the answer
+// arrives. The same with the Anthropic peer, which has no cap but whose
+// model's budget the 2,000 definitions pass.
+func TestPromptFindsADeferredTool(t *testing.T) {
+	node, everything := everythingPeer(t)
+	many := manyToolServer(t, 2000)
+	getSum := tool.QualifiedName("everything", "get-sum")
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			configTestHome(t)
+			srv := llmtest.New(t, kind,
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_search", Name: agent.ToolSearchName, Args: `{"query":"add two numbers"}`}}},
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_sum", Name: getSum, Args: `{"a":2,"b":3}`}}},
+				llmtest.Reply{Text: []string{"2 + 3 = 5."}},
+			)
+			cfg := promptConfig(t, srv, fmt.Sprintf(`
+[[mcp.servers]]
+name = "everything"
+command = %q
+args = [%q, "stdio"]
+
+[[mcp.servers]]
+name = "many"
+url = %q
+`, node, everything, many))
+			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "What is 2+3?")
+			if err != nil {
+				t.Fatalf("otter -p: %v\nstderr:\n%s", err, stderr)
+			}
+			if stdout != "2 + 3 = 5.\n" {
+				t.Errorf("stdout = %q", stdout)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("model got %d requests, want 3", len(reqs))
+			}
+			first := reqs[0].Tools
+			if len(first) > 128 || !slices.Contains(first, agent.ToolSearchName) || !slices.Contains(first, "scrape_page") || slices.Contains(first, getSum) {
+				t.Errorf("first request offers %d tools; want ≤ 128 with tool_search and the built-ins, without %s: %v", len(first), getSum, first)
+			}
+			if !strings.Contains(reqs[0].System, "- many: 2000 tools") || !strings.Contains(reqs[0].System, "- everything: ") {
+				t.Errorf("the system prompt does not name the servers:\n%s", reqs[0].System)
+			}
+			res := reqs[1].LastToolResults()
+			if len(res) != 1 || res[0].IsError {
+				t.Fatalf("tool_search result = %+v", res)
+			}
+			t.Logf("offered %d tools first; tool_search answered:\n%s", len(first), res[0].Text)
+			lines := strings.Split(res[0].Text, "\n")
+			var top []string
+			for _, l := range lines[:min(5, len(lines))] {
+				top = append(top, strings.Fields(l + " ")[0])
+			}
+			if !slices.Contains(top, getSum) {
+				t.Errorf("tool_search(add two numbers) gave %v first, want %s among them:\n%s", top, getSum, res[0].Text)
+			}
+			if !slices.Contains(reqs[1].Tools, getSum) || len(reqs[1].Tools) > 128 {
+				t.Errorf("second request offers %d tools without %s", len(reqs[1].Tools), getSum)
+			}
+			if res := reqs[2].LastToolResults(); len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Text, "5") {
+				t.Errorf("get-sum's result = %+v", res)
+			}
+			if !strings.Contains(stderr, "✓ "+getSum) {
+				t.Errorf("stderr does not show the call:\n%s", stderr)
+			}
+		})
+	}
+}
