@@ -336,3 +336,8 @@ type Serve struct {
 	AllowedHosts   []string `toml:"allowed_hosts,omitempty"`
 	AuditLog       string   `toml:"audit_log,omitempty"` // default $XDG_STATE_HOME/otter/audit.jsonl
 }
+
+// RateLimitedTools are the built-in tools a [tools.rate_limits.TOOL] table
+// may name; internal/webdata's DefaultRateLimits has one entry for each
+// (a test there holds the two together).
+var RateLimitedTools = []string{"scrape_page", "scrape_api", "analyze_site", "export_data", "get_status", "list_presets"}

@@ -601,25 +601,29 @@ func TestExpandVars(t *testing.T) {
 		return v, ok
 	}
 	for in, want := range map[string]string{
-		"":                  "",
-		"${A}":              "1",
-		"x${A}y${A}":        "x1y1",
-		"${E}":              "",
-		"${E:-d}":           "d",
-		"${U:-}":            "",
-		"${U:-a b:c}":       "a b:c",
-		"$$":                "$$",
-		"$${A}":             "$${A}",
-		"$A":                "$A",
-		"price $":           "price $",
-		"${A}${U:-z}$${A}$": "1z$${A}$",
+		"":                   "",
+		"${A}":               "1",
+		"x${A}y${A}":         "x1y1",
+		"${E}":               "",
+		"${E:-d}":            "d",
+		"${U:-}":             "",
+		"${U:-a b:c}":        "a b:c",
+		"$$":                 "$$",
+		"$${A}":              "$${A}",
+		"$A":                 "$A",
+		"price $":            "price $",
+		"${A}${U:-z}$${A}$":  "1z$${A}$",
+		"${U:-${A}}":         "1", // a default's references are expanded
+		"${U:-x${E:-${A}}}y": "x1y",
+		"${A:-${U}}":         "1", // an unused default is not expanded
+		"${U:-{a}}":          "{a}",
 	} {
 		got, err := expandVars(in, lookup)
 		if err != nil || got != want {
 			t.Errorf("expandVars(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"${U}", "${A", "${1X}", "${}", "${A-B}"} {
+	for _, in := range []string{"${U}", "${A", "${1X}", "${}", "${A-B}", "${U:-${U}}", "${U:-${A}"} {
 		if got, err := expandVars(in, lookup); err == nil {
 			t.Errorf("expandVars(%q) = %q, want an error", in, got)
 		}

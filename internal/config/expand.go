@@ -10,7 +10,9 @@ import (
 //   - ${VAR} is the value of VAR (empty if VAR is set but empty); an unset
 //     VAR is an error.
 //   - ${VAR:-default} is the value of VAR, or default if VAR is unset or
-//     empty. default is taken literally up to the first "}".
+//     empty. default is taken literally, except that the references in
+//     it are expanded the same way (${A:-${B:-b}}): it ends at the "}"
+//     that closes its "${".
 //   - "$$" and "$" not followed by "{" are left exactly as written (so
 //     "$$" stays "$$", "$HOME" stays "$HOME" and "$${X}" stays "$${X}").
 //
@@ -37,7 +39,7 @@ func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
 			i++
 			continue
 		}
-		end := strings.IndexByte(s[i:], '}')
+		end := closingBrace(s[i:])
 		if end < 0 {
 			return "", &varError{ref: s[i:], msg: "has no closing }"}
 		}
@@ -50,7 +52,10 @@ func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
 		v, ok := lookup(name)
 		switch {
 		case hasDef && v == "":
-			v = def
+			var err error
+			if v, err = expandVars(def, lookup); err != nil {
+				return "", err
+			}
 		case !ok:
 			return "", &varError{name: name, ref: ref}
 		}
@@ -58,6 +63,25 @@ func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
 		i += end + 1
 	}
 	return b.String(), nil
+}
+
+// closingBrace returns the index in s (which starts with "${") of the "}"
+// that closes it, counting the "${" nested in a default; -1 if none does.
+func closingBrace(s string) int {
+	depth := 0
+	for j := 0; j < len(s); j++ {
+		switch {
+		case strings.HasPrefix(s[j:], "${"):
+			depth++
+			j++
+		case s[j] == '}':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 func validVarName(name string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -577,6 +578,7 @@ func (f *fileData) check(errs *errList) {
 		errs.add(file, f.line(toml.Key{"tools"}), "use a positive number or leave it out for the default", "tools.max_output_chars and tools.max_body_bytes must not be negative")
 	}
 	for name, rl := range c.Tools.RateLimits {
+		checkRateLimit(name, rl, file, func(k string) int { return f.line(toml.Key{"tools", "rate_limits", name, k}) }, errs)
 		if rl.RPM == 0 && rawHas(f.raw, "tools", "rate_limits", name, "rpm") {
 			errs.add(file, f.line(toml.Key{"tools", "rate_limits", name, "rpm"}),
 				"write rpm = -1 for no limit, or leave rpm out for the default",
@@ -723,4 +725,26 @@ func rawHas(raw map[string]any, path ...string) bool {
 		}
 	}
 	return true
+}
+
+// checkRateLimit validates one [tools.rate_limits.TOOL] table: the checks
+// the web-data tools make when they start, made here too so that `otter
+// config validate` refuses what every other command refuses, at its line.
+func checkRateLimit(name string, rl RateLimit, file string, lineOf func(key string) int, errs *errList) {
+	if !slices.Contains(RateLimitedTools, name) {
+		hint := "the built-in tools are " + strings.Join(RateLimitedTools, ", ") + "; an MCP server's tools have no otter rate limit"
+		if s := suggest(name, RateLimitedTools); s != "" {
+			hint = fmt.Sprintf("did you mean %q? %s", s, hint)
+		}
+		errs.add(file, lineOf(""), hint, "[tools.rate_limits.%s]: no built-in tool has that name", name)
+		return
+	}
+	if math.IsNaN(rl.RPM) || math.IsInf(rl.RPM, 1) {
+		errs.add(file, lineOf("rpm"), "write calls per minute, or rpm = -1 for no limit",
+			"tools.rate_limits.%s.rpm = %g is not a rate", name, rl.RPM)
+	}
+	if rl.Burst < 0 {
+		errs.add(file, lineOf("burst"), "write how many calls may come at once, at least 1, or leave burst out for the default",
+			"tools.rate_limits.%s.burst = %d is not a number of calls", name, rl.Burst)
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +86,11 @@ func TestRateLimitDefaultsAndConfig(t *testing.T) {
 		}
 	}
 
+	// The config loader refuses a [tools.rate_limits.TOOL] of any other
+	// name, at its line: the two lists are one.
+	if got := slices.Sorted(maps.Keys(DefaultRateLimits)); !slices.Equal(got, slices.Sorted(slices.Values(config.RateLimitedTools))) {
+		t.Errorf("DefaultRateLimits has %v, config.RateLimitedTools %v", got, config.RateLimitedTools)
+	}
 	if _, err := Tools(Options{Config: config.Tools{RateLimits: map[string]config.RateLimit{"scrape_everything": {RPM: 1}}}}); err == nil ||
 		!strings.Contains(err.Error(), "rate_limits.scrape_everything") {
 		t.Errorf("unknown tool in rate_limits: %v", err)
