@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -34,7 +35,7 @@ type serverEntry struct {
 
 // readTOMLFile reads a config file that may not exist yet; it must parse.
 func readTOMLFile(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readBounded(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -210,4 +211,32 @@ func writeEdited(file, text, what string) error {
 		perm = fi.Mode().Perm()
 	}
 	return writeFileAtomic(file, []byte(text), perm)
+}
+
+// ScopeFile returns the TOML file of a scope, for workDir: the user's
+// config.toml, the project's .otter/config.toml or its .otter/
+// config.local.toml (in workDir when it is in no project yet).
+func ScopeFile(paths Paths, workDir string, scope Scope) (string, error) {
+	if scope == ScopeUser {
+		return paths.UserConfigFile(), nil
+	}
+	name := map[Scope]string{ScopeProject: ProjectConfigName, ScopeLocal: LocalConfigName}[scope]
+	if name == "" {
+		return "", fmt.Errorf("config scope %q: use user, project or local", scope)
+	}
+	dir := ProjectDir(workDir)
+	if dir == "" {
+		var err error
+		if dir, err = absDir(workDir); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, ProjectDirName, name), nil
+}
+
+// Masked returns s with its secrets masked, as `otter config show` prints
+// them.
+func (s Server) Masked() Server {
+	c := &Config{MCP: MCP{Servers: []Server{s}}}
+	return c.masked().MCP.Servers[0]
 }

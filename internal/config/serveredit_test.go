@@ -212,3 +212,30 @@ func TestServerEditsRefuseWhatTheyCannotDo(t *testing.T) {
 		t.Errorf("new file:\n%s", got)
 	}
 }
+
+func TestScopeFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, ProjectDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(proj, "sub")
+	os.MkdirAll(sub, 0o755)
+	paths := Paths{ConfigDir: filepath.Join(dir, "cfg")}
+	for scope, want := range map[Scope]string{
+		ScopeUser:    filepath.Join(dir, "cfg", "config.toml"),
+		ScopeProject: filepath.Join(proj, ".otter", "config.toml"),
+		ScopeLocal:   filepath.Join(proj, ".otter", "config.local.toml"),
+	} {
+		if got, err := ScopeFile(paths, sub, scope); err != nil || got != want {
+			t.Errorf("ScopeFile(%s) = %q, %v; want %q", scope, got, err, want)
+		}
+	}
+	if _, err := ScopeFile(paths, sub, "team"); err == nil || !strings.Contains(err.Error(), "use user, project or local") {
+		t.Errorf("bad scope: %v", err)
+	}
+	if m := (Server{Name: "s", Headers: map[string]string{"Authorization": "Bearer abcdefghijklmnopqrstuvwxyz"}}).Masked(); m.Headers["Authorization"] != "****wxyz" {
+		t.Errorf("masked header = %q", m.Headers["Authorization"])
+	}
+}
