@@ -8,6 +8,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -75,9 +76,10 @@ type App struct {
 	Auth    *oauth.Authorizer
 	Logger  *slog.Logger
 
-	opts    Options
-	closeMu sync.Mutex
-	closed  bool
+	opts     Options
+	sessions sessionStore
+	closeMu  sync.Mutex
+	closed   bool
 
 	builtinsMu    sync.Mutex // see setBuiltins
 	web           []tool.Tool
@@ -199,7 +201,7 @@ func (a *App) Close() error {
 		return nil
 	}
 	a.closed = true
-	return a.MCP.Close()
+	return errors.Join(a.MCP.Close(), a.closeSessions())
 }
 
 // interactiveAuth lets every connection start a login at once.
