@@ -63,6 +63,13 @@ type Options struct {
 	SystemPrompt string
 	// ToolSearch says when MCP tools are deferred behind tool_search.
 	ToolSearch ToolSearch
+	// CompactAt is the share of the context window at which the
+	// conversation is compacted ([agent] compact_at); 0 = the default.
+	CompactAt float64
+	// Facts returns the limits and price of a provider's model ([providers]
+	// and [pricing] over the built-in table); nil = llm.Facts without a
+	// config.
+	Facts func(provider, model string) llm.ModelFacts
 	// Instructions returns the connected MCP servers' instructions by
 	// server name; may be nil.
 	Instructions func() map[string]string
@@ -91,11 +98,12 @@ type Settings struct {
 	MaxTokens    int
 	SystemPrompt string
 	ToolSearch   ToolSearch
+	CompactAt    float64
 }
 
 // settings returns o's Settings.
 func (o Options) settings() Settings {
-	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, ToolSearch: o.ToolSearch}
+	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, ToolSearch: o.ToolSearch, CompactAt: o.CompactAt}
 }
 
 // normalized returns s with defaults applied and the permission decisions
@@ -124,7 +132,8 @@ type Agent struct {
 	session  map[string]bool // tools allowed for this session
 	settings Settings
 	recorder Recorder
-	deferred deferState // deferred tools loaded in this conversation
+	deferred deferState  // deferred tools loaded in this conversation
+	window   windowState // token accounting (window.go)
 
 	emitMu sync.Mutex
 }
@@ -189,6 +198,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = nil
+	a.forgetCount()
 }
 
 func (a *Agent) appendMessage(m llm.Message) {
@@ -247,7 +257,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 			Tools:     tools,
 			MaxTokens: settings.MaxTokens,
 		}
-		resp, err := provider.Stream(ctx, req, func(ev llm.Event) {
+		resp, err := a.streamFitted(ctx, provider, req, settings, func(ev llm.Event) {
 			switch ev := ev.(type) {
 			case llm.TextDelta:
 				a.emit(TextDelta(ev))

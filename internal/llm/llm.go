@@ -204,6 +204,7 @@ type Error struct {
 	// Type is the API's error type ("overloaded_error", "server_error")
 	// of an error sent inside a response stream.
 	Type     string
+	Code     string // the API's error code, if any ("context_length_exceeded")
 	Message  string // the API's own message, if any
 	Attempts int    // how many times the request was sent, when retried
 	Err      error  // the SDK's error

@@ -2,8 +2,10 @@ package llm
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -232,4 +234,42 @@ func (f *ModelFacts) applyPrice(p config.Price) {
 		f.Price.CacheWrite = f.Price.Input
 	}
 	f.HasPrice = f.Price.Input > 0 || f.Price.Output > 0
+}
+
+// tooLongRE find the window a provider states when it refuses a prompt as
+// too long: Anthropic's "prompt is too long: N tokens > M maximum" and
+// "… > M, decrease input length …", OpenAI's "maximum context length is M
+// tokens".
+var tooLongRE = []*regexp.Regexp{
+	regexp.MustCompile(`prompt is too long: \d+ tokens > (\d+) maximum`),
+	regexp.MustCompile(`exceed context limit: \d+ \+ \d+ > (\d+)`),
+	regexp.MustCompile(`maximum context length is (\d+) tokens`),
+}
+
+// TooLong reports whether err is a provider's refusal of a request that
+// does not fit the model's context window (OpenAI context_length_exceeded,
+// Anthropic "prompt is too long"), and the window the provider stated in
+// it (0 when it gave none).
+func TooLong(err error) (window int, ok bool) {
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != 400 && e.StatusCode != 413 {
+		return 0, false
+	}
+	msg := e.Message
+	switch {
+	case e.Code == "context_length_exceeded",
+		strings.Contains(msg, "prompt is too long"),
+		strings.Contains(msg, "exceed context limit"),
+		strings.Contains(msg, "maximum context length"),
+		strings.Contains(msg, "context_length_exceeded"):
+	default:
+		return 0, false
+	}
+	for _, re := range tooLongRE {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n, true
+		}
+	}
+	return 0, true
 }

@@ -152,7 +152,7 @@ func (p *OpenAI) wrapErr(ctx context.Context, err error) error {
 		if msg == "" {
 			msg = apiMessage(apiErr.RawJSON())
 		}
-		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Message: msg, Err: err}
+		return &Error{Provider: p.name, StatusCode: apiErr.StatusCode, Code: apiErr.Code, Message: msg, Err: err}
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) { // an error object in a stream that began with 200

@@ -11,7 +11,8 @@
 // newer otter, is never changed.
 //
 // The package is part of otter's core: it may import internal/llm (the
-// message model it stores) and the standard library, never a front end
+// message model it stores), internal/compact (the form of a compaction's
+// summary) and the standard library, never a front end
 // (internal/tui, internal/cli) nor the agent, which it serves through the
 // Recorder's methods.
 package session

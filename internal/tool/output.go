@@ -48,6 +48,11 @@ func runeOffset(s string, n int) int {
 	return len(s)
 }
 
+// Spill writes text to a new file in the Set's SpillDir and returns its
+// path: where the whole of an output lives when a model is shown less of
+// it (a cut result, a result elided by a compaction).
+func (s *Set) Spill(text string) (string, error) { return s.spill(text) }
+
 func (s *Set) spill(text string) (string, error) {
 	dir := s.opts.SpillDir
 	if dir == "" {

@@ -167,6 +167,10 @@ type Server struct {
 	// answers it; by default such a request also fails the test, since
 	// otter must never send one.
 	ExpectInvalid bool
+	// Respond, when set, answers each request that finds no scripted reply
+	// left, from what it asks: for long conversations whose replies are
+	// easier computed than listed. Set it before the first request.
+	Respond func(Request) Reply
 
 	t       testing.TB
 	srv     *httptest.Server
@@ -251,11 +255,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// A refused request consumes no scripted reply: the real API never got
 	// as far as the model.
 	ok := len(s.replies) > 0
+	respond := !ok && s.Respond != nil && req.Refused == ""
 	if ok && req.Refused == "" {
 		reply = s.replies[0]
 		s.replies = s.replies[1:]
 	}
 	s.mu.Unlock()
+	if respond {
+		reply, ok = s.Respond(req), true
+	}
 
 	if err != nil {
 		if !s.ExpectInvalid {

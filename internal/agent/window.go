@@ -1,0 +1,488 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/otter-sh/otter/internal/compact"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// This file keeps the conversation inside the model's context window and
+// counts what it costs: token accounting, automatic, reactive and
+// on-demand compaction, and the per-model usage ledger.
+
+// minAnswerTokens is the least room a request leaves for the answer
+// before otter compacts to make more.
+const minAnswerTokens = 256
+
+// ContextState is the conversation's share of the model's context window.
+type ContextState struct {
+	Provider, Model string
+	// Window is the model's context window in tokens; WindowKnown is false
+	// when it is llm.DefaultContextWindow standing in for a figure nobody
+	// gave (see llm.ModelFacts.MissingWindowNotice).
+	Window      int
+	WindowKnown bool
+	// Used is the tokens the conversation takes: the provider's count of
+	// the last call plus an estimate of what was added since.
+	Used int
+	// CompactAt is the share of Window at which otter compacts.
+	CompactAt float64
+}
+
+// Share is Used as a share of Window.
+func (c ContextState) Share() float64 {
+	if c.Window <= 0 {
+		return 0
+	}
+	return float64(c.Used) / float64(c.Window)
+}
+
+// ModelUsage is what one model was used for in this agent's lifetime.
+type ModelUsage struct {
+	Provider, Model string
+	Usage           llm.Usage
+	Calls           int
+	// Cost in US dollars, when Priced (the model has a price).
+	Cost   float64
+	Priced bool
+}
+
+// Compacted reports a compaction of the conversation: before the next
+// request (Reason "auto"), on the person's request ("manual"), or after the
+// provider refused a request as too long ("overflow").
+type Compacted struct {
+	Reason       string
+	TokensBefore int
+	TokensAfter  int
+	// Elided is how many old tool results became one-line stubs;
+	// Summarized how many messages a summary replaced (0: none).
+	Elided     int
+	Summarized int
+	Summary    string
+}
+
+// ContextNotice is something the person should know about the context
+// window, such as a model whose window otter has to guess.
+type ContextNotice struct{ Text string }
+
+func (Compacted) isEvent()     {}
+func (ContextNotice) isEvent() {}
+
+// CompactionRecorder is a Recorder that also saves compactions: that the
+// messages recorded before kept (the latest messages, kept verbatim, which
+// were recorded before) are, for the model, replaced by summary. The
+// originals stay stored.
+type CompactionRecorder interface {
+	RecordCompaction(summary string, kept []llm.Message, before, after int64)
+}
+
+// windowState is the accounting of one conversation.
+type windowState struct {
+	mu sync.Mutex
+	// last is the usage of the latest model call; lastLen the length of the
+	// history it covered, its answer included (-1: no call since the
+	// history last changed shape).
+	last    llm.Usage
+	lastLen int
+	ledger  []ModelUsage
+	noticed map[string]bool // models whose missing window was told
+	learned map[string]int  // windows a provider stated in a refusal
+}
+
+// facts returns what is known of provider's model, with a window the
+// provider itself stated overriding the rest.
+func (a *Agent) facts(provider llm.Provider, model string) llm.ModelFacts {
+	name := ""
+	if provider != nil {
+		name = provider.Name()
+	}
+	var f llm.ModelFacts
+	if a.opts.Facts != nil {
+		f = a.opts.Facts(name, model)
+	} else {
+		f = llm.Facts(nil, name, model)
+	}
+	w := &a.window
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n, ok := w.learned[name+"\x00"+model]; ok {
+		f.ContextWindow, f.WindowKnown = n, true
+		f.MaxOutputTokens = min(f.MaxOutputTokens, n/4)
+	}
+	return f
+}
+
+// Facts returns what otter knows of the model in use.
+func (a *Agent) Facts() llm.ModelFacts {
+	a.mu.Lock()
+	p, m := a.provider, a.model
+	a.mu.Unlock()
+	return a.facts(p, m)
+}
+
+// Context returns the conversation's use of the model's context window.
+func (a *Agent) Context() ContextState {
+	a.mu.Lock()
+	p, m, s := a.provider, a.model, a.settings
+	history := append([]llm.Message(nil), a.history...)
+	a.mu.Unlock()
+	f := a.facts(p, m)
+	c := ContextState{Model: m, Window: f.ContextWindow, WindowKnown: f.WindowKnown, CompactAt: compactAt(s)}
+	if p != nil {
+		c.Provider = p.Name()
+	}
+	c.Used = a.tokensInUse(history, 0)
+	return c
+}
+
+func compactAt(s Settings) float64 {
+	if s.CompactAt <= 0 || s.CompactAt > 1 {
+		return config.DefaultCompactAt
+	}
+	return s.CompactAt
+}
+
+// tokensInUse is the provider's count of the last call plus an estimate of
+// the messages added since; without a usable count, an estimate of it
+// all. fixed is the system prompt and tools, when known.
+func (a *Agent) tokensInUse(history []llm.Message, fixed int) int {
+	w := &a.window
+	w.mu.Lock()
+	last, n := w.last, w.lastLen
+	w.mu.Unlock()
+	if n > 0 && n <= len(history) && last.InputTokens > 0 {
+		return int(last.InputTokens+last.OutputTokens) + compact.MessagesTokens(history[n:])
+	}
+	return fixed + compact.MessagesTokens(history)
+}
+
+// account records the usage of one model call, for the ledger and, when
+// covering is ≥ 0, as the count of the history's first covering messages.
+func (a *Agent) account(provider llm.Provider, model string, u llm.Usage, covering int) {
+	if u == (llm.Usage{}) {
+		return
+	}
+	f := a.facts(provider, model)
+	w := &a.window
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if covering >= 0 && u.InputTokens > 0 {
+		w.last, w.lastLen = u, covering
+	}
+	name := provider.Name()
+	for i := range w.ledger {
+		e := &w.ledger[i]
+		if e.Provider == name && e.Model == model {
+			e.Usage, e.Calls = e.Usage.Add(u), e.Calls+1
+			if e.Priced = f.HasPrice; e.Priced {
+				e.Cost += f.Price.Cost(u)
+			}
+			return
+		}
+	}
+	e := ModelUsage{Provider: name, Model: model, Usage: u, Calls: 1, Priced: f.HasPrice}
+	if f.HasPrice {
+		e.Cost = f.Price.Cost(u)
+	}
+	w.ledger = append(w.ledger, e)
+}
+
+// Costs returns the tokens and cost of every model this agent called, in
+// the order they were first used.
+func (a *Agent) Costs() []ModelUsage {
+	a.window.mu.Lock()
+	defer a.window.mu.Unlock()
+	return append([]ModelUsage(nil), a.window.ledger...)
+}
+
+// TotalCost is the cost of every priced model call; priced is false when
+// some call's model has no price.
+func (a *Agent) TotalCost() (cost float64, priced bool) {
+	priced = true
+	for _, e := range a.Costs() {
+		cost += e.Cost
+		priced = priced && e.Priced
+	}
+	return cost, priced
+}
+
+// forgetCount drops the last call's count after the history changed shape
+// (a compaction, a resumed or reset conversation).
+func (a *Agent) forgetCount() {
+	a.window.mu.Lock()
+	a.window.last, a.window.lastLen = llm.Usage{}, 0
+	a.window.mu.Unlock()
+}
+
+// fit prepares req for the model's context window: it compacts the
+// conversation when the request would pass compact_at of the window (or
+// leave too little room for the answer), cuts a latest tool result that
+// alone does not fit, and lowers MaxTokens to the room left. req.Messages
+// is refreshed from the history.
+func (a *Agent) fit(ctx context.Context, provider llm.Provider, req *llm.Request, s Settings) {
+	f := a.facts(provider, req.Model)
+	a.noticeWindow(provider, f)
+	answer := answerTokens(req.MaxTokens, provider, f)
+	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})
+	used := a.tokensInUse(a.Messages(), fixed)
+	limit := int(float64(f.ContextWindow) * compactAt(s))
+	if used > limit || f.ContextWindow-used < min(answer, minAnswerTokens) {
+		a.compact(ctx, provider, req.Model, "auto", "", fixed, f, s)
+	}
+	a.cutToFit(fixed, answer, f)
+	req.Messages = a.Messages()
+	req.MaxTokens = maxTokens(req.MaxTokens, answer, f.ContextWindow-fixed-compact.MessagesTokens(req.Messages), provider, f)
+}
+
+// maxTokens is the max_tokens of a request that leaves room tokens of the
+// window: the configured figure or the Anthropic default, lowered to the
+// room; an OpenAI request without one gets one only when the room is less
+// than the model's output limit (the API counts the answer in the window).
+func maxTokens(configured, answer, room int, provider llm.Provider, f llm.ModelFacts) int {
+	_, anthropic := provider.(*llm.Anthropic)
+	if configured <= 0 && !anthropic && room >= f.MaxOutputTokens {
+		return 0
+	}
+	return max(min(answer, room), 1)
+}
+
+// answerTokens is the room a request keeps for the answer: max_tokens,
+// else the provider's default, within the model's output limit.
+func answerTokens(maxTokens int, provider llm.Provider, f llm.ModelFacts) int {
+	n := maxTokens
+	if n <= 0 {
+		n = f.MaxOutputTokens
+		if _, ok := provider.(*llm.Anthropic); ok {
+			n = min(n, llm.DefaultAnthropicMaxTokens)
+		} else {
+			n = min(n, 4096) // what the room is kept for when the API sets no limit
+		}
+	}
+	return max(min(n, f.MaxOutputTokens, f.ContextWindow/4), 1)
+}
+
+// noticeWindow tells the person, once per model, that its window is a
+// guess and how to give the real figure.
+func (a *Agent) noticeWindow(provider llm.Provider, f llm.ModelFacts) {
+	if f.WindowKnown {
+		return
+	}
+	w := &a.window
+	w.mu.Lock()
+	key := provider.Name() + "\x00" + f.Model
+	told := w.noticed[key]
+	if w.noticed == nil {
+		w.noticed = map[string]bool{}
+	}
+	w.noticed[key] = true
+	w.mu.Unlock()
+	if !told {
+		a.emit(ContextNotice{Text: f.MissingWindowNotice(provider.Name())})
+	}
+}
+
+// compact makes the conversation fit: it elides old tool results and, if
+// that is not enough (or force), summarises the older turns with the
+// model. It reports a Compacted event when it changed anything and returns
+// an error only when a summary was needed and could not be had.
+func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reason, keep string, fixed int, f llm.ModelFacts, s Settings) error {
+	a.mu.Lock()
+	history := append([]llm.Message(nil), a.history...)
+	a.mu.Unlock()
+	if len(history) == 0 {
+		return nil
+	}
+	before := a.tokensInUse(history, fixed)
+	// After a compaction the conversation takes about half of what
+	// triggers one, so that the next many turns go without.
+	target := int(float64(f.ContextWindow)*compactAt(s)/2) - fixed
+	recent := compact.Split(history, max(target/2, 1))
+	if recent == 0 {
+		recent = len(history)
+	}
+	ev := Compacted{Reason: reason, TokensBefore: before}
+	ev.Elided = compact.Elide(history, recent, target, a.spill())
+	summarize := reason == "manual" || compact.MessagesTokens(history) > target
+	if summarize && recent > 0 && recent < len(history) {
+		summary, err := a.summarize(ctx, provider, model, history[:recent], keep, f)
+		if err != nil {
+			if ev.Elided > 0 {
+				a.replaceHistory(history, ev, fixed)
+			}
+			return err
+		}
+		ev.Summary, ev.Summarized = summary, recent
+		history = append([]llm.Message{compact.SummaryMessage(summary)}, history[recent:]...)
+	}
+	if ev.Elided == 0 && ev.Summarized == 0 {
+		return nil
+	}
+	a.replaceHistory(history, ev, fixed)
+	return nil
+}
+
+// replaceHistory installs a compacted history, records the compaction and
+// reports it.
+func (a *Agent) replaceHistory(history []llm.Message, ev Compacted, fixed int) {
+	a.mu.Lock()
+	// Messages appended meanwhile (none: Send holds busy) stay.
+	a.history = history
+	a.mu.Unlock()
+	a.forgetCount()
+	ev.TokensAfter = fixed + compact.MessagesTokens(history)
+	if ev.Summarized > 0 {
+		if r, ok := a.currentRecorder().(CompactionRecorder); ok {
+			r.RecordCompaction(ev.Summary, history[1:], int64(ev.TokensBefore), int64(ev.TokensAfter))
+		}
+	}
+	a.emit(ev)
+}
+
+// summarize asks the model for a summary of older.
+func (a *Agent) summarize(ctx context.Context, provider llm.Provider, model string, older []llm.Message, keep string, f llm.ModelFacts) (string, error) {
+	maxTokens := max(min(f.MaxOutputTokens, f.ContextWindow/8, 2048), 64)
+	budget := f.ContextWindow - maxTokens - 64
+	req := compact.SummaryRequest(model, older, keep, budget, maxTokens)
+	resp, err := provider.Stream(ctx, req, func(llm.Event) {})
+	if resp != nil {
+		a.account(provider, model, resp.Usage, -1)
+	}
+	if err != nil {
+		return "", fmt.Errorf("summarise the conversation to compact it: %w", err)
+	}
+	text := resp.Text
+	if compact.Tokens(text) > maxTokens*2 {
+		// A summary that ran on is cut: it must leave room for the rest.
+		text = text[:maxTokens*2*compact.BytesPerToken]
+	}
+	if text == "" {
+		return "", errors.New("summarise the conversation to compact it: the model answered with no text")
+	}
+	return text, nil
+}
+
+// cutToFit shortens the latest tool results when, with everything else
+// compacted, they alone leave no room for the answer.
+func (a *Agent) cutToFit(fixed, answer int, f llm.ModelFacts) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := len(a.history)
+	if n == 0 || a.history[n-1].Role != llm.RoleTool {
+		return
+	}
+	total := fixed + compact.MessagesTokens(a.history)
+	room := f.ContextWindow - answer - total
+	if room >= 0 {
+		return
+	}
+	last := a.history[n-1]
+	results := append([]llm.ToolResult(nil), last.ToolResults...)
+	over := -room
+	// Cut the largest results first.
+	for over > 0 {
+		big := -1
+		for i, r := range results {
+			if big < 0 || len(r.Text) > len(results[big].Text) {
+				big = i
+			}
+		}
+		size := compact.Tokens(results[big].Text)
+		if big < 0 || size <= 64 {
+			break
+		}
+		keep := max(size-over-64, 64)
+		cut := compact.CutResult(results[big], keep, a.spill())
+		over -= size - compact.Tokens(cut.Text)
+		results[big] = cut
+		if keep == 64 {
+			continue
+		}
+	}
+	last.ToolResults = results
+	a.history[n-1] = last
+	a.window.mu.Lock()
+	a.window.last, a.window.lastLen = llm.Usage{}, 0
+	a.window.mu.Unlock()
+}
+
+// spill is the tool set's spill file writer, or nil.
+func (a *Agent) spill() func(string) (string, error) {
+	if a.opts.Tools == nil {
+		return nil
+	}
+	return a.opts.Tools.Spill
+}
+
+// Compact compacts the conversation now (/compact): the older turns are
+// summarised, keeping in particular what keep names. It returns ErrBusy
+// while a message is in progress.
+func (a *Agent) Compact(ctx context.Context, keep string) error {
+	if !a.busy.TryLock() {
+		return ErrBusy
+	}
+	defer a.busy.Unlock()
+	a.mu.Lock()
+	provider, model, s := a.provider, a.model, a.settings
+	n := len(a.history)
+	a.mu.Unlock()
+	if provider == nil {
+		return fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure())
+	}
+	if n < 2 {
+		return errors.New("there is nothing to compact yet")
+	}
+	tools := a.offeredTools(provider, model, s.ToolSearch)
+	fixed := compact.RequestTokens(llm.Request{System: a.systemPrompt(s.SystemPrompt), Tools: tools})
+	return a.compact(ctx, provider, model, "manual", keep, fixed, a.facts(provider, model), s)
+}
+
+// streamFitted sends req after fitting it to the window; when the provider
+// still refuses it as too long, it compacts and tries once more, then
+// fails with what to do.
+func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm.Request, s Settings, emit func(llm.Event)) (*llm.Response, error) {
+	a.fit(ctx, provider, &req, s)
+	resp, err := provider.Stream(ctx, req, emit)
+	stated, tooLong := llm.TooLong(err)
+	if !tooLong || ctx.Err() != nil {
+		a.accounted(provider, req, resp)
+		return resp, err
+	}
+	if stated > 0 {
+		a.window.mu.Lock()
+		if a.window.learned == nil {
+			a.window.learned = map[string]int{}
+		}
+		a.window.learned[provider.Name()+"\x00"+req.Model] = stated
+		a.window.mu.Unlock()
+	}
+	f := a.facts(provider, req.Model)
+	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})
+	if cerr := a.compact(ctx, provider, req.Model, "overflow", "", fixed, f, s); cerr != nil {
+		return resp, fmt.Errorf("%w; compacting the conversation to make it fit failed too: %v", err, cerr)
+	}
+	a.cutToFit(fixed, answerTokens(s.MaxTokens, provider, f), f)
+	req.Messages = a.Messages()
+	req.MaxTokens = maxTokens(s.MaxTokens, answerTokens(s.MaxTokens, provider, f), f.ContextWindow-fixed-compact.MessagesTokens(req.Messages), provider, f)
+	resp, err = provider.Stream(ctx, req, emit)
+	if _, still := llm.TooLong(err); still {
+		return resp, fmt.Errorf("%w\n\nThe conversation does not fit the model's context window even after compacting it. "+
+			"Start a new conversation, switch to a model with a larger window (/model), or, if the window is larger than otter thinks, "+
+			"set context_window in [providers.%s]", err, provider.Name())
+	}
+	a.accounted(provider, req, resp)
+	return resp, err
+}
+
+// accounted counts a response's usage: the count covers the request's
+// messages and the answer that is about to join them.
+func (a *Agent) accounted(provider llm.Provider, req llm.Request, resp *llm.Response) {
+	if resp == nil {
+		return
+	}
+	a.account(provider, req.Model, resp.Usage, len(req.Messages)+1)
+}

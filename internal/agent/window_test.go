@@ -1,0 +1,262 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/compact"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// isSummaryRequest tells the summarising call from the conversation's.
+func isSummaryRequest(r llmtest.Request) bool {
+	return strings.Contains(r.System, "You compact a conversation")
+}
+
+// longAnswer is an answer of about n bytes that says which turn it is.
+func longAnswer(turn, n int) []string {
+	line := fmt.Sprintf("Turn %d: otters hold hands while they sleep so that they do not drift apart. ", turn)
+	text := strings.Repeat(line, n/len(line)+1)[:n]
+	return []string{text[:n/2], text[n/2:]}
+}
+
+// smallWindow answers like a model with a context window of window tokens:
+// long answers to the conversation, short summaries to the compaction.
+func smallWindow(t *testing.T, kind llmtest.Kind, window int) *llmtest.Server {
+	srv := llmtest.New(t, kind)
+	srv.ContextWindow = window
+	turn := 0
+	var mu sync.Mutex
+	srv.Respond = func(r llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Text: []string{"## Goals\nThe user asks about otters, one question per turn.\n## Open tasks\nAnswer the next question."}}
+		}
+		turn++
+		return llmtest.Reply{Text: longAnswer(turn, 2400)}
+	}
+	return srv
+}
+
+// factsWith gives the fake provider the window as a [providers] table
+// would.
+func factsWith(window, output int) func(string, string) llm.ModelFacts {
+	cfg := &config.Config{Providers: map[string]config.Provider{
+		"fake-openai":    {ContextWindow: window, MaxOutputTokens: output},
+		"fake-anthropic": {ContextWindow: window, MaxOutputTokens: output},
+	}}
+	return func(p, m string) llm.ModelFacts { return llm.Facts(cfg, p, m) }
+}
+
+type eventLog struct {
+	mu  sync.Mutex
+	evs []agent.Event
+}
+
+func (l *eventLog) add(ev agent.Event) { l.mu.Lock(); l.evs = append(l.evs, ev); l.mu.Unlock() }
+
+func (l *eventLog) compactions() []agent.Compacted {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []agent.Compacted
+	for _, ev := range l.evs {
+		if c, ok := ev.(agent.Compacted); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// A long conversation in a small window goes on indefinitely: the
+// conversation is compacted before it would overflow, no request is ever
+// refused, and the session store keeps every original message.
+func TestLongConversationInASmallWindow(t *testing.T) {
+	t.Parallel()
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			const window, turns = 4000, 30
+			srv := smallWindow(t, kind, window)
+			store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), session.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { store.Close() })
+			rec := session.NewRecorder(store, session.Info{Cwd: "/p", Provider: "fake", Model: "m"}, func(err error) { t.Error(err) })
+			var log eventLog
+			a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Facts: factsWith(window, 1000), Recorder: rec, OnEvent: log.add,
+				Now: func() time.Time { return time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC) }})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			for i := range turns {
+				if err := a.Send(ctx, fmt.Sprintf("Question %d: tell me at length about otters.", i+1)); err != nil {
+					t.Fatalf("turn %d: %v", i+1, err)
+				}
+			}
+			for i, r := range srv.Requests() {
+				if r.Refused != "" {
+					t.Errorf("request %d was refused: %s", i, r.Refused)
+				}
+				if r.InputTokens+r.MaxTokens > window {
+					t.Errorf("request %d: %d tokens + max_tokens %d pass the window of %d", i, r.InputTokens, r.MaxTokens, window)
+				}
+			}
+			cs := log.compactions()
+			var sizes []int
+			for _, r := range srv.Requests() {
+				sizes = append(sizes, r.InputTokens)
+			}
+			t.Logf("%d requests, %d compactions, prompt sizes %v", len(sizes), len(cs), sizes)
+			if len(cs) == 0 {
+				t.Fatal("no compaction in 30 long turns")
+			}
+			for _, c := range cs {
+				if c.TokensAfter >= c.TokensBefore || c.Summarized == 0 || c.Summary == "" {
+					t.Errorf("compaction %+v did not shrink the conversation with a summary", c)
+				}
+			}
+			// The last request carries the summary and the latest question.
+			reqs := srv.Requests()
+			last := reqs[len(reqs)-1]
+			if !strings.HasPrefix(last.Messages[0].Text, compact.SummaryPrefix) || !strings.Contains(last.Messages[len(last.Messages)-1].Text, "Question 30") {
+				t.Errorf("last request does not start with the summary and end with question 30: %+v", last.Messages)
+			}
+			// Every original is stored; a resumed session sends the
+			// compacted form.
+			all, err := store.History(ctx, rec.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			users := 0
+			for _, m := range all {
+				if m.Role == llm.RoleUser {
+					users++
+				}
+			}
+			if users != turns {
+				t.Errorf("store holds %d user messages, want %d", users, turns)
+			}
+			stored, err := store.Compactions(ctx, rec.ID())
+			if err != nil || len(stored) != len(cs) {
+				t.Fatalf("store holds %d compactions (%v), the agent made %d", len(stored), err, len(cs))
+			}
+			resumed, err := store.ModelHistory(ctx, rec.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := compact.MessagesTokens(resumed), compact.MessagesTokens(a.Messages()); !compact.IsSummary(resumed[0]) || got != want {
+				t.Errorf("resumed history: summary first %v, %d tokens; the agent's is %d", compact.IsSummary(resumed[0]), got, want)
+			}
+			if st := a.Context(); st.Window != window || st.Used <= 0 || st.Share() > 0.8 {
+				t.Errorf("context state %+v (share %.2f)", st, st.Share())
+			}
+		})
+	}
+}
+
+// A tool-heavy conversation: old tool results become one-line stubs that
+// say where the whole output is; a result bigger than the room left is cut
+// to fit; and when otter's figure of the window is wrong, the provider's
+// "too long" refusal makes it compact and retry once, learning the window.
+func TestToolResultsAreElidedAndCutAndOverflowRetried(t *testing.T) {
+	t.Parallel()
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			const window = 6000
+			srv := llmtest.New(t, kind)
+			srv.ContextWindow = window
+			var mu sync.Mutex
+			calls := 0
+			srv.Respond = func(r llmtest.Request) llmtest.Reply {
+				mu.Lock()
+				defer mu.Unlock()
+				if isSummaryRequest(r) {
+					return llmtest.Reply{Text: []string{"## Goals\nFetch pages about otters."}}
+				}
+				if len(r.Messages) > 0 && r.Messages[len(r.Messages)-1].Role == "user" {
+					calls++
+					return llmtest.Reply{Text: []string{"Fetching."}, Calls: []llmtest.Call{{ID: fmt.Sprintf("call_%d", calls), Name: "lookup_word", Args: fmt.Sprintf(`{"word":"otter %d"}`, calls)}}}
+				}
+				return llmtest.Reply{Text: []string{"Done."}}
+			}
+			size := 3000 // bytes of a result; the 6th is bigger than the window
+			set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+			set.SetBuiltins([]tool.Tool{&fakeTool{name: "lookup_word", readOnly: true, call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+				mu.Lock()
+				n := calls
+				mu.Unlock()
+				if n == 6 {
+					return textResult(fmt.Sprintf("page %d: ", n) + strings.Repeat("a huge page. ", 40_000/13)), nil
+				}
+				return textResult(fmt.Sprintf("page %d: ", n) + strings.Repeat("otter facts. ", size/13)), nil
+			}}})
+			var log eventLog
+			// otter believes the window is 60000: the provider's refusal
+			// corrects it.
+			a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Tools: set, Facts: factsWith(60_000, 1000), OnEvent: log.add})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			for i := range 8 {
+				if err := a.Send(ctx, fmt.Sprintf("Look up otter %d.", i+1)); err != nil {
+					t.Fatalf("turn %d: %v", i+1, err)
+				}
+			}
+			refused := 0
+			for _, r := range srv.Requests() {
+				if r.Refused != "" {
+					refused++
+					if refused == 1 && !strings.Contains(r.Refused, "6000") {
+						t.Errorf("refusal %q", r.Refused)
+					}
+				}
+			}
+			if refused != 1 {
+				t.Errorf("%d requests refused, want exactly the one that taught otter the window", refused)
+			}
+			if st := a.Context(); st.Window != window {
+				t.Errorf("window after the refusal = %d, want the provider's %d", st.Window, window)
+			}
+			var stubs, cut int
+			for _, m := range a.Messages() {
+				for _, r := range m.ToolResults {
+					if strings.HasPrefix(r.Text, "[elided to save context: lookup_word") {
+						stubs++
+						path := r.Text[strings.LastIndex(r.Text, "the full output is in ")+len("the full output is in ") : len(r.Text)-1]
+						if data, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(data), "page ") {
+							t.Errorf("stub %q: the file it names does not hold the output (%v)", r.Text, err)
+						}
+					}
+					if strings.Contains(r.Text, "[cut to fit the model's context window") || strings.Contains(r.Text, "a huge page") && len(r.Text) < 30_000 {
+						cut++
+					}
+				}
+			}
+			cs := log.compactions()
+			t.Logf("%d compactions %+v; %d stubs, %d cut", len(cs), cs, stubs, cut)
+			if len(cs) == 0 {
+				t.Error("no compaction")
+			}
+			after := false
+			for _, r := range srv.Requests() {
+				if after && r.InputTokens > window {
+					t.Errorf("a request of %d tokens after the refusal", r.InputTokens)
+				}
+				after = after || r.Refused != ""
+			}
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/otter-sh/otter/internal/compact"
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// RecordCompaction saves a compaction of the conversation (what
+// agent.CompactionRecorder asks): the stored messages before kept, the
+// latest messages the model goes on seeing verbatim, are replaced for the
+// model by summary. Nothing stored is deleted.
+func (r *Recorder) RecordCompaction(summary string, kept []llm.Message, before, after int64) {
+	rows := 0 // each tool result is a row of its own
+	for _, m := range kept {
+		if m.Role == llm.RoleTool {
+			rows += len(m.ToolResults)
+		} else {
+			rows++
+		}
+	}
+	r.do("a compaction", func(ctx context.Context, id string) error {
+		upTo, err := r.store.boundary(ctx, id, rows)
+		if err != nil {
+			return err
+		}
+		return r.store.AddCompaction(ctx, id, Compaction{UpTo: upTo, Summary: summary, TokensBefore: before, TokensAfter: after})
+	})
+}
+
+// boundary is the sequence number of the last message before the latest
+// kept ones (notices aside): the UpTo of a compaction that keeps them.
+func (s *Store) boundary(ctx context.Context, id string, kept int) (int64, error) {
+	var seq int64
+	err := s.db.QueryRowContext(ctx, `SELECT seq FROM messages WHERE session_id = ? AND role != ?
+		ORDER BY seq DESC LIMIT 1 OFFSET ?`, id, string(RoleNotice), kept).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, err
+}
+
+// ModelHistory returns the conversation a model is sent when the session
+// is resumed: after its latest compaction, the summary followed by the
+// messages after the boundary; without one, the whole history.
+func (s *Store) ModelHistory(ctx context.Context, id string) ([]llm.Message, error) {
+	c, entries, err := s.Compacted(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	h := History(entries)
+	if c == nil {
+		return h, nil
+	}
+	return append([]llm.Message{compact.SummaryMessage(c.Summary)}, h...), nil
+}
