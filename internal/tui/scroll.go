@@ -127,11 +127,48 @@ func (m *model) newLines() int {
 	return n
 }
 
+// window is the transcript window last drawn, kept while nothing in it
+// changes: a keystroke redraws the screen, and with it the window, which
+// need not be joined again.
+type window struct {
+	h     int
+	view  viewport
+	items int // len(transcript.items) then
+	first int // the index of shown[0]
+	shown []shownItem
+	text  string
+}
+
+// shownItem is an item of the window and the render of it shown.
+type shownItem struct {
+	it      *item
+	renders int
+}
+
+// still reports whether the window drawn for h is still what the
+// transcript shows: the same place, no item added, none in the window
+// rendered again or due to.
+func (w *window) still(t *transcript, h int) bool {
+	if w.text == "" || w.h != h || w.view != t.view || w.items != len(t.items) {
+		return false
+	}
+	for i, s := range w.shown {
+		it := s.it
+		if w.first+i >= len(t.items) || t.items[w.first+i] != it || it.renders != s.renders || it.stale || it.live() || it.gen != t.gen {
+			return false
+		}
+	}
+	return true
+}
+
 // transcriptView returns the visible window of the transcript, h lines
 // high. Only the items that reach into the window are rendered.
 func (m *model) transcriptView(h int) string {
 	v := &m.tr.view
 	items := m.tr.items
+	if m.tr.window.still(&m.tr, h) {
+		return m.tr.window.text
+	}
 	if v.pinned && (v.top.item >= len(items) || m.linesFrom(v.top, h) < h) {
 		m.follow() // the transcript shrank (/clear, a wider window)
 	}
@@ -139,18 +176,22 @@ func (m *model) transcriptView(h int) string {
 	if !v.pinned {
 		top = m.bottomTop(h)
 	}
-	window := make([]string, 0, h)
-	for i := top.item; i < len(items) && len(window) < h; i++ {
+	lines := make([]string, 0, h)
+	var shown []shownItem
+	for i := top.item; i < len(items) && len(lines) < h; i++ {
 		ls := m.itemLines(items[i])
+		shown = append(shown, shownItem{items[i], items[i].renders})
 		if i == top.item {
 			ls = ls[min(top.line, len(ls)):]
 		}
-		window = append(window, ls[:min(len(ls), h-len(window))]...)
+		lines = append(lines, ls[:min(len(ls), h-len(lines))]...)
 	}
-	for len(window) < h {
-		window = append(window, "")
+	for len(lines) < h {
+		lines = append(lines, "")
 	}
-	return strings.Join(window, "\n")
+	text := strings.Join(lines, "\n")
+	m.tr.window = window{h: h, view: *v, items: len(items), first: top.item, shown: shown, text: text}
+	return text
 }
 
 // scrollMarker is what the rule under the transcript says while it is

@@ -66,12 +66,14 @@ type item struct {
 	rawCall bool               // a /call: keep the raw result
 	cancel  context.CancelFunc // stops a /call
 
-	streaming   bool // assistant text still arriving
-	pendingText bool // text arrived since the last frame
-	stale       bool // must render again
+	streaming   bool     // assistant text still arriving
+	stream      streamed // what of the streaming text is rendered already
+	pendingText bool     // text arrived since the last frame
+	stale       bool     // must render again
 
-	lines []string // rendered, with a trailing blank separator
-	gen   int      // render generation lines belong to
+	lines   []string // rendered, with a trailing blank separator
+	gen     int      // render generation lines belong to
+	renders int      // how many times lines were made (the window cache's key)
 }
 
 func (it *item) live() bool { return it.kind == itemTool && it.state == toolRunning }
@@ -83,6 +85,7 @@ type transcript struct {
 	width  int
 	expand bool     // tool blocks show full results
 	view   viewport // where the window is (following, or scrolled back)
+	window window   // the last window drawn
 
 	md      *glamour.TermRenderer
 	mdWidth int
@@ -139,6 +142,7 @@ func (m *model) itemLines(it *item) []string {
 	it.lines = append(it.lines, "")
 	it.gen = t.gen
 	it.stale = false
+	it.renders++
 	return it.lines
 }
 
@@ -154,6 +158,10 @@ func (m *model) renderItem(it *item) string {
 	case itemError:
 		return st.errText.Render(wrap.Render(it.text.String()))
 	case itemAssistant:
+		if it.streaming {
+			return m.renderStreaming(it)
+		}
+		it.stream = streamed{}
 		return m.renderMarkdown(it.text.String())
 	case itemTool:
 		return m.renderTool(it, w)
