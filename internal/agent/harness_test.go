@@ -37,7 +37,7 @@ func (m *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 // calcServer is an in-process MCP server "calc" with a read-only add tool,
 // a slow tool that runs until canceled, and ask_model, which asks the
 // client's model through sampling/createMessage.
-func calcServer(t *testing.T, sampler func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)) []tool.Tool {
+func calcServer(t testing.TB, sampler func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)) []tool.Tool {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "calc", Version: "1.0"}, &mcp.ServerOptions{
 		Instructions: "Use add for sums.",
@@ -88,7 +88,7 @@ func calcServer(t *testing.T, sampler func(ctx context.Context, server string, r
 
 // connectServer connects a client to the in-process MCP server srv and
 // returns its tools as the tools of server name.
-func connectServer(t *testing.T, name string, srv *mcp.Server, copts *mcp.ClientOptions) []tool.Tool {
+func connectServer(t testing.TB, name string, srv *mcp.Server, copts *mcp.ClientOptions) []tool.Tool {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -215,7 +215,7 @@ type setup struct {
 	sampler  bool // wire the sampling handler into the MCP client
 }
 
-func newHarness(t *testing.T, kind llmtest.Kind, s setup, replies ...llmtest.Reply) *harness {
+func newHarness(t testing.TB, kind llmtest.Kind, s setup, replies ...llmtest.Reply) *harness {
 	t.Helper()
 	h := &harness{srv: llmtest.New(t, kind, replies...), approver: &approver{}}
 	h.set = tool.NewSet(tool.Options{SpillDir: t.TempDir()})

@@ -21,6 +21,24 @@ import (
 )
 
 // benchServer is the stdio test server as a config entry, outside a test.
+// startConnected starts a manager of cfg's servers into set and waits
+// until every one is connected with its tools; it is closed when b ends.
+func startConnected(b *testing.B, cfg config.MCP, set *tool.Set) *Manager {
+	ctx := context.Background()
+	m := New(cfg, Options{Tools: set})
+	b.Cleanup(func() { m.Close() })
+	m.Start(ctx)
+	if err := m.WaitSettled(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for _, st := range m.Statuses() {
+		if st.State != StateConnected || st.Tools == 0 {
+			b.Fatalf("%s: %s with %d tools %s", st.Name, st.State, st.Tools, st.Error)
+		}
+	}
+	return m
+}
+
 func benchServer(name, mode string, env ...string) config.Server {
 	srv := config.Server{
 		Name:           name,
@@ -69,17 +87,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 	for i := range procs {
 		cfg.Servers = append(cfg.Servers, benchServer(fmt.Sprintf("bench%d", i), "normal"))
 	}
-	m := New(cfg, Options{Tools: set})
-	defer m.Close()
-	m.Start(ctx)
-	if err := m.WaitSettled(ctx); err != nil {
-		b.Fatal(err)
-	}
-	for _, st := range m.Statuses() {
-		if st.State != StateConnected {
-			b.Fatalf("%s: %s %s", st.Name, st.State, st.Error)
-		}
-	}
+	m := startConnected(b, cfg, set)
 	var raws, own []*sdk.ClientSession
 	var names []string
 	var tools []tool.Tool

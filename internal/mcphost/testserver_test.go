@@ -23,6 +23,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 const (
@@ -354,20 +356,7 @@ func newTestServer(mode string) *sdk.Server {
 			})
 	}
 	if mode == "many" {
-		for i := range 2000 {
-			var name string
-			switch i % 5 {
-			case 0:
-				name = fmt.Sprintf("tool %d with spaces", i)
-			case 1:
-				name = fmt.Sprintf("tööl.%d/ünïcode", i)
-			case 2:
-				name = fmt.Sprintf("%s_%d", strings.Repeat("very_long_name_", 8), i)
-			case 3:
-				name = fmt.Sprintf("dots.and-dashes.%d", i)
-			default:
-				name = fmt.Sprintf("t%d", i)
-			}
+		for _, name := range testpeer.AwkwardToolNames(2000) {
 			srv.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: objectSchema(nil)},
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text(name), nil })
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,4 +76,61 @@ func Require(t testing.TB) Peers {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// AwkwardToolNames are the n tool names of the 2,000-tool test server:
+// spaces, non-ASCII letters, dots and slashes, names past 64 characters,
+// and plain ones, so that every rule of otter's qualified names is at work.
+func AwkwardToolNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		switch i % 5 {
+		case 0:
+			names[i] = fmt.Sprintf("tool %d with spaces", i)
+		case 1:
+			names[i] = fmt.Sprintf("tööl.%d/ünïcode", i)
+		case 2:
+			names[i] = fmt.Sprintf("%s_%d", strings.Repeat("very_long_name_", 8), i)
+		case 3:
+			names[i] = fmt.Sprintf("dots.and-dashes.%d", i)
+		default:
+			names[i] = fmt.Sprintf("t%d", i)
+		}
+	}
+	return names
+}
+
+// ReferenceServer is one of the official MCP reference servers that
+// scripts/install-test-deps.sh installs, as a command line.
+type ReferenceServer struct {
+	Name string   // the name otter's tests configure it under
+	Args []string // node's arguments: the entry point, then the server's
+}
+
+// ReferenceServers returns the installed reference servers that list
+// their tools without credentials: everything, filesystem (serving dir),
+// memory, sequential-thinking and github (which needs a token for calls
+// only).
+func ReferenceServers(tb testing.TB, dir string) (node string, servers []ReferenceServer) {
+	tb.Helper()
+	p := Require(tb)
+	scope := filepath.Dir(filepath.Dir(filepath.Dir(p.Everything))) // node_modules/@modelcontextprotocol
+	entry := func(pkg string) string { return filepath.Join(scope, pkg, "dist", "index.js") }
+	servers = []ReferenceServer{
+		{"everything", []string{p.Everything, "stdio"}},
+		{"filesystem", []string{entry("server-filesystem"), dir}},
+		{"memory", []string{entry("server-memory")}},
+		{"sequential-thinking", []string{entry("server-sequential-thinking")}},
+		{"github", []string{entry("server-github")}},
+	}
+	var missing []error
+	for _, s := range servers {
+		if _, err := os.Stat(s.Args[0]); err != nil {
+			missing = append(missing, err)
+		}
+	}
+	if len(missing) > 0 {
+		tb.Fatalf("the MCP reference servers are not installed (run `bash scripts/install-test-deps.sh`): %v", errors.Join(missing...))
+	}
+	return p.Node, servers
 }
