@@ -198,7 +198,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = nil
-	a.forgetCount()
+	a.newConversation()
 }
 
 func (a *Agent) appendMessage(m llm.Message) {
@@ -340,7 +340,7 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 	if a.opts.WorkDir != "" {
 		fmt.Fprintf(&b, "Working directory: %s\n", a.opts.WorkDir)
 	}
-	now := a.opts.Now()
+	now := a.promptTime()
 	fmt.Fprintf(&b, "Today's date: %s (%s)\n", now.Format("2006-01-02"), now.Weekday())
 	if a.opts.Instructions != nil {
 		instr := a.opts.Instructions()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/otter-sh/otter/internal/compact"
 	"github.com/otter-sh/otter/internal/config"
@@ -92,6 +93,29 @@ type windowState struct {
 	ledger  []ModelUsage
 	noticed map[string]bool // models whose missing window was told
 	learned map[string]int  // windows a provider stated in a refusal
+	// started is the time the system prompt gives as today's date: fixed
+	// for the conversation, so that the prompt's prefix stays the same
+	// between requests and the provider's prompt cache serves it.
+	started time.Time
+}
+
+// promptTime is the conversation's fixed time for the system prompt.
+func (a *Agent) promptTime() time.Time {
+	w := &a.window
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started.IsZero() {
+		w.started = a.opts.Now()
+	}
+	return w.started
+}
+
+// newConversation forgets what belonged to the previous conversation.
+func (a *Agent) newConversation() {
+	a.forgetCount()
+	a.window.mu.Lock()
+	a.window.started = time.Time{}
+	a.window.mu.Unlock()
 }
 
 // facts returns what is known of provider's model, with a window the

@@ -144,7 +144,13 @@ func (a *App) StartSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		if err != nil {
 			return nil, err
 		}
-		if err := ag.Load(session.History(out.Entries), allowed); err != nil {
+		// The model is sent the compacted form: the latest compaction's
+		// summary and what followed it (out.Entries keeps every message).
+		history, err := store.ModelHistory(ctx, src.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := ag.Load(history, allowed); err != nil {
 			return nil, err
 		}
 		var loaded []string

@@ -179,6 +179,7 @@ func anthropicParams(req Request) anthropic.MessageNewParams {
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: anthropicTool(t)})
 	}
+	cacheBreakpoints(&params)
 	if req.HasTemperature {
 		params.Temperature = anthropic.Float(req.Temperature)
 	}
@@ -186,6 +187,27 @@ func anthropicParams(req Request) anthropic.MessageNewParams {
 		params.StopSequences = req.StopSequences
 	}
 	return params
+}
+
+// cacheBreakpoints marks the prompt cache's breakpoints: the tools, the
+// system prompt and the latest turn, so that each request of a session
+// reads what the one before wrote (prompts shorter than the model's
+// minimum are simply not cached).
+func cacheBreakpoints(params *anthropic.MessageNewParams) {
+	cc := anthropic.NewCacheControlEphemeralParam()
+	if n := len(params.Tools); n > 0 && params.Tools[n-1].OfTool != nil {
+		params.Tools[n-1].OfTool.CacheControl = cc
+	}
+	if n := len(params.System); n > 0 {
+		params.System[n-1].CacheControl = cc
+	}
+	if n := len(params.Messages); n > 0 {
+		if blocks := params.Messages[n-1].Content; len(blocks) > 0 {
+			if p := blocks[len(blocks)-1].GetCacheControl(); p != nil {
+				*p = cc
+			}
+		}
+	}
 }
 
 func anthropicTool(t ToolSpec) *anthropic.ToolParam {
