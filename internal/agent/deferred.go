@@ -96,12 +96,11 @@ type ToolLimiter interface{ MaxTools() int }
 // deferState is which deferred tools are loaded, and when each was last
 // used.
 type deferState struct {
-	mu       sync.Mutex
-	active   bool              // the last request deferred tools
-	servers  []serverLine      // for the system prompt, while active
-	loaded   map[string]uint64 // qualified name → last use
-	clock    uint64
-	deferred map[string]bool // tools not offered in the last request
+	mu      sync.Mutex
+	active  bool              // the last request deferred tools
+	servers []serverLine      // for the system prompt, while active
+	loaded  map[string]uint64 // qualified name → last use
+	clock   uint64
 }
 
 // serverLine is a connected server as the system prompt names it.
@@ -158,26 +157,37 @@ func tokens(s llm.ToolSpec) int {
 	return (len(s.Name)+len(s.Description)+len(s.InputSchema)+40)/4 + 1
 }
 
-// offeredTools chooses the tools offered in the next model call: every
-// tool, or, when the MCP tools must be deferred, the built-ins,
-// tool_search, the tools of always_load servers and the loaded tools that
-// fit.
-func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch) []llm.ToolSpec {
-	d := &a.deferred
+// toolPlan is which tools the next model call offers.
+type toolPlan struct {
+	entries   []tool.Entry
+	specs     []llm.ToolSpec
+	deferring bool
+	offer     []bool         // by entry, while deferring
+	unload    []string       // loaded tools that no longer fit, while deferring
+	counts    map[string]int // MCP tools by server
+}
+
+// planTools chooses the tools the next model call offers: every tool, or,
+// when the MCP tools must be deferred, the built-ins, tool_search, the
+// tools of always_load servers and the loaded tools that fit, the most
+// recently used first. It changes nothing.
+func (a *Agent) planTools(provider llm.Provider, model string, ts ToolSearch) toolPlan {
+	var p toolPlan
 	if a.opts.Tools == nil {
-		return nil
+		return p
 	}
 	// Tools otter cannot call are listed for people, never offered (see tool.Info).
-	entries := slices.DeleteFunc(a.opts.Tools.Entries(), func(e tool.Entry) bool { return e.Info.Unsupported != "" })
-	specs := make([]llm.ToolSpec, len(entries))
-	var builtins, mcpTokens, mcpCount int
-	for i, e := range entries {
-		specs[i] = ToolSpec(e)
+	p.entries = slices.DeleteFunc(a.opts.Tools.Entries(), func(e tool.Entry) bool { return e.Info.Unsupported != "" })
+	p.specs = make([]llm.ToolSpec, len(p.entries))
+	p.counts = map[string]int{}
+	var builtins, mcpTokens int
+	for i, e := range p.entries {
+		p.specs[i] = ToolSpec(e)
 		if e.Info.Server == "" {
 			builtins++
 		} else {
-			mcpTokens += tokens(specs[i])
-			mcpCount++
+			mcpTokens += tokens(p.specs[i])
+			p.counts[e.Info.Server]++
 		}
 	}
 	limit := 0
@@ -185,19 +195,15 @@ func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch)
 		limit = l.MaxTools()
 	}
 	budget := ts.budget(provider.Name(), model)
-	defer_ := false
 	switch ts.Mode {
 	case config.ToolSearchNever:
 	case config.ToolSearchAlways:
-		defer_ = mcpCount > 0
+		p.deferring = len(p.counts) > 0
 	default:
-		defer_ = mcpTokens > budget || (limit > 0 && len(entries) > limit)
+		p.deferring = mcpTokens > budget || (limit > 0 && len(p.entries) > limit)
 	}
-	if !defer_ {
-		d.mu.Lock()
-		d.active, d.servers, d.deferred = false, nil, nil
-		d.mu.Unlock()
-		return specs
+	if !p.deferring {
+		return p
 	}
 
 	// Room left once the built-ins and tool_search are offered.
@@ -205,81 +211,110 @@ func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch)
 	if limit > 0 {
 		room = max(0, limit-builtins-1)
 	}
-	offer := make([]bool, len(entries))
-	counts := map[string]int{}
-	for i, e := range entries {
+	p.offer = make([]bool, len(p.entries))
+	index := make(map[string]int, len(p.entries))
+	for i, e := range p.entries {
+		index[e.Name] = i
 		switch {
 		case e.Info.Server == "":
-			offer[i] = true
+			p.offer[i] = true
 		case ts.AlwaysLoad[e.Info.Server] && room != 0:
-			offer[i] = true
-			budget -= tokens(specs[i])
+			p.offer[i] = true
+			budget -= tokens(p.specs[i])
 			room--
 		}
-		if e.Info.Server != "" {
-			counts[e.Info.Server]++
-		}
-	}
-
-	unloaded := false
-	defer func() { // after the unlock below
-		if unloaded {
-			a.saveLoaded()
-		}
-	}()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	index := make(map[string]int, len(entries))
-	for i, e := range entries {
-		index[e.Name] = i
 	}
 	// The loaded tools, most recently used first; those that do not fit
 	// are unloaded.
+	d := &a.deferred
+	d.mu.Lock()
 	loaded := make([]string, 0, len(d.loaded))
 	for n := range d.loaded {
 		loaded = append(loaded, n)
 	}
 	slices.SortFunc(loaded, func(x, y string) int { return cmp.Compare(d.loaded[y], d.loaded[x]) })
+	d.mu.Unlock()
 	for _, n := range loaded {
 		i, ok := index[n]
-		if !ok {
+		if !ok || p.offer[i] {
 			continue // its server is gone for now: keep it loaded for when it is back
 		}
-		if offer[i] {
-			continue
-		}
-		t := tokens(specs[i])
+		t := tokens(p.specs[i])
 		if room == 0 || t > budget {
-			delete(d.loaded, n)
-			unloaded = true
+			p.unload = append(p.unload, n)
 			continue
 		}
-		offer[i] = true
+		p.offer[i] = true
 		budget -= t
 		if room > 0 {
 			room--
 		}
 	}
+	return p
+}
 
-	out := make([]llm.ToolSpec, 0, len(entries))
+// offeredTools returns the tools the next model call offers (planTools),
+// unloading the loaded tools that no longer fit.
+func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch) []llm.ToolSpec {
+	p := a.planTools(provider, model, ts)
+	d := &a.deferred
+	if !p.deferring {
+		d.mu.Lock()
+		d.active, d.servers = false, nil
+		d.mu.Unlock()
+		return p.specs
+	}
+	out := make([]llm.ToolSpec, 0, len(p.entries))
 	search := ToolSpec(tool.Entry{Name: ToolSearchName, Info: searchToolInfo})
-	d.deferred = map[string]bool{}
-	for i, e := range entries {
-		if e.Info.Server != "" && search.Name != "" { // after the built-ins
+	for i := range p.entries {
+		if p.entries[i].Info.Server != "" && search.Name != "" { // after the built-ins
 			out = append(out, search)
 			search.Name = ""
 		}
-		if offer[i] {
-			out = append(out, specs[i])
-		} else {
-			d.deferred[e.Name] = true
+		if p.offer[i] {
+			out = append(out, p.specs[i])
 		}
 	}
-	d.active = true
-	d.servers = d.servers[:0]
 	instr := a.instructions()
-	for _, name := range slices.Sorted(maps.Keys(counts)) {
-		d.servers = append(d.servers, serverLine{name: name, tools: counts[name], about: firstLine(instr[name])})
+	var servers []serverLine
+	for _, name := range slices.Sorted(maps.Keys(p.counts)) {
+		servers = append(servers, serverLine{name: name, tools: p.counts[name], about: firstLine(instr[name])})
+	}
+	d.mu.Lock()
+	for _, n := range p.unload {
+		delete(d.loaded, n)
+	}
+	d.active, d.servers = true, servers
+	d.mu.Unlock()
+	if len(p.unload) > 0 {
+		a.saveLoaded()
+	}
+	return out
+}
+
+// ToolOffer says how the MCP tools are offered to the model.
+type ToolOffer struct {
+	// Deferring is set when MCP tools are deferred behind tool_search.
+	Deferring bool
+	// Deferred holds the qualified names of the tools not offered.
+	Deferred map[string]bool
+}
+
+// ToolOffer says which tools the next model call would offer, with the
+// agent's current provider, model and settings.
+func (a *Agent) ToolOffer() ToolOffer {
+	a.mu.Lock()
+	provider, model, ts := a.provider, a.model, a.settings.ToolSearch
+	a.mu.Unlock()
+	if provider == nil {
+		return ToolOffer{}
+	}
+	p := a.planTools(provider, model, ts)
+	out := ToolOffer{Deferring: p.deferring, Deferred: map[string]bool{}}
+	for i, e := range p.entries {
+		if p.deferring && !p.offer[i] {
+			out.Deferred[e.Name] = true
+		}
 	}
 	return out
 }
@@ -366,15 +401,6 @@ func (a *Agent) LoadedTools() []string {
 // LoadTools loads tools by qualified name (a resumed session's
 // LoadedTools), in order, the last the most recently used.
 func (a *Agent) LoadTools(names []string) { a.deferred.touch(names...) }
-
-// ToolDeferred reports whether the tool called name was deferred (not
-// offered) in the last request to the model.
-func (a *Agent) ToolDeferred(name string) bool {
-	d := &a.deferred
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.deferred[name]
-}
 
 // searchToolInfo describes tool_search to the model.
 var searchToolInfo = tool.Info{

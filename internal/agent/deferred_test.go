@@ -98,8 +98,9 @@ func TestDeferredToolIsFoundLoadedAndCalled(t *testing.T) {
 		if !ok || sr.Query != "add two numbers" || len(sr.Matches) == 0 || sr.Matches[0].Name != add || sr.Matches[0].Server != "calc" {
 			t.Errorf("tool_search's structured result = %#v", fins[0].Result.StructuredContent)
 		}
-		if !slices.Contains(h.agent.LoadedTools(), add) || h.agent.ToolDeferred(add) {
-			t.Errorf("loaded tools %v, deferred %v: want %s loaded", h.agent.LoadedTools(), h.agent.ToolDeferred(add), add)
+		offer := h.agent.ToolOffer()
+		if !slices.Contains(h.agent.LoadedTools(), add) || !offer.Deferring || offer.Deferred[add] || !offer.Deferred[tool.QualifiedName("many", "get_invoice_0")] {
+			t.Errorf("loaded tools %v, offer %v: want %s loaded, many's get_invoice_0 deferred", h.agent.LoadedTools(), offer.Deferring, add)
 		}
 	})
 }
