@@ -86,8 +86,12 @@ type model struct {
 	tools    []tool.Entry
 	prompts  []mcphost.Prompt
 
-	busy       bool
-	queue      []string // messages typed while the agent works, sent after
+	busy   bool
+	queue  []string // messages typed while the agent works, sent after
+	pastes []paste  // long pastes in the input, shown by placeholder
+	// collapsed maps a message sent with long pastes to how the transcript
+	// shows it: with the placeholders (ctrl+o shows it whole).
+	collapsed  map[string]string
 	turn       int
 	cancelTurn context.CancelFunc
 	streaming  *item
@@ -128,6 +132,7 @@ func newModel(u *UI, b Backend) *model {
 		imgs:      detectImages(u.opts.lookupEnv()),
 		loginSaid: map[string]bool{},
 		mouse:     true,
+		collapsed: map[string]string{},
 	}
 	m.input = textarea.New()
 	m.input.Placeholder = "Ask otter… (/help for commands, shift+enter for a new line)"
@@ -405,9 +410,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		if top := m.focus(); top != nil {
 			return top.update(msg)
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		return cmd
+		return m.pasteLong(msg)
 	}
 
 	// Anything else belongs to the focused component (huh's internal
@@ -581,9 +584,13 @@ func (m *model) quit() tea.Cmd {
 }
 
 func (m *model) submit() tea.Cmd {
-	text := strings.TrimSpace(m.input.Value())
-	if text == "" {
+	short := strings.TrimSpace(m.input.Value())
+	if short == "" {
 		return nil
+	}
+	text := strings.TrimSpace(m.expandPastes(short))
+	if text != short {
+		m.collapsed[text] = short
 	}
 	if n := len(m.history); n == 0 || m.history[n-1] != text {
 		m.history = append(m.history, text)
@@ -606,7 +613,11 @@ func (m *model) chat(text string) tea.Cmd {
 		m.enqueue(text)
 		return nil
 	}
-	m.notice(itemUser, text)
+	it := m.notice(itemUser, text)
+	if short, ok := m.collapsed[text]; ok {
+		it.short = short
+		delete(m.collapsed, text)
+	}
 	if m.provider.Help != "" {
 		m.notice(itemInfo, m.provider.Help)
 		return nil

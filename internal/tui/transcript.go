@@ -48,8 +48,9 @@ const (
 // item is one entry of the transcript. Finished items keep their rendered
 // lines; only live ones (streaming text, running tools) render again.
 type item struct {
-	kind itemKind
-	text strings.Builder // user/assistant/info/error text
+	kind  itemKind
+	text  strings.Builder // user/assistant/info/error text
+	short string          // a user message with its long pastes as placeholders
 
 	// tool calls
 	id       string
@@ -152,7 +153,16 @@ func (m *model) renderItem(it *item) string {
 	wrap := lipgloss.NewStyle().Width(w - 2)
 	switch it.kind {
 	case itemUser:
-		return st.user.Render("› ") + wrap.Render(it.text.String())
+		text := it.text.String()
+		if it.short != "" && !m.tr.expand {
+			text = it.short
+		}
+		// Later lines indent under the first, not under the "›".
+		body := strings.ReplaceAll(wrap.Render(text), "\n", "\n  ")
+		if it.short != "" && !m.tr.expand {
+			body += "\n  " + st.dim.Render("ctrl+o shows the paste")
+		}
+		return st.user.Render("› ") + body
 	case itemInfo:
 		return st.info.Render(hangingWrap(it.text.String(), w-2))
 	case itemError:
