@@ -182,10 +182,11 @@ func (b *tuiBackend) Provider() tui.Provider {
 	return b.provider
 }
 
-func (b *tuiBackend) Servers() []mcphost.Status { return b.app.MCP.Statuses() }
-func (b *tuiBackend) Tools() []tool.Entry       { return b.app.Tools.Entries() }
-func (b *tuiBackend) Prompts() []mcphost.Prompt { return b.app.MCP.Prompts() }
-func (b *tuiBackend) ResetChat()                { b.agent.Reset() }
+func (b *tuiBackend) Servers() []mcphost.Status  { return b.app.MCP.Statuses() }
+func (b *tuiBackend) Tools() []tool.Entry        { return b.app.Tools.Entries() }
+func (b *tuiBackend) ToolOffer() agent.ToolOffer { return b.agent.ToolOffer() }
+func (b *tuiBackend) Prompts() []mcphost.Prompt  { return b.app.MCP.Prompts() }
+func (b *tuiBackend) ResetChat()                 { b.agent.Reset() }
 func (b *tuiBackend) Login(ctx context.Context, server string) error {
 	return b.app.MCP.Login(ctx, server)
 }

@@ -28,6 +28,9 @@ type Backend interface {
 	Servers() []mcphost.Status
 	// Tools returns the merged tool set (built-ins first, then MCP tools).
 	Tools() []tool.Entry
+	// ToolOffer says which MCP tools the model is not offered (deferred
+	// behind tool_search) until it loads them.
+	ToolOffer() agent.ToolOffer
 	// Prompts returns the prompts offered by connected servers.
 	Prompts() []mcphost.Prompt
 	// GetPrompt expands a server's prompt with its arguments.

@@ -25,6 +25,7 @@ type fakeBackend struct {
 	provider Provider
 	servers  []mcphost.Status
 	tools    []tool.Entry
+	offer    agent.ToolOffer
 	prompts  []mcphost.Prompt
 	trust    *TrustRequest
 	actions  []string
@@ -50,6 +51,12 @@ func (f *fakeBackend) Tools() []tool.Entry {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]tool.Entry(nil), f.tools...)
+}
+
+func (f *fakeBackend) ToolOffer() agent.ToolOffer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.offer
 }
 
 func (f *fakeBackend) Prompts() []mcphost.Prompt { return f.prompts }

@@ -84,6 +84,7 @@ type model struct {
 	provider Provider
 	servers  []mcphost.Status
 	tools    []tool.Entry
+	offer    agent.ToolOffer // which tools are deferred
 	prompts  []mcphost.Prompt
 
 	busy   bool
@@ -216,6 +217,7 @@ func (m *model) refresh() {
 		m.announceLogins()
 	}
 	m.tools = m.b.Tools()
+	m.offer = m.b.ToolOffer()
 	m.prompts = m.b.Prompts()
 }
 
@@ -724,6 +726,9 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 		it.state = toolOK
 		it.result, images = describeResult(res, m.ui.opts.ImageDir)
 	}
+	if query, body, ok := searchBlock(it.name, res); ok {
+		it.args, it.result = query, body
+	}
 	if it.rawCall && res != nil {
 		it.raw = resultFields(res)
 	}
@@ -749,6 +754,7 @@ func (m *model) endTurn(err error) {
 		m.notice(itemError, err.Error())
 	}
 	m.busy, m.cancelTurn = false, nil
+	m.offer = m.b.ToolOffer() // the turn may have loaded tools
 }
 
 func (m *model) showReload(msg reloadedMsg, providerWas Provider) {

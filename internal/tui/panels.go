@@ -121,7 +121,7 @@ func (p *mcpPanel) view(width, height int) string {
 		if s.MedianLatency > 0 {
 			p50 = fmtDuration(s.MedianLatency)
 		}
-		rows = append(rows, []string{s.Name, s.Transport, string(s.State), fmt.Sprint(s.Tools),
+		rows = append(rows, []string{s.Name, s.Transport, string(s.State), m.toolCount(s),
 			fmt.Sprint(s.Calls), fmt.Sprint(s.Errors), p50})
 	}
 	t := table.New().
@@ -309,6 +309,9 @@ func (p *toolsPanel) view(width, height int) string {
 		}
 		desc := strings.SplitN(e.Info.Description, "\n", 2)[0]
 		line := mark + name
+		if p.m.offer.Deferred[e.Name] {
+			line += st.dim.Render("  (deferred)")
+		}
 		if room := width - lipgloss.Width(line) - 3; room > 8 && desc != "" {
 			line += "  " + st.dim.Render(ansi.Truncate(desc, room, "…"))
 		}

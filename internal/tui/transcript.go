@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -288,6 +289,9 @@ func (m *model) renderTool(it *item, w int) string {
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	limit := previewLines
 	expanded := m.tr.expand || it.rawCall
+	if it.name == agent.ToolSearchName { // the matches are the point: show them all
+		limit = len(lines)
+	}
 	if expanded {
 		limit = 200
 	}
