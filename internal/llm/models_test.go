@@ -114,3 +114,22 @@ func TestUsageCountsCachedTokens(t *testing.T) {
 		})
 	}
 }
+
+func TestProvidersListTheirModels(t *testing.T) {
+	t.Parallel()
+	for _, kind := range llmtest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.New(t, kind)
+			srv.Models = []string{"model-b", "model-a"}
+			lister, ok := srv.Provider().(llm.ModelLister)
+			if !ok {
+				t.Fatalf("%T lists no models", srv.Provider())
+			}
+			got, err := lister.Models(t.Context())
+			if err != nil || len(got) != 2 {
+				t.Fatalf("models = %v, %v", got, err)
+			}
+		})
+	}
+}

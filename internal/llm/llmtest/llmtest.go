@@ -167,6 +167,8 @@ type Server struct {
 	// answers it; by default such a request also fails the test, since
 	// otter must never send one.
 	ExpectInvalid bool
+	// Models are the models GET /v1/models lists (none by default).
+	Models []string
 	// Respond, when set, answers each request that finds no scripted reply
 	// left, from what it asks: for long conversations whose replies are
 	// easier computed than listed. Set it before the first request.
@@ -218,6 +220,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	want := "/v1/chat/completions"
 	if s.Kind == Anthropic {
 		want = "/v1/messages"
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+		s.serveModels(w)
+		return
 	}
 	if r.Method != http.MethodPost || r.URL.Path != want {
 		s.writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path, nil)
@@ -799,4 +805,22 @@ func contentImages(v any) int {
 		}
 	}
 	return n
+}
+
+// serveModels answers GET /v1/models in the API's shape, in one page.
+func (s *Server) serveModels(w http.ResponseWriter) {
+	data := []any{}
+	for _, m := range s.Models {
+		if s.Kind == Anthropic {
+			data = append(data, map[string]any{"id": m, "type": "model", "display_name": m, "created_at": "2026-01-01T00:00:00Z"})
+		} else {
+			data = append(data, map[string]any{"id": m, "object": "model", "created": 1700000000, "owned_by": "llmtest"})
+		}
+	}
+	body := map[string]any{"object": "list", "data": data}
+	if s.Kind == Anthropic {
+		body = map[string]any{"data": data, "has_more": false, "first_id": nil, "last_id": nil}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(body)
 }
