@@ -13,7 +13,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth/oauthtest"
 )
 
@@ -204,20 +203,6 @@ func TestCallOfAFilteredTool(t *testing.T) {
 // Server states read as sentences, and an ad hoc server is named by its
 // URL, with the --oauth-* flags it was given in the login advice.
 func TestServerStateMessages(t *testing.T) {
-	for _, tc := range []struct {
-		st   mcphost.Status
-		want string
-	}{
-		{mcphost.Status{Name: "db", State: mcphost.StateFailed, Error: "exited with status 1"}, "MCP server db failed: exited with status 1"},
-		{mcphost.Status{Name: "gh", State: mcphost.StateNeedsAuth, Error: "authorization required: run `otter mcp login gh`"}, "MCP server gh needs a login: run `otter mcp login gh`"},
-		{mcphost.Status{Name: "x", State: mcphost.StateDisabled, Error: "enabled = false in a.toml"}, "MCP server x is disabled: enabled = false in a.toml"},
-		{mcphost.Status{Name: "p", State: mcphost.StatePending}, "MCP server p has not finished starting"},
-	} {
-		if got := serverStateText(tc.st.Name, tc.st); got != tc.want {
-			t.Errorf("serverStateText(%s) = %q, want %q", tc.st.State, got, tc.want)
-		}
-	}
-
 	configTestHome(t)
 	work := t.TempDir()
 	dead := "http://127.0.0.1:1/mcp"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/config"
 )
 
@@ -23,8 +24,8 @@ func configTestHome(t *testing.T) config.Paths {
 
 func wantExit(t *testing.T, err error, code int) {
 	t.Helper()
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != code {
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != code {
 		t.Fatalf("err = %v, want exit code %d", err, code)
 	}
 }

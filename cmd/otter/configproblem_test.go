@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
 
@@ -47,11 +48,11 @@ env = { GITHUB_TOKEN = "${%s}" }
 	if err != nil {
 		t.Fatalf("otter mcp list --json: %v\n%s", err, errOut)
 	}
-	var rows []serverJSON
+	var rows []cli.ServerJSON
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("list output %q: %v", out, err)
 	}
-	got := map[string]serverJSON{}
+	got := map[string]cli.ServerJSON{}
 	for _, r := range rows {
 		got[r.Name] = r
 	}

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
@@ -22,17 +19,7 @@ func TestLoginBrowserHelper(t *testing.T) { oauthtest.RunBrowser() }
 // runOtter runs the otter command line in-process with no terminal.
 func runOtter(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	flags = globalFlags{}
-	root := newRootCmd()
-	var out, errOut bytes.Buffer
-	root.SetArgs(args)
-	root.SetIn(strings.NewReader(""))
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err = root.ExecuteContext(ctx)
-	return out.String(), errOut.String(), err
+	return otterWithStdin(t, strings.NewReader(""), args...)
 }
 
 // TestMCPLogin: `otter mcp login NAME` logs in through the browser and
@@ -254,25 +241,6 @@ func TestClientCredentialsFlags(t *testing.T) {
 	} {
 		if _, err := adhocFromFlags(t, append([]string{"--url", "http://127.0.0.1:8080/mcp"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
-		}
-	}
-}
-
-// The login's expiry line says "in <1m" for a token about to expire, not
-// "in 0s", and hours with their minutes.
-func TestExpiryText(t *testing.T) {
-	now := time.Now()
-	for _, tc := range []struct {
-		exp  time.Time
-		want string
-	}{
-		{time.Time{}, "The token does not expire."},
-		{now.Add(20 * time.Second), "(in <1m); otter refreshes it"},
-		{now.Add(52*time.Minute + 30*time.Second), "(in 52m)"},
-		{now.Add(61*time.Minute + 30*time.Second), "(in 1h01m)"},
-	} {
-		if got := expiryText(tc.exp); !strings.Contains(got, tc.want) {
-			t.Errorf("expiryText(now%+v) = %q, want it to contain %q", tc.exp.Sub(now).Round(time.Second), got, tc.want)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 // Command otter is a terminal AI agent shell whose tools merge otter's
 // built-in web-data tools with the tools of any number of MCP servers.
 //
-// This package only parses flags and wires the internal packages together.
-// Each subcommand lives in its own file: config_cmd.go, mcp_cmd.go,
-// import_cmd.go, login_cmd.go, serve_cmd.go, prompt_cmd.go, tui_cmd.go.
+// This package only parses flags into options and wires the internal
+// packages together: the commands' work is internal/cli's (headless) and
+// internal/tui's (the TUI). Each command's flags live in their own file:
+// config_cmd.go, mcp_cmd.go, import_cmd.go, login_cmd.go, serve_cmd.go,
+// prompt_cmd.go, tui_cmd.go. It may import every internal package.
 package main
 
 import (
@@ -13,28 +15,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/otter-sh/otter/internal/cli"
+	"github.com/otter-sh/otter/internal/iostreams"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// exitError carries a process exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
 // exitCode wraps err so that main exits with code. Code 1 means "the tool
 // reported an error", code 2 "usage, config or connection error".
-func exitCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
+func exitCode(code int, err error) error { return cli.ExitCode(code, err) }
 
 func main() {
 	// The one handler of the signals that end otter: each cancels ctx, so
@@ -43,19 +34,20 @@ func main() {
 	// dropped) too, which would otherwise end otter with no cleanup.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	root := newRootCmd()
+	streams := iostreams.System()
+	root := newRootCmd(&cli.Factory{IO: streams, Version: version})
 	err := root.ExecuteContext(ctx)
 	stop()
 	if err == nil {
 		return
 	}
 	code := 2
-	var ee *exitError
+	var ee *cli.ExitError
 	if errors.As(err, &ee) {
-		code = ee.code
+		code = ee.Code
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintln(os.Stderr, "otter:", msg)
+		fmt.Fprintln(streams.ErrOut, "otter:", msg)
 	}
 	os.Exit(code)
 }

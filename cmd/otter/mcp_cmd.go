@@ -1,50 +1,15 @@
 package main
 
-// `otter mcp list|tools|call`: the headless CLI over internal/app. Its
-// output is a contract that scripts and otter's own checks rely on:
-// results on stdout, everything else (logs, prompts, progress, errors) on
-// stderr; exit 1 when a tool reports an error, 2 on usage, config or
-// connection errors.
+// `otter mcp list|tools|call`: flags into options for internal/cli.
 
 import (
-	"bytes"
-	"cmp"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"net/url"
-	"os"
-	"path"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
-	"time"
-
-	"github.com/charmbracelet/x/term"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
-	"mvdan.cc/sh/v3/shell"
 
-	"github.com/otter-sh/otter/internal/app"
-	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
-	"github.com/otter-sh/otter/internal/render"
-	"github.com/otter-sh/otter/internal/schema"
-	"github.com/otter-sh/otter/internal/tool"
-	"github.com/otter-sh/otter/internal/webdata"
+	"github.com/otter-sh/otter/internal/cli"
 )
 
-func mcpSubcommands() []*cobra.Command {
-	return []*cobra.Command{newMCPListCmd(), newMCPToolsCmd(), newMCPCallCmd()}
-}
-
-func newMCPListCmd() *cobra.Command {
-	var asJSON bool
+func newCmdMCPList(f *cli.Factory, runF func(*cli.MCPListOptions) error) *cobra.Command {
+	var o cli.MCPListOptions
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Start the configured MCP servers and show each one's state",
@@ -56,31 +21,18 @@ With --json, print an array of {name, transport, state, tools, error}, plus
 token_expiry and not_offered where they apply.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The servers get the same client as with tools and call (elicitation
-			// offered, per the default --elicit policy), so they offer the
-			// same tools: some servers list tools only for clients that can
-			// answer their questions.
-			s, err := startMCPSession(cmd, mcpSessionOptions{conn: &mcpConnFlags{}})
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(&o)
 			}
-			defer s.close()
-			statuses := s.app.MCP.Statuses()
-			if len(statuses) == 0 && !asJSON {
-				fmt.Fprintf(cmd.ErrOrStderr(), "No MCP servers are configured. Add a [[mcp.servers]] entry to %s (config.example.toml shows every key),\nor import a .mcp.json with `otter mcp import FILE --write`.\n", s.app.Paths.UserConfigFile())
-			}
-			return printServerList(cmd.OutOrStdout(), statuses, asJSON)
+			return cli.RunMCPList(cmd.Context(), f, o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func newMCPToolsCmd() *cobra.Command {
-	var (
-		asJSON bool
-		conn   mcpConnFlags
-	)
+func newCmdMCPTools(f *cli.Factory, runF func(*cli.MCPToolsOptions) error) *cobra.Command {
+	var o cli.MCPToolsOptions
 	cmd := &cobra.Command{
 		Use:   "tools [SERVER]",
 		Short: "List the tools of one server, or of every server and otter's built-ins",
@@ -91,56 +43,23 @@ With --json, print an array of {name, server, tool, description, input_schema,
 annotations}, where name is the qualified name a model sees and tool the server's own.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			adhoc, err := conn.adhocServer()
-			if err != nil {
-				return exitCode(2, err)
+			if len(args) == 1 {
+				o.Server = args[0]
 			}
-			opts := mcpSessionOptions{conn: &conn, adhoc: adhoc}
-			switch {
-			case adhoc != nil && len(args) > 0:
-				return exitCode(2, fmt.Errorf("give either SERVER or --url/--sse/--stdio, not both"))
-			case adhoc != nil:
-				opts.only = adhoc.Name
-			case len(args) == 1:
-				opts.only, opts.siblings = args[0], true
+			connGiven(cmd, &o.Conn)
+			if runF != nil {
+				return runF(&o)
 			}
-			s, err := startMCPSession(cmd, opts)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			if opts.only == "" {
-				for _, st := range s.app.MCP.Statuses() {
-					if st.State != mcphost.StateConnected && st.State != mcphost.StateDisabled {
-						fmt.Fprintf(cmd.ErrOrStderr(), "otter: %s\n", serverStateText(st.Name, st))
-					}
-				}
-			}
-			var entries []tool.Entry
-			for _, e := range s.app.Tools.Entries() {
-				if opts.only == "" || e.Info.Server == opts.only {
-					entries = append(entries, e)
-				}
-			}
-			for _, c := range s.app.Tools.Collisions() {
-				if opts.only == "" || c.Dropped.Server == opts.only {
-					fmt.Fprintf(cmd.ErrOrStderr(), "otter: %s\n", c)
-				}
-			}
-			return printTools(cmd.OutOrStdout(), entries, asJSON)
+			return cli.RunMCPTools(cmd.Context(), f, o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	conn.register(cmd)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	registerConn(cmd, &o.Conn)
 	return cmd
 }
 
-func newMCPCallCmd() *cobra.Command {
-	var (
-		asJSON  bool
-		timeout time.Duration
-		conn    mcpConnFlags
-	)
+func newCmdMCPCall(f *cli.Factory, runF func(*cli.MCPCallOptions) error) *cobra.Command {
+	var o cli.MCPCallOptions
 	cmd := &cobra.Command{
 		Use:   "call [SERVER] TOOL [JSON_ARGS]",
 		Short: "Call one tool and print its result",
@@ -163,768 +82,40 @@ errors; messages go to stderr.`,
   echo '{"url":"https://example.com"}' | otter mcp call scrape_page -`,
 		Args: cobra.RangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			adhoc, err := conn.adhocServer()
-			if err != nil {
-				return exitCode(2, err)
+			o.Args = args
+			connGiven(cmd, &o.Conn)
+			if runF != nil {
+				return runF(&o)
 			}
-			target, err := parseCallArgs(args, adhoc != nil)
-			if err != nil {
-				return exitCode(2, err)
-			}
-			rawArgs, err := readCallArgs(target.args, cmd.InOrStdin())
-			if err != nil {
-				return exitCode(2, err)
-			}
-			opts := mcpSessionOptions{conn: &conn, adhoc: adhoc, timeout: timeout, stdinUsed: target.args == "-"}
-			switch {
-			case adhoc != nil:
-				opts.only = adhoc.Name
-				target.server, target.label = adhoc.Name, adhocLabel(adhoc)
-			case target.server != "":
-				opts.only = target.server
-			case target.tool == webdata.NameGetStatus:
-				// It reports the servers, so they start as for `otter mcp list`.
-			case !strings.HasPrefix(target.tool, "mcp__"):
-				opts.none = true // a built-in: no server needs to start
-			}
-			s, err := startMCPSession(cmd, opts)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			name, err := resolveTool(s.app.Tools, target)
-			if err != nil {
-				if why := notOfferedError(cmd.Context(), s, target); why != nil {
-					err = why
-				}
-				return exitCode(2, err)
-			}
-			if err := checkCallArgs(s.app.Tools, name, rawArgs); err != nil {
-				return exitCode(2, err)
-			}
-			return runCall(cmd, s, name, rawArgs, timeout, asJSON)
+			return cli.RunMCPCall(cmd.Context(), f, o)
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print the raw CallToolResult as JSON")
-	f.DurationVar(&timeout, "timeout", 0, "give up on the call after this long (e.g. 30s; default: the server's timeout)")
-	conn.register(cmd)
+	fs := cmd.Flags()
+	fs.BoolVar(&o.JSON, "json", false, "print the raw CallToolResult as JSON")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "give up on the call after this long (e.g. 30s; default: the server's timeout)")
+	registerConn(cmd, &o.Conn)
 	return cmd
 }
 
-// mcpConnFlags are the flags of `tools` and `call` that name an ad hoc
+// registerConn adds the flags of `tools` and `call` that name an ad hoc
 // server and say how to answer its questions.
-type mcpConnFlags struct {
-	url, sse, stdio string
-	headers         []string
-	elicit          string
-	startupTimeout  time.Duration
-	oauth           loginOAuth     // login_cmd.go: --oauth-client-id, … for ad hoc servers
-	cmd             *cobra.Command // to tell --stdio "" from no --stdio
+func registerConn(cmd *cobra.Command, c *cli.ConnOptions) {
+	fs := cmd.Flags()
+	fs.StringVar(&c.URL, "url", "", "use this server instead of the config: streamable HTTP, falling back to SSE")
+	fs.StringVar(&c.SSE, "sse", "", "use this legacy SSE server instead of the config")
+	fs.StringVar(&c.Stdio, "stdio", "", "run this command as a stdio server instead of the config (quoted like a shell command)")
+	fs.StringArrayVar(&c.Headers, "header", nil, "an HTTP header for --url/--sse, as 'Name: value' (repeatable)")
+	fs.DurationVar(&c.StartupTimeout, "startup-timeout", 0, "how long the server may take to connect (default: its startup_timeout, 30s for ad hoc servers); time spent answering an OAuth login prompt and in the browser does not count")
+	fs.StringVar(&c.Elicit, "elicit", "", "answer servers' requests for input: ask, accept-defaults, decline or cancel (default: ask on a terminal, decline otherwise)")
+	registerOAuth(cmd, &c.OAuth)
 }
 
-func (c *mcpConnFlags) register(cmd *cobra.Command) {
-	f := cmd.Flags()
-	c.cmd = cmd
-	f.StringVar(&c.url, "url", "", "use this server instead of the config: streamable HTTP, falling back to SSE")
-	f.StringVar(&c.sse, "sse", "", "use this legacy SSE server instead of the config")
-	f.StringVar(&c.stdio, "stdio", "", "run this command as a stdio server instead of the config (quoted like a shell command)")
-	f.StringArrayVar(&c.headers, "header", nil, "an HTTP header for --url/--sse, as 'Name: value' (repeatable)")
-	f.DurationVar(&c.startupTimeout, "startup-timeout", 0, "how long the server may take to connect (default: its startup_timeout, 30s for ad hoc servers); time spent answering an OAuth login prompt and in the browser does not count")
-	f.StringVar(&c.elicit, "elicit", "", "answer servers' requests for input: ask, accept-defaults, decline or cancel (default: ask on a terminal, decline otherwise)")
-	c.oauth.register(cmd)
-}
-
-// adhocServer returns the server named by --url, --sse or --stdio, or nil.
-func (c *mcpConnFlags) adhocServer() (*config.Server, error) {
-	var given []string
-	for flag, v := range map[string]string{"--url": c.url, "--sse": c.sse, "--stdio": c.stdio} {
-		// An empty value counts as given: `--stdio "$CMD"` with $CMD unset
-		// must not fall back to the configured servers.
-		if v != "" || (c.cmd != nil && c.cmd.Flags().Changed(strings.TrimPrefix(flag, "--"))) {
-			given = append(given, flag)
+// connGiven records which of --url, --sse and --stdio were given.
+func connGiven(cmd *cobra.Command, c *cli.ConnOptions) {
+	c.Given = nil
+	for _, name := range []string{"url", "sse", "stdio"} {
+		if cmd.Flags().Changed(name) {
+			c.Given = append(c.Given, "--"+name)
 		}
 	}
-	if len(given) > 1 {
-		slices.Sort(given)
-		return nil, fmt.Errorf("%s: give only one ad hoc server", strings.Join(given, " and "))
-	}
-	if err := c.oauth.check(); err != nil {
-		return nil, err
-	}
-	var probe config.Server
-	c.oauth.apply(&probe)
-	oauthGiven := probe.OAuth != nil
-	if len(given) == 0 {
-		switch {
-		case len(c.headers) > 0:
-			return nil, errors.New("--header needs --url or --sse")
-		case oauthGiven:
-			return nil, errors.New("the --oauth-* flags need --url or --sse (a configured server takes them from [mcp.servers.oauth], or from `otter mcp login`)")
-		}
-		return nil, nil
-	}
-	srv := &config.Server{
-		Scope:          config.ScopeFlag,
-		StartupTimeout: config.Duration{Duration: config.DefaultStartupTimeout},
-		Timeout:        config.Duration{Duration: config.DefaultTimeout},
-	}
-	switch {
-	case given[0] == "--stdio":
-		if len(c.headers) > 0 || oauthGiven {
-			return nil, errors.New("--header and --oauth-* apply to --url and --sse, not --stdio")
-		}
-		words, err := shell.Fields(c.stdio, nil)
-		if err != nil {
-			return nil, fmt.Errorf("--stdio %q: %w", c.stdio, err)
-		}
-		if len(words) == 0 {
-			return nil, errors.New("--stdio: the command is empty")
-		}
-		srv.Transport = config.TransportStdio
-		srv.Command, srv.Args = words[0], words[1:]
-		srv.Name = filepath.Base(words[0])
-	default:
-		raw, transport := c.url, mcphost.TransportAuto
-		if given[0] == "--sse" {
-			raw, transport = c.sse, config.TransportSSE
-		}
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s %q is not an http(s) URL of an MCP server", given[0], raw)
-		}
-		srv.Transport, srv.URL, srv.Name = transport, raw, u.Hostname()
-		for _, h := range c.headers {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, fmt.Errorf("--header %q: write it as 'Name: value'", h)
-			}
-			if srv.Headers == nil {
-				srv.Headers = map[string]string{}
-			}
-			srv.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-		c.oauth.apply(srv)
-	}
-	return srv, nil
-}
-
-// asker returns the answers to servers' questions that --elicit asks for.
-func (c *mcpConnFlags) asker(stdinUsed bool) (*app.PolicyAsker, func(), error) {
-	stdinTTY := term.IsTerminal(os.Stdin.Fd())
-	stderrTTY := term.IsTerminal(os.Stderr.Fd())
-	policy := app.ElicitDecline
-	if c.elicit != "" {
-		p, err := app.ParseElicitPolicy(c.elicit)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--elicit: %w", err)
-		}
-		policy = p
-	} else if stdinTTY && stderrTTY && !stdinUsed {
-		policy = app.ElicitAsk
-	}
-	var in io.Reader = os.Stdin
-	closeFn := func() {}
-	if policy == app.ElicitAsk && stdinUsed {
-		// stdin carries the arguments; ask on the terminal itself.
-		tty, err := os.Open("/dev/tty")
-		if err != nil {
-			return nil, nil, fmt.Errorf("--elicit ask: stdin holds the arguments and there is no terminal to ask on (%w); use another --elicit policy", err)
-		}
-		in, closeFn = tty, func() { tty.Close() }
-	}
-	return app.NewPolicyAsker(policy, in, os.Stderr, nil), closeFn, nil
-}
-
-// mcpSessionOptions say which servers a command needs.
-type mcpSessionOptions struct {
-	conn      *mcpConnFlags  // nil: no ad hoc flags (list)
-	adhoc     *config.Server // an ad hoc server replacing the configured ones
-	only      string         // manage only this server
-	siblings  bool           // with only: also the servers whose tools get its name prefix, so that collisions resolve as in a full session
-	none      bool           // manage no server (a built-in tool call)
-	timeout   time.Duration  // --timeout: overrides the server's call timeout
-	stdinUsed bool           // stdin carries the call's arguments
-}
-
-// mcpSession is a started App.
-type mcpSession struct {
-	app     *app.App
-	logger  *slog.Logger
-	cleanup []func()
-}
-
-func (s *mcpSession) close() {
-	if s.app != nil {
-		if err := s.app.Close(); err != nil {
-			s.logger.Warn("stopping MCP servers", "err", err)
-		}
-	}
-	for _, fn := range slices.Backward(s.cleanup) {
-		fn()
-	}
-}
-
-// startMCPSession loads the config, starts the servers the command needs
-// and waits until none is pending (each bounded by its startup_timeout).
-// With an ad hoc server or a named one, that server must have connected.
-func startMCPSession(cmd *cobra.Command, o mcpSessionOptions) (_ *mcpSession, err error) {
-	ctx := cmd.Context()
-	logger, closeLog, err := mcpLogger(cmd)
-	if err != nil {
-		return nil, exitCode(2, err)
-	}
-	s := &mcpSession{logger: logger, cleanup: []func(){closeLog}}
-	defer func() {
-		if err != nil {
-			s.close()
-		}
-	}()
-	opts := app.Options{
-		WorkDir:    flags.workDir,
-		ConfigFile: flags.configFile,
-		Logger:     logger,
-		Version:    version,
-	}
-	if o.conn != nil {
-		asker, closeAsk, err := o.conn.asker(o.stdinUsed)
-		if err != nil {
-			return nil, exitCode(2, err)
-		}
-		s.cleanup = append(s.cleanup, closeAsk)
-		opts.Asker = asker
-	}
-	if o.adhoc != nil {
-		opts.Interactive = o.adhoc.Transport != config.TransportStdio
-	}
-	opts.SelectServers = func(configured []config.Server) ([]config.Server, error) {
-		var out []config.Server
-		switch {
-		case o.none:
-			return nil, nil
-		case o.adhoc != nil:
-			out = []config.Server{*o.adhoc}
-		case o.only != "":
-			i := slices.IndexFunc(configured, func(srv config.Server) bool { return srv.Name == o.only })
-			if i < 0 {
-				return nil, fmt.Errorf("no MCP server named %q in the config%s", o.only, mcpServerNames(configured))
-			}
-			srv := configured[i]
-			if !srv.IsEnabled() {
-				why := cmp.Or(srv.DisabledReason, "enabled = false in "+srv.File)
-				return nil, fmt.Errorf("MCP server %q is disabled: %s", srv.Name, why)
-			}
-			out = []config.Server{srv}
-			if o.siblings {
-				prefix := tool.ServerPrefix(srv.Name)
-				for _, c := range configured {
-					if c.Name != srv.Name && c.IsEnabled() && tool.ServerPrefix(c.Name) == prefix {
-						out = append(out, c)
-					}
-				}
-			}
-		default:
-			out = configured
-		}
-		out = slices.Clone(out)
-		for i := range out {
-			if o.timeout > 0 {
-				out[i].Timeout.Duration = o.timeout
-			}
-			if o.conn != nil && o.conn.startupTimeout > 0 {
-				out[i].StartupTimeout.Duration = o.conn.startupTimeout
-			}
-		}
-		return out, nil
-	}
-	a, err := app.New(ctx, opts)
-	if err != nil {
-		return nil, exitCode(2, err)
-	}
-	s.app = a
-	a.Start(ctx)
-	if err := a.MCP.WaitSettled(ctx); err != nil {
-		return nil, exitCode(2, fmt.Errorf("waiting for MCP servers to start: %w", err))
-	}
-	if o.only != "" {
-		st, ok := a.MCP.Status(o.only)
-		if !ok {
-			return nil, exitCode(2, fmt.Errorf("MCP server %q was not started", o.only))
-		}
-		if st.State != mcphost.StateConnected {
-			return nil, exitCode(2, serverStateError(st, o.adhoc))
-		}
-	}
-	return s, nil
-}
-
-// serverStateError explains why a server is not connected. adhoc is the
-// ad hoc server st is of, or nil.
-func serverStateError(st mcphost.Status, adhoc *config.Server) error {
-	label := st.Name
-	if adhoc != nil {
-		label = adhocLabel(adhoc)
-	}
-	var b strings.Builder
-	b.WriteString(serverStateText(label, st))
-	if st.State == mcphost.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
-		fmt.Fprintf(&b, " (run `otter mcp login %s`)", label)
-	}
-	if len(st.StderrTail) > 0 {
-		b.WriteString("\nits last stderr lines:\n  " + strings.Join(st.StderrTail, "\n  "))
-	}
-	return errors.New(b.String())
-}
-
-// serverStateText says a server's state and its reason in a sentence, for
-// messages: "MCP server db failed: …", "MCP server gh needs a login: …",
-// "MCP server x is disabled: …". label names the server.
-func serverStateText(label string, st mcphost.Status) string {
-	why := st.Error
-	var s string
-	switch st.State {
-	case mcphost.StateFailed:
-		s = "failed"
-	case mcphost.StateNeedsAuth:
-		s = "needs a login"
-		why = strings.TrimPrefix(why, "authorization required: ")
-	case mcphost.StateDisabled:
-		s = "is disabled"
-	case mcphost.StatePending:
-		s = "has not finished starting"
-	case mcphost.StateConnected:
-		s = "is connected"
-	default:
-		s = fmt.Sprintf("is in state %q", st.State)
-	}
-	if why != "" {
-		return fmt.Sprintf("MCP server %s %s: %s", label, s, why)
-	}
-	return fmt.Sprintf("MCP server %s %s", label, s)
-}
-
-// adhocLabel is how messages name an ad hoc server: a remote one by its
-// URL rather than by the host it is registered under; a stdio one by its
-// program's name.
-func adhocLabel(srv *config.Server) string {
-	return cmp.Or(srv.URL, srv.Name)
-}
-
-func mcpServerNames(servers []config.Server) string {
-	if len(servers) == 0 {
-		return " (no servers are configured; add [[mcp.servers]] to " + config.DefaultPaths().UserConfigFile() + ")"
-	}
-	var names []string
-	for _, s := range servers {
-		names = append(names, s.Name)
-	}
-	return " (configured: " + strings.Join(names, ", ") + ")"
-}
-
-// serverJSON is one element of `otter mcp list --json`.
-type serverJSON struct {
-	Name        string `json:"name"`
-	Transport   string `json:"transport"`
-	State       string `json:"state"`
-	Tools       int    `json:"tools"`
-	Error       string `json:"error"`
-	TokenExpiry string `json:"token_expiry,omitempty"` // RFC 3339, when a token is stored
-	// NotOffered are the server's tools left out of the tool set because
-	// another tool has the same qualified name.
-	NotOffered []string `json:"not_offered,omitempty"`
-}
-
-func printServerList(w io.Writer, statuses []mcphost.Status, asJSON bool) error {
-	rows := make([]serverJSON, 0, len(statuses))
-	for _, st := range statuses {
-		r := serverJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Error: st.Error,
-			Tools: max(st.Tools-len(st.NotOffered), 0)}
-		if !st.TokenExpiry.IsZero() {
-			r.TokenExpiry = st.TokenExpiry.Format(time.RFC3339)
-		}
-		for _, c := range st.NotOffered {
-			r.NotOffered = append(r.NotOffered, c.Dropped.Name)
-		}
-		rows = append(rows, r)
-	}
-	if asJSON {
-		return mcpWriteJSON(w, rows)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tERROR")
-	for i, r := range rows {
-		st := statuses[i]
-		var notes []string
-		if m := mcpFirstLine(r.Error); m != "" {
-			notes = append(notes, m)
-		}
-		if !st.TokenExpiry.IsZero() {
-			notes = append(notes, tokenNote(st.State, st.TokenExpiry, time.Now()))
-		}
-		if n := len(r.NotOffered); n > 0 {
-			var holders []string
-			for _, c := range st.NotOffered {
-				holders = append(holders, cmp.Or(c.Kept.Server, "a built-in"))
-			}
-			holders = slices.Compact(slices.Sorted(slices.Values(holders)))
-			notes = append(notes, fmt.Sprintf("%d tool(s) not offered (%s): same qualified name as a tool of %s; rename one server",
-				n, strings.Join(r.NotOffered, ", "), strings.Join(holders, ", ")))
-		}
-		detail := strings.Join(notes, "; ")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Name, cmp.Or(r.Transport, "-"), r.State, r.Tools, cmp.Or(detail, "-"))
-	}
-	return tw.Flush()
-}
-
-// tokenNote describes a stored OAuth token's expiry for `otter mcp list`.
-func tokenNote(state mcphost.State, expiry, now time.Time) string {
-	left := expiry.Sub(now)
-	switch {
-	case left <= 0 && state == mcphost.StateNeedsAuth:
-		return "token expired " + expiry.Format(time.RFC3339)
-	case left <= 0:
-		return "token expired; refreshed on next use"
-	case left < 48*time.Hour:
-		return "token expires in " + shortDuration(left)
-	}
-	return "token expires " + expiry.Format(time.RFC3339)
-}
-
-// shortDuration writes a positive time left as "<1m", "52m" or "3h05m".
-func shortDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "<1m"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// toolJSON is one element of `otter mcp tools --json`.
-type toolJSON struct {
-	Name        string               `json:"name"`
-	Server      string               `json:"server"`
-	Tool        string               `json:"tool"`
-	Description string               `json:"description"`
-	InputSchema json.RawMessage      `json:"input_schema"`
-	Annotations *sdk.ToolAnnotations `json:"annotations"`
-}
-
-func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
-	if asJSON {
-		out := make([]toolJSON, 0, len(entries))
-		for _, e := range entries {
-			schema := e.Info.InputSchema
-			if len(schema) == 0 {
-				schema = json.RawMessage(`{"type":"object"}`)
-			}
-			out = append(out, toolJSON{Name: e.Name, Server: e.Info.Server, Tool: e.Info.Name,
-				Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations})
-		}
-		return mcpWriteJSON(w, out)
-	}
-	if len(entries) == 0 {
-		_, err := fmt.Fprintln(w, "no tools")
-		return err
-	}
-	for i, e := range entries {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		origin := "built-in"
-		if e.Info.Server != "" {
-			origin = "server " + e.Info.Server + ", tool " + e.Info.Name
-		}
-		fmt.Fprintf(w, "%s  (%s)\n", e.Name, origin)
-		if d := strings.TrimSpace(e.Info.Description); d != "" {
-			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))
-		}
-		if args := mcpDescribeArgs(e.Info.InputSchema); args != "" {
-			fmt.Fprintf(w, "    arguments: %s\n", args)
-		}
-	}
-	return nil
-}
-
-// mcpDescribeArgs summarises an input schema: required arguments first,
-// each group in the server's order, with an enum's choices and their names.
-func mcpDescribeArgs(raw json.RawMessage) string {
-	o, err := schema.Parse(raw)
-	if len(raw) == 0 || err != nil {
-		return ""
-	}
-	var parts []string
-	for _, f := range o.RequiredFirst() {
-		kind := cmp.Or(f.Schema.Type, strings.Join(f.Schema.Types, "|"), "any")
-		if f.Required {
-			kind += ", required"
-		}
-		if len(f.Choices) > 0 {
-			var cs []string
-			for _, c := range f.Choices {
-				v, _ := json.Marshal(c.Value)
-				if c.Title != "" {
-					v = fmt.Appendf(v, " %q", c.Title)
-				}
-				cs = append(cs, string(v))
-			}
-			kind += ", one of " + strings.Join(cs, ", ")
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", f.Name, kind))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// callTarget is what `call`'s arguments name.
-type callTarget struct {
-	server, tool, args string
-	label              string // how messages name the server (an ad hoc server's URL); "" means server
-}
-
-// parseCallArgs reads [SERVER] TOOL [JSON_ARGS]. With two arguments the
-// second is JSON_ARGS when it looks like JSON or is "-", else TOOL.
-func parseCallArgs(args []string, adhoc bool) (callTarget, error) {
-	looksJSON := func(s string) bool {
-		s = strings.TrimSpace(s)
-		return s == "-" || strings.HasPrefix(s, "{")
-	}
-	var t callTarget
-	switch {
-	case adhoc && len(args) > 2:
-		return t, errors.New("with --url, --sse or --stdio give TOOL [JSON_ARGS], without SERVER")
-	case adhoc:
-		t.tool = args[0]
-		if len(args) == 2 {
-			t.args = args[1]
-		}
-	case len(args) == 1:
-		t.tool = args[0]
-	case len(args) == 2 && looksJSON(args[1]):
-		t.tool, t.args = args[0], args[1]
-	case len(args) == 2:
-		t.server, t.tool = args[0], args[1]
-	default:
-		t.server, t.tool, t.args = args[0], args[1], args[2]
-	}
-	return t, nil
-}
-
-// readCallArgs returns the call's arguments as a JSON object.
-func readCallArgs(arg string, stdin io.Reader) (json.RawMessage, error) {
-	raw := []byte(arg)
-	if arg == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("read JSON_ARGS from stdin: %w", err)
-		}
-		raw = b
-	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return json.RawMessage("{}"), nil
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("JSON_ARGS must be a JSON object like '{\"a\": 1}': %s", cmp.Or(mcpErrText(err), "got null"))
-	}
-	return raw, nil
-}
-
-func mcpErrText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-// resolveTool finds the qualified name of the tool t names.
-func resolveTool(set *tool.Set, t callTarget) (string, error) {
-	if t.server == "" {
-		if e, ok := set.Lookup(t.tool); ok {
-			return e.Name, nil
-		}
-		var builtins []string
-		for _, e := range set.Entries() {
-			if e.Info.Server == "" {
-				builtins = append(builtins, e.Name)
-			}
-		}
-		return "", fmt.Errorf("no tool named %q: give SERVER TOOL, a qualified name (mcp__server__tool) or a built-in (%s); `otter mcp tools` lists them",
-			t.tool, strings.Join(builtins, ", "))
-	}
-	var names []string
-	for _, e := range set.Entries() {
-		if e.Info.Server != t.server {
-			continue
-		}
-		if e.Info.Name == t.tool || e.Name == t.tool {
-			return e.Name, nil
-		}
-		names = append(names, e.Info.Name)
-	}
-	return "", fmt.Errorf("MCP server %s has no tool %q (its tools: %s)", cmp.Or(t.label, t.server), t.tool, cmp.Or(strings.Join(names, ", "), "none"))
-}
-
-// notOfferedError explains, for a tool resolveTool did not find, that the
-// server has it but its allowed_tools or denied_tools keep otter from
-// offering it, and what to change; nil when that is not why.
-func notOfferedError(ctx context.Context, s *mcpSession, t callTarget) error {
-	for _, srv := range s.app.Config.MCP.Servers {
-		if len(srv.AllowedTools) == 0 && len(srv.DeniedTools) == 0 {
-			continue
-		}
-		// t names a tool of srv by its own name after SERVER, or by its
-		// qualified name.
-		names := func(name string) bool {
-			return (t.server == srv.Name && name == t.tool) || tool.QualifiedName(srv.Name, name) == t.tool
-		}
-		if t.server != srv.Name && !strings.HasPrefix(t.tool, tool.ServerPrefix(srv.Name)) {
-			continue
-		}
-		// The session lists the server's own tools, before the filters.
-		own, found, listed := "", false, false
-		if cs, ok := s.app.MCP.Session(srv.Name); ok {
-			lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			listed = true
-			for st, err := range cs.Tools(lctx, nil) {
-				if err != nil {
-					listed = false
-					break
-				}
-				if names(st.Name) {
-					own, found = st.Name, true
-					break
-				}
-			}
-			cancel()
-		}
-		if !found && !listed && t.server == srv.Name {
-			own = t.tool // the list is not at hand: judge by the name alone
-		}
-		if own == "" || tool.AllowedByFilter(srv.AllowedTools, srv.DeniedTools, own) {
-			continue
-		}
-		where := ""
-		if srv.File != "" {
-			where = " in " + srv.File
-			if srv.Line > 0 {
-				where += fmt.Sprintf(":%d", srv.Line)
-			}
-		}
-		has := fmt.Sprintf("MCP server %s has a tool %q, but otter does not offer it", srv.Name, own)
-		if !found {
-			has = fmt.Sprintf("otter does not offer a tool %q of MCP server %s", own, srv.Name)
-		}
-		var denied []string
-		for _, p := range srv.DeniedTools {
-			if ok, _ := path.Match(p, own); ok {
-				denied = append(denied, p)
-			}
-		}
-		if len(denied) > 0 {
-			return fmt.Errorf("%s: it matches the server's denied_tools %s (the [[mcp.servers]] entry %q%s); remove the pattern from denied_tools to use it",
-				has, quoteList(denied), srv.Name, where)
-		}
-		return fmt.Errorf("%s: it matches none of the server's allowed_tools %s (the [[mcp.servers]] entry %q%s); add its name to allowed_tools to use it",
-			has, quoteList(srv.AllowedTools), srv.Name, where)
-	}
-	return nil
-}
-
-// quoteList writes patterns as a TOML array: ["a*", "b"].
-func quoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// checkCallArgs refuses, before the call, arguments that do not match the
-// tool's input schema, naming every problem: the tool never runs, so this
-// is a usage error, not an error the tool reported.
-func checkCallArgs(set *tool.Set, name string, args json.RawMessage) error {
-	err := set.CheckArguments(name, args)
-	var ae *tool.ArgumentsError
-	if !errors.As(err, &ae) {
-		return err
-	}
-	msg := fmt.Sprintf("%s was not called: the arguments do not match the tool's input schema: %s", name, strings.Join(ae.Problems, "; "))
-	if e, ok := set.Lookup(name); ok {
-		if desc := mcpDescribeArgs(e.Info.InputSchema); desc != "" {
-			msg += "\nits arguments: " + desc
-		}
-	}
-	return errors.New(msg)
-}
-
-// runCall calls the tool and prints its result.
-func runCall(cmd *cobra.Command, s *mcpSession, name string, args json.RawMessage, timeout time.Duration, asJSON bool) error {
-	ctx := cmd.Context()
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	stderr := cmd.ErrOrStderr()
-	showProgress := term.IsTerminal(os.Stderr.Fd())
-	ctx = tool.WithProgress(ctx, func(p tool.Progress) {
-		s.logger.Info("progress", "tool", name, "progress", p.Progress, "total", p.Total, "message", p.Message)
-		if showProgress {
-			total := ""
-			if p.Total > 0 {
-				total = fmt.Sprintf("/%g", p.Total)
-			}
-			fmt.Fprintf(stderr, "otter: progress %g%s %s\n", p.Progress, total, p.Message)
-		}
-	})
-	res, err := s.app.Tools.Call(ctx, name, args)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
-			return exitCode(2, fmt.Errorf("call %s: no result after --timeout %s: %w", name, timeout, err))
-		}
-		if _, ok := errors.AsType[*mcphost.URLElicitationError](err); ok {
-			return exitCode(2, err) // it names the tool and says what to open
-		}
-		return exitCode(2, fmt.Errorf("call %s: %w", name, err))
-	}
-	out := cmd.OutOrStdout()
-	if asJSON {
-		if err := mcpWriteJSON(out, res); err != nil {
-			return exitCode(2, err)
-		}
-		if res.IsError {
-			return exitCode(1, fmt.Errorf("%s reported an error", name))
-		}
-		return nil
-	}
-	if res.IsError {
-		var b strings.Builder
-		mcpWriteResult(&b, res)
-		return exitCode(1, fmt.Errorf("%s reported an error: %s", name, strings.TrimSpace(b.String())))
-	}
-	mcpWriteResult(out, res)
-	return nil
-}
-
-// mcpWriteResult prints a result for a person, as the TUI shows it (see
-// render.Terminal).
-func mcpWriteResult(w io.Writer, res *tool.Result) {
-	if text := render.Terminal(res, nil); text != "" || len(res.Content) > 0 {
-		fmt.Fprintln(w, text)
-	}
-}
-
-func mcpFirstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
-}
-
-func mcpWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -10,27 +10,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
-	"github.com/otter-sh/otter/internal/tool"
 )
 
 // adhocFromFlags parses args as the flags of `otter mcp call` and returns
 // the ad hoc server they name.
 func adhocFromFlags(t *testing.T, args ...string) (*config.Server, error) {
 	t.Helper()
-	var conn mcpConnFlags
+	var conn cli.ConnOptions
 	cmd := &cobra.Command{Use: "call"}
-	conn.register(cmd)
+	registerConn(cmd, &conn)
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	return conn.adhocServer()
+	connGiven(cmd, &conn)
+	return conn.AdhocServer()
 }
 
 func TestAdhocServer(t *testing.T) {
@@ -84,157 +83,6 @@ func TestAdhocServer(t *testing.T) {
 		if _, err := adhocFromFlags(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
 		}
-	}
-}
-
-func TestParseCallArgs(t *testing.T) {
-	for _, tc := range []struct {
-		args  []string
-		adhoc bool
-		want  callTarget
-	}{
-		{[]string{"get_status"}, false, callTarget{tool: "get_status"}},
-		{[]string{"scrape_page", `{"url":"x"}`}, false, callTarget{tool: "scrape_page", args: `{"url":"x"}`}},
-		{[]string{"scrape_page", "-"}, false, callTarget{tool: "scrape_page", args: "-"}},
-		{[]string{"everything", "get-sum"}, false, callTarget{server: "everything", tool: "get-sum"}},
-		{[]string{"everything", "get-sum", "{}"}, false, callTarget{server: "everything", tool: "get-sum", args: "{}"}},
-		{[]string{"get-sum", " {}"}, true, callTarget{tool: "get-sum", args: " {}"}},
-		{[]string{"get-sum"}, true, callTarget{tool: "get-sum"}},
-	} {
-		got, err := parseCallArgs(tc.args, tc.adhoc)
-		if err != nil || got != tc.want {
-			t.Errorf("parseCallArgs(%q, %v) = %+v, %v; want %+v", tc.args, tc.adhoc, got, err, tc.want)
-		}
-	}
-	if _, err := parseCallArgs([]string{"srv", "tool", "{}"}, true); err == nil {
-		t.Error("SERVER with an ad hoc server: no error")
-	}
-}
-
-func TestReadCallArgs(t *testing.T) {
-	for in, want := range map[string]string{"": "{}", `  {"a":1} `: `{"a":1}`} {
-		got, err := readCallArgs(in, nil)
-		if err != nil || string(got) != want {
-			t.Errorf("readCallArgs(%q) = %s, %v; want %s", in, got, err, want)
-		}
-	}
-	got, err := readCallArgs("-", strings.NewReader("{\"b\": [1]}\n"))
-	if err != nil || string(got) != `{"b": [1]}` {
-		t.Errorf("from stdin: %s, %v", got, err)
-	}
-	for _, bad := range []string{"[1]", "null", "3", "{", "nope"} {
-		if _, err := readCallArgs(bad, nil); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
-			t.Errorf("readCallArgs(%q): err = %v", bad, err)
-		}
-	}
-}
-
-func TestWriteResult(t *testing.T) {
-	res := &sdk.CallToolResult{
-		Content: []sdk.Content{
-			&sdk.TextContent{Text: "hello\n"},
-			&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 10)},
-			&sdk.AudioContent{MIMEType: "audio/wav", Data: make([]byte, 3)},
-			&sdk.ResourceLink{URI: "file:///r.txt", Name: "r", MIMEType: "text/plain"},
-			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://t", MIMEType: "text/plain", Text: "inside"}},
-			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "mem://b", Blob: []byte{1, 2}}},
-		},
-		StructuredContent: map[string]any{"n": 1},
-	}
-	var b strings.Builder
-	mcpWriteResult(&b, res)
-	want := `hello
-[image: image/png, 10 bytes]
-[audio: audio/wav, 3 bytes]
-[resource link: r, file:///r.txt, text/plain]
-[resource: mem://t, text/plain]
-inside
-[resource: mem://b, 2 bytes]
-{
-  "n": 1
-}
-`
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
-
-	// structuredContent already given as text is not printed twice.
-	b.Reset()
-	mcpWriteResult(&b, &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"n": 1}`}}, StructuredContent: map[string]any{"n": 1}})
-	if b.String() != "{\"n\": 1}\n" {
-		t.Errorf("duplicate structured content: %q", b.String())
-	}
-}
-
-// A connected OAuth server shows when its token expires; two servers whose
-// names give the same tool prefix (my.srv, my_srv) are counted with only
-// the tools actually offered, and the dropped one is named.
-func TestPrintServerListTokensAndCollisions(t *testing.T) {
-	now := time.Now()
-	statuses := []mcphost.Status{
-		{Name: "remote", Transport: "http", State: mcphost.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
-		{Name: "soon", Transport: "http", State: mcphost.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
-		{Name: "my.srv", Transport: "stdio", State: mcphost.StateConnected, Tools: 2},
-		{Name: "my_srv", Transport: "stdio", State: mcphost.StateConnected, Tools: 2, NotOffered: []tool.Collision{{Name: "mcp__my_srv__echo",
-			Kept:    tool.Info{Server: "my.srv", Name: "echo"},
-			Dropped: tool.Info{Server: "my_srv", Name: "echo"}}}},
-	}
-	var b strings.Builder
-	if err := printServerList(&b, statuses, false); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, want := range []string{
-		"token expires in 52m",
-		"token expires in <1m",
-		"1 tool(s) not offered (echo): same qualified name as a tool of my.srv",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("list lacks %q:\n%s", want, out)
-		}
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) > 3 && f[0] == "my_srv" && f[3] != "1" {
-			t.Errorf("my_srv counted %s tools, want 1 (one of its two is not offered):\n%s", f[3], out)
-		}
-	}
-	b.Reset()
-	printServerList(&b, statuses, true)
-	if !strings.Contains(b.String(), `"not_offered": [`) {
-		t.Errorf("JSON lacks not_offered:\n%s", b.String())
-	}
-}
-
-func TestPrintServerList(t *testing.T) {
-	exp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	statuses := []mcphost.Status{
-		{Name: "gh", Transport: "http", State: mcphost.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
-		{Name: "fs", Transport: "stdio", State: mcphost.StateConnected, Tools: 12},
-		{Name: "db", Transport: "stdio", State: mcphost.StateFailed, Error: "exited with status 1\nmore detail"},
-	}
-	var b strings.Builder
-	if err := printServerList(&b, statuses, false); err != nil {
-		t.Fatal(err)
-	}
-	want := `NAME  TRANSPORT  STATE       TOOLS  ERROR
-gh    http       needs-auth  0      login required; token expired 2026-01-02T03:04:05Z
-fs    stdio      connected   12     -
-db    stdio      failed      0      exited with status 1 …
-`
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
-
-	b.Reset()
-	if err := printServerList(&b, statuses[:2], true); err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(b.String()), &rows); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(rows) != "[map[error:login required name:gh state:needs-auth token_expiry:2026-01-02T03:04:05Z tools:0 transport:http] map[error: name:fs state:connected tools:12 transport:stdio]]" {
-		t.Errorf("JSON rows: %v", rows)
 	}
 }
 
@@ -332,11 +180,11 @@ func TestCollidingServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("mcp list: %v\n%s", err, stderr)
 	}
-	var rows []serverJSON
+	var rows []cli.ServerJSON
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("mcp list --json %q: %v", out, err)
 	}
-	got := map[string]serverJSON{}
+	got := map[string]cli.ServerJSON{}
 	for _, r := range rows {
 		got[r.Name] = r
 	}
@@ -355,7 +203,7 @@ func TestCollidingServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("mcp tools: %v\n%s", err, stderr)
 	}
-	var tools []toolJSON
+	var tools []cli.ToolJSON
 	if err := json.Unmarshal([]byte(out), &tools); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/otter-sh/otter/internal/cli"
+	"github.com/otter-sh/otter/internal/iostreams"
 	"github.com/otter-sh/otter/internal/testpeer"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -26,15 +28,18 @@ func otterWithStdin(t *testing.T, stdin io.Reader, args ...string) (stdout, stde
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	flags = globalFlags{}
-	root := newRootCmd()
-	var out, errOut bytes.Buffer
+	root, out, errOut := testRoot(stdin)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
 	err = root.ExecuteContext(ctx)
 	return out.String(), errOut.String(), err
+}
+
+// testRoot is the otter command line over streams that are no terminal:
+// stdin reads from stdin, stdout and stderr are collected.
+func testRoot(stdin io.Reader) (root *cobra.Command, stdout, stderr *bytes.Buffer) {
+	streams, _, stdout, stderr := iostreams.Test()
+	streams.In = stdin
+	return newRootCmd(&cli.Factory{IO: streams, Version: version}), stdout, stderr
 }
 
 // everythingPeer returns the node binary and the reference server's entry
@@ -330,13 +335,8 @@ func TestPromptInterrupted(t *testing.T) {
 	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Otters ", "are"}, Hold: hold})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	flags = globalFlags{}
-	root := newRootCmd()
-	var out, errOut bytes.Buffer
+	root, _, errOut := testRoot(strings.NewReader(""))
 	root.SetArgs([]string{"--config", promptConfig(t, srv, ""), "-p", "otters?"})
-	root.SetIn(strings.NewReader(""))
-	root.SetOut(&out)
-	root.SetErr(&errOut)
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
 	for len(srv.Requests()) == 0 { // the model is answering
@@ -411,29 +411,5 @@ args = [%q, "stdio"]
 				t.Errorf("stderr:\n%s", stderr)
 			}
 		})
-	}
-}
-
-// Parallel tool calls finish in any order; the json output lists them in
-// the order the model made them.
-func TestPromptJSONKeepsTheModelsCallOrder(t *testing.T) {
-	var stdout bytes.Buffer
-	p := &promptPrinter{format: formatJSON, stdout: &stdout, stderr: io.Discard, start: time.Now()}
-	p.event(agent.ToolCallStarted{ID: "call_0", Name: "slow", Args: json.RawMessage(`{"n":0}`)})
-	p.event(agent.ToolCallStarted{ID: "call_1", Name: "fast", Args: json.RawMessage(`{"n":1}`)})
-	p.event(agent.ToolCallFinished{ID: "call_1", Name: "fast", Result: &tool.Result{}, Elapsed: time.Millisecond})
-	p.event(agent.ToolCallFinished{ID: "call_0", Name: "slow", Err: errors.New("boom"), Elapsed: time.Second})
-	p.result(nil)
-	var res struct {
-		ToolCalls []promptToolCall `json:"tool_calls"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatal(err)
-	}
-	got := res.ToolCalls
-	if len(got) != 2 || got[0].ID != "call_0" || got[1].ID != "call_1" ||
-		string(got[0].Args) != `{"n":0}` || !got[0].IsError || got[0].Error != "boom" || got[0].DurationMS != 1000 ||
-		got[1].IsError || got[1].DurationMS != 1 {
-		t.Errorf("tool_calls = %+v, want call_0 (failed, 1s) then call_1", got)
 	}
 }

@@ -6,19 +6,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/otter-sh/otter/internal/cli"
 )
 
-// globalFlags are accepted by every command.
-type globalFlags struct {
-	configFile string // --config: an extra config file, above every scope
-	logFile    string // --log-file: where slog writes (default: stderr for headless commands, a file for the TUI)
-	logLevel   string // --log-level
-	workDir    string // --cwd
-}
-
-var flags globalFlags
-
-func newRootCmd() *cobra.Command {
+// newRootCmd is the otter command line; the global flags go into f.
+func newRootCmd(f *cli.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "otter",
 		Short:         "A terminal AI agent shell with built-in web-data tools and MCP servers",
@@ -40,29 +33,35 @@ func newRootCmd() *cobra.Command {
 			return nil
 		},
 	}
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
 	pf := root.PersistentFlags()
-	pf.StringVar(&flags.configFile, "config", "", "read this config file too, above every scope")
-	pf.StringVar(&flags.logFile, "log-file", "", "write logs to this file")
-	pf.StringVar(&flags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pf.StringVar(&flags.workDir, "cwd", "", "run as if started in this directory")
+	pf.StringVar(&f.ConfigFile, "config", "", "read this config file too, above every scope")
+	pf.StringVar(&f.LogFile, "log-file", "", "write logs to this file")
+	pf.StringVar(&f.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&f.WorkDir, "cwd", "", "run as if started in this directory")
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		f.LogLevelSet = cmd.Flags().Changed("log-level")
+	}
 
 	mcpCmd := groupCommand(&cobra.Command{
 		Use:   "mcp",
 		Short: "Manage and use MCP servers without the TUI",
 	})
-	mcpCmd.AddCommand(mcpSubcommands()...)                 // mcp_cmd.go: list, tools, call
-	mcpCmd.AddCommand(newMCPImportCmd())                   // import_cmd.go
-	mcpCmd.AddCommand(newMCPLoginCmd(), newMCPLogoutCmd()) // login_cmd.go
-	mcpCmd.AddCommand(newMCPServeCmd())                    // serve_cmd.go
+	mcpCmd.AddCommand(newCmdMCPList(f, nil), newCmdMCPTools(f, nil), newCmdMCPCall(f, nil)) // mcp_cmd.go
+	mcpCmd.AddCommand(newCmdMCPImport(f, nil))                                              // import_cmd.go
+	mcpCmd.AddCommand(newCmdMCPLogin(f, nil), newCmdMCPLogout(f))                           // login_cmd.go
+	mcpCmd.AddCommand(newCmdMCPServe(f, nil))                                               // serve_cmd.go
 	root.AddCommand(mcpCmd)
-	root.AddCommand(configCommands()...) // config_cmd.go: config validate|show, trust
+	root.AddCommand(configCommands(f)...) // config_cmd.go: config validate|show, trust
 
-	addPromptFlags(root) // prompt_cmd.go: -p and its flags
+	runPrompt := addPromptFlags(root, f, nil) // prompt_cmd.go: -p and its flags
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if promptRequested(cmd) {
-			return runPrompt(cmd) // prompt_cmd.go
+			return runPrompt(cmd)
 		}
-		return runTUI(cmd) // tui_cmd.go
+		return runTUI(cmd.Context(), f) // tui_cmd.go
 	}
 	for _, c := range root.Commands() {
 		addUsageToArgErrors(c)
@@ -148,7 +147,7 @@ func addUsageToArgErrors(cmd *cobra.Command) {
 	}
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		err := check(cmd, args)
-		var ee *exitError
+		var ee *cli.ExitError
 		if err == nil || errors.As(err, &ee) {
 			return err
 		}

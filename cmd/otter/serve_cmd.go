@@ -1,30 +1,19 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/serve"
-	"github.com/otter-sh/otter/internal/tool"
-	"github.com/otter-sh/otter/internal/webdata"
 )
 
-// newMCPServeCmd is `otter mcp serve`: otter's built-in tools over MCP.
-func newMCPServeCmd() *cobra.Command {
-	var (
-		httpAddr    string
-		dailyQuota  int
-		callTimeout time.Duration
-	)
+// newCmdMCPServe is `otter mcp serve`: otter's built-in tools over MCP.
+func newCmdMCPServe(f *cli.Factory, runF func(*cli.ServeOptions) error) *cobra.Command {
+	var o cli.ServeOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve otter's built-in tools over MCP (stdio, or streamable HTTP with --http)",
@@ -42,109 +31,21 @@ Every tool call is appended to the audit ledger ([serve] audit_log, default
 $XDG_STATE_HOME/otter/audit.jsonl). Logs are JSON on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd, httpAddr, dailyQuota, callTimeout)
+			if cmd.Flags().Changed("http") {
+				if problem := httpAddrProblem(o.HTTPAddr); problem != "" {
+					return exitCode(2, fmt.Errorf("%s\nUsage: %s\nRun '%s --help' for more.", problem, cmd.UseLine(), cmd.CommandPath()))
+				}
+			}
+			if runF != nil {
+				return runF(&o)
+			}
+			return cli.RunServe(cmd.Context(), f, o)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
-	cmd.Flags().IntVar(&dailyQuota, "daily-quota", 0, "tool calls allowed per client per UTC day (0: unlimited)")
-	cmd.Flags().DurationVar(&callTimeout, "call-timeout", serve.DefaultCallTimeout, "the longest one tool call may take")
+	cmd.Flags().StringVar(&o.HTTPAddr, "http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	cmd.Flags().IntVar(&o.DailyQuota, "daily-quota", 0, "tool calls allowed per client per UTC day (0: unlimited)")
+	cmd.Flags().DurationVar(&o.CallTimeout, "call-timeout", serve.DefaultCallTimeout, "the longest one tool call may take")
 	return cmd
-}
-
-func runServe(cmd *cobra.Command, httpAddr string, dailyQuota int, callTimeout time.Duration) error {
-	if cmd.Flags().Changed("http") {
-		if problem := httpAddrProblem(httpAddr); problem != "" {
-			return exitCode(2, fmt.Errorf("%s\nUsage: %s\nRun '%s --help' for more.", problem, cmd.UseLine(), cmd.CommandPath()))
-		}
-	}
-	ctx := cmd.Context()
-	logger, closeLog, err := setupLogging(cmd, logSetup{stderr: os.Stderr, level: slog.LevelInfo, json: true})
-	if err != nil {
-		return exitCode(2, err)
-	}
-	defer closeLog()
-
-	paths := config.DefaultPaths()
-	cfg, err := config.Load(config.LoadOptions{Paths: paths, WorkDir: flags.workDir, Extra: flags.configFile})
-	if err != nil {
-		return exitCode(2, err)
-	}
-	if httpAddr != "" && cfg.Serve.KeysError != nil {
-		return exitCode(2, fmt.Errorf("[serve] api_keys: %w", cfg.Serve.KeysError))
-	}
-	if httpAddr != "" {
-		// Refuse before building anything, with the message that says how to fix it.
-		if err := serve.CheckAddr(httpAddr, len(cfg.Serve.APIKeys) > 0); err != nil {
-			return exitCode(2, err)
-		}
-	}
-
-	set := tool.NewSet(tool.Options{MaxOutputChars: cfg.Tools.MaxOutputChars, SpillDir: filepath.Join(paths.CacheDir, "outputs")})
-	builtins, err := webdata.Tools(webdata.Options{Config: cfg.Tools, Paths: paths, Recent: set.RecentBy})
-	if err != nil {
-		return exitCode(2, fmt.Errorf("built-in tools: %w", err))
-	}
-	set.SetBuiltins(builtins)
-
-	auditLog := cfg.Serve.AuditLog
-	if auditLog == "" {
-		auditLog = filepath.Join(paths.StateDir, "audit.jsonl")
-	}
-	// API keys guard HTTP only: over stdio the client is the local user who
-	// started otter (Claude Desktop, say), whose environment may well lack
-	// the variable the keys come from.
-	var apiKeys []string
-	if httpAddr != "" {
-		apiKeys = cfg.Serve.APIKeys
-	}
-	srv, err := serve.New(serve.Options{
-		Tools:          set,
-		Resources:      presetResources(),
-		Version:        version,
-		APIKeys:        apiKeys,
-		AllowedOrigins: cfg.Serve.AllowedOrigins,
-		AllowedHosts:   cfg.Serve.AllowedHosts,
-		AuditLog:       auditLog,
-		DailyQuota:     dailyQuota,
-		CallTimeout:    callTimeout,
-		WithClient:     webdata.WithClient,
-		Logger:         logger,
-	})
-	if err != nil {
-		return exitCode(2, err)
-	}
-	defer srv.Close()
-
-	if httpAddr == "" {
-		err = srv.RunStdio(ctx, os.Stdin, os.Stdout)
-	} else {
-		err = srv.ListenAndServe(ctx, httpAddr)
-	}
-	if err != nil {
-		logger.Error("serve stopped", "err", err)
-		return exitCode(2, err)
-	}
-	return nil
-}
-
-// presetResources serves the extraction presets as otter://presets/NAME.
-func presetResources() []serve.Resource {
-	var out []serve.Resource
-	for _, p := range webdata.Presets() {
-		text, err := json.MarshalIndent(p, "", "  ")
-		if err != nil {
-			continue
-		}
-		out = append(out, serve.Resource{
-			URI:         "otter://presets/" + p.Name,
-			Name:        p.Name,
-			Title:       "Preset " + p.Name,
-			Description: p.Description,
-			MIMEType:    "application/json",
-			Text:        string(text),
-		})
-	}
-	return out
 }
 
 // httpAddrProblem says what is wrong with the address given to --http, or

@@ -1,8 +1,14 @@
 // Package app is otter's UI-agnostic core: it loads the configuration,
 // builds the merged tool set (built-in web-data tools and the tools of every
-// MCP server) and the MCP client manager, and wires in the front end's
-// answers to the questions the core asks (elicitation, login, approvals).
+// MCP server), the MCP client manager and the model provider, builds the
+// agents (NewAgent) and answers servers' sampling requests, and wires in
+// the front end's answers to the questions the core asks (elicitation,
+// login, approvals). A config reload reaches every part from Reload.
 // The TUI and the headless CLI are thin front ends over an App.
+//
+// It may import the core packages below it (agent, ask, config, llm,
+// mcphost, oauth, tool, webdata); never a front end (tui, cli) nor
+// cmd/otter, and it names no CLI flag.
 package app
 
 import (
@@ -15,7 +21,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
@@ -41,9 +46,13 @@ type Options struct {
 	// approvals. Nil: servers are not offered elicitation and logins use
 	// oauth's terminal prompter.
 	Asker ask.Asker
-	// Sampler answers servers' sampling/createMessage requests. Nil: the
+	// SamplingApprover approves servers' sampling/createMessage requests,
+	// which the App then answers with the configured model. Nil: the
 	// client does not offer sampling.
-	Sampler func(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
+	SamplingApprover ask.Approver
+	// Model, when set, replaces the configured model ([agent].model) for
+	// the agents and for sampling.
+	Model string
 	// OnEvent receives the MCP manager's events, from any goroutine; it
 	// must not block.
 	OnEvent func(mcphost.Event)
@@ -77,6 +86,7 @@ type App struct {
 	Logger  *slog.Logger
 
 	opts     Options
+	llm      providerState
 	sessions sessionStore
 	closeMu  sync.Mutex
 	closed   bool
@@ -110,6 +120,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		return nil, err
 	}
 	a.Config = cfg
+	a.refreshProvider(cfg)
 
 	a.Tools = tool.NewSet(tool.Options{
 		MaxOutputChars: cfg.Tools.MaxOutputChars,
@@ -136,7 +147,6 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	mopts := mcphost.Options{
 		Tools:   a.Tools,
-		Sampler: opts.Sampler,
 		Auth:    authz,
 		Logger:  logger,
 		Roots:   []string{workDir},
@@ -144,6 +154,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	if opts.Asker != nil {
 		mopts.Eliciter = opts.Asker
+	}
+	if opts.SamplingApprover != nil {
+		mopts.Sampler = a.sample
 	}
 	mopts.OnEvent = a.onMCPEvent
 	a.MCP = mcphost.New(cfg.MCP, mopts)
@@ -189,6 +202,7 @@ func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	}
 	a.Config = cfg
 	a.setBuiltins(builtins)
+	a.refreshProvider(cfg)
 	return a.MCP.Reload(ctx, cfg.MCP), nil
 }
 

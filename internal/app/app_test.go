@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
@@ -122,10 +122,33 @@ func callText(t *testing.T, a *App, name, args string) string {
 	return res.Content[0].(*sdk.TextContent).Text
 }
 
+// acceptDefaults is a front end that accepts every form with the values
+// its schema gives as defaults (as the CLI's --elicit accept-defaults
+// does), and answers nothing else.
+type acceptDefaults struct{ ask.Asker }
+
+func (acceptDefaults) Elicit(_ context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
+	var schema struct {
+		Properties map[string]struct {
+			Default any `json:"default"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(req.Schema, &schema); err != nil {
+		return ask.ElicitReply{}, err
+	}
+	content := map[string]any{}
+	for name, p := range schema.Properties {
+		if p.Default != nil {
+			content[name] = p.Default
+		}
+	}
+	return ask.ElicitReply{Action: ask.Accept, Content: content}, nil
+}
+
 func TestAppToolsAndCall(t *testing.T) {
 	url := newTestServer(t, "calc")
 	paths := testPaths(t, serverTOML("calc", url))
-	a := startApp(t, Options{Paths: paths, Asker: NewPolicyAsker(ElicitAcceptDefaults, nil, io.Discard, nil)})
+	a := startApp(t, Options{Paths: paths, Asker: acceptDefaults{}})
 
 	names := toolNames(a.Tools)
 	for _, want := range []string{"scrape_page", "get_status", "mcp__calc__add", "mcp__calc__survey"} {

@@ -99,7 +99,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	for _, src := range candidates(opts, r.projDir) {
 		missing := "" // scope files are optional
 		if src.Scope == ScopeFlag {
-			missing = "check the path given to --config"
+			missing = "check the path of the config file given on the command line"
 		}
 		if src.Scope == ScopeLocal && committed(r.projDir, src.Path) {
 			// The local file is the user's own, never committed. One that

@@ -4,8 +4,12 @@
 // tool permission, sampling).
 //
 // The package is a view. Everything it shows or does goes through the
-// small Backend interface, which cmd/otter implements over the core
-// (internal/app, internal/agent); no MCP or agent logic lives here.
+// small Backend interface; AppBackend implements it over the core
+// (internal/app and the agent it builds), and tests use a fake. No MCP or
+// agent logic lives here.
+//
+// It may import the core (app, agent, ask, config, mcphost, tool) and the
+// Charm stack; never internal/cli nor cmd/otter.
 package tui
 
 import (

@@ -1,4 +1,4 @@
-package main
+package tui
 
 import (
 	"context"
@@ -11,13 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth/oauthtest"
-	"github.com/otter-sh/otter/internal/tui"
 )
 
 // TestTUITrustPrompt: a project that defines servers is asked about once;
@@ -46,7 +44,7 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b := &tuiBackend{app: a, agent: agent.New(agent.Options{Tools: a.Tools}), logger: slog.New(slog.DiscardHandler), ui: tui.New(tui.Options{})}
+	b := NewAppBackend(New(Options{}), a, slog.New(slog.DiscardHandler))
 
 	req := b.TrustPrompt()
 	if req == nil {
@@ -86,7 +84,7 @@ func TestTUITrustPrompt(t *testing.T) {
 // loginRecorder is the TUI's Asker with its login prompt replaced by a
 // record of the servers it was asked about (answered "later").
 type loginRecorder struct {
-	*tui.UI
+	*UI
 	mu    sync.Mutex
 	asked []string
 }
@@ -114,17 +112,13 @@ func TestTUIStartupNeverStartsALogin(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	flags = globalFlags{configFile: cfgFile, workDir: t.TempDir()}
-	t.Cleanup(func() { flags = globalFlags{} })
 	paths := config.Paths{
 		ConfigDir: filepath.Join(home, "config"), DataDir: filepath.Join(home, "data"),
 		StateDir: filepath.Join(home, "state"), CacheDir: filepath.Join(home, "cache"),
 	}
-	logger := slog.New(slog.DiscardHandler)
-	ui := tui.New(tui.Options{})
-	b := &tuiBackend{ui: ui, logger: logger}
+	ui := New(Options{})
 	rec := &loginRecorder{UI: ui}
-	opts := tuiAppOptions(paths, ui, b, logger)
+	opts := AppOptions(app.Options{Paths: paths, WorkDir: t.TempDir(), ConfigFile: cfgFile, Logger: slog.New(slog.DiscardHandler)}, ui)
 	opts.Asker = rec
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

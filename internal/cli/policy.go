@@ -1,4 +1,4 @@
-package agent
+package cli
 
 import (
 	"context"
@@ -8,24 +8,24 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 )
 
-// Policy answers the core's questions without a person, for headless use
-// (`otter -p`): it implements ask.Asker.
+// PromptPolicy answers the core's questions without a person, for
+// `otter -p`, as its flags say: it implements ask.Asker.
 //
 // A tool call that would ask (see tool.Info.NeedsConsent; not allowed by [permissions])
 // is allowed only when AllowAll is set or its qualified name matches one of
 // AllowTools (path.Match globs, e.g. "mcp__github__*"); sampling requests
 // are approved only with AllowSampling; elicitation is declined and logins
 // are postponed.
-type Policy struct {
+type PromptPolicy struct {
 	AllowTools    []string
 	AllowAll      bool
 	AllowSampling bool
 }
 
-var _ ask.Asker = (*Policy)(nil)
+var _ ask.Asker = (*PromptPolicy)(nil)
 
 // ApproveTool implements ask.Approver.
-func (p *Policy) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
+func (p *PromptPolicy) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
 	if p.AllowAll {
 		return ask.AllowOnce, nil
 	}
@@ -42,7 +42,7 @@ func (p *Policy) ApproveTool(ctx context.Context, req ask.Permission) (ask.Permi
 }
 
 // ApproveSampling implements ask.Approver.
-func (p *Policy) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, error) {
+func (p *PromptPolicy) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, error) {
 	if p.AllowSampling {
 		return true, nil
 	}
@@ -50,12 +50,12 @@ func (p *Policy) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, e
 }
 
 // Elicit implements ask.Eliciter: headless, every request is declined.
-func (p *Policy) Elicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
+func (p *PromptPolicy) Elicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
 	return ask.ElicitReply{Action: ask.Decline}, nil
 }
 
 // Login implements ask.LoginPrompter: headless, no login is started; the
 // server stays needs-auth until `otter mcp login`.
-func (p *Policy) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
+func (p *PromptPolicy) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
 	return ask.LoginReply{Choice: ask.LoginLater}, nil
 }

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,13 +74,14 @@ type lineResult struct {
 // NewPolicyAsker returns a PolicyAsker. in and out are used for
 // ElicitAsk's prompts (the CLI passes stdin, or the terminal when stdin
 // carries data, and stderr). prompter answers OAuth logins; nil means
-// oauth's terminal prompter on stdin and stderr.
+// oauth's terminal prompter, which can only answer "later" (it has no
+// input of its own: a caller that logs in passes one reading stdin).
 func NewPolicyAsker(policy ElicitPolicy, in io.Reader, out io.Writer, prompter ask.LoginPrompter) *PolicyAsker {
 	if out == nil {
 		out = io.Discard
 	}
 	if prompter == nil {
-		prompter = oauth.NewTerminalPrompter(os.Stdin, os.Stderr)
+		prompter = oauth.NewTerminalPrompter(strings.NewReader(""), out)
 	}
 	p := &PolicyAsker{policy: policy, out: out, prompter: prompter}
 	if in != nil {

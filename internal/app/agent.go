@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// providerState is the model provider the configuration names, read again
+// on every Reload, and the agents that use it.
+type providerState struct {
+	mu       sync.Mutex
+	provider llm.Provider // nil when err is set
+	model    string
+	err      error
+	agents   []builtAgent // built by NewAgent, refreshed by Reload
+}
+
+// builtAgent is an agent NewAgent built, with what its front end chose.
+type builtAgent struct {
+	agent *agent.Agent
+	opts  AgentOptions
+}
+
+// AgentOptions are what a front end chooses for an agent; everything else
+// (provider, model, tools, permissions, limits, system prompt) comes from
+// the App and its configuration.
+type AgentOptions struct {
+	// Approver answers tool permission prompts; nil denies every call that
+	// would need to ask.
+	Approver ask.Approver
+	// OnEvent receives the agent's events (see agent.Options.OnEvent).
+	OnEvent func(agent.Event)
+	// MaxTurns overrides [agent].max_turns when positive.
+	MaxTurns int
+}
+
+// NewAgent returns an agent over the App's tools and MCP servers, talking
+// to the configured model provider (Options.Model overriding its model).
+// Reload keeps it up to date: a new provider, model or [agent] and
+// [permissions] settings apply from its next message on, and the
+// conversation is kept. Without a configured provider the agent answers
+// each message with how to configure one (see Provider).
+func (a *App) NewAgent(o AgentOptions) *agent.Agent {
+	p, model, _ := a.Provider()
+	s := a.agentSettings(a.Config, o)
+	ag := agent.New(agent.Options{
+		Provider:     p,
+		Model:        model,
+		Tools:        a.Tools,
+		Approver:     o.Approver,
+		Permissions:  s.Permissions,
+		MaxTurns:     s.MaxTurns,
+		MaxTokens:    s.MaxTokens,
+		SystemPrompt: s.SystemPrompt,
+		ToolSearch:   s.ToolSearch,
+		Instructions: a.MCP.Instructions,
+		WorkDir:      a.WorkDir,
+		OnEvent:      o.OnEvent,
+		Logger:       a.Logger,
+	})
+	a.llm.mu.Lock()
+	a.llm.agents = append(a.llm.agents, builtAgent{agent: ag, opts: o})
+	a.llm.mu.Unlock()
+	return ag
+}
+
+// agentSettings are the settings of an agent built with o under cfg.
+func (a *App) agentSettings(cfg *config.Config, o AgentOptions) agent.Settings {
+	s := agent.Settings{
+		Permissions:  cfg.Permissions,
+		MaxTurns:     cfg.Agent.MaxTurns,
+		MaxTokens:    cfg.Agent.MaxTokens,
+		SystemPrompt: cfg.Agent.SystemPrompt,
+		ToolSearch:   agent.ToolSearchConfig(cfg),
+	}
+	if o.MaxTurns > 0 {
+		s.MaxTurns = o.MaxTurns
+	}
+	return s
+}
+
+// Provider returns the model provider the configuration names and the
+// model to use. When none is configured (or its configuration is wrong) it
+// returns an error that says how to configure one; it wraps
+// llm.ErrNoProvider when none is configured at all.
+func (a *App) Provider() (llm.Provider, string, error) {
+	a.llm.mu.Lock()
+	defer a.llm.mu.Unlock()
+	return a.llm.provider, a.llm.model, a.llm.err
+}
+
+// refreshProvider reads the model provider from cfg and hands it, with
+// cfg's settings, to every agent NewAgent built: the one place a
+// configuration change reaches the agents.
+func (a *App) refreshProvider(cfg *config.Config) {
+	p, model, err := llm.FromConfig(cfg, a.opts.LookupEnv)
+	if err == nil && a.opts.Model != "" {
+		model = a.opts.Model
+	}
+	if err != nil {
+		p, model = nil, ""
+		if !errors.Is(err, llm.ErrNoProvider) {
+			a.Logger.Warn("model provider", "err", err)
+		}
+	}
+	a.llm.mu.Lock()
+	defer a.llm.mu.Unlock()
+	a.llm.provider, a.llm.model, a.llm.err = p, model, err
+	for _, b := range a.llm.agents {
+		if p != nil {
+			b.agent.SetProvider(p, model)
+		}
+		b.agent.Configure(a.agentSettings(cfg, b.opts))
+	}
+}
+
+// sample answers a server's sampling/createMessage request with the
+// configured model, once Options.SamplingApprover approves it.
+func (a *App) sample(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
+	p, model, _ := a.Provider()
+	return agent.SamplingHandler(p, model, a.opts.SamplingApprover)(ctx, server, req)
+}

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// WatchConfig calls reload each time a config file changes, until ctx is
+// done ([mcp] auto_reload = true). It watches the directories (editors
+// replace files rather than write them) and waits for a quiet moment
+// before calling reload, which should call Reload.
+func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		a.Logger.Warn("auto_reload: cannot watch the config files", "err", err)
+		return
+	}
+	defer w.Close()
+	files := map[string]bool{}
+	add := func(path string) {
+		if path == "" {
+			return
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return
+		}
+		files[abs] = true
+		if err := w.Add(filepath.Dir(abs)); err != nil {
+			a.Logger.Debug("auto_reload: not watching", "dir", filepath.Dir(abs), "err", err)
+		}
+	}
+	for _, f := range a.Config.Files {
+		add(f.Path)
+	}
+	add(a.Paths.UserConfigFile())
+	add(a.opts.ConfigFile)
+	if dir := config.ProjectDir(a.WorkDir); dir != "" {
+		add(filepath.Join(dir, ".otter", "config.toml"))
+		add(filepath.Join(dir, ".otter", "config.local.toml"))
+		add(filepath.Join(dir, ".mcp.json"))
+	}
+
+	const quiet = 300 * time.Millisecond
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if abs, _ := filepath.Abs(ev.Name); files[abs] {
+				timer.Reset(quiet)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			a.Logger.Warn("auto_reload: watching the config", "err", err)
+		case <-timer.C:
+			reload(ctx)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// configError formats one or more config errors one per line.
+type configError struct{ err error }
+
+func (e *configError) Error() string {
+	msgs := strings.Split(e.err.Error(), "\n")
+	if len(msgs) == 1 {
+		return "invalid configuration: " + msgs[0]
+	}
+	return fmt.Sprintf("invalid configuration (%d problems):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
+}
+
+func (e *configError) Unwrap() error { return e.err }
+
+// RunConfigValidate checks the config file path, or with path "" the
+// whole resolved configuration, and prints what it found.
+func RunConfigValidate(f *Factory, path string) error {
+	out := f.IO.Out
+	var (
+		cfg *config.Config
+		err error
+	)
+	if path != "" {
+		cfg, err = config.LoadFile(path)
+	} else {
+		cfg, err = config.Load(f.LoadOptions())
+	}
+	if err == nil {
+		err = cfg.ServerProblems()
+	}
+	if err != nil {
+		return ExitCode(2, &configError{err})
+	}
+	var files []string
+	for _, f := range cfg.Files {
+		files = append(files, f.Path)
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(out, "ok: no config files found (the user file would be %s)\n", config.DefaultPaths().UserConfigFile())
+		return nil
+	}
+	fmt.Fprintf(out, "ok: %s from %s\n", plural(len(cfg.MCP.Servers), "server"), strings.Join(files, ", "))
+	printDisabled(out, cfg)
+	printWarnings(out, cfg)
+	return nil
+}
+
+// printWarnings prints what the configuration costs the user without
+// stopping otter, such as servers whose tools get the same names; each
+// warning names the file and line to change.
+func printWarnings(w io.Writer, cfg *config.Config) {
+	for _, warn := range cfg.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", strings.ReplaceAll(warn.Error(), "\n", "\n  "))
+	}
+}
+
+// printDisabled lists servers that will not start and why.
+func printDisabled(w io.Writer, cfg *config.Config) {
+	for _, s := range cfg.MCP.Servers {
+		switch {
+		case s.DisabledReason != "":
+			fmt.Fprintf(w, "note: server %q: %s\n", s.Name, s.DisabledReason)
+		case s.Problem != nil:
+			msgs := strings.Split(s.Problem.Error(), "\n")
+			fmt.Fprintf(w, "note: server %q cannot start: %s\n", s.Name, strings.Join(msgs, "\n  "))
+		}
+	}
+}
+
+// RunConfigShow prints the resolved configuration as TOML, secrets masked.
+func RunConfigShow(f *Factory) error {
+	cfg, err := config.Load(f.LoadOptions())
+	if err != nil {
+		return ExitCode(2, &configError{err})
+	}
+	if len(cfg.Files) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "otter: no config file found; create %s (see config.example.toml)\n", config.DefaultPaths().UserConfigFile())
+	}
+	return cfg.WriteResolved(f.IO.Out)
+}
+
+// TrustOptions are the options of `otter trust`.
+type TrustOptions struct {
+	Dir    string // "": the project here, or the working directory
+	List   bool
+	Revoke string
+}
+
+// RunTrust trusts a project directory, lists the trusted ones or forgets one.
+func RunTrust(f *Factory, o TrustOptions) error {
+	out := f.IO.Out
+	paths := config.DefaultPaths()
+	switch {
+	case o.List && (o.Revoke != "" || o.Dir != ""):
+		return ExitCode(2, errors.New("--list takes no directory and no --revoke"))
+	case o.List:
+		return listTrusted(out, paths)
+	case o.Revoke != "":
+		if o.Dir != "" {
+			return ExitCode(2, errors.New("give the directory to --revoke, not as an argument"))
+		}
+		ok, err := paths.Untrust(o.Revoke)
+		if err != nil {
+			return ExitCode(2, err)
+		}
+		if !ok {
+			return ExitCode(2, fmt.Errorf("%s was not trusted (see otter trust --list)", o.Revoke))
+		}
+		fmt.Fprintf(out, "revoked trust in %s: its project servers will not start\n", o.Revoke)
+		return nil
+	}
+	dir := cmp.Or(o.Dir, f.WorkDir)
+	return trustDir(f, paths, dir)
+}
+
+func listTrusted(w io.Writer, paths config.Paths) error {
+	dirs, err := paths.TrustedDirs()
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	if len(dirs) == 0 {
+		fmt.Fprintln(w, "no trusted directories")
+		return nil
+	}
+	for _, d := range dirs {
+		note := ""
+		if _, err := os.Stat(d.Dir); err != nil {
+			note = "  (missing)"
+		}
+		fmt.Fprintf(w, "%s  trusted %s%s\n", d.Dir, d.TrustedAt.Local().Format("2006-01-02 15:04"), note)
+	}
+	return nil
+}
+
+// trustDir trusts the project of dir and lists the servers that now start.
+func trustDir(f *Factory, paths config.Paths, dir string) error {
+	out, errw := f.IO.Out, f.IO.ErrOut
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return ExitCode(2, err)
+		}
+		dir = wd
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ExitCode(2, fmt.Errorf("trust %s: not a directory", dir))
+	}
+	proj := config.ProjectDir(dir)
+	if proj == "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return ExitCode(2, err)
+		}
+		proj = abs
+		fmt.Fprintf(errw, "note: %s has no %s/ directory or %s yet\n", proj, config.ProjectDirName, config.MCPJSONName)
+	}
+	opts := f.LoadOptions()
+	opts.WorkDir = proj
+
+	// The servers the missing trust held back, to name them afterwards.
+	held := map[string]bool{}
+	if before, err := config.Load(opts); err == nil {
+		for _, s := range before.MCP.Servers {
+			held[s.Name] = s.Untrusted
+		}
+	}
+	already, err := paths.IsTrusted(proj)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	if err := paths.Trust(proj); err != nil {
+		return ExitCode(2, err)
+	}
+	if already {
+		fmt.Fprintf(out, "%s was already trusted\n", proj)
+	} else {
+		fmt.Fprintf(out, "trusted %s\n", proj)
+	}
+	cfg, err := config.Load(opts)
+	if err != nil {
+		return ExitCode(2, fmt.Errorf("trusted %s, but its configuration has problems: %w", proj, &configError{err}))
+	}
+	var starting []string
+	for _, s := range cfg.MCP.Servers {
+		if s.IsEnabled() && s.Problem == nil && (held[s.Name] || s.Scope == config.ScopeProject) {
+			starting = append(starting, fmt.Sprintf("%s (%s)", s.Name, s.File))
+		}
+	}
+	if len(starting) == 0 {
+		fmt.Fprintln(out, "no project servers to start")
+	} else {
+		fmt.Fprintf(out, "these servers will now start:\n  %s\n", strings.Join(starting, "\n  "))
+	}
+	printDisabled(out, cfg)
+	return nil
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

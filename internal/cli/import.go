@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// ImportOptions are the options of `otter mcp import`.
+type ImportOptions struct {
+	File  string // "": .mcp.json in the working directory
+	Write bool   // append to the user config file instead of printing
+}
+
+// RunImport converts the "mcpServers" of a .mcp.json or
+// claude_desktop_config.json into otter TOML, printed or appended to the
+// user config file.
+func RunImport(f *Factory, o ImportOptions) error {
+	file := o.File
+	if file == "" {
+		file = filepath.Join(f.WorkDir, config.MCPJSONName)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ExitCode(2, fmt.Errorf("import: %w (give the file to import, e.g. otter mcp import ~/.config/Claude/claude_desktop_config.json)", err))
+	}
+	servers, err := config.ParseMCPJSON(data, file)
+	if err != nil {
+		return ExitCode(2, &configError{err})
+	}
+	if len(servers) == 0 {
+		return ExitCode(2, fmt.Errorf("import: %s has no servers in \"mcpServers\"", file))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Imported from %s by `otter mcp import`.\n", file)
+	if err := config.WriteServersTOML(&b, servers); err != nil {
+		return ExitCode(2, err)
+	}
+	if !o.Write {
+		_, err := f.IO.Out.Write(b.Bytes())
+		return err
+	}
+	target := config.DefaultPaths().UserConfigFile()
+	if err := appendServers(target, servers, b.Bytes()); err != nil {
+		return ExitCode(2, err)
+	}
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.Name
+	}
+	fmt.Fprintf(f.IO.Out, "added %s to %s: %s\n", plural(len(servers), "server"), target, strings.Join(names, ", "))
+	return nil
+}
+
+// appendServers appends entries (the TOML of servers) to the config file
+// target, refusing names it already defines; it never rewrites what is there.
+func appendServers(target string, servers []config.Server, entries []byte) error {
+	old, err := os.ReadFile(target)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("import: %w", err)
+	}
+	if len(old) > 0 {
+		existing, err := config.FileServers(target)
+		if err != nil {
+			return fmt.Errorf("import: not touching %s until it is fixed: %w", target, &configError{err})
+		}
+		var clash []string
+		for _, s := range servers {
+			if slices.ContainsFunc(existing, func(e config.Server) bool { return e.Name == s.Name }) {
+				clash = append(clash, s.Name)
+			}
+		}
+		if len(clash) > 0 {
+			return fmt.Errorf("import: %s already defines %s; nothing written (rename or remove those entries there, or import without --write and copy what you need)",
+				target, strings.Join(clash, ", "))
+		}
+	}
+	var add bytes.Buffer
+	if len(old) > 0 {
+		if !bytes.HasSuffix(old, []byte("\n")) {
+			add.WriteString("\n")
+		}
+		add.WriteString("\n")
+	}
+	add.Write(entries)
+	if _, err := toml.Decode(string(old)+add.String(), new(map[string]any)); err != nil {
+		return fmt.Errorf("import: appending to %s would not parse (%w); nothing written", target, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if _, err := f.Write(add.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("import: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/render"
+)
+
+// settleTimeout bounds how long `otter -p` waits for MCP servers to connect
+// before it starts; servers still pending then join late (their tools are
+// offered from the next model call on).
+const settleTimeout = 30 * time.Second
+
+// Output formats of -p.
+const (
+	FormatText       = "text"
+	FormatJSON       = "json"
+	FormatStreamJSON = "stream-json"
+)
+
+// PromptOptions are the options of `otter -p`.
+type PromptOptions struct {
+	Prompt        string // the -p value: the prompt, or "-" to read it from stdin
+	Format        string // FormatText, FormatJSON or FormatStreamJSON
+	AllowTools    []string
+	AllowAll      bool
+	AllowSampling bool
+	Model         string // instead of [agent].model
+	MaxTurns      int    // instead of [agent].max_turns, when positive
+}
+
+// Check reports options that cannot work.
+func (o PromptOptions) Check() error {
+	switch o.Format {
+	case FormatText, FormatJSON, FormatStreamJSON:
+	default:
+		return fmt.Errorf("--output-format %q: use text, json or stream-json", o.Format)
+	}
+	if o.MaxTurns < 0 {
+		return fmt.Errorf("--max-turns %d: give a positive number", o.MaxTurns)
+	}
+	return nil
+}
+
+// promptText returns the prompt: the -p value, or stdin when it is "-".
+func promptText(arg string, stdin io.Reader) (string, error) {
+	if arg == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("reading the prompt from stdin: %w", err)
+		}
+		arg = string(data)
+	}
+	if strings.TrimSpace(arg) == "" {
+		return "", errors.New(`the prompt is empty: give it as otter -p "PROMPT", or pipe it in with otter -p -`)
+	}
+	return strings.TrimSpace(arg), nil
+}
+
+// RunPrompt is `otter -p`: it runs one prompt through an agent and prints
+// the answer on stdout in o.Format, progress on stderr.
+func RunPrompt(ctx context.Context, f *Factory, o PromptOptions) error {
+	if err := o.Check(); err != nil {
+		return ExitCode(2, err)
+	}
+	out := &promptPrinter{format: o.Format, stdout: f.IO.Out, stderr: f.IO.ErrOut, start: time.Now()}
+	err := runPrompt(ctx, f, o, out)
+	if err != nil && !out.printed && o.Format != FormatText {
+		// A script reading json gets an answer on stdout even when otter
+		// could not start the turn (no provider, a config error).
+		out.result(err)
+	}
+	return err
+}
+
+func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrinter) error {
+	arg := o.Prompt
+	if strings.TrimSpace(arg) == "" && !f.IO.IsStdinTTY() {
+		arg = "-" // an empty -p with stdin not a terminal: the prompt is piped in
+	}
+	text, err := promptText(arg, f.IO.In)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	logger, closeLog, err := f.headlessLogger()
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	defer closeLog()
+
+	policy := &PromptPolicy{AllowTools: o.AllowTools, AllowAll: o.AllowAll, AllowSampling: o.AllowSampling}
+	opts := f.AppOptions(logger)
+	opts.Asker = policy
+	opts.SamplingApprover = samplingNotes{policy, out}
+	opts.Model = o.Model
+	a, err := app.New(ctx, opts)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			logger.Warn("stopping MCP servers", "err", err)
+		}
+	}()
+	provider, model, err := a.Provider()
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	out.provider, out.model = provider.Name(), model
+
+	a.Start(ctx)
+	if len(a.MCP.Statuses()) > 0 {
+		wctx, cancel := context.WithTimeout(ctx, settleTimeout)
+		_ = a.MCP.WaitSettled(wctx)
+		cancel()
+		if ctx.Err() != nil {
+			return ExitCode(1, fmt.Errorf("interrupted while the MCP servers were starting: %w", ctx.Err()))
+		}
+		out.servers(a.MCP.Statuses())
+	}
+
+	ag := a.NewAgent(app.AgentOptions{Approver: policy, OnEvent: out.event, MaxTurns: o.MaxTurns})
+	sendErr := ag.Send(ctx, text)
+	out.result(sendErr)
+	switch {
+	case sendErr == nil:
+		return nil
+	case errors.Is(sendErr, context.Canceled):
+		return ExitCode(1, Reported{sendErr}) // result said "interrupted"
+	case errors.Is(sendErr, agent.ErrMaxTurns):
+		return ExitCode(1, sendErr)
+	default:
+		return ExitCode(2, sendErr) // the provider failed: configuration or connection
+	}
+}
+
+// samplingNotes tells, on stderr, of each sampling request a server makes
+// and what the policy answers.
+type samplingNotes struct {
+	*PromptPolicy
+	out *promptPrinter
+}
+
+func (s samplingNotes) ApproveSampling(ctx context.Context, req ask.Sampling) (bool, error) {
+	s.out.sampling(req.Server, s.AllowSampling)
+	return s.PromptPolicy.ApproveSampling(ctx, req)
+}
+
+// promptPrinter writes the answer on stdout and progress on stderr in the
+// chosen format. Its methods are called from the agent's goroutines one at a
+// time (the agent serialises events) and from the sampler.
+type promptPrinter struct {
+	format         string
+	stdout, stderr io.Writer
+	start          time.Time
+	provider       string
+	model          string
+
+	mu        sync.Mutex
+	final     agent.TurnFinished
+	usage     agent.Usage
+	calls     []promptToolCall // in the order the model made them
+	callIndex map[string]int   // tool call ID → its index in calls
+	printed   bool             // result has been printed
+}
+
+// promptToolCall is a tool call in the json output.
+type promptToolCall struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	IsError    bool            `json:"is_error"`
+	Error      string          `json:"error,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// promptResult is the json output and the last line of stream-json.
+type promptResult struct {
+	Type       string           `json:"type"` // "result"
+	Result     string           `json:"result"`
+	IsError    bool             `json:"is_error"`
+	Error      string           `json:"error,omitempty"`
+	Canceled   bool             `json:"canceled,omitempty"`
+	Truncated  bool             `json:"truncated,omitempty"` // the model stopped at its output limit
+	Partial    bool             `json:"partial,omitempty"`   // result is what the model said before it was interrupted or failed
+	Provider   string           `json:"provider"`
+	Model      string           `json:"model"`
+	ToolCalls  []promptToolCall `json:"tool_calls"`
+	Usage      promptUsage      `json:"usage"`
+	DurationMS int64            `json:"duration_ms"`
+}
+
+type promptUsage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CachedTokens     int64 `json:"cached_tokens"`      // of the input, read from the provider's prompt cache
+	CacheWriteTokens int64 `json:"cache_write_tokens"` // of the input, written to it
+}
+
+func (p *promptPrinter) line(v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(p.stdout, "%s\n", data)
+}
+
+// progress writes a line of progress on stderr.
+func (p *promptPrinter) progress(format string, args ...any) {
+	fmt.Fprintf(p.stderr, format+"\n", args...)
+}
+
+func (p *promptPrinter) servers(statuses []mcphost.Status) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, st := range statuses {
+		switch st.State {
+		case mcphost.StateConnected:
+			if p.format == FormatStreamJSON {
+				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "tools": st.Tools})
+			}
+		case mcphost.StateDisabled:
+		default:
+			p.progress("otter: %s", serverStateText(st.Name, st))
+			if p.format == FormatStreamJSON {
+				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "error": st.Error})
+			}
+		}
+	}
+}
+
+func (p *promptPrinter) sampling(server string, allowed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if allowed {
+		p.progress("otter: answering a sampling request from %s", server)
+	} else {
+		p.progress("otter: declined a sampling request from %s (allow with --allow-sampling)", server)
+	}
+}
+
+func (p *promptPrinter) event(ev agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev := ev.(type) {
+	case agent.TextDelta:
+		if p.format == FormatStreamJSON {
+			p.line(map[string]any{"type": "text", "text": ev.Text})
+		}
+	case agent.ToolCallStarted:
+		if p.callIndex == nil {
+			p.callIndex = map[string]int{}
+		}
+		p.callIndex[ev.ID] = len(p.calls)
+		p.calls = append(p.calls, promptToolCall{ID: ev.ID, Name: ev.Name, Args: ev.Args})
+		p.progress("otter: → %s %s", ev.Name, truncateLine(string(ev.Args), 200))
+		if p.format == FormatStreamJSON {
+			p.line(map[string]any{"type": "tool_call", "id": ev.ID, "name": ev.Name, "args": ev.Args})
+		}
+	case agent.ToolProgress:
+		msg := ev.Progress.Message
+		if ev.Progress.Total > 0 {
+			msg = fmt.Sprintf("%.0f/%.0f %s", ev.Progress.Progress, ev.Progress.Total, msg)
+		}
+		// Named: with tools running in parallel their reports interleave.
+		p.progress("otter:   … %s: %s", cmp.Or(p.callName(ev.ID), ev.ID), strings.TrimSpace(msg))
+		if p.format == FormatStreamJSON {
+			p.line(map[string]any{"type": "tool_progress", "id": ev.ID, "progress": ev.Progress.Progress, "total": ev.Progress.Total, "message": ev.Progress.Message})
+		}
+	case agent.ToolCallFinished:
+		i, started := p.callIndex[ev.ID]
+		if !started {
+			i = len(p.calls)
+			p.calls = append(p.calls, promptToolCall{ID: ev.ID, Name: ev.Name})
+		}
+		c := &p.calls[i]
+		c.DurationMS = ev.Elapsed.Milliseconds()
+		switch {
+		case ev.Err != nil:
+			c.IsError, c.Error = true, ev.Err.Error()
+			p.progress("otter: ✗ %s: %s", ev.Name, ev.Err)
+		case ev.Result != nil && ev.Result.IsError:
+			c.IsError, c.Error = true, truncateLine(render.Model(ev.Result), 500)
+			p.progress("otter: ✗ %s reported an error: %s", ev.Name, truncateLine(render.Model(ev.Result), 200))
+		default:
+			p.progress("otter: ✓ %s (%s)", ev.Name, ev.Elapsed.Round(time.Millisecond))
+		}
+		if p.format == FormatStreamJSON {
+			out := map[string]any{"type": "tool_result", "id": c.ID, "name": c.Name, "is_error": c.IsError, "duration_ms": c.DurationMS}
+			if c.Error != "" {
+				out["error"] = c.Error
+			}
+			if ev.Result != nil {
+				out["text"] = render.Model(ev.Result)
+			}
+			p.line(out)
+		}
+	case agent.Usage:
+		p.usage = agent.Usage(llm.Usage(p.usage).Add(llm.Usage(ev)))
+	case agent.Retrying:
+		p.progress("otter: the model call failed (%v); retrying in %s", ev.Err, ev.Delay.Round(time.Millisecond))
+	case agent.TurnFinished:
+		p.final = ev
+	}
+}
+
+// callName returns the tool name of a started call.
+func (p *promptPrinter) callName(id string) string {
+	if i, ok := p.callIndex[id]; ok {
+		return p.calls[i].Name
+	}
+	return ""
+}
+
+// result prints the final answer.
+func (p *promptPrinter) result(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.printed = true
+	res := promptResult{
+		Type:       "result",
+		Result:     p.final.Text,
+		Canceled:   p.final.Canceled,
+		Truncated:  p.final.Truncated,
+		Provider:   p.provider,
+		Model:      p.model,
+		ToolCalls:  p.calls,
+		Usage:      promptUsage(p.usage),
+		DurationMS: time.Since(p.start).Milliseconds(),
+	}
+	if res.ToolCalls == nil {
+		res.ToolCalls = []promptToolCall{}
+	}
+	if err != nil {
+		res.IsError, res.Error = true, err.Error()
+	}
+	switch {
+	case res.Canceled:
+		res.Partial = true
+		p.progress("otter: interrupted; the answer is partial")
+	case err != nil && res.Result != "":
+		// A stream cut mid-answer, or max_turns: what was said is printed,
+		// and marked as incomplete.
+		res.Partial = true
+		p.progress("otter: the answer is partial (the turn did not finish, see below)")
+	}
+	if res.Truncated {
+		p.progress("otter: %s", agent.TruncatedNote)
+	}
+	switch p.format {
+	case FormatText:
+		if res.Result != "" {
+			fmt.Fprintln(p.stdout, strings.TrimRight(res.Result, "\n"))
+		}
+	case FormatJSON, FormatStreamJSON:
+		p.line(res)
+	}
+}
+
+// truncateLine shortens s to one line of at most n bytes.
+func truncateLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

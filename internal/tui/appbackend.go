@@ -1,0 +1,234 @@
+package tui
+
+// AppBackend: the Backend over internal/app and the agent it builds, which
+// cmd/otter hands to Run.
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// AppOptions configures the core under the TUI: base (the paths, the
+// global flags) with the UI answering the core's questions and showing
+// its events. Logins are not Interactive: at startup a server that needs
+// one goes needs-auth and the TUI says so in one notice; the person starts
+// each login from /mcp (l). Asking at once would put a login prompt per
+// server in front of the person before they typed anything (issue 3: no
+// browser storm at startup).
+func AppOptions(base app.Options, ui *UI) app.Options {
+	base.Asker = ui
+	base.SamplingApprover = ui
+	base.OnEvent = func(ev mcphost.Event) { ui.Notify(ev) }
+	base.Interactive = false
+	return base
+}
+
+// NewAppBackend returns the Backend over a (built with AppOptions) and an
+// agent it builds for ui.
+func NewAppBackend(ui *UI, a *app.App, logger *slog.Logger) *AppBackend {
+	b := &AppBackend{ui: ui, app: a, logger: logger}
+	b.agent = a.NewAgent(app.AgentOptions{Approver: ui, OnEvent: b.onAgentEvent})
+	return b
+}
+
+// WatchConfig reloads when a config file changes (auto_reload = true),
+// and tells the person, until ctx is done.
+func (b *AppBackend) WatchConfig(ctx context.Context) {
+	b.app.WatchConfig(ctx, func(ctx context.Context) {
+		diff, err := b.Reload(ctx)
+		b.ui.Notify(Reloaded{Diff: diff, Err: err, Auto: true})
+	})
+}
+
+// AppBackend implements Backend over an App and the agent it built.
+type AppBackend struct {
+	ui     *UI
+	app    *app.App
+	agent  *agent.Agent
+	logger *slog.Logger
+
+	reloadMu sync.Mutex // serialises reloads (the /mcp reload command and the watcher)
+
+	mu   sync.Mutex
+	emit func(agent.Event) // the running Send's
+}
+
+func (b *AppBackend) onAgentEvent(ev agent.Event) {
+	b.mu.Lock()
+	emit := b.emit
+	b.mu.Unlock()
+	if emit != nil {
+		emit(ev)
+	}
+}
+
+func (b *AppBackend) Provider() Provider {
+	p, model, err := b.app.Provider()
+	if err != nil {
+		return Provider{Help: err.Error()}
+	}
+	return Provider{Name: p.Name(), Model: model}
+}
+
+func (b *AppBackend) Servers() []mcphost.Status  { return b.app.MCP.Statuses() }
+func (b *AppBackend) Tools() []tool.Entry        { return b.app.Tools.Entries() }
+func (b *AppBackend) ToolOffer() agent.ToolOffer { return b.agent.ToolOffer() }
+func (b *AppBackend) Prompts() []mcphost.Prompt  { return b.app.MCP.Prompts() }
+func (b *AppBackend) ResetChat()                 { b.agent.Reset() }
+func (b *AppBackend) Login(ctx context.Context, server string) error {
+	return b.app.MCP.Login(ctx, server)
+}
+
+func (b *AppBackend) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
+	return b.app.MCP.GetPrompt(ctx, server, name, args)
+}
+
+func (b *AppBackend) Reconnect(ctx context.Context, server string) error {
+	return b.app.MCP.Reconnect(ctx, server)
+}
+
+func (b *AppBackend) SetEnabled(ctx context.Context, server string, on bool) error {
+	return b.app.MCP.SetEnabled(ctx, server, on)
+}
+
+func (b *AppBackend) CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	return b.app.Tools.Call(ctx, name, args)
+}
+
+func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Event)) error {
+	finished := false
+	b.mu.Lock()
+	b.emit = func(ev agent.Event) {
+		if _, ok := ev.(agent.TurnFinished); ok {
+			finished = true
+		}
+		emit(ev)
+	}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.emit = nil
+		b.mu.Unlock()
+	}()
+	err := b.agent.Send(ctx, text)
+	if err != nil && finished && !errors.Is(err, context.Canceled) {
+		// Already shown from TurnFinished.Err.
+		b.logger.Info("turn failed", "err", err)
+		return nil
+	}
+	return err
+}
+
+func (b *AppBackend) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
+	b.reloadMu.Lock()
+	defer b.reloadMu.Unlock()
+	return b.app.Reload(ctx) // it hands the agent the new provider and settings
+}
+
+// TrustPrompt asks about an untrusted project whose config defines servers.
+func (b *AppBackend) TrustPrompt() *TrustRequest {
+	cfg := b.app.Config
+	untrusted := false
+	for _, f := range cfg.Files {
+		if f.Scope == config.ScopeProject && !f.Trusted {
+			untrusted = true
+		}
+	}
+	if !untrusted {
+		return nil
+	}
+	req := &TrustRequest{Dir: cmp.Or(config.ProjectDir(b.app.WorkDir), b.app.WorkDir)}
+	for _, s := range cfg.MCP.Servers {
+		if s.Scope != config.ScopeProject || s.DisabledReason == "" {
+			continue
+		}
+		what := s.URL
+		if s.Command != "" {
+			what = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+		}
+		// What else the entry would change, by name only (values may be secrets).
+		var more []string
+		if s.Cwd != "" {
+			more = append(more, "in "+s.Cwd)
+		}
+		if len(s.Env) > 0 {
+			more = append(more, "env "+strings.Join(slices.Sorted(maps.Keys(s.Env)), ", "))
+		}
+		if len(s.Headers) > 0 {
+			more = append(more, "headers "+strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", "))
+		}
+		if len(more) > 0 {
+			what += " (" + strings.Join(more, "; ") + ")"
+		}
+		req.Servers = append(req.Servers, s.Name+": "+what)
+	}
+	if len(req.Servers) == 0 {
+		return nil
+	}
+	req.Settings = untrustedSettings(cfg.Files)
+	return req
+}
+
+// untrustedSettings names the settings that untrusted project TOML files
+// would apply besides their servers ("agent.model", "providers.openai",
+// "permissions mcp__fs__* = allow"), held back until the project is
+// trusted. Names only, except permissions: other values may be secrets.
+func untrustedSettings(files []config.Source) []string {
+	var names []string
+	for _, f := range files {
+		if f.Scope != config.ScopeProject || f.Trusted || filepath.Ext(f.Path) != ".toml" {
+			continue
+		}
+		var top map[string]any
+		if err := config.DecodeFile(f.Path, &top); err != nil {
+			continue // the config loader reports it
+		}
+		for k, v := range top {
+			sub, ok := v.(map[string]any)
+			if !ok {
+				names = append(names, k)
+				continue
+			}
+			for sk := range sub {
+				switch {
+				case k == "mcp" && sk == "servers":
+					// listed server by server
+				case k == "permissions": // what it lets run unasked is the point
+					names = append(names, fmt.Sprintf("permissions %s = %v", sk, sub[sk]))
+				default:
+					names = append(names, k+"."+sk)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+func (b *AppBackend) Trust(ctx context.Context) (mcphost.ReloadDiff, error) {
+	req := b.TrustPrompt()
+	if req == nil {
+		return mcphost.ReloadDiff{}, nil
+	}
+	if err := b.app.Paths.Trust(req.Dir); err != nil {
+		return mcphost.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
+	}
+	return b.Reload(ctx)
+}
