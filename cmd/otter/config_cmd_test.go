@@ -115,3 +115,16 @@ func TestConfigValidateWarnsOfToolPrefixClash(t *testing.T) {
 		t.Errorf("a server without a clash is named in a warning:\n%s", out)
 	}
 }
+
+// A --config file that does not exist is an error that names the flag.
+func TestMissingConfigFlagFile(t *testing.T) {
+	configTestHome(t)
+	missing := filepath.Join(t.TempDir(), "nope.toml")
+	for _, args := range [][]string{{"config", "show"}, {"mcp", "list"}} {
+		_, _, err := runOtter(t, append([]string{"--config", missing}, args...)...)
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "check the path given to --config") {
+			t.Errorf("otter --config %s %s: err = %v, want it to name the file and --config", missing, strings.Join(args, " "), err)
+		}
+	}
+}

@@ -37,8 +37,11 @@ type Options struct {
 	// WorkDir is the directory otter runs in ("" = the current directory):
 	// it selects the project config and is the root offered to servers.
 	WorkDir string
-	// ConfigFile is an extra config file (--config), above every scope.
+	// ConfigFile is an extra config file, above every scope.
 	ConfigFile string
+	// ConfigFileHint is what to do when ConfigFile does not exist, as the
+	// front end words it (naming its flag); "" = check the path.
+	ConfigFileHint string
 	// LookupEnv resolves ${VAR} in the config; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 
@@ -169,6 +172,7 @@ func (a *App) load() (*config.Config, error) {
 		Paths:     a.Paths,
 		WorkDir:   a.WorkDir,
 		Extra:     a.opts.ConfigFile,
+		ExtraHint: a.opts.ConfigFileHint,
 		LookupEnv: a.opts.LookupEnv,
 	})
 	if err != nil {

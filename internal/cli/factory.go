@@ -29,14 +29,17 @@ type Factory struct {
 
 // LoadOptions are the config.LoadOptions of the global flags.
 func (f *Factory) LoadOptions() config.LoadOptions {
-	return config.LoadOptions{Paths: config.DefaultPaths(), WorkDir: f.WorkDir, Extra: f.ConfigFile}
+	return config.LoadOptions{Paths: config.DefaultPaths(), WorkDir: f.WorkDir, Extra: f.ConfigFile, ExtraHint: configFileHint}
 }
 
 // AppOptions are the app.Options of the global flags; the command adds
 // the rest.
 func (f *Factory) AppOptions(logger *slog.Logger) app.Options {
-	return app.Options{WorkDir: f.WorkDir, ConfigFile: f.ConfigFile, Logger: logger, Version: f.Version}
+	return app.Options{WorkDir: f.WorkDir, ConfigFile: f.ConfigFile, ConfigFileHint: configFileHint, Logger: logger, Version: f.Version}
 }
+
+// configFileHint is what to do when the --config file does not exist.
+const configFileHint = "check the path given to --config"
 
 // ExitError carries a process exit code: 1 means "the tool (or the turn)
 // reported an error", 2 "usage, config or connection error".

@@ -321,7 +321,7 @@ commnd = "y"
 func TestMissingExtraFile(t *testing.T) {
 	paths, _ := testEnv(t)
 	missing := filepath.Join(t.TempDir(), "nope.toml")
-	_, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), Extra: missing})
+	_, err := Load(LoadOptions{Paths: paths, WorkDir: t.TempDir(), Extra: missing, ExtraHint: "check the path given to --config"})
 	var cerr *Error
 	if !errors.As(err, &cerr) || cerr.File != missing || !strings.Contains(err.Error(), "--config") {
 		t.Fatalf("err = %v, want an *Error naming %s and --config", err, missing)

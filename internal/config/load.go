@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,8 +49,11 @@ const (
 type LoadOptions struct {
 	Paths     Paths                       // zero value: DefaultPaths()
 	WorkDir   string                      // "" = os.Getwd()
-	Extra     string                      // --config FILE, ScopeFlag, highest
+	Extra     string                      // an extra file given on the command line, ScopeFlag, highest
 	LookupEnv func(string) (string, bool) // nil = os.LookupEnv
+	// ExtraHint is what to do when Extra does not exist, as the front end
+	// words it (naming its flag); "" = check the path.
+	ExtraHint string
 }
 
 // Load reads every scope, lowest first: the user file
@@ -99,7 +103,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	for _, src := range candidates(opts, r.projDir) {
 		missing := "" // scope files are optional
 		if src.Scope == ScopeFlag {
-			missing = "check the path of the config file given on the command line"
+			missing = cmp.Or(opts.ExtraHint, missingFileHint)
 		}
 		if src.Scope == ScopeLocal && committed(r.projDir, src.Path) {
 			// The local file is the user's own, never committed. One that
