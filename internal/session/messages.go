@@ -264,8 +264,9 @@ const InterruptedResult = "interrupted: otter stopped before this tool call fini
 
 // History turns stored rows into the conversation a provider accepts:
 // notices are left out, the tool results after an assistant message are
-// grouped into one llm.RoleTool message in the order of its calls, and a
-// call without a result gets an InterruptedResult error result.
+// grouped into one llm.RoleTool message in the order of its calls, a call
+// without a result gets an InterruptedResult error result, and a prompt
+// whose answer was never saved gets an empty answer marked Interrupted.
 func History(entries []Entry) []llm.Message {
 	out := make([]llm.Message, 0, len(entries))
 	for i := 0; i < len(entries); {
@@ -276,6 +277,9 @@ func History(entries []Entry) []llm.Message {
 			continue
 		case llm.RoleTool:
 			continue // a result without its call (before a compaction boundary)
+		}
+		if m.Role == llm.RoleUser && unanswered(out) {
+			out = append(out, interruptedAnswer)
 		}
 		out = append(out, m)
 		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
@@ -304,7 +308,20 @@ func History(entries []Entry) []llm.Message {
 		}
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolResults: results})
 	}
+	if unanswered(out) {
+		out = append(out, interruptedAnswer)
+	}
 	return out
+}
+
+// interruptedAnswer stands for an answer otter never saved (it stopped
+// while the answer streamed), so that the model is told and the roles keep
+// alternating.
+var interruptedAnswer = llm.Message{Role: llm.RoleAssistant, Interrupted: true}
+
+// unanswered reports whether the conversation ends with a user message.
+func unanswered(h []llm.Message) bool {
+	return len(h) > 0 && h[len(h)-1].Role == llm.RoleUser
 }
 
 // History returns a session's whole conversation as a provider accepts it

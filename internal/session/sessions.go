@@ -341,3 +341,20 @@ func titleFrom(prompt string) string {
 	}
 	return line
 }
+
+// Age says how long ago t was, shortly: "just now", "5m ago", "3h ago",
+// "2d ago", or the date for more than a month.
+func Age(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 31*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Format("2006-01-02")
+}

@@ -152,7 +152,18 @@ func TestHistoryOfAToolCallAnsweredByNothingBeforeTheNextPrompt(t *testing.T) {
 		{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "x", Name: "t"}}}},
 		{Message: llm.Message{Role: llm.RoleUser, Text: "q2"}},
 	})
-	if len(got) != 4 || got[2].Role != llm.RoleTool || got[2].ToolResults[0].CallID != "x" || got[2].ToolResults[0].Text != InterruptedResult || got[3].Text != "q2" {
+	if len(got) != 5 || got[2].Role != llm.RoleTool || got[2].ToolResults[0].CallID != "x" || got[2].ToolResults[0].Text != InterruptedResult || got[3].Text != "q2" ||
+		got[4].Role != llm.RoleAssistant || !got[4].Interrupted {
+		t.Errorf("history = %+v", got)
+	}
+	// A prompt whose answer was lost (otter was killed while it streamed).
+	got = History([]Entry{
+		{Message: llm.Message{Role: llm.RoleUser, Text: "q"}},
+		{Message: llm.Message{Role: RoleNotice, Text: "killed"}},
+		{Message: llm.Message{Role: llm.RoleUser, Text: "q2"}},
+		{Message: llm.Message{Role: llm.RoleAssistant, Text: "a2"}},
+	})
+	if len(got) != 4 || got[1].Role != llm.RoleAssistant || !got[1].Interrupted || got[2].Text != "q2" {
 		t.Errorf("history = %+v", got)
 	}
 }
@@ -310,8 +321,8 @@ func TestAFullDiskIsReportedOnceAndNothingMoreIsSaved(t *testing.T) {
 	if len(reports) != 1 || !errors.Is(reports[0], ErrFull) || !strings.Contains(reports[0].Error(), s.Path()) || !strings.Contains(reports[0].Error(), "without saving") {
 		t.Fatalf("reports = %v", reports)
 	}
-	h, err := s.History(context.Background(), rec.ID())
-	if err != nil || len(h) != 1 || h[0].Text != "small" {
+	h, err := s.Entries(context.Background(), rec.ID(), 0)
+	if err != nil || len(h) != 1 || h[0].Message.Text != "small" {
 		t.Errorf("history = %+v, %v; want only what was saved before the disk filled", h, err)
 	}
 }
@@ -359,7 +370,7 @@ func TestResolveListForkDeletePrune(t *testing.T) {
 	tools, _ := s.AllowedTools(ctx, f.ID)
 	var loaded []string
 	found, _ := s.State(ctx, f.ID, "loaded_tools", &loaded)
-	if len(fh) != 3 || fh[1].Text != "answer" || f.ParentID != a.ID || len(tools) != 1 || !found || len(loaded) != 1 {
+	if len(fh) != 4 || fh[1].Text != "answer" || f.ParentID != a.ID || len(tools) != 1 || !found || len(loaded) != 1 {
 		t.Errorf("fork: %+v history %+v tools %v state %v", f, fh, tools, loaded)
 	}
 
@@ -379,7 +390,7 @@ func TestResolveListForkDeletePrune(t *testing.T) {
 	if err := s.Delete(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := s.History(ctx, f.ID); len(h) != 3 {
+	if h, _ := s.History(ctx, f.ID); len(h) != 4 {
 		t.Errorf("deleting the original took the fork's messages: %+v", h)
 	}
 	if err := s.Delete(ctx, a.ID); !errors.Is(err, ErrNotFound) {
