@@ -335,7 +335,7 @@ func TestStreamErrors(t *testing.T) {
 				}
 				base := "http://" + ln.Addr().String() + "/v1"
 				ln.Close()
-				o := llm.Options{Name: "local", BaseURL: base, APIKey: "k", MaxRetries: 1}
+				o := llm.Options{Name: "local", BaseURL: base, APIKey: "k", MaxRetries: 4}
 				p := llm.Provider(llm.NewOpenAI(o))
 				if kind == llmtest.Anthropic {
 					p = llm.NewAnthropic(o)
@@ -350,8 +350,8 @@ func TestStreamErrors(t *testing.T) {
 						retries++
 					}
 				}
-				if retries != 1 { // MaxRetries: the SDK's retry, announced; none of otter's on top
-					t.Errorf("%d Retrying events for a refused connection with MaxRetries 1, want 1: %#v", retries, evs)
+				if retries != 0 { // a local server that refuses is not running: retrying only delays saying so
+					t.Errorf("%d Retrying events for a refused connection to 127.0.0.1, want none: %#v", retries, evs)
 				}
 			})
 			t.Run("cut after output keeps the partial text", func(t *testing.T) {

@@ -55,10 +55,14 @@ func (p *OpenAI) MaxTools() int { return OpenAIMaxTools }
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
 	params := p.params(req)
-	ctx = withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
-	return withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
+	ctx, rn := withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
+	resp, err := withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
 		return p.stream(ctx, params, emit)
 	})
+	if refused := rn.done(); refused != nil {
+		err = streamError(p.name, p.base, refused)
+	}
+	return resp, err
 }
 
 func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event)) (*Response, error) {

@@ -2,10 +2,14 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -16,10 +20,55 @@ import (
 
 type retryNoticeKey struct{}
 
+// retryNotice is what the SDK attempts made under one Stream share: where
+// to announce a retry, and how to stop the SDK retrying a local server
+// that refused the connection (it is not running; retrying only delays
+// saying so).
+type retryNotice struct {
+	emit   func(Event)
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	refused error
+}
+
 // withRetryNotice makes the SDK attempts made under ctx report their
-// retries to emit.
-func withRetryNotice(ctx context.Context, emit func(Event)) context.Context {
-	return context.WithValue(ctx, retryNoticeKey{}, emit)
+// retries to emit. Call done when the stream is over: it returns the
+// refusal that stopped the attempts early, if one did.
+func withRetryNotice(ctx context.Context, emit func(Event)) (context.Context, *retryNotice) {
+	ctx, cancel := context.WithCancel(ctx)
+	rn := &retryNotice{emit: emit, cancel: cancel}
+	return context.WithValue(ctx, retryNoticeKey{}, rn), rn
+}
+
+// done ends the stream's context and returns the local refusal, if any.
+func (rn *retryNotice) done() error {
+	rn.cancel()
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	return rn.refused
+}
+
+// stopRefused ends the attempts when a loopback server refused the
+// connection: the SDK sees its context done and does not retry.
+func (rn *retryNotice) stopRefused(req *http.Request, err error) bool {
+	if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !loopback(req.URL.Hostname()) {
+		return false
+	}
+	rn.mu.Lock()
+	rn.refused = err
+	rn.mu.Unlock()
+	rn.cancel()
+	return true
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // sdkRetryNotice returns the middleware for an SDK configured with
@@ -27,8 +76,8 @@ func withRetryNotice(ctx context.Context, emit func(Event)) context.Context {
 func sdkRetryNotice(maxRetries int) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 		res, err := next(req)
-		emit, _ := req.Context().Value(retryNoticeKey{}).(func(Event))
-		if emit == nil || req.Context().Err() != nil {
+		rn, _ := req.Context().Value(retryNoticeKey{}).(*retryNotice)
+		if rn == nil || req.Context().Err() != nil || rn.stopRefused(req, err) {
 			return res, err
 		}
 		attempt, convErr := strconv.Atoi(req.Header.Get("X-Stainless-Retry-Count"))
@@ -39,7 +88,7 @@ func sdkRetryNotice(maxRetries int) func(*http.Request, func(*http.Request) (*ht
 		if res != nil {
 			why = fmt.Errorf("HTTP %d %s", res.StatusCode, http.StatusText(res.StatusCode))
 		}
-		emit(Retrying{Attempt: attempt + 1, Delay: sdkRetryDelay(res, attempt), Err: why})
+		rn.emit(Retrying{Attempt: attempt + 1, Delay: sdkRetryDelay(res, attempt), Err: why})
 		return res, err
 	}
 }

@@ -96,7 +96,8 @@ type model struct {
 	turn       int
 	cancelTurn context.CancelFunc
 	streaming  *item
-	turnText   bool // the current turn streamed text
+	retry      *item // the turn's retry notice, updated in place
+	turnText   bool  // the current turn streamed text
 	toolItems  map[string]*item
 	calls      int // running /call calls
 	callSeq    int
@@ -647,6 +648,7 @@ func (m *model) startSpinner() tea.Cmd {
 func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 	switch ev := ev.(type) {
 	case agent.TextDelta:
+		m.retry = nil
 		if m.streaming == nil {
 			m.streaming = m.tr.add(&item{kind: itemAssistant, streaming: true})
 		}
@@ -675,7 +677,7 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		m.usage.InputTokens += ev.InputTokens
 		m.usage.OutputTokens += ev.OutputTokens
 	case agent.Retrying:
-		m.notice(itemInfo, fmt.Sprintf("the model call failed (%v); retrying in %s (attempt %d)", ev.Err, fmtDuration(ev.Delay), ev.Attempt))
+		m.showRetry(ev)
 	case agent.TurnFinished:
 		m.endStreaming()
 		if ev.Text != "" && !m.turnText {
@@ -691,6 +693,22 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// showRetry says that the model call is being retried, on one line that
+// each further retry of the turn updates.
+func (m *model) showRetry(ev agent.Retrying) {
+	why := strings.TrimSpace(strings.SplitN(fmt.Sprint(ev.Err), "\n", 2)[0])
+	text := fmt.Sprintf("the model call failed (%s); retrying in %s (attempt %d)",
+		ansi.Truncate(why, 120, "…"), fmtDuration(ev.Delay), ev.Attempt)
+	last := len(m.tr.items) - 1
+	if m.retry == nil || last < 0 || m.tr.items[last] != m.retry {
+		m.retry = m.notice(itemInfo, text)
+		return
+	}
+	m.retry.text.Reset()
+	m.retry.text.WriteString(text)
+	m.retry.stale = true
 }
 
 func (m *model) endStreaming() {
@@ -740,6 +758,7 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 
 func (m *model) endTurn(err error) {
 	m.endStreaming()
+	m.retry = nil
 	canceled := errors.Is(err, context.Canceled) || (m.cancelTurn != nil && m.ctx.Err() != nil)
 	for id, it := range m.toolItems {
 		if it.state == toolRunning && !it.rawCall {

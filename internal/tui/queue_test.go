@@ -2,8 +2,11 @@ package tui
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
 )
@@ -59,4 +62,28 @@ func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 	if b.did("send third") {
 		t.Errorf("a cleared queued message was sent; actions %v", b.actions)
 	}
+}
+
+// Retries of the model call update one line instead of adding a notice
+// each.
+func TestRetriesShowOnOneUpdatingLine(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		for i := 1; i <= 4; i++ {
+			emit(agent.Retrying{Attempt: i, Delay: time.Duration(i) * time.Second, Err: fmt.Errorf("HTTP 503 Service Unavailable")})
+		}
+		<-release
+		emit(agent.TurnFinished{Err: errors.New("the provider is down")})
+		return nil
+	}
+	h := start(t, b)
+	h.enterLine("hello")
+	s := h.waitFor("retrying in 4.0s (attempt 4)")
+	if n := strings.Count(s, "the model call failed"); n != 1 {
+		t.Errorf("%d retry notices, want one line:\n%s", n, s)
+	}
+	close(release)
+	h.waitFor("the provider is down")
 }
