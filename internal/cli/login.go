@@ -6,18 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth"
 )
 
@@ -195,30 +192,22 @@ func runLogin(ctx context.Context, f *Factory, srv config.Server, paths config.P
 	}
 	defer closeLog()
 	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: logger})
-	restore := func() error { return nil }
-	var missing []string // scopes the stored token is known to lack
-	if !srv.OAuth.IsClientCredentials() {
-		if missing, err = a.MissingScopes(srv); err != nil {
-			return ExitCode(2, err)
-		}
+	relogin, err := a.BeginLogin(srv, force)
+	if err != nil {
+		return ExitCode(2, err)
 	}
-	if len(missing) > 0 && !force {
+	if len(relogin.Missing) > 0 && !force {
 		fmt.Fprintf(errOut, "otter: the stored token of %s does not grant %s, which %s now requires; logging in again.\n",
-			srv.Name, strings.Join(missing, " "), srv.Name)
-	}
-	if (force || len(missing) > 0) && !srv.OAuth.IsClientCredentials() {
-		if restore, err = a.SetAside(srv); err != nil {
-			return ExitCode(2, err)
-		}
+			srv.Name, strings.Join(relogin.Missing, " "), srv.Name)
 	}
 	h := a.Handler(srv, true)
 	if h == nil {
 		return ExitCode(2, fmt.Errorf("server %q sends its own Authorization header (headers in its configuration); otter does not manage its login", srv.Name))
 	}
-	if err := loginConnect(ctx, f.Version, srv, h, prompter); err != nil {
-		if rerr := restore(); rerr != nil {
+	if err := mcphost.Probe(ctx, srv, h, f.Version); err != nil {
+		if rerr := relogin.Abandon(); rerr != nil {
 			logger.Warn("could not put the previous token back", "server", srv.Name, "err", rerr)
-		} else if force || len(missing) > 0 {
+		} else if force || len(relogin.Missing) > 0 {
 			fmt.Fprintf(errOut, "otter: the new login did not complete; the previous token of %s is kept.\n", srv.Name)
 		}
 		if errors.Is(err, oauth.ErrLoginRequired) {
@@ -263,45 +252,4 @@ func expiryText(exp time.Time) string {
 		at += " (in " + shortDuration(left) + ")"
 	}
 	return "The access token expires at " + at + "; otter refreshes it when it can."
-}
-
-// loginConnect connects and initializes an MCP session with srv through h
-// and closes it. A server whose transport is not set is tried over
-// streamable HTTP and then, if that was refused before any login, over SSE.
-func loginConnect(ctx context.Context, version string, srv config.Server, h auth.OAuthHandler, prompter *countingPrompter) error {
-	client := mcp.NewClient(&mcp.Implementation{Name: "otter", Version: version}, nil)
-	base := &loginHeaders{headers: srv.Headers}
-	var err error
-	if srv.Transport != config.TransportSSE {
-		t := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: base}, OAuthHandler: h, DisableStandaloneSSE: true}
-		var cs *mcp.ClientSession
-		if cs, err = client.Connect(ctx, t, nil); err == nil {
-			return cs.Close()
-		}
-		if srv.Transport == config.TransportHTTP || prompter.asked.Load() || ctx.Err() != nil || errors.Is(err, oauth.ErrLoginRequired) {
-			return err
-		}
-	}
-	t := &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: oauth.Transport(h, base)}}
-	cs, sseErr := client.Connect(ctx, t, nil)
-	if sseErr != nil {
-		if err != nil {
-			return fmt.Errorf("over streamable HTTP: %w; over SSE: %w", err, sseErr)
-		}
-		return sseErr
-	}
-	return cs.Close()
-}
-
-// loginHeaders adds the server's configured headers to every request.
-type loginHeaders struct{ headers map[string]string }
-
-func (t *loginHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			req.Header.Set(k, v)
-		}
-	}
-	return http.DefaultTransport.RoundTrip(req)
 }
