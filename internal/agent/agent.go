@@ -5,7 +5,11 @@
 // MCP servers' sampling requests with the configured model.
 //
 // The package is UI-agnostic: the TUI and `otter -p` are front ends that
-// receive Events and answer questions through ask.Approver.
+// receive Events and answer questions through ask.Approver; the headless
+// policies that answer without a person are internal/cli's.
+//
+// It may import ask, compact, config, llm, render and tool; never app,
+// mcphost or a front end, and it names no CLI flag.
 package agent
 
 import (

@@ -1,6 +1,10 @@
 // Package mcphost is otter's MCP client manager: it starts and supervises the
 // configured MCP servers (stdio, SSE, streamable HTTP) through the official
 // go-sdk, keeps each one's state, and feeds their tools into a tool.Set.
+// Probe connects once through the same transports, for a login.
+//
+// It may import ask, config, oauth and tool; never the agent, app or a
+// front end.
 package mcphost
 
 import (

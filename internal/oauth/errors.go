@@ -1,6 +1,10 @@
 // Package oauth is otter's side of MCP authorization: token storage, the
 // browser and loopback-callback steps, and the prompts that the go-sdk's
-// auth package leaves to the host.
+// auth package leaves to the host, and the flow of a re-login that
+// replaces a stored token (BeginLogin).
+//
+// It may import ask and config; never the MCP client manager, the agent or
+// a front end.
 package oauth
 
 import (
