@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"mime"
 	"os"
 	"path/filepath"
@@ -278,6 +279,11 @@ func (m *model) renderTool(it *item, w int) string {
 	}
 
 	body := it.result
+	if !m.tr.expand && !it.rawCall {
+		if data := envelopeData(body); data != "" {
+			body = data
+		}
+	}
 	if it.raw != "" {
 		// A /call shows its content decoded (text as text, binary content
 		// by placeholder), then the result's other fields as JSON.
@@ -352,6 +358,37 @@ func compactJSON(raw json.RawMessage) string {
 		return ""
 	}
 	return s
+}
+
+// envelopeData is what a preview shows of a built-in tool's result
+// envelope ({"id", "tool", "timestamp", …, "result", "errors"}): the data,
+// then the errors, without the boilerplate before them. "" when text is no
+// envelope.
+func envelopeData(text string) string {
+	var env map[string]json.RawMessage
+	if !strings.HasPrefix(strings.TrimSpace(text), "{") || json.Unmarshal([]byte(text), &env) != nil {
+		return ""
+	}
+	for _, k := range []string{"id", "tool", "timestamp", "status", "result"} {
+		if _, ok := env[k]; !ok {
+			return ""
+		}
+	}
+	var out []string
+	if r := prettyJSON(env["result"], math.MaxInt); r != "" {
+		out = append(out, r)
+	}
+	var errs []struct{ Code, Message string }
+	_ = json.Unmarshal(env["errors"], &errs)
+	for _, e := range errs {
+		out = append(out, fmt.Sprintf("error %s: %s", e.Code, e.Message))
+	}
+	if len(out) == 0 {
+		var status string
+		_ = json.Unmarshal(env["status"], &status)
+		out = append(out, status+", no data")
+	}
+	return strings.Join(out, "\n")
 }
 
 // describeResult turns a tool result into text for a person, as

@@ -1,0 +1,44 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/agent"
+)
+
+// A built-in tool's result previews its data, not the envelope's id,
+// tool and timestamp; ctrl+o shows the whole envelope.
+func TestBuiltinResultPreviewsItsData(t *testing.T) {
+	t.Parallel()
+	envelope := `{
+  "id": "01JABCDEF",
+  "tool": "scrape_page",
+  "timestamp": "2026-11-25T12:00:00Z",
+  "duration_ms": 812,
+  "status": "success",
+  "result": {
+    "title": "Example Domain",
+    "price": "19.99"
+  },
+  "metadata": {"request_id": "r1"},
+  "errors": []
+}`
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "1", Name: "scrape_page", Args: json.RawMessage(`{"url":"https://example.com"}`)})
+		emit(agent.ToolCallFinished{ID: "1", Name: "scrape_page", Result: textResult(envelope)})
+		emit(agent.TurnFinished{Text: "done"})
+		return nil
+	}
+	h := start(t, b)
+	h.enterLine("scrape it")
+	s := h.waitFor("scrape_page", `"title": "Example Domain"`, `"price": "19.99"`)
+	if strings.Contains(s, `"timestamp"`) || strings.Contains(s, `"id": "01JABCDEF"`) {
+		t.Errorf("the preview shows the envelope's boilerplate:\n%s", s)
+	}
+	h.press("ctrl+o")
+	h.waitFor(`"timestamp": "2026-11-25T12:00:00Z"`, `"request_id": "r1"`)
+}
