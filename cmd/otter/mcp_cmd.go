@@ -3,6 +3,8 @@ package main
 // `otter mcp list|tools|call`: flags into options for internal/cli.
 
 import (
+	"strconv"
+
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/cli"
@@ -40,7 +42,9 @@ func newCmdMCPTools(f *cli.Factory, runF func(*cli.MCPToolsOptions) error) *cobr
 built-in tools and those of every configured server. With --url, --sse or --stdio:
 the tools of that server, without any config.
 With --json, print an array of {name, server, tool, description, input_schema,
-annotations}, where name is the qualified name a model sees and tool the server's own.`,
+annotations}, where name is the qualified name a model sees and tool the server's own.
+With --search "QUERY": the MCP tools the model's tool_search gives for QUERY, best
+first, as it ranks them (--json adds each one's score).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -54,6 +58,8 @@ annotations}, where name is the qualified name a model sees and tool the server'
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&o.Search, "search", "", "rank the MCP tools for what a tool should do, as the model's tool_search does")
+	cmd.Flags().IntVar(&o.Limit, "limit", 0, "with --search: how many tools (default "+strconv.Itoa(cli.DefaultSearchLimit)+", as tool_search)")
 	registerConn(cmd, &o.Conn)
 	return cmd
 }

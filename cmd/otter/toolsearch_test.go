@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +34,21 @@ func manyToolServer(t *testing.T, n int) string {
 	return ts.URL
 }
 
+// manyServersConfig configures the reference server and the many-tool
+// server at manyURL, with srv as the model.
+func manyServersConfig(t *testing.T, srv *llmtest.Server, node, everything, manyURL string) string {
+	return promptConfig(t, srv, fmt.Sprintf(`
+[[mcp.servers]]
+name = "everything"
+command = %q
+args = [%q, "stdio"]
+
+[[mcp.servers]]
+name = "many"
+url = %q
+`, node, everything, manyURL))
+}
+
 // TestPromptFindsADeferredTool is the issue's "done when": with a
 // 2,000-tool server and the reference server configured, `otter -p` offers
 // at most 128 tools (the OpenAI peer refuses more, as the API does); the
@@ -52,16 +68,7 @@ func TestPromptFindsADeferredTool(t *testing.T) {
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_sum", Name: getSum, Args: `{"a":2,"b":3}`}}},
 				llmtest.Reply{Text: []string{"2 + 3 = 5."}},
 			)
-			cfg := promptConfig(t, srv, fmt.Sprintf(`
-[[mcp.servers]]
-name = "everything"
-command = %q
-args = [%q, "stdio"]
-
-[[mcp.servers]]
-name = "many"
-url = %q
-`, node, everything, many))
+			cfg := manyServersConfig(t, srv, node, everything, many)
 			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "What is 2+3?")
 			if err != nil {
 				t.Fatalf("otter -p: %v\nstderr:\n%s", err, stderr)
@@ -102,6 +109,56 @@ url = %q
 			if !strings.Contains(stderr, "✓ "+getSum) {
 				t.Errorf("stderr does not show the call:\n%s", stderr)
 			}
+
+			// otter mcp tools --search ranks exactly as the model's tool did.
+			out, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "mcp", "tools", "--search", "add two numbers", "--json")
+			if err != nil {
+				t.Fatalf("mcp tools --search: %v\n%s", err, stderr)
+			}
+			var found []struct {
+				Name, Server, Tool string
+				Score              float64
+				InputSchema        json.RawMessage `json:"input_schema"`
+			}
+			if err := json.Unmarshal([]byte(out), &found); err != nil {
+				t.Fatalf("--json output %q: %v", out, err)
+			}
+			var names []string
+			for i, f := range found {
+				names = append(names, f.Name)
+				if f.Score <= 0 || (i > 0 && f.Score > found[i-1].Score) || len(f.InputSchema) == 0 || f.Server == "" || f.Tool == "" {
+					t.Errorf("match %d = %+v: want the usual tool object, best first, with a score", i, f)
+				}
+			}
+			if !slices.Equal(names, top) {
+				t.Errorf("mcp tools --search gives %v, the model's tool_search gave %v", names, top)
+			}
 		})
+	}
+}
+
+// --search in text, with --limit and a server, and its usage errors.
+func TestMCPToolsSearch(t *testing.T) {
+	configTestHome(t)
+	node, everything := everythingPeer(t)
+	srv := llmtest.New(t, llmtest.OpenAI)
+	cfg := manyServersConfig(t, srv, node, everything, manyToolServer(t, 200))
+	out, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "mcp", "tools", "--search", "echo my message back", "--limit", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.HasPrefix(out, "1. mcp__everything__echo  (server everything, tool echo)  score ") || !strings.Contains(out, "    Echoes back the input string\n") || !strings.Contains(out, "\n2. ") || strings.Contains(out, "\n3. ") {
+		t.Errorf("--search --limit 2 printed:\n%s", out)
+	}
+	out, _, err = otterWithStdin(t, strings.NewReader(""), "--config", cfg, "mcp", "tools", "many", "--search", "echo my message back")
+	if err != nil || out != "no tool matches: try other words, or the name of a server\n" {
+		t.Errorf("--search in server many: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"--limit", "3"}, {"--search", "sum", "--limit", "-1"}, {"--search", "  "}} {
+		_, _, err := otterWithStdin(t, strings.NewReader(""), append([]string{"--config", cfg, "mcp", "tools"}, args...)...)
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), "--") {
+			t.Errorf("%v: the error %q does not say which flag", args, err)
+		}
 	}
 }

@@ -35,9 +35,10 @@ const ToolSearchName = "tool_search"
 // [agent] tool_search_budget, for a smaller model.
 const DefaultContextWindow = 128_000
 
-// Search limits of tool_search.
+// Search limits of tool_search: how many tools it returns unless the
+// model asks for another number, and at most.
 const (
-	defaultSearchLimit = 5
+	DefaultSearchLimit = 5
 	maxSearchLimit     = 20
 )
 
@@ -447,7 +448,7 @@ func (s searchTool) Call(ctx context.Context, args json.RawMessage) (*tool.Resul
 	}
 	limit := in.Limit
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = DefaultSearchLimit
 	}
 	limit = min(limit, maxSearchLimit)
 	matches := s.a.opts.Tools.Search(in.Query, limit, s.a.instructions())

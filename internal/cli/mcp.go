@@ -66,6 +66,10 @@ type MCPToolsOptions struct {
 	Server string // "": every server and the built-ins
 	JSON   bool
 	Conn   ConnOptions
+	// Search, when set, lists the MCP tools the model's tool_search gives
+	// for it, best first, at most Limit (0: as many as tool_search gives).
+	Search string
+	Limit  int
 }
 
 // RunMCPTools lists the tools of one server, or of every server and
@@ -75,7 +79,10 @@ func RunMCPTools(ctx context.Context, f *Factory, o MCPToolsOptions) error {
 	if err != nil {
 		return ExitCode(2, err)
 	}
-	opts := mcpSessionOptions{conn: &o.Conn, adhoc: adhoc}
+	if err := o.checkSearch(); err != nil {
+		return ExitCode(2, err)
+	}
+	opts := mcpSessionOptions{conn: &o.Conn, adhoc: adhoc, asAgent: o.Search != ""}
 	switch {
 	case adhoc != nil && o.Server != "":
 		return ExitCode(2, fmt.Errorf("give either SERVER or --url/--sse/--stdio, not both"))
@@ -106,6 +113,9 @@ func RunMCPTools(ctx context.Context, f *Factory, o MCPToolsOptions) error {
 		if opts.only == "" || c.Dropped.Server == opts.only {
 			fmt.Fprintf(f.IO.ErrOut, "otter: %s\n", c)
 		}
+	}
+	if o.Search != "" {
+		return printSearch(f.IO.Out, searchTools(s.app, o, opts.only), o.JSON)
 	}
 	return printTools(f.IO.Out, entries, o.JSON)
 }
@@ -284,6 +294,10 @@ type mcpSessionOptions struct {
 	none      bool           // manage no server (a built-in tool call)
 	timeout   time.Duration  // --timeout: overrides the server's call timeout
 	stdinUsed bool           // stdin carries the call's arguments
+	// asAgent offers the servers sampling, as an agent session does, so
+	// that they list the tools they list to the agent (declining any
+	// request: nothing here asks a model).
+	asAgent bool
 }
 
 // mcpSession is a started App.
@@ -329,6 +343,9 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 	}
 	if o.adhoc != nil {
 		opts.Interactive = o.adhoc.Transport != config.TransportStdio
+	}
+	if o.asAgent {
+		opts.SamplingApprover = declineSampling{}
 	}
 	opts.SelectServers = func(configured []config.Server) ([]config.Server, error) {
 		var out []config.Server
@@ -544,16 +561,21 @@ type ToolJSON struct {
 	Annotations *sdk.ToolAnnotations `json:"annotations"`
 }
 
+// toolJSON is e as `otter mcp tools --json` prints it.
+func toolJSON(e tool.Entry) ToolJSON {
+	schema := e.Info.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	return ToolJSON{Name: e.Name, Server: e.Info.Server, Tool: e.Info.Name,
+		Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations}
+}
+
 func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
 	if asJSON {
 		out := make([]ToolJSON, 0, len(entries))
 		for _, e := range entries {
-			schema := e.Info.InputSchema
-			if len(schema) == 0 {
-				schema = json.RawMessage(`{"type":"object"}`)
-			}
-			out = append(out, ToolJSON{Name: e.Name, Server: e.Info.Server, Tool: e.Info.Name,
-				Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations})
+			out = append(out, toolJSON(e))
 		}
 		return mcpWriteJSON(w, out)
 	}
