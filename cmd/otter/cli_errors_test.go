@@ -97,6 +97,7 @@ func TestEmptyAdhocServerFlag(t *testing.T) {
 // The --startup-timeout help does not claim the time of a browser login
 // counts: it does not.
 func TestStartupTimeoutHelp(t *testing.T) {
+	t.Parallel()
 	out, _, err := runOtter(t, "mcp", "call", "--help")
 	if err != nil {
 		t.Fatal(err)

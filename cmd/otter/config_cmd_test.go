@@ -100,6 +100,7 @@ func TestConfigTrustImportCommands(t *testing.T) {
 // Two servers whose names give the same tool prefix are legal but lose
 // tools to each other: validate says so.
 func TestConfigValidateWarnsOfToolPrefixClash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.toml")
 	cfg := "[[mcp.servers]]\nname = \"my.srv\"\ncommand = \"true\"\n\n[[mcp.servers]]\nname = \"my_srv\"\ncommand = \"true\"\n\n[[mcp.servers]]\nname = \"other\"\ncommand = \"true\"\n"

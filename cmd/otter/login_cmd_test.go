@@ -222,6 +222,7 @@ func TestMCPClientCredentials(t *testing.T) {
 // ad hoc server's OAuth settings, and combinations that cannot work are
 // refused before connecting.
 func TestClientCredentialsFlags(t *testing.T) {
+	t.Parallel()
 	srv, err := adhocFromFlags(t, "--url", "http://127.0.0.1:8080/mcp", "--oauth-grant", "client_credentials",
 		"--oauth-client-id", "cid", "--oauth-private-key-file", "/keys/otter.pem", "--oauth-signing-alg", "ES256")
 	if err != nil {

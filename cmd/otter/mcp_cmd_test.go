@@ -33,6 +33,7 @@ func adhocFromFlags(t *testing.T, args ...string) (*config.Server, error) {
 }
 
 func TestAdhocServer(t *testing.T) {
+	t.Parallel()
 	srv, err := adhocFromFlags(t, "--stdio", `npx -y "@scope/server pkg" --dir 'a b'`)
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,7 @@ func TestServeHTTPBarePortIsAUsageError(t *testing.T) {
 }
 
 func TestHTTPAddrProblemAcceptsHostPort(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"127.0.0.1:8080", ":8080", "localhost:0", "[::1]:9000", "0.0.0.0:80", "otter.internal:443"} {
 		if p := httpAddrProblem(addr); p != "" {
 			t.Errorf("httpAddrProblem(%q) = %q, want none", addr, p)

@@ -18,6 +18,7 @@ import (
 )
 
 func TestParseCallArgs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args  []string
 		adhoc bool
@@ -42,6 +43,7 @@ func TestParseCallArgs(t *testing.T) {
 }
 
 func TestReadCallArgs(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"": "{}", `  {"a":1} `: `{"a":1}`} {
 		got, err := ReadCallArgs(in, nil)
 		if err != nil || string(got) != want {
@@ -60,6 +62,7 @@ func TestReadCallArgs(t *testing.T) {
 }
 
 func TestWriteResult(t *testing.T) {
+	t.Parallel()
 	res := &sdk.CallToolResult{
 		Content: []sdk.Content{
 			&sdk.TextContent{Text: "hello\n"},
@@ -100,6 +103,7 @@ inside
 // names give the same tool prefix (my.srv, my_srv) are counted with only
 // the tools actually offered, and the dropped one is named.
 func TestPrintServerListTokensAndCollisions(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	statuses := []mcphost.Status{
 		{Name: "remote", Transport: "http", State: mcphost.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
@@ -136,6 +140,7 @@ func TestPrintServerListTokensAndCollisions(t *testing.T) {
 }
 
 func TestPrintServerList(t *testing.T) {
+	t.Parallel()
 	exp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	statuses := []mcphost.Status{
 		{Name: "gh", Transport: "http", State: mcphost.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
@@ -189,6 +194,7 @@ func TestServerStateText(t *testing.T) {
 // The login's expiry line says "in <1m" for a token about to expire, not
 // "in 0s", and hours with their minutes.
 func TestExpiryText(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	for _, tc := range []struct {
 		exp  time.Time
@@ -208,6 +214,7 @@ func TestExpiryText(t *testing.T) {
 // Parallel tool calls finish in any order; the json output lists them in
 // the order the model made them.
 func TestPromptJSONKeepsTheModelsCallOrder(t *testing.T) {
+	t.Parallel()
 	var stdout bytes.Buffer
 	p := &promptPrinter{format: FormatJSON, stdout: &stdout, stderr: io.Discard, start: time.Now()}
 	p.event(agent.ToolCallStarted{ID: "call_0", Name: "slow", Args: json.RawMessage(`{"n":0}`)})

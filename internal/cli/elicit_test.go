@@ -26,6 +26,7 @@ func formRequest(schema string) ask.Elicitation {
 }
 
 func TestParseElicitPolicy(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"ask", "accept-defaults", "decline", "cancel"} {
 		if p, err := ParseElicitPolicy(s); err != nil || string(p) != s {
 			t.Errorf("ParseElicitPolicy(%q) = %q, %v", s, p, err)
@@ -37,6 +38,7 @@ func TestParseElicitPolicy(t *testing.T) {
 }
 
 func TestPolicyFixed(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	for _, tc := range []struct {
 		policy ElicitPolicy
@@ -67,6 +69,7 @@ func TestPolicyFixed(t *testing.T) {
 }
 
 func TestPolicyFixedDeniesApprovals(t *testing.T) {
+	t.Parallel()
 	p := NewPolicyAsker(ElicitAcceptDefaults, strings.NewReader("y\ny\n"), io.Discard, nil)
 	if d, err := p.ApproveTool(t.Context(), ask.Permission{Tool: "x"}); err != nil || d != ask.Deny {
 		t.Errorf("ApproveTool = %v, %v; want Deny without a person to ask", d, err)
@@ -77,6 +80,7 @@ func TestPolicyFixedDeniesApprovals(t *testing.T) {
 }
 
 func TestPolicyAskForm(t *testing.T) {
+	t.Parallel()
 	// accept; name: default; age: "old" is refused, then 41; score: 7.5;
 	// status: by number; verified: n.
 	in := strings.NewReader("\n\nold\n41\n7.5\n3\nn\n")
@@ -103,6 +107,7 @@ func TestPolicyAskForm(t *testing.T) {
 }
 
 func TestPolicyAskChoices(t *testing.T) {
+	t.Parallel()
 	schema := `{"type":"object","properties":{
 		"hero":{"type":"string","oneOf":[{"const":"h1","title":"Superman"},{"const":"h2","title":"Wonder Woman"}]},
 		"tools":{"type":"array","items":{"type":"string","enum":["Guitar","Piano","Drums"]}},
@@ -123,6 +128,7 @@ func TestPolicyAskChoices(t *testing.T) {
 }
 
 func TestPolicyAskDeclineCancelEOF(t *testing.T) {
+	t.Parallel()
 	for input, want := range map[string]ask.ElicitAction{"d\n": ask.Decline, "c\n": ask.Cancel, "": ask.Cancel, "a\n": ask.Cancel /* EOF mid-form */} {
 		r, err := NewPolicyAsker(ElicitAsk, strings.NewReader(input), io.Discard, nil).Elicit(t.Context(), formRequest(sep1034Schema))
 		if err != nil || r.Action != want {
@@ -132,6 +138,7 @@ func TestPolicyAskDeclineCancelEOF(t *testing.T) {
 }
 
 func TestPolicyAskURL(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	r, err := NewPolicyAsker(ElicitAsk, strings.NewReader("a\n"), &out, nil).Elicit(t.Context(),
 		ask.Elicitation{Server: "pay", Message: "Confirm the payment", Mode: "url", URL: "https://pay.example/confirm"})
@@ -144,6 +151,7 @@ func TestPolicyAskURL(t *testing.T) {
 }
 
 func TestPolicyAskCancelledContext(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe() // nobody answers
 	defer pw.Close()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -155,6 +163,7 @@ func TestPolicyAskCancelledContext(t *testing.T) {
 }
 
 func TestPolicyAskApprovals(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	p := NewPolicyAsker(ElicitAsk, strings.NewReader("y\ns\n\nyes\n"), &out, nil)
 	for _, want := range []ask.PermissionDecision{ask.AllowOnce, ask.AllowSession, ask.Deny} {
@@ -179,6 +188,7 @@ func (r *recordingPrompter) Login(_ context.Context, req ask.Login) (ask.LoginRe
 }
 
 func TestPolicyLoginGoesToPrompter(t *testing.T) {
+	t.Parallel()
 	rp := &recordingPrompter{}
 	r, err := NewPolicyAsker(ElicitDecline, nil, io.Discard, rp).Login(t.Context(), ask.Login{Server: "gh", AuthURL: "https://auth.example"})
 	if err != nil || r.Choice != ask.LoginShowURL || rp.got.Server != "gh" {
@@ -187,6 +197,7 @@ func TestPolicyLoginGoesToPrompter(t *testing.T) {
 }
 
 func TestPolicyAskValidatesAnswers(t *testing.T) {
+	t.Parallel()
 	schema := `{"type":"object","properties":{
 		"n":{"type":"integer","minimum":1,"maximum":100},
 		"code":{"type":"string","pattern":"^[A-Z]{3}$"}},"required":["n","code"]}`
