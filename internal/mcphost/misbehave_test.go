@@ -201,7 +201,8 @@ func TestNonJSONOnStdout(t *testing.T) {
 	}
 	st, _ := h.m.Status("noisy")
 	tail := strings.Join(st.StderrTail, "\n")
-	for _, want := range []string{"stdout (not JSON-RPC, ignored): Server starting on stdio...", "stdout (not JSON-RPC, ignored): debug: echo called"} {
+	for _, want := range []string{"stdout (not JSON-RPC, ignored): Server starting on stdio...", "stdout (not JSON-RPC, ignored): debug: echo called",
+		"stdout (not JSON-RPC, ignored): {not json", "stdout (not JSON-RPC, ignored): [stray"} {
 		if !strings.Contains(tail, want) {
 			t.Errorf("stderr tail lacks %q:\n%s", want, tail)
 		}

@@ -3,6 +3,7 @@ package mcphost
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -336,71 +337,87 @@ func drainLines(rc io.ReadCloser, tail *ring, prefix string) {
 	}
 }
 
-// stdoutFilter passes a stdio server's JSON-RPC lines through and diverts
-// any other line (a banner, a stray print) to the stderr tail, so that a
-// server that prints to stdout still works. A line is JSON-RPC when its
-// first non-blank byte is '{' or '['.
+// stdoutFilter passes a stdio server's JSON-RPC messages through and
+// diverts any other line (a banner, a stray print, "{not json") to the
+// stderr tail, so that a server that prints to stdout still works: the SDK
+// closes the connection on the first line it cannot decode. A line goes
+// through when it is valid JSON; so it is read whole first, and one longer
+// than limit is refused while it is read — the connection ends with
+// messageTooLargeError having held at most limit bytes of it, instead of
+// the SDK's decoder growing its buffer to a multiple of the limit first.
 type stdoutFilter struct {
-	br      *bufio.Reader
-	f       *os.File
-	tail    *ring
-	inLine  bool // passing a JSON line through
-	skipped []byte
+	br    *bufio.Reader
+	f     io.Closer
+	tail  *ring
+	limit int
+	line  []byte // the JSON line being handed out
+	off   int    // how much of line Read has returned
 }
 
-func newStdoutFilter(f *os.File, tail *ring) *stdoutFilter {
-	return &stdoutFilter{br: bufio.NewReaderSize(f, 64<<10), f: f, tail: tail}
+func newStdoutFilter(f io.ReadCloser, tail *ring, limit int) *stdoutFilter {
+	return &stdoutFilter{br: bufio.NewReaderSize(f, 64<<10), f: f, tail: tail, limit: limit}
+}
+
+// messageTooLargeError is a stdio server's message over otter's limit.
+type messageTooLargeError struct{ limit int }
+
+func (e *messageTooLargeError) Error() string {
+	return fmt.Sprintf("the server sent a message of more than %d MiB, otter's limit for one message; otter stopped reading it and closed the connection", e.limit>>20)
 }
 
 func (s *stdoutFilter) Read(p []byte) (int, error) {
-	for !s.inLine {
-		b, err := s.br.Peek(1)
-		if err != nil {
-			return 0, err
-		}
-		switch b[0] {
-		case '{', '[':
-			s.inLine = true
-		case ' ', '\t', '\r', '\n':
-			s.br.ReadByte()
-		default:
-			if err := s.skipLine(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	// Pass bytes through up to the end of the current line; the next line
-	// goes through the check above.
-	if s.br.Buffered() == 0 {
-		if _, err := s.br.Peek(1); err != nil {
+	for s.off >= len(s.line) {
+		if err := s.next(); err != nil {
 			return 0, err
 		}
 	}
-	buf, _ := s.br.Peek(min(len(p), s.br.Buffered()))
-	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-		buf = buf[:i+1]
-		s.inLine = false
-	}
-	n := copy(p, buf)
-	s.br.Discard(n)
+	n := copy(p, s.line[s.off:])
+	s.off += n
 	return n, nil
 }
 
-func (s *stdoutFilter) skipLine() error {
-	s.skipped = s.skipped[:0]
+// next reads lines until one is JSON and makes it s.line.
+func (s *stdoutFilter) next() error {
+	if cap(s.line) > 1<<20 {
+		s.line = nil // do not keep a large message's buffer for small ones
+	}
+	s.line, s.off = s.line[:0], 0
 	for {
 		chunk, err := s.br.ReadSlice('\n')
-		if len(s.skipped) < maxLineBytes {
-			s.skipped = append(s.skipped, chunk[:min(len(chunk), maxLineBytes-len(s.skipped))]...)
+		if len(s.line)+len(chunk) > s.limit {
+			// The connection ends here: the rest is not read at all.
+			s.line = nil
+			s.tail.add(fmt.Sprintf("stdout: a message of more than %d MiB, refused", s.limit>>20))
+			return &messageTooLargeError{limit: s.limit}
 		}
+		if len(s.line)+len(chunk) > cap(s.line) {
+			s.line = slices.Grow(s.line, min(max(2*cap(s.line), len(s.line)+len(chunk)), s.limit+1)-len(s.line))
+		}
+		s.line = append(s.line, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		if len(s.skipped) > 0 {
-			s.tail.add("stdout (not JSON-RPC, ignored): " + string(bytes.TrimRight(s.skipped, "\r\n")))
+		if err != nil && (err != io.EOF || len(s.line) == 0) {
+			return err
 		}
-		return err
+		msg := bytes.TrimSpace(s.line)
+		switch {
+		case len(msg) == 0:
+		case json.Valid(msg):
+			if s.line[len(s.line)-1] != '\n' {
+				s.line = append(s.line, '\n')
+			}
+			return nil
+		default:
+			cut := msg[:min(len(msg), maxLineBytes)]
+			s.tail.add("stdout (not JSON-RPC, ignored): " + string(cut))
+		}
+		if err != nil {
+			return err
+		}
+		s.line = s.line[:0]
 	}
 }
 
+// Close closes the server's stdout.
 func (s *stdoutFilter) Close() error { return s.f.Close() }

@@ -538,9 +538,10 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 			return nil, err
 		}
 		t := &sdk.IOTransport{
-			Reader:        newStdoutFilter(c.proc.stdout, s.stderr),
-			Writer:        c.proc.stdin,
-			MaxLineLength: maxMessageBytes,
+			Reader: newStdoutFilter(c.proc.stdout, s.stderr, maxMessageBytes),
+			Writer: c.proc.stdin,
+			// The filter refuses a longer line first, holding less of it.
+			MaxLineLength: maxMessageBytes + 1<<20,
 		}
 		cs, err = connectKeepingOrder(startCtx, client, t, c.cancels)
 	default:

@@ -85,6 +85,8 @@ func runTestServer(mode string) int {
 	case "noisy":
 		fmt.Println("Server starting on stdio...")
 		fmt.Println("  version 1.2.3")
+		fmt.Println("{not json") // looks like a message, is not one
+		fmt.Println("[stray")
 	case "flood":
 		go func() {
 			line := strings.Repeat("x", 200) + "\n"

@@ -37,8 +37,15 @@ func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 		logger: s.logger,
 		drain:  DrainTimeout,
 	}
-	return s.Run(ctx, &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1})
+	// stdioReader refuses a longer line before the SDK sees it.
+	return s.Run(ctx, &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: MaxMessageBytes + 1<<20})
 }
+
+// MaxMessageBytes bounds one message a client sends over stdio, as the
+// HTTP transport bounds a request body: a longer line is read to its end
+// without being kept and answered with a JSON-RPC error, and the session
+// goes on.
+const MaxMessageBytes = 4 << 20
 
 // lineWriter serializes the SDK's writes (one whole message per Write) with
 // the error answers stdioReader writes itself, and keeps the IDs of the
@@ -98,8 +105,10 @@ type stdioReader struct {
 
 func (r *stdioReader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
-		line, err := r.lines.ReadBytes('\n')
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+		line, n, tooLong, err := r.readLine()
+		if tooLong {
+			r.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request", fmt.Sprintf("the message is longer than %d MiB, the limit of otter mcp serve", MaxMessageBytes>>20), n)
+		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			if r.accept(trimmed) {
 				r.pending = append(trimmed, '\n')
 			}
@@ -141,11 +150,36 @@ func (r *stdioReader) accept(line []byte) bool {
 		}
 		return true
 	}
-	r.logger.Warn("ignored a malformed line on stdin", "problem", problem, "bytes", len(line))
 	msg := "Parse error"
 	if code == jsonrpc.CodeInvalidRequest {
 		msg = "Invalid Request"
 	}
+	r.refuse(code, msg, problem, len(line))
+	return false
+}
+
+// readLine reads one line of at most MaxMessageBytes; of a longer one it
+// keeps nothing (tooLong) and reads on to its end.
+func (r *stdioReader) readLine() (line []byte, n int, tooLong bool, err error) {
+	for {
+		chunk, err := r.lines.ReadSlice('\n')
+		n += len(chunk)
+		if !tooLong && len(line)+len(chunk) > MaxMessageBytes {
+			tooLong, line = true, nil
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, n, tooLong, err
+		}
+	}
+}
+
+// refuse answers a line that is no message for the SDK with a JSON-RPC
+// error; the session goes on.
+func (r *stdioReader) refuse(code int, msg, problem string, n int) {
+	r.logger.Warn("ignored a malformed line on stdin", "problem", problem, "bytes", n)
 	answer, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      nil,
@@ -154,7 +188,6 @@ func (r *stdioReader) accept(line []byte) bool {
 	if _, err := r.out.Write(append(answer, '\n')); err != nil {
 		r.logger.Warn("could not answer a malformed line", "err", err)
 	}
-	return false
 }
 
 // awaitCalls waits, at most r.drain, for the client's requests in flight

@@ -2,9 +2,11 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -146,4 +148,44 @@ func TestStdioAnswersCallsInFlightAfterEOF(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A client line longer than MaxMessageBytes is answered with an error
+// while it is read — the server keeps none of it — and the session goes
+// on. (Before, with no line limit, a 512 MiB line peaked at 5.8 GB.)
+func TestStdioHugeLineIsRefusedWithoutBufferingIt(t *testing.T) {
+	p := startStdio(t, newTestServer(t, Options{}))
+	p.initialize()
+	const size = 64 << 20 // 16× the limit
+	head := []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`)
+	filler := bytes.Repeat([]byte("x"), 1<<20)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	go func() {
+		p.in.Write(head)
+		for range size >> 20 {
+			if _, err := p.in.Write(filler); err != nil {
+				return
+			}
+		}
+		io.WriteString(p.in, "\"}}}\n")
+	}()
+	m := p.next()
+	runtime.ReadMemStats(&after)
+	if errorCodeOf(m) != -32600 || !strings.Contains(mustJSON(m), "longer than 4 MiB") {
+		t.Errorf("a 64 MiB line: got %v, want a -32600 error naming the 4 MiB limit", m)
+	}
+	// A buffer that doubles up to the limit allocates less than twice it;
+	// the rest is the session's own work. Reading the line whole would
+	// be 64 MiB and more.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*MaxMessageBytes {
+		t.Errorf("reading the 64 MiB line allocated %d MiB, want under 5× the 4 MiB limit", alloc>>20)
+	}
+	p.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`)
+	if m := p.next(); m["id"] != float64(10) || !strings.Contains(mustJSON(m["result"]), "still here") {
+		t.Errorf("a call after the huge line: %v", m)
+	}
+	p.in.Close()
+	p.waitDone()
 }
