@@ -74,6 +74,7 @@ func RunServe(ctx context.Context, f *Factory, o ServeOptions) error {
 		AllowedHosts:   cfg.Serve.AllowedHosts,
 		AuditLog:       auditLog,
 		DailyQuota:     o.DailyQuota,
+		MaxSessions:    cfg.Serve.MaxSessions,
 		CallTimeout:    o.CallTimeout,
 		WithClient:     webdata.WithClient,
 		Logger:         logger,

@@ -335,6 +335,9 @@ type Serve struct {
 	AllowedOrigins []string `toml:"allowed_origins,omitempty"`
 	AllowedHosts   []string `toml:"allowed_hosts,omitempty"`
 	AuditLog       string   `toml:"audit_log,omitempty"` // default $XDG_STATE_HOME/otter/audit.jsonl
+	// MaxSessions caps the open MCP sessions of otter mcp serve --http;
+	// past it the idlest are closed. 0: the default (1000).
+	MaxSessions int `toml:"max_sessions,omitzero"`
 }
 
 // RateLimitedTools are the built-in tools a [tools.rate_limits.TOOL] table

@@ -589,6 +589,9 @@ func (f *fileData) check(errs *errList) {
 				"tools.rate_limits.%s.rpm = 0 would let no call through", name)
 		}
 	}
+	if c.Serve.MaxSessions < 0 {
+		errs.add(file, f.line(toml.Key{"serve", "max_sessions"}), "use a positive number, or leave it out for the default (1000)", "serve.max_sessions must not be negative")
+	}
 	for _, cidr := range c.Tools.AllowPrivateNetworks {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			errs.add(file, f.line(toml.Key{"tools", "allow_private_networks"}), `write a CIDR such as "10.0.0.0/8" or "192.168.1.5/32"`,

@@ -47,9 +47,9 @@ func TestHugeMessageIsRefusedWhileRead(t *testing.T) {
 		t.Errorf("the filter read %d MiB of it before refusing", src.n>>20)
 	}
 	// A buffer that doubles up to the limit allocates less than twice it
-	// in all, the last one included.
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*limit {
-		t.Errorf("refusing it allocated %d MiB in all, want under 3× the 8 MiB limit", alloc>>20)
+	// in all, the last one included (the race detector adds its share).
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*limit {
+		t.Errorf("refusing it allocated %d MiB in all, want under 4× the 8 MiB limit", alloc>>20)
 	}
 	if got := tail.tail(); len(got) != 1 || !strings.Contains(got[0], "more than 8 MiB, refused") {
 		t.Errorf("stderr tail = %q", got)

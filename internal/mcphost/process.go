@@ -341,7 +341,8 @@ func drainLines(rc io.ReadCloser, tail *ring, prefix string) {
 // diverts any other line (a banner, a stray print, "{not json") to the
 // stderr tail, so that a server that prints to stdout still works: the SDK
 // closes the connection on the first line it cannot decode. A line goes
-// through when it is valid JSON; so it is read whole first, and one longer
+// through when it is valid JSON (or, past validateBytes, starts like it);
+// so it is read whole first, and one longer
 // than limit is refused while it is read — the connection ends with
 // messageTooLargeError having held at most limit bytes of it, instead of
 // the SDK's decoder growing its buffer to a multiple of the limit first.
@@ -357,6 +358,11 @@ type stdoutFilter struct {
 func newStdoutFilter(f io.ReadCloser, tail *ring, limit int) *stdoutFilter {
 	return &stdoutFilter{br: bufio.NewReaderSize(f, 64<<10), f: f, tail: tail, limit: limit}
 }
+
+// validateBytes is the longest line the filter checks for valid JSON; a
+// longer one that starts like JSON goes to the SDK unchecked. Stray prints
+// are short, and checking a 50 MB result twice would double its cost.
+const validateBytes = 64 << 10
 
 // messageTooLargeError is a stdio server's message over otter's limit.
 type messageTooLargeError struct{ limit int }
@@ -403,7 +409,7 @@ func (s *stdoutFilter) next() error {
 		msg := bytes.TrimSpace(s.line)
 		switch {
 		case len(msg) == 0:
-		case json.Valid(msg):
+		case len(msg) > validateBytes && (msg[0] == '{' || msg[0] == '['), json.Valid(msg):
 			if s.line[len(s.line)-1] != '\n' {
 				s.line = append(s.line, '\n')
 			}

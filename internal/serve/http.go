@@ -88,7 +88,9 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.timeouts.header,
+		ReadTimeout:       s.timeouts.body, // bounds reading the request, not a streamed answer (TestHTTPReadTimeoutDoesNotCutLongCalls)
+		IdleTimeout:       s.timeouts.idle,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	addr := ln.Addr().String()
@@ -125,7 +127,7 @@ func (s *Server) Handler() http.Handler {
 		DisableLocalhostProtection: len(s.opts.AllowedHosts) > 0,
 	})
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, s.requireKey(s.identify(mcpHandler)))
+	mux.Handle(PathMCP, s.requireKey(s.identify(s.sessions.wrap(mcpHandler))))
 	mux.Handle(PathMetrics, s.requireKey(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 	mux.HandleFunc(PathHealth, s.health)
 	h := s.guard(mux)

@@ -48,6 +48,9 @@ type Options struct {
 	AuditLog string
 	// DailyQuota caps tool calls per client per UTC day; 0 is unlimited.
 	DailyQuota int
+	// MaxSessions caps the open HTTP sessions ([serve] max_sessions); past
+	// it the idlest are closed. 0 means DefaultMaxSessions.
+	MaxSessions int
 	// CallTimeout bounds one tool call; 0 means DefaultCallTimeout.
 	CallTimeout time.Duration
 	// WithClient tells the tools who is calling, for per-client rate limits
@@ -83,6 +86,9 @@ type Server struct {
 	keys    [][sha256.Size]byte
 	start   time.Time
 	quota   *quotas
+	// sessions caps the open HTTP sessions (Options.MaxSessions).
+	sessions *sessionCap
+	timeouts httpTimeouts // of Serve's http.Server
 
 	mu         sync.Mutex
 	registered []string // tool names registered with the SDK server
@@ -109,6 +115,8 @@ func New(opts Options) (*Server, error) {
 		start:   time.Now(),
 		quota:   newQuotas(opts.DailyQuota),
 	}
+	s.sessions = newSessionCap(s, opts.MaxSessions)
+	s.timeouts = defaultHTTPTimeouts
 	for i, k := range opts.APIKeys {
 		if strings.TrimSpace(k) == "" {
 			return nil, fmt.Errorf("[serve] api_keys entry %d is empty: if it reads \"${OTTER_SERVE_KEY:-}\", export OTTER_SERVE_KEY (e.g. OTTER_SERVE_KEY=$(openssl rand -hex 32)) before starting otter", i+1)
