@@ -18,6 +18,7 @@ import (
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/iostreams"
 	"github.com/otter-sh/otter/internal/testpeer"
+	"github.com/otter-sh/otter/internal/toolname"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
@@ -78,7 +79,7 @@ func TestPromptAnswersWithAnMCPTool(t *testing.T) {
 	for _, kind := range llmtest.Kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			configTestHome(t)
-			getSum := tool.QualifiedName("everything", "get-sum")
+			getSum := toolname.Qualified("everything", "get-sum")
 			srv := llmtest.New(t, kind,
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_sum", Name: getSum, Args: `{"a":2,"b":3}`}}},
 				llmtest.Reply{Text: []string{"2 + 3 = ", "5."}},
@@ -359,7 +360,7 @@ func TestPromptInterrupted(t *testing.T) {
 func TestPromptSampling(t *testing.T) {
 	node, server := everythingPeer(t)
 	configTestHome(t)
-	trigger := tool.QualifiedName("everything", "trigger-sampling-request")
+	trigger := toolname.Qualified("everything", "trigger-sampling-request")
 	servers := fmt.Sprintf(`
 [[mcp.servers]]
 name = "everything"

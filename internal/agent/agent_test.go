@@ -19,6 +19,7 @@ import (
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 func TestPlainAnswer(t *testing.T) {
@@ -51,7 +52,7 @@ func TestPlainAnswer(t *testing.T) {
 		if !r.Stream || r.Model != "test-model" {
 			t.Errorf("stream=%v model=%q", r.Stream, r.Model)
 		}
-		wantTools := []string{"lookup_word", tool.QualifiedName("calc", "add"), tool.QualifiedName("calc", "ask_model"), tool.QualifiedName("calc", "wait")}
+		wantTools := []string{"lookup_word", toolname.Qualified("calc", "add"), toolname.Qualified("calc", "ask_model"), toolname.Qualified("calc", "wait")}
 		for _, w := range wantTools {
 			if !slices.Contains(r.Tools, w) {
 				t.Errorf("offered tools %v lack %s", r.Tools, w)
@@ -76,7 +77,7 @@ func TestPlainAnswer(t *testing.T) {
 
 func TestMCPAndBuiltinToolCalls(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		add := tool.QualifiedName("calc", "add")
+		add := toolname.Qualified("calc", "add")
 		h := newHarness(t, kind, setup{},
 			llmtest.Reply{Text: []string{"Let me add."}, Calls: []llmtest.Call{{ID: "call_add", Name: add, Args: `{"a":2,"b":3}`}}},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_word", Name: "lookup_word", Args: `{"word":"otter"}`}}},
@@ -128,7 +129,7 @@ func TestMCPAndBuiltinToolCalls(t *testing.T) {
 // working is offered from the next model call on, with its instructions.
 func TestLateServerJoinsOnTheNextCall(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		late := tool.QualifiedName("late", "ping")
+		late := toolname.Qualified("late", "ping")
 		var instrMu sync.Mutex
 		instr := map[string]string{"calc": "Use add for sums."}
 		var h *harness
@@ -222,7 +223,7 @@ func TestParallelReadOnlyCalls(t *testing.T) {
 
 func TestToolErrorCorrectedByModel(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		add := tool.QualifiedName("calc", "add")
+		add := toolname.Qualified("calc", "add")
 		h := newHarness(t, kind, setup{},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_bad", Name: add, Args: `{"a":"two","b":3}`}}},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_good", Name: add, Args: `{"a":2,"b":3}`}}},
@@ -382,7 +383,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestCancelDuringToolCall(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		wait := tool.QualifiedName("calc", "wait")
+		wait := toolname.Qualified("calc", "wait")
 		h := newHarness(t, kind, setup{},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_wait", Name: wait, Args: `{}`}}},
 		)
@@ -580,7 +581,7 @@ func TestPermissions(t *testing.T) {
 
 func TestSampling(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		askModel := tool.QualifiedName("calc", "ask_model")
+		askModel := toolname.Qualified("calc", "ask_model")
 		t.Run("approved", func(t *testing.T) {
 			h := newHarness(t, kind, setup{sampler: true},
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: askModel, Args: `{"question":"capital of France?"}`}}},

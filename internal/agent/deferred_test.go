@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // manyServer is an in-process MCP server "many" with n tools about
@@ -59,7 +60,7 @@ func toolSearchOpts(ts agent.ToolSearch) func(*agent.Options) {
 // runs.
 func TestDeferredToolIsFoundLoadedAndCalled(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		add := tool.QualifiedName("calc", "add")
+		add := toolname.Qualified("calc", "add")
 		h := newHarness(t, kind, setup{opts: toolSearchOpts(agent.ToolSearch{Budget: 3000})},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_search", Name: agent.ToolSearchName, Args: `{"query":"add two numbers"}`}}},
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "call_add", Name: add, Args: `{"a":2,"b":3}`}}},
@@ -132,7 +133,7 @@ func TestFewToolsAreAllOffered(t *testing.T) {
 // when it needs permission) and loads it.
 func TestDeferredToolCalledByName(t *testing.T) {
 	t.Parallel()
-	name := tool.QualifiedName("many", "delete_invoice_5")
+	name := toolname.Qualified("many", "delete_invoice_5")
 	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: config.ToolSearchAlways})},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: name, Args: `{"id":"x"}`}}},
 		llmtest.Reply{Text: []string{"Done."}},
@@ -176,7 +177,7 @@ func TestLoadedToolsAreUnloadedLeastRecentlyUsedFirst(t *testing.T) {
 	mcpTools := func(r llmtest.Request, server string) []string {
 		var out []string
 		for _, n := range r.Tools {
-			if strings.HasPrefix(n, tool.ServerPrefix(server)) {
+			if strings.HasPrefix(n, toolname.Prefix(server)) {
 				out = append(out, n)
 			}
 		}
@@ -209,7 +210,7 @@ func TestLoadedToolsAreUnloadedLeastRecentlyUsedFirst(t *testing.T) {
 // A resumed conversation loads the tools it had loaded.
 func TestLoadToolsOffersThemAtOnce(t *testing.T) {
 	t.Parallel()
-	name := tool.QualifiedName("many", "create_ticket_14")
+	name := toolname.Qualified("many", "create_ticket_14")
 	h := newHarness(t, llmtest.Anthropic, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: config.ToolSearchAlways})}, llmtest.Reply{Text: []string{"hi"}})
 	withMany(t, h, 30)
 	h.agent.LoadTools([]string{name})

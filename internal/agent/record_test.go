@@ -15,6 +15,7 @@ import (
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 func openStore(t *testing.T) *session.Store {
@@ -36,8 +37,8 @@ func TestConversationIsSavedAsItHappens(t *testing.T) {
 		store := openStore(t)
 		var saveErr error
 		rec := session.NewRecorder(store, session.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { saveErr = err })
-		add := tool.QualifiedName("calc", "add")
-		wait := tool.QualifiedName("calc", "wait")
+		add := toolname.Qualified("calc", "add")
+		wait := toolname.Qualified("calc", "wait")
 		var notes int
 		h := newHarness(t, kind, setup{
 			builtins: []tool.Tool{lookupWord(), writeNote(&notes)},

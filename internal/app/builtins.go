@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
 )
@@ -13,18 +12,28 @@ import (
 // [tools] table. get_status reports the MCP servers and recent calls.
 func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 	ts, err := webdata.Tools(webdata.Options{
-		Config: cfg.Tools,
-		Paths:  a.Paths,
-		Servers: func() []mcphost.Status {
-			if a.MCP == nil {
-				return nil
-			}
-			return a.MCP.Statuses()
-		},
-		Recent: a.Tools.RecentBy,
+		Config:  cfg.Tools,
+		Paths:   a.Paths,
+		Servers: a.serverStatuses,
+		Recent:  a.Tools.RecentBy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("set up the built-in tools from [tools]: %w", err)
 	}
 	return ts, nil
+}
+
+// serverStatuses reports the MCP servers as get_status shows them.
+func (a *App) serverStatuses() []webdata.ServerStatus {
+	if a.MCP == nil {
+		return nil
+	}
+	var out []webdata.ServerStatus
+	for _, s := range a.MCP.Statuses() {
+		out = append(out, webdata.ServerStatus{
+			Name: s.Name, Transport: s.Transport, State: string(s.State), Error: s.Error,
+			Tools: s.Tools, Calls: s.Calls, Errors: s.Errors,
+		})
+	}
+	return out
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/schema"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 	"github.com/otter-sh/otter/internal/webdata"
 )
 
@@ -366,9 +367,9 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 			}
 			out = []config.Server{srv}
 			if o.siblings {
-				prefix := tool.ServerPrefix(srv.Name)
+				prefix := toolname.Prefix(srv.Name)
 				for _, c := range configured {
-					if c.Name != srv.Name && c.IsEnabled() && tool.ServerPrefix(c.Name) == prefix {
+					if c.Name != srv.Name && c.IsEnabled() && toolname.Prefix(c.Name) == prefix {
 						out = append(out, c)
 					}
 				}
@@ -732,9 +733,9 @@ func notOfferedError(ctx context.Context, s *mcpSession, t CallTarget) error {
 		// t names a tool of srv by its own name after SERVER, or by its
 		// qualified name.
 		names := func(name string) bool {
-			return (t.Server == srv.Name && name == t.Tool) || tool.QualifiedName(srv.Name, name) == t.Tool
+			return (t.Server == srv.Name && name == t.Tool) || toolname.Qualified(srv.Name, name) == t.Tool
 		}
-		if t.Server != srv.Name && !strings.HasPrefix(t.Tool, tool.ServerPrefix(srv.Name)) {
+		if t.Server != srv.Name && !strings.HasPrefix(t.Tool, toolname.Prefix(srv.Name)) {
 			continue
 		}
 		// The session lists the server's own tools, before the filters.

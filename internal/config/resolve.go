@@ -13,7 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // resolver merges parsed files into one Config.
@@ -129,7 +129,7 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 // prefixClashes warns about enabled servers whose names normalise to the
 // same tool-name prefix (my.srv and my_srv both give mcp__my_srv__): a tool
 // name they have in common is offered from one of them only, the one whose
-// name sorts first (see tool.Set). Each warning points at the entry of the
+// name sorts first (see the tool Set). Each warning points at the entry of the
 // last server of a group, the one a person most likely added last.
 func prefixClashes(servers []Server) []*Error {
 	byPrefix := map[string][]Server{}
@@ -138,7 +138,7 @@ func prefixClashes(servers []Server) []*Error {
 		if s.Enabled != nil && !*s.Enabled {
 			continue // it offers no tools
 		}
-		p := tool.ServerPrefix(s.Name)
+		p := toolname.Prefix(s.Name)
 		if len(byPrefix[p]) == 0 {
 			order = append(order, p)
 		}

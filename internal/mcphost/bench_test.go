@@ -18,6 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // benchServer is the stdio test server as a config entry, outside a test.
@@ -98,7 +99,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 		name := fmt.Sprintf("bench%d", i)
 		cs, _ := m.Session(name)
 		own = append(own, cs)
-		names = append(names, tool.QualifiedName(name, "echo"))
+		names = append(names, toolname.Qualified(name, "echo"))
 		e, ok := set.Lookup(names[i])
 		if !ok {
 			b.Fatalf("%s not in the set", names[i])

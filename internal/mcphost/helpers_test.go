@@ -19,6 +19,7 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // liveness bounds waits for things that must happen; generous, because a
@@ -177,7 +178,7 @@ func (h *harness) waitState(name string, state State) Status {
 
 // call calls a tool through the Set, as the agent does.
 func (h *harness) call(ctx context.Context, server, name string, args string) (*tool.Result, error) {
-	return h.set.Call(ctx, tool.QualifiedName(server, name), json.RawMessage(args))
+	return h.set.Call(ctx, toolname.Qualified(server, name), json.RawMessage(args))
 }
 
 func (h *harness) callText(server, name, args string) string {

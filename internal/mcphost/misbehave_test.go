@@ -11,7 +11,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
-	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // One server that never answers initialize must not hold up the others, nor
@@ -266,7 +266,7 @@ func TestLists2000AwkwardTools(t *testing.T) {
 	}
 	// A tool with an awkward name can be called.
 	name := "tool 1000 with spaces"
-	res, err := h.set.Call(context.Background(), tool.QualifiedName("many", name), nil)
+	res, err := h.set.Call(context.Background(), toolname.Qualified("many", name), nil)
 	if err != nil || render.Model(res) != name {
 		t.Errorf("call of %q = %v, %v", name, res, err)
 	}

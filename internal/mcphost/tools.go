@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // mcpTool is one server tool as a tool.Tool. It calls through whatever
@@ -86,7 +87,7 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 	}
 	s.record(time.Since(start), err != nil || res.IsError)
 	if err != nil {
-		if uerr := s.urlElicitation(ctx, err, tool.QualifiedName(s.name, t.name), "call again"); uerr != nil {
+		if uerr := s.urlElicitation(ctx, err, toolname.Qualified(s.name, t.name), "call again"); uerr != nil {
 			return nil, uerr
 		}
 		return nil, t.callError(ctx, callCtx, c, err)

@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"github.com/otter-sh/otter/internal/toolname"
+
 	"cmp"
 	"context"
 	"encoding/json"
@@ -134,14 +136,14 @@ func (s *Set) rebuildLocked() []func() {
 			if info.Server == "" {
 				info.Server = server
 			}
-			remote = append(remote, candidate{QualifiedName(info.Server, info.Name), info, t})
+			remote = append(remote, candidate{toolname.Qualified(info.Server, info.Name), info, t})
 		}
 	}
 	// Between tools of one name, a tool whose own name needs no
 	// normalising comes first: it keeps the name whatever else the server
 	// lists.
 	exactFirst := func(a, b candidate) int {
-		switch ea, eb := exactName(a.info.Name), exactName(b.info.Name); {
+		switch ea, eb := toolname.IsNormal(a.info.Name), toolname.IsNormal(b.info.Name); {
 		case ea && !eb:
 			return -1
 		case eb && !ea:
@@ -165,7 +167,7 @@ func (s *Set) rebuildLocked() []func() {
 			// Two tools of one server whose names normalise alike (a.b,
 			// a/b): both are offered, the later under a name ending in a
 			// stable hash of its own.
-			if alt := withHash(c.name, c.info.Server, c.info.Name); s.byName[alt] == nil {
+			if alt := toolname.WithHash(c.name, c.info.Server, c.info.Name); s.byName[alt] == nil {
 				c.name = alt
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // fakeTool is a tool whose behaviour a test sets.
@@ -46,35 +47,6 @@ func names(entries []Entry) []string {
 	return out
 }
 
-func TestQualifiedName(t *testing.T) {
-	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	cases := []struct{ server, tool, want string }{
-		{"everything", "get-sum", "mcp__everything__get-sum"},
-		{"my server", "do.thing/now", "mcp__my_server__do_thing_now"},
-		{"ünï", "çødé", "mcp___n_____d_"}, // every non-ASCII rune becomes one '_'
-	}
-	for _, c := range cases {
-		got := QualifiedName(c.server, c.tool)
-		if got != c.want {
-			t.Errorf("QualifiedName(%q, %q) = %q, want %q", c.server, c.tool, got, c.want)
-		}
-		if !valid.MatchString(got) {
-			t.Errorf("QualifiedName(%q, %q) = %q: not a valid tool name", c.server, c.tool, got)
-		}
-	}
-	long := strings.Repeat("x", 80)
-	a, b := QualifiedName("srv", long+"a"), QualifiedName("srv", long+"b")
-	if len(a) > MaxNameLen || len(b) > MaxNameLen {
-		t.Fatalf("long names not cut to %d: %d, %d", MaxNameLen, len(a), len(b))
-	}
-	if a == b {
-		t.Fatalf("two long names that differ only at the end got the same qualified name %q", a)
-	}
-	if again := QualifiedName("srv", long+"a"); again != a {
-		t.Fatalf("qualified name not stable: %q then %q", a, again)
-	}
-}
-
 func TestSetOrderAndCollisions(t *testing.T) {
 	s := NewSet(Options{})
 	changes := 0
@@ -83,7 +55,7 @@ func TestSetOrderAndCollisions(t *testing.T) {
 	s.SetServerTools("web", []Tool{newTool("", "fetch"), newTool("", "a.b"), newTool("", "a_b")})
 	s.SetServerTools("alpha", []Tool{newTool("", "zzz")})
 
-	dotted := withHash("mcp__web__a_b", "web", "a.b")
+	dotted := toolname.WithHash("mcp__web__a_b", "web", "a.b")
 	want := []string{"export_data", "mcp__web__fetch", "scrape_page", "mcp__alpha__zzz", "mcp__web__a_b", dotted}
 	if got := names(s.Entries()); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("entries = %v, want %v", got, want)
@@ -114,7 +86,7 @@ func TestSetOrderAndCollisions(t *testing.T) {
 	for _, order := range [][]string{{"a.b", "a/b"}, {"a/b", "a.b"}} {
 		s2 := NewSet(Options{})
 		s2.SetServerTools("many", []Tool{newTool("", order[0]), newTool("", order[1])})
-		if got := names(s2.Entries()); len(got) != 2 || got[0] != "mcp__many__a_b" || got[1] != withHash("mcp__many__a_b", "many", "a/b") || len(s2.Collisions()) != 0 {
+		if got := names(s2.Entries()); len(got) != 2 || got[0] != "mcp__many__a_b" || got[1] != toolname.WithHash("mcp__many__a_b", "many", "a/b") || len(s2.Collisions()) != 0 {
 			t.Errorf("listed %v: entries %v, collisions %v", order, got, s2.Collisions())
 		}
 		if e, _ := s2.Lookup("mcp__many__a_b"); e.Info.Name != "a.b" {

@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 type promptReadyMsg struct{ text string }
@@ -216,7 +217,7 @@ func mustJSON(v any) json.RawMessage {
 
 // --- prompts ---
 
-func promptCommand(p mcphost.Prompt) string { return "/" + tool.QualifiedName(p.Server, p.Name) }
+func promptCommand(p mcphost.Prompt) string { return "/" + toolname.Qualified(p.Server, p.Name) }
 
 func (m *model) findPrompt(cmd string) (mcphost.Prompt, bool) {
 	for _, p := range m.prompts {

@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // fakeBackend is a scripted core: the TUI is a view, and these tests check
@@ -262,7 +263,7 @@ func textResult(s string) *tool.Result {
 func entry(server, name, desc, schema string, ann *sdk.ToolAnnotations) tool.Entry {
 	qn := name
 	if server != "" {
-		qn = tool.QualifiedName(server, name)
+		qn = toolname.Qualified(server, name)
 	}
 	return tool.Entry{Name: qn, Info: tool.Info{Name: name, Server: server, Description: desc,
 		InputSchema: json.RawMessage(schema), Annotations: ann}}

@@ -85,12 +85,7 @@ func (k *toolkit) getStatus(ctx context.Context, raw json.RawMessage) outcome {
 	client := ClientFrom(ctx)
 	rep := StatusReport{Servers: []ServerStatus{}, RecentCalls: []CallStatus{}, Quotas: []Quota{}, Client: client}
 	if k.opts.Servers != nil {
-		for _, s := range k.opts.Servers() {
-			rep.Servers = append(rep.Servers, ServerStatus{
-				Name: s.Name, Transport: s.Transport, State: string(s.State), Error: s.Error,
-				Tools: s.Tools, Calls: s.Calls, Errors: s.Errors,
-			})
-		}
+		rep.Servers = append(rep.Servers, k.opts.Servers()...)
 		sort.Slice(rep.Servers, func(i, j int) bool { return rep.Servers[i].Name < rep.Servers[j].Name })
 	}
 	if k.opts.Recent != nil && n > 0 {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -120,10 +119,10 @@ func TestRateLimitDefaultsAndConfig(t *testing.T) {
 func TestGetStatus(t *testing.T) {
 	start := time.Date(2026, 1, 27, 10, 30, 0, 0, time.UTC)
 	ts := newTools(t, loopbackOnly(), func(o *Options) {
-		o.Servers = func() []mcphost.Status {
-			return []mcphost.Status{
-				{Name: "zeta", Transport: "stdio", State: mcphost.StateFailed, Error: "exec: \"zeta\": not found"},
-				{Name: "alpha", Transport: "http", State: mcphost.StateConnected, Tools: 4, Calls: 7, Errors: 1},
+		o.Servers = func() []ServerStatus {
+			return []ServerStatus{
+				{Name: "zeta", Transport: "stdio", State: "failed", Error: "exec: \"zeta\": not found"},
+				{Name: "alpha", Transport: "http", State: "connected", Tools: 4, Calls: 7, Errors: 1},
 			}
 		}
 		o.Recent = func(caller string, n int) []tool.CallRecord {

@@ -32,7 +32,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/safehttp"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -94,8 +93,10 @@ var PermissionGroups = map[string]string{
 type Options struct {
 	Config config.Tools
 	Paths  config.Paths // ExportDir defaults to Paths.DataDir/exports
-	// Servers reports the MCP servers for get_status; may be nil.
-	Servers func() []mcphost.Status
+	// Servers reports the MCP servers for get_status; may be nil. (The
+	// app adapts its MCP client manager's statuses: webdata, which `otter
+	// mcp serve` links, does not import the client manager.)
+	Servers func() []ServerStatus
 	// Recent reports the newest n tool calls of a caller (tool.CallerFrom)
 	// for get_status; may be nil.
 	Recent func(caller string, n int) []tool.CallRecord
