@@ -1,6 +1,9 @@
 // Package config loads otter's TOML configuration from its scopes (local,
 // project, user), a project's .mcp.json, and the environment, and reports
 // every error with the file and line it comes from.
+//
+// It sits at the bottom of otter's packages: it may import the standard
+// library, the TOML library and the leaf toolname, nothing else of otter.
 package config
 
 import (

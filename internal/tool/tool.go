@@ -1,6 +1,10 @@
 // Package tool defines what a tool is to otter and the Set that merges
 // otter's built-in tools with the tools of every connected MCP server into
 // the one list the agent, the TUI and the CLI see.
+//
+// It may import the leaf packages schema (argument validation), render
+// (results as text for a model), toolname (qualified names) and
+// toolsearch, never config, the MCP client manager or a front end.
 package tool
 
 import (

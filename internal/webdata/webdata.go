@@ -15,6 +15,11 @@
 // BLOCKED and never circumvented, robots.txt is respected unless
 // [tools] respect_robots = false, and each tool has a token-bucket rate
 // limit per client (WithClient).
+//
+// It may import config, safehttp, tool and assets; not the MCP client
+// manager (internal/mcphost) nor oauth, which `otter mcp serve`, a user of
+// these tools, does not link: get_status is handed the servers' states as
+// ServerStatus values.
 package webdata
 
 import (
