@@ -15,7 +15,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/testpeer"
-	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // manyToolServer serves n tools with awkward names over streamable HTTP,
@@ -59,7 +59,7 @@ url = %q
 func TestPromptFindsADeferredTool(t *testing.T) {
 	node, everything := everythingPeer(t)
 	many := manyToolServer(t, 2000)
-	getSum := tool.QualifiedName("everything", "get-sum")
+	getSum := toolname.Qualified("everything", "get-sum")
 	for _, kind := range llmtest.Kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			configTestHome(t)

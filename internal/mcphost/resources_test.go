@@ -9,7 +9,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
-	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // The installed server-everything offers 7 static documents and 2
@@ -64,7 +64,7 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 	}
 
 	// simulate-research-query is listed, marked, not callable.
-	name := tool.QualifiedName("everything", "simulate-research-query")
+	name := toolname.Qualified("everything", "simulate-research-query")
 	e, ok := h.set.Lookup(name)
 	if !ok {
 		t.Fatalf("%s is not listed", name)
@@ -79,7 +79,7 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 	if !res.IsError || !strings.Contains(render.Model(res), "needs MCP tasks (not supported yet)") {
 		t.Errorf("calling it: isError %v, %q", res.IsError, render.Model(res))
 	}
-	if e, _ := h.set.Lookup(tool.QualifiedName("everything", "echo")); e.Info.Unsupported != "" {
+	if e, _ := h.set.Lookup(toolname.Qualified("everything", "echo")); e.Info.Unsupported != "" {
 		t.Errorf("echo marked %q", e.Info.Unsupported)
 	}
 }
