@@ -9,6 +9,7 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // recallQueries are needs as a model describes them, each with the tool
@@ -128,7 +129,7 @@ func BenchmarkToolSearchRecall(b *testing.B) {
 	}
 	for _, q := range recallQueries {
 		server, name, _ := strings.Cut(q.want, "/")
-		if _, ok := set.Lookup(tool.QualifiedName(server, name)); !ok {
+		if _, ok := set.Lookup(toolname.Qualified(server, name)); !ok {
 			b.Fatalf("query %q wants %s, which the servers do not list", q.query, q.want)
 		}
 	}
