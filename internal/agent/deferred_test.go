@@ -100,7 +100,7 @@ func TestDeferredToolIsFoundLoadedAndCalled(t *testing.T) {
 			t.Errorf("tool_search's structured result = %#v", fins[0].Result.StructuredContent)
 		}
 		offer := h.agent.ToolOffer()
-		if !slices.Contains(h.agent.LoadedTools(), add) || !offer.Deferring || offer.Deferred[add] || !offer.Deferred[tool.QualifiedName("many", "get_invoice_0")] {
+		if !slices.Contains(h.agent.LoadedTools(), add) || !offer.Deferring || offer.Deferred[add] || !offer.Deferred[toolname.Qualified("many", "get_invoice_0")] {
 			t.Errorf("loaded tools %v, offer %v: want %s loaded, many's get_invoice_0 deferred", h.agent.LoadedTools(), offer.Deferring, add)
 		}
 	})
