@@ -21,7 +21,6 @@ import (
 	"github.com/otter-sh/otter/internal/toolname"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
-	"github.com/otter-sh/otter/internal/tool"
 )
 
 // otterWithStdin runs the otter command line in-process with stdin.
