@@ -278,34 +278,87 @@ func newURLElicitModal(m *model, req ask.Elicitation, open func(string) error, r
 	if u, err := url.Parse(req.URL); err == nil {
 		heading += "\n" + m.st.dim.Render("host: "+u.Host)
 	}
-	choice := "open"
-	sel := huh.NewSelect[string]().Title("Respond").Options(
-		huh.NewOption("Open in browser", "open"), huh.NewOption("Decline", "decline"), huh.NewOption("Cancel", "cancel")).Value(&choice)
+	choice := "copy"
+	var opts []huh.Option[string]
+	if open != nil {
+		choice = "open"
+		opts = append(opts, huh.NewOption("Open in browser", "open"))
+	}
+	opts = append(opts, huh.NewOption("Copy URL (open it elsewhere)", "copy"),
+		huh.NewOption("Decline", "decline"), huh.NewOption("Cancel", "cancel"))
+	sel := huh.NewSelect[string]().Title("Respond").Options(opts...).Value(&choice)
 	fm := newFormModal(m, heading, m.st.dim.Render("esc cancel"), huh.NewGroup(sel))
+	sm := &stagedModal{cur: fm}
+	canceled := func() tea.Cmd {
+		reply(ask.ElicitReply{Action: ask.Cancel})
+		return m.noticeCmd(itemInfo, fmt.Sprintf("canceled %s's request to open a URL", req.Server))
+	}
+	refuse := func(choice string) tea.Cmd { // "decline" or "cancel"
+		if choice == "decline" {
+			reply(ask.ElicitReply{Action: ask.Decline})
+			return nil
+		}
+		return canceled()
+	}
+	// Without a browser, the answer waits until the person says they are
+	// done at the URL: "accept" before that would tell the server too soon.
+	confirm := func(why string) *formModal {
+		finished := "done"
+		c := huh.NewSelect[string]().Title("Open the URL, then come back").Options(
+			huh.NewOption("I have finished there", "done"), huh.NewOption("Decline", "decline"),
+			huh.NewOption("Cancel", "cancel")).Value(&finished)
+		next := newFormModal(m, heading+"\n\n"+why, m.st.dim.Render("esc cancel"), huh.NewGroup(c))
+		next.onSubmit = func() tea.Cmd {
+			switch finished {
+			case "done":
+				reply(ask.ElicitReply{Action: ask.Accept})
+				return m.noticeCmd(itemInfo, fmt.Sprintf("told %s you finished at %s", req.Server, req.URL))
+			}
+			return refuse(finished)
+		}
+		next.onEsc = canceled
+		return next
+	}
 	fm.onSubmit = func() tea.Cmd {
 		switch choice {
 		case "open":
+			if err := open(req.URL); err != nil {
+				sm.next = confirm(m.st.errText.Render(fmt.Sprintf("could not open the browser (%v)", err)))
+				return tea.SetClipboard(req.URL)
+			}
 			reply(ask.ElicitReply{Action: ask.Accept})
-			if open == nil {
-				return m.noticeCmd(itemInfo, "open this URL: "+req.URL)
-			}
-			u := req.URL
-			return func() tea.Msg {
-				if err := open(u); err != nil {
-					return noticeMsg{itemError, fmt.Sprintf("could not open the browser (%v); open this URL: %s", err, u)}
-				}
-				return noticeMsg{itemInfo, "opened " + u}
-			}
-		case "decline":
-			reply(ask.ElicitReply{Action: ask.Decline})
-		default:
-			reply(ask.ElicitReply{Action: ask.Cancel})
+			return m.noticeCmd(itemInfo, "opened "+req.URL)
+		case "copy":
+			sm.next = confirm(m.st.dim.Render("copied to the clipboard"))
+			return tea.SetClipboard(req.URL)
 		}
-		return nil
+		return refuse(choice)
 	}
-	fm.onEsc = func() tea.Cmd { reply(ask.ElicitReply{Action: ask.Cancel}); return nil }
-	return fm
+	fm.onEsc = canceled
+	return sm
 }
+
+// stagedModal is a question asked in steps: a form whose answer may set
+// the next form to show.
+type stagedModal struct {
+	cur  *formModal
+	next *formModal
+}
+
+func (s *stagedModal) init() tea.Cmd { return s.cur.init() }
+
+func (s *stagedModal) update(msg tea.Msg) tea.Cmd {
+	cmd := s.cur.update(msg)
+	if s.cur.done && s.next != nil {
+		s.cur, s.next = s.next, nil
+		return tea.Batch(cmd, s.cur.init())
+	}
+	return cmd
+}
+
+func (s *stagedModal) view(width, height int) string { return s.cur.view(width, height) }
+
+func (s *stagedModal) finished() bool { return s.cur.done && s.next == nil }
 
 func newLoginModal(m *model, req ask.Login, reply func(ask.LoginReply)) modal {
 	heading := m.st.warn.Render(fmt.Sprintf("server %s needs authorization", req.Server)) + "\n" +

@@ -128,7 +128,15 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 						}
 					}
 				}
-				ms := huh.NewMultiSelect[string]().Title(title).Description(desc).Options(opts...).Value(&v)
+				// The keys to choose are not obvious: say them.
+				hint := "space or x selects · enter goes on"
+				if desc != "" {
+					hint = desc + "\n" + hint
+				}
+				// Every option in view: huh's own height takes the title
+				// off the options' (one hidden).
+				ms := huh.NewMultiSelect[string]().Title(title).Description(hint).Options(opts...).Value(&v).
+					Height(len(opts) + 1 + strings.Count(hint, "\n") + 1)
 				if p.MinItems != nil || p.MaxItems != nil {
 					ms.Validate(func(sel []string) error {
 						if p.MinItems != nil && len(sel) < *p.MinItems {

@@ -1,0 +1,56 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/ask"
+)
+
+// A multi-select, titled or not, shows every option and says that space
+// selects.
+func TestElicitMultiSelectShowsAllOptions(t *testing.T) {
+	t.Parallel()
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	go func() {
+		_, _ = h.ui.Elicit(context.Background(), ask.Elicitation{Server: "s", Message: "Pick some", Mode: "form", Schema: json.RawMessage(`{"type":"object","properties":{
+	"a":{"type":"array","title":"Titled choice","description":"Pick numbers","items":{"type":"string","enum":["one","two","three","four","five"]}},
+	"b":{"type":"array","items":{"type":"string","enum":["uno","dos","tres","cuatro","cinco"]}}}}`)})
+	}()
+	s := h.waitFor("Pick some", "Titled choice", "five", "cinco")
+	if n := strings.Count(s, "space or x selects"); n != 2 {
+		t.Errorf("%d multi-selects say that space selects, want 2:\n%s", n, s)
+	}
+}
+
+// Without a browser, a URL request offers to copy the URL and answers
+// accept only once the person says they finished there.
+func TestURLElicitationWithoutBrowserWaitsForThePerson(t *testing.T) {
+	t.Parallel()
+	h := start(t, &fakeBackend{}, Options{})
+	done := make(chan ask.ElicitReply, 1)
+	go func() {
+		r, _ := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "pay", Mode: "url", Message: "Confirm the payment",
+			URL: "https://pay.example/confirm?id=7", ID: "e1"})
+		done <- r
+	}()
+	s := h.waitFor("pay asks you to open a URL", "Copy URL")
+	if strings.Contains(s, "Open in browser") {
+		t.Errorf("without a browser, the prompt offers to open one:\n%s", s)
+	}
+	h.press("enter")
+	h.waitFor("copied to the clipboard", "I have finished there")
+	select {
+	case r := <-done:
+		t.Fatalf("answered %+v before the person said they finished", r)
+	default:
+	}
+	h.press("enter")
+	if r := recv(t, done, "reply"); r.Action != ask.Accept {
+		t.Errorf("reply = %+v, want accept", r)
+	}
+	h.waitFor("told pay you finished")
+}
