@@ -235,7 +235,7 @@ func TestScopeFile(t *testing.T) {
 	if _, err := ScopeFile(paths, sub, "team"); err == nil || !strings.Contains(err.Error(), "use user, project or local") {
 		t.Errorf("bad scope: %v", err)
 	}
-	if m := (Server{Name: "s", Headers: map[string]string{"Authorization": "Bearer abcdefghijklmnopqrstuvwxyz"}}).Masked(); m.Headers["Authorization"] != "****wxyz" {
+	if m := (Server{Name: "s", Headers: map[string]string{"Authorization": "Bearer abcdefghijklmnopqrstuvwxyz"}}).Masked(); m.Headers["Authorization"] != "****" {
 		t.Errorf("masked header = %q", m.Headers["Authorization"])
 	}
 }

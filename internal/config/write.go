@@ -194,17 +194,14 @@ func (c *Config) masked() *Config {
 	return &m
 }
 
-// maskSecret hides a secret: "****" and, for values of 16 characters or
-// more, their last four.
+// maskSecret hides a secret whole: "****". (Showing its last four
+// characters would tell an attacker a part of it; which key is set is
+// better told by its ${VAR} in the file.)
 func maskSecret(s string) string {
-	switch {
-	case s == "":
+	if s == "" {
 		return ""
-	case len(s) >= 16:
-		return "****" + s[len(s)-4:]
-	default:
-		return "****"
 	}
+	return "****"
 }
 
 // secretName reports whether an environment variable or flag name looks

@@ -59,15 +59,14 @@ client_secret = "`+clientSec+`"
 		}
 	}
 	for _, want := range []string{
-		`Authorization = "****1234"`,
-		`api_key = "****WXYZ"`,
-		`api_key = "****"`, // too short to show any of it
-		`"****QRST"`,
-		`client_secret = "****LMNO"`,
+		`Authorization = "****"`,
+		`api_key = "****"`,
+		`"****"`,
+		`client_secret = "****"`,
 		`client_id = "public-client"`,
 		`LOG_LEVEL = "debug"`,
-		`GITHUB_TOKEN = "****9876"`,
-		`"--token", "****9876", "--verbose"`,
+		`GITHUB_TOKEN = "****"`,
+		`"--token", "****", "--verbose"`,
 		"# api: user scope, " + userFile + ":15",
 		"# proj: project scope, " + filepath.Join(proj, MCPJSONName) + ":1",
 		"# disabled: not started: the project directory " + proj + " is not trusted yet",

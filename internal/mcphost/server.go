@@ -32,6 +32,9 @@ type server struct {
 	name   string
 	cfg    config.Server
 	stderr *ring
+	// mask hides the secrets cfg hands the server in what otter shows or
+	// logs about it (config.SecretMasker).
+	mask func(string) string
 
 	// Settings from [mcp] and the server entry, defaults applied.
 	mcpOn          bool
@@ -153,6 +156,7 @@ func newServer(m *Manager, sc config.Server, mc config.MCP) *server {
 		name:           sc.Name,
 		cfg:            sc,
 		stderr:         newRing(stderrLines),
+		mask:           config.SecretMasker(sc),
 		mcpOn:          mc.IsEnabled(),
 		startupTimeout: orDefault(sc.StartupTimeout.Duration, config.DefaultStartupTimeout),
 		callTimeout:    orDefault(sc.Timeout.Duration, config.DefaultTimeout),
@@ -258,14 +262,22 @@ func (s *server) addNotOffered(st *Status) {
 	}
 }
 
+// maskAll masks each of lines in place.
+func (s *server) maskAll(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = s.mask(l)
+	}
+	return lines
+}
+
 func (s *server) statusLocked() Status {
 	st := Status{
 		Name:        s.name,
 		Transport:   s.transport,
 		Scope:       string(s.cfg.Scope),
 		State:       s.state,
-		Error:       s.reason,
-		StderrTail:  s.stderr.tail(),
+		Error:       s.mask(s.reason),
+		StderrTail:  s.maskAll(s.stderr.tail()),
 		ConnectedAt: s.connectedAt,
 		Attempts:    s.attempts,
 		Calls:       s.calls.Load(),
@@ -387,7 +399,7 @@ func (s *server) run(ctx context.Context, interactive bool, done chan struct{}) 
 			return
 		}
 		lastDrop = drop
-		s.m.logger.Warn("MCP server connection lost", "server", s.name, "err", drop)
+		s.m.logger.Warn("MCP server connection lost", "server", s.name, "err", s.mask(drop.Error()))
 		c = nil
 		if s.maxAttempts < 0 {
 			s.removeTools()
@@ -458,7 +470,7 @@ func (s *server) removeTools() {
 
 // fail records a connection error as failed or needs-auth.
 func (s *server) fail(err error) {
-	s.m.logger.Info("MCP server not connected", "server", s.name, "err", err)
+	s.m.logger.Info("MCP server not connected", "server", s.name, "err", s.mask(err.Error()))
 	s.update(func() {
 		s.state, s.reason = StateFailed, err.Error()
 		if errors.Is(err, oauth.ErrLoginRequired) {

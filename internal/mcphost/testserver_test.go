@@ -74,6 +74,9 @@ func runTestServer(mode string) int {
 	switch mode {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "starting up")
+		if v := os.Getenv("OTTER_TEST_ECHO"); v != "" {
+			fmt.Fprintln(os.Stderr, "using token", v) // a server that echoes a secret otter passed it
+		}
 		fmt.Fprintln(os.Stderr, "fatal: MY_API_KEY is not set")
 		return 3
 	case "cat": // the pipe floor of the benchmark: echo lines back

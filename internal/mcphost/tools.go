@@ -110,6 +110,21 @@ func (t *mcpTool) call(ctx context.Context, c *conn, tok int64, args json.RawMes
 // and the last lines of its stderr rather than the pipe error the SDK saw
 // ("read |0: file already closed").
 func (t *mcpTool) callError(ctx, callCtx context.Context, c *conn, err error) error {
+	e := t.describeCallError(ctx, callCtx, c, err)
+	return &maskedError{msg: t.s.mask(e.Error()), err: e}
+}
+
+// maskedError is an error whose text has the server's secrets masked; it
+// still unwraps to the original.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }
+
+func (t *mcpTool) describeCallError(ctx, callCtx context.Context, c *conn, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("call of %s on MCP server %q cancelled: %w", t.name, t.s.name, ctx.Err())

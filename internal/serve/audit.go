@@ -21,17 +21,25 @@ const (
 	OutcomeRateLimited = "rate_limited" // otter's own rate limit refused the call (RATE_LIMITED); a site's 429 is an error
 )
 
+// MaxAuditArgBytes bounds the (masked) arguments one ledger record keeps:
+// past it the record says how long they were instead, so that a client
+// cannot grow the ledger by megabytes per call, refused calls included.
+const MaxAuditArgBytes = 16 << 10
+
 // AuditRecord is one line of the audit ledger.
 type AuditRecord struct {
-	Time       time.Time       `json:"time"`
-	Client     string          `json:"client"`            // "key:<hash>", "addr:<ip>" or "stdio"
-	Session    string          `json:"session,omitempty"` // the MCP session ID (HTTP only)
-	Tool       string          `json:"tool"`
-	Arguments  json.RawMessage `json:"arguments,omitempty"` // with secrets masked
-	Outcome    string          `json:"outcome"`
-	Code       string          `json:"code,omitempty"` // the tool's error code (RATE_LIMITED, …), if any
-	Error      string          `json:"error,omitempty"`
-	DurationMS float64         `json:"duration_ms"`
+	Time      time.Time       `json:"time"`
+	Client    string          `json:"client"`            // "key:<hash>", "addr:<ip>" or "stdio"
+	Session   string          `json:"session,omitempty"` // the MCP session ID (HTTP only)
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"` // with secrets masked
+	// ArgumentsCut says why Arguments is missing: they were longer than
+	// MaxAuditArgBytes ("4194304 bytes, over the 16384 a record keeps").
+	ArgumentsCut string  `json:"arguments_cut,omitempty"`
+	Outcome      string  `json:"outcome"`
+	Code         string  `json:"code,omitempty"` // the tool's error code (RATE_LIMITED, …), if any
+	Error        string  `json:"error,omitempty"`
+	DurationMS   float64 `json:"duration_ms"`
 }
 
 // Ledger is the append-only audit ledger: one JSON line per tool call.
@@ -107,11 +115,13 @@ func sensitiveKey(k string) bool {
 	k = strings.ToLower(k)
 	k = strings.NewReplacer("-", "", "_", "", " ", "", ".", "").Replace(k)
 	switch k {
-	case "auth", "key", "pass", "pwd", "sig", "sid", "jwt", "otp", "bearer", "ticket", "nonce":
+	case "pass", "pwd", "sig", "sid", "jwt", "otp", "bearer", "ticket", "nonce":
 		return true
 	}
-	for _, s := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "authorization",
-		"cookie", "credential", "privatekey", "accesskey", "session", "signature"} {
+	// Any key containing auth, token, key, secret, session, cookie or code
+	// (X-Auth, an OAuth code=): a harmless one masked costs little.
+	for _, s := range []string{"auth", "key", "code", "password", "passwd", "passphrase", "secret", "token",
+		"cookie", "credential", "session", "signature"} {
 		if strings.Contains(k, s) {
 			return true
 		}

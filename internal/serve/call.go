@@ -213,13 +213,18 @@ func (s *Server) audit(req *mcp.CallToolRequest, name, client, session, outcome,
 	// same masking before it is stored.
 	args, secrets := maskArguments(req.Params.Arguments)
 	errText = maskText(errText, secrets)
+	cut := ""
+	if len(args) > MaxAuditArgBytes {
+		cut = fmt.Sprintf("%d bytes, over the %d a record keeps", len(args), MaxAuditArgBytes)
+		args = nil
+	}
 	if len(errText) > 500 {
 		errText = strings.ToValidUTF8(errText[:500], "") + "…"
 	}
 	if s.ledger != nil {
 		err := s.ledger.Append(AuditRecord{
 			Time: start.UTC(), Client: client, Session: session, Tool: name,
-			Arguments: args, Outcome: outcome, Code: code, Error: errText,
+			Arguments: args, ArgumentsCut: cut, Outcome: outcome, Code: code, Error: errText,
 			DurationMS: float64(d.Microseconds()) / 1000,
 		})
 		if err != nil {

@@ -296,6 +296,9 @@ func TestAuditMasksSecrets(t *testing.T) {
 		"proxy":        "http://TOKEN@proxy.example:3128",
 		"json_body":    `{"user":"carol","pass_phrase":"JSONPASS5","nested":"a=1&token=TOKQUERY6"}`,
 		"note":         "retry with refresh_token=RTOKEN8; page=3",
+		// Keys that only contain auth or code: an OAuth redirect's code=.
+		"req_headers": map[string]any{"X-Auth": "XAUTH-VAL1"},
+		"redirect":    "https://app.example/cb?code=OAUTHCODE2&state=st",
 	}
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: args}); err != nil {
 		t.Fatal(err)
@@ -307,7 +310,8 @@ func TestAuditMasksSecrets(t *testing.T) {
 	line := strings.ReplaceAll(string(data), `\u0026`, "&") // json.Marshal escapes &
 	for _, secret := range []string{"s3cret-key", "hunter2", "tok-abc", "pw-xyz", "qs-tok", "cs-123",
 		"sess-456", "amz-sig-789", "short-sig-0", "cf-sig-1",
-		"HUNTER2PW", "CSECRET9", "RAWBEARER77", "dXNlcjpCQVNJQ1BX", "PW3", "TOKEN", "JSONPASS5", "TOKQUERY6", "RTOKEN8"} {
+		"HUNTER2PW", "CSECRET9", "RAWBEARER77", "dXNlcjpCQVNJQ1BX", "PW3", "TOKEN", "JSONPASS5", "TOKQUERY6", "RTOKEN8",
+		"XAUTH-VAL1", "OAUTHCODE2"} {
 		if strings.Contains(line, secret) {
 			t.Errorf("audit line leaks %q: %s", secret, line)
 		}
@@ -317,6 +321,25 @@ func TestAuditMasksSecrets(t *testing.T) {
 		"http://****@proxy.example:3128", "carol", "a=1", "page=3", `"Accept-Language":"en"`} {
 		if !strings.Contains(line, kept) {
 			t.Errorf("audit line lacks %q (only secrets are masked): %s", kept, line)
+		}
+	}
+}
+
+// One record keeps at most MaxAuditArgBytes of arguments and says it cut
+// them, for refused calls too. (Before, each record stored up to 4 MiB.)
+func TestAuditRecordIsCapped(t *testing.T) {
+	s := newTestServer(t, Options{})
+	cs := connectInMemory(t, s, nil)
+	big := strings.Repeat("x", 1<<20)
+	cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": big}})
+	cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": 5, "pad": big}}) // refused: INVALID_PARAMS
+	recs := readAudit(t, s.ledger.Path())
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	for i, r := range recs {
+		if len(r.Arguments) != 0 || !strings.Contains(r.ArgumentsCut, "over the 16384 a record keeps") {
+			t.Errorf("record %d: %d bytes of arguments, cut %q; want none kept and the cut said", i+1, len(r.Arguments), r.ArgumentsCut)
 		}
 	}
 }

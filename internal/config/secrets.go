@@ -1,0 +1,69 @@
+package config
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// minSecretLen is the shortest value SecretMasker hides: shorter ones
+// ("1", "true", "dev") would mask ordinary words in a message.
+const minSecretLen = 6
+
+// SecretMasker returns a function that hides, in any text otter prints or
+// logs about server s (its errors, its stderr, its status), the secrets
+// the configuration handed it: the password in its url and the values of
+// secret-looking query parameters (also as url-encoded), every value of its
+// headers and env, and its OAuth client secret. Each becomes "****". A
+// server's stderr that echoes its token thus shows "****".
+func SecretMasker(s Server) func(string) string {
+	var secrets []string
+	add := func(v string) {
+		if len(v) < minSecretLen {
+			return
+		}
+		secrets = append(secrets, v)
+		if e := url.QueryEscape(v); e != v {
+			secrets = append(secrets, e)
+		}
+	}
+	if u, err := url.Parse(s.URL); err == nil && s.URL != "" {
+		if pw, ok := u.User.Password(); ok {
+			add(pw)
+		}
+		for k, vs := range u.Query() {
+			if secretName(k) || strings.EqualFold(k, "code") {
+				for _, v := range vs {
+					add(v)
+				}
+			}
+		}
+	}
+	for _, v := range s.Headers {
+		add(v)
+		if _, tok, ok := strings.Cut(v, " "); ok { // "Bearer TOKEN"
+			add(tok)
+		}
+	}
+	for _, v := range s.Env {
+		add(v)
+	}
+	if s.OAuth != nil {
+		add(s.OAuth.ClientSecret)
+	}
+	if len(secrets) == 0 {
+		return func(t string) string { return t }
+	}
+	// Longest first, so that a secret containing another is hidden whole.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, v := range slices.Compact(secrets) {
+		pairs = append(pairs, v, "****")
+	}
+	r := strings.NewReplacer(pairs...)
+	return r.Replace
+}
+
+// MaskURL hides the password in a URL's user info and the values of its
+// secret-looking query parameters (as `otter config show` does).
+func MaskURL(s string) string { return maskURL(s) }
