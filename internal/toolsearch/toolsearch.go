@@ -81,10 +81,11 @@ func Build(docs []Doc) *Index {
 	lens := make([]float64, len(docs))
 	total := 0.0
 	tf := map[string]float64{}
+	st := stems{}
 	for i, d := range docs {
 		clear(tf)
 		add := func(text string, w float64) {
-			for _, t := range terms(text) {
+			for _, t := range st.terms(text) {
 				tf[t] += w
 				lens[i] += w
 			}
@@ -100,7 +101,7 @@ func Build(docs []Doc) *Index {
 		// Instructions describe the whole server: each word counts once,
 		// and they do not make a tool's own text look longer.
 		seen := map[string]bool{}
-		for _, t := range terms(d.ServerInstructions) {
+		for _, t := range st.terms(d.ServerInstructions) {
 			if !seen[t] {
 				seen[t] = true
 				tf[t] += weightInstructions
@@ -175,15 +176,27 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			scores[p.doc] += idf * p.tf * (k1 + 1) / (p.tf + ix.norm[p.doc])
 		}
 	}
-	hits := make([]Hit, 0, len(touched))
-	for _, d := range touched {
-		hits = append(hits, Hit{Doc: int(d), Score: float64(scores[d])})
+	better := func(a, b Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Doc, b.Doc)) }
+	if limit >= len(touched)/8 { // most of them: sort them all
+		hits := make([]Hit, 0, len(touched))
+		for _, d := range touched {
+			hits = append(hits, Hit{Doc: int(d), Score: float64(scores[d])})
+		}
+		slices.SortFunc(hits, better)
+		return hits[:min(limit, len(hits))]
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Doc, b.Doc))
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
+	// A few of many: keep the best limit in order as they come.
+	hits := make([]Hit, 0, limit+1)
+	for _, d := range touched {
+		h := Hit{Doc: int(d), Score: float64(scores[d])}
+		if len(hits) == limit && better(h, hits[limit-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(hits, h, better)
+		hits = slices.Insert(hits, i, h)
+		if len(hits) > limit {
+			hits = hits[:limit]
+		}
 	}
 	return hits
 }
@@ -227,12 +240,21 @@ func words(s string) []string {
 	return out
 }
 
+// stems remembers the stem of each word seen, so that building an index
+// stems each distinct word once.
+type stems map[string]string
+
 // terms is text's words, stemmed, without stop words.
-func terms(text string) []string {
+func (st stems) terms(text string) []string {
 	ws := words(text)
 	out := ws[:0]
 	for _, w := range ws {
-		if t := stem(w); t != "" {
+		t, ok := st[w]
+		if !ok {
+			t = stem(w)
+			st[w] = t
+		}
+		if t != "" {
 			out = append(out, t)
 		}
 	}

@@ -138,3 +138,19 @@ func TestServerInstructionsFindTheServersTools(t *testing.T) {
 		t.Errorf("Search = %v, want kv/get first", got)
 	}
 }
+
+// The best few of many matches are the first few of all of them, ties
+// included.
+func TestSearchTopFewIsThePrefixOfAll(t *testing.T) {
+	t.Parallel()
+	docs := manyDocs(3000)
+	ix := Build(docs)
+	for _, q := range benchQueries {
+		all := ix.Search(q, len(docs))
+		for _, k := range []int{1, 5, 20} {
+			if got := ix.Search(q, k); !slices.Equal(got, all[:min(k, len(all))]) {
+				t.Errorf("Search(%q, %d) = %v, want %v", q, k, got, all[:k])
+			}
+		}
+	}
+}
