@@ -5,7 +5,7 @@
 // packages together: the commands' work is internal/cli's (headless) and
 // internal/tui's (the TUI). Each command's flags live in their own file:
 // config_cmd.go, mcp_cmd.go, import_cmd.go, login_cmd.go, serve_cmd.go,
-// prompt_cmd.go, tui_cmd.go. It may import every internal package.
+// prompt_cmd.go, sessions_cmd.go, tui_cmd.go. It may import every internal package.
 package main
 
 import (

@@ -6,13 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/cli"
 )
 
 // addPromptFlags adds -p and its flags to root and returns what runs the
 // prompt they give: runF with the options, or cli.RunPrompt when runF is
 // nil.
-func addPromptFlags(root *cobra.Command, f *cli.Factory, runF func(*cli.PromptOptions) error) func(*cobra.Command) error {
+func addPromptFlags(root *cobra.Command, f *cli.Factory, session *app.SessionOptions, runF func(*cli.PromptOptions) error) func(*cobra.Command) error {
 	var o cli.PromptOptions
 	fs := root.Flags()
 	fs.StringVarP(&o.Prompt, "print", "p", "", `run one prompt without the TUI and print the answer ("-" reads it from stdin)`)
@@ -32,6 +33,7 @@ func addPromptFlags(root *cobra.Command, f *cli.Factory, runF func(*cli.PromptOp
 		return err
 	})
 	return func(cmd *cobra.Command) error {
+		o.Session = *session
 		if runF != nil {
 			return runF(&o)
 		}

@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/cli"
 )
 
 // newRootCmd is the otter command line; the global flags go into f.
 func newRootCmd(f *cli.Factory) *cobra.Command {
+	var sessionOpts *app.SessionOptions // set below, read by Args
 	root := &cobra.Command{
 		Use:           "otter",
 		Short:         "A terminal AI agent shell with built-in web-data tools and MCP servers",
@@ -19,6 +21,10 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
+			args = takeResumeID(cmd, sessionOpts, args)
+			if err := checkSessionFlags(sessionOpts); err != nil {
+				return exitCode(2, err)
+			}
 			if err := checkPromptFlag(cmd); err != nil {
 				return exitCode(2, err)
 			}
@@ -33,6 +39,7 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 			return nil
 		},
 	}
+	sessionOpts = addSessionFlags(root) // sessions_cmd.go: -c, -r, --fork-session, --no-session
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
@@ -54,14 +61,15 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 	mcpCmd.AddCommand(newCmdMCPLogin(f, nil), newCmdMCPLogout(f))                           // login_cmd.go
 	mcpCmd.AddCommand(newCmdMCPServe(f, nil))                                               // serve_cmd.go
 	root.AddCommand(mcpCmd)
-	root.AddCommand(configCommands(f)...) // config_cmd.go: config validate|show, trust
+	root.AddCommand(configCommands(f)...)   // config_cmd.go: config validate|show, trust
+	root.AddCommand(newCmdSessions(f, nil)) // sessions_cmd.go
 
-	runPrompt := addPromptFlags(root, f, nil) // prompt_cmd.go: -p and its flags
+	runPrompt := addPromptFlags(root, f, sessionOpts, nil) // prompt_cmd.go: -p and its flags
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if promptRequested(cmd) {
 			return runPrompt(cmd)
 		}
-		return runTUI(cmd.Context(), f) // tui_cmd.go
+		return runTUI(cmd.Context(), f, *sessionOpts) // tui_cmd.go
 	}
 	for _, c := range root.Commands() {
 		addUsageToArgErrors(c)

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envSigServer) != "" {
 		os.Exit(runSignalTestServer())
 	}
+	if os.Getenv(envSessionServer) != "" {
+		os.Exit(runSessionTestServer())
+	}
 	os.Exit(m.Run())
 }
 

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 
@@ -15,7 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/tui"
 )
 
-func runTUI(ctx context.Context, f *cli.Factory) error {
+func runTUI(ctx context.Context, f *cli.Factory, session app.SessionOptions) error {
 	paths := config.DefaultPaths()
 	// Logs go to --log-file or $XDG_STATE_HOME/otter/otter.log: never to
 	// the terminal the TUI draws on.
@@ -43,6 +44,12 @@ func runTUI(ctx context.Context, f *cli.Factory) error {
 		}
 	}()
 	b := tui.NewAppBackend(ui, a, logger)
+	if session.Resume == cli.ResumePicker {
+		return exitCode(2, errors.New("the TUI has no session picker yet: give the ID, otter -r ID (otter sessions list shows them), or otter -c for the latest"))
+	}
+	if err := b.StartSession(ctx, session); err != nil {
+		return exitCode(2, err)
+	}
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()

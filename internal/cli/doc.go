@@ -2,7 +2,8 @@
 // what the commands that run without the TUI do once cmd/otter has parsed
 // their flags into options — `otter -p` and its printer (text, json,
 // stream-json), `otter mcp list|tools|call|login|logout|import|serve`,
-// `otter config` and `otter trust` — and how they answer the core's
+// `otter config`, `otter trust` and `otter sessions
+// list|show|search|rm|export` — and how they answer the core's
 // questions without a person (the --elicit and --allow-tools policies).
 //
 // Its contract with scripts: results on stdout, everything else (logs,
@@ -11,7 +12,7 @@
 // It writes only to the streams of its Factory's IOStreams.
 //
 // It may import the core (app, agent, ask, config, llm, mcphost, oauth,
-// serve, tool, webdata) and iostreams; never internal/tui nor cmd/otter.
+// serve, session, tool, webdata) and iostreams; never internal/tui nor cmd/otter.
 // Flags are cmd/otter's: this package names them only in messages to the
 // person.
 package cli

@@ -40,6 +40,9 @@ type PromptOptions struct {
 	AllowSampling bool
 	Model         string // instead of [agent].model
 	MaxTurns      int    // instead of [agent].max_turns, when positive
+	// Session says which saved conversation the prompt continues
+	// (--continue, --resume, --fork-session, --no-session).
+	Session app.SessionOptions
 }
 
 // Check reports options that cannot work.
@@ -133,7 +136,12 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	}
 
 	ag := a.NewAgent(app.AgentOptions{Approver: policy, OnEvent: out.event, MaxTurns: o.MaxTurns})
+	sess, err := startPromptSession(ctx, a, ag, o.Session, out)
+	if err != nil {
+		return err
+	}
 	sendErr := ag.Send(ctx, text)
+	out.sessionID = sess.ID()
 	out.result(sendErr)
 	switch {
 	case sendErr == nil:
@@ -168,6 +176,7 @@ type promptPrinter struct {
 	start          time.Time
 	provider       string
 	model          string
+	sessionID      string // set once the turn ran
 
 	mu        sync.Mutex
 	final     agent.TurnFinished
@@ -198,6 +207,7 @@ type promptResult struct {
 	Partial    bool             `json:"partial,omitempty"`   // result is what the model said before it was interrupted or failed
 	Provider   string           `json:"provider"`
 	Model      string           `json:"model"`
+	SessionID  string           `json:"session_id,omitempty"` // the saved conversation: otter -r SESSION_ID continues it
 	ToolCalls  []promptToolCall `json:"tool_calls"`
 	Usage      promptUsage      `json:"usage"`
 	DurationMS int64            `json:"duration_ms"`
@@ -337,6 +347,7 @@ func (p *promptPrinter) result(err error) {
 		Truncated:  p.final.Truncated,
 		Provider:   p.provider,
 		Model:      p.model,
+		SessionID:  p.sessionID,
 		ToolCalls:  p.calls,
 		Usage:      promptUsage(p.usage),
 		DurationMS: time.Since(p.start).Milliseconds(),

@@ -63,6 +63,9 @@ type AppBackend struct {
 	app    *app.App
 	agent  *agent.Agent
 	logger *slog.Logger
+	// session is the saved conversation (session.go); nil before
+	// StartSession.
+	session *app.Session
 
 	reloadMu sync.Mutex // serialises reloads (the /mcp reload command and the watcher)
 

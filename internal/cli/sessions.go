@@ -1,0 +1,353 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/session"
+)
+
+// startPromptSession gives `otter -p`'s agent its session and says on
+// stderr when the conversation is not saved. An ID that names no session is
+// a usage error (exit 2).
+func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.SessionOptions, out *promptPrinter) (*app.Session, error) {
+	if o.Resume == ResumePicker {
+		return nil, ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
+	}
+	sess, err := a.StartSession(ctx, ag, o, func(err error) { out.progress("otter: %v", err) })
+	if err != nil {
+		return nil, ExitCode(2, err)
+	}
+	if sess.Warning != nil {
+		out.progress("otter: %v", sess.Warning)
+	}
+	if sess.Resumed.ID != "" {
+		verb := "continuing"
+		if o.Fork {
+			verb = "forked " + sess.Resumed.ParentID[:8] + " as"
+		}
+		out.progress("otter: %s session %s (%s, %d messages)", verb, sess.Resumed.ID, sess.Resumed.Title, sess.Resumed.Messages)
+	}
+	return sess, nil
+}
+
+// ResumePicker is the value of --resume given without an ID: the TUI
+// opens its session picker.
+const ResumePicker = "\x00pick"
+
+// SessionsOptions are the options of `otter sessions`.
+type SessionsOptions struct {
+	All      bool   // list: every directory's sessions, not only this one's
+	JSON     bool   // list, show, search: JSON on stdout
+	Markdown bool   // show: Markdown (as export)
+	ID       string // show, rm, export: an ID or unique ID prefix
+	Query    string // search
+}
+
+// openSessions opens the session database for the sessions commands.
+func (f *Factory) openSessions(ctx context.Context) (*session.Store, string, error) {
+	lo := f.LoadOptions()
+	workDir, err := filepath.Abs(cmp.Or(f.WorkDir, "."))
+	if err != nil {
+		return nil, "", ExitCode(2, err)
+	}
+	if lo.Paths == (config.Paths{}) {
+		lo.Paths = config.DefaultPaths()
+	}
+	s, err := session.Open(ctx, session.DefaultPath(lo.Paths.DataDir))
+	if err != nil {
+		return nil, "", ExitCode(2, err)
+	}
+	return s, workDir, nil
+}
+
+// openSession opens the database and finds the session with the ID or
+// unique ID prefix id; the caller closes the store.
+func (f *Factory) openSession(ctx context.Context, id string) (*session.Store, session.Info, error) {
+	s, _, err := f.openSessions(ctx)
+	if err != nil {
+		return nil, session.Info{}, err
+	}
+	info, err := s.Get(ctx, id)
+	if err != nil {
+		s.Close()
+		return nil, session.Info{}, notFound(err)
+	}
+	return s, info, nil
+}
+
+// sessionJSON is a session in `otter sessions list --json` and, with its
+// messages, `otter sessions show --json`.
+type sessionJSON struct {
+	ID           string        `json:"id"`
+	Title        string        `json:"title"`
+	Cwd          string        `json:"cwd"`
+	Created      time.Time     `json:"created"`
+	Updated      time.Time     `json:"updated"`
+	Messages     any           `json:"messages"` // a count in list, the messages in show
+	Provider     string        `json:"provider,omitempty"`
+	Model        string        `json:"model"`
+	ParentID     string        `json:"parent_id,omitempty"`
+	InputTokens  int64         `json:"input_tokens"`
+	OutputTokens int64         `json:"output_tokens"`
+	FirstPrompt  string        `json:"first_prompt,omitempty"`
+	messages     []messageJSON `json:"-"`
+}
+
+// messageJSON is one stored message in `otter sessions show --json`.
+type messageJSON struct {
+	Seq         int64          `json:"seq"`
+	Role        string         `json:"role"` // user, assistant, tool or notice
+	Content     string         `json:"content"`
+	ToolCalls   []toolCallJSON `json:"tool_calls,omitempty"`
+	CallID      string         `json:"call_id,omitempty"` // a tool result's call
+	Tool        string         `json:"tool,omitempty"`
+	IsError     bool           `json:"is_error,omitempty"`
+	Images      int            `json:"images,omitempty"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Time        time.Time      `json:"time"`
+}
+
+type toolCallJSON struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+func infoJSON(i session.Info) sessionJSON {
+	return sessionJSON{ID: i.ID, Title: i.Title, Cwd: i.Cwd, Created: i.Created.UTC(), Updated: i.Updated.UTC(), Messages: i.Messages,
+		Provider: i.Provider, Model: i.Model, ParentID: i.ParentID, InputTokens: i.Usage.InputTokens, OutputTokens: i.Usage.OutputTokens}
+}
+
+func entryJSON(e session.Entry) messageJSON {
+	m := e.Message
+	out := messageJSON{Seq: e.Seq, Role: string(m.Role), Content: m.Text, Images: len(m.Images), Interrupted: m.Interrupted, Time: e.Time.UTC()}
+	for _, c := range m.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, toolCallJSON{ID: c.ID, Name: c.Name, Args: c.Args})
+	}
+	for _, r := range m.ToolResults {
+		out.Content, out.CallID, out.Tool, out.IsError, out.Images = r.Text, r.CallID, r.Name, r.IsError, len(r.Images)
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// notFound makes an unknown or ambiguous ID a usage error (exit 2).
+func notFound(err error) error {
+	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
+		return ExitCode(2, err)
+	}
+	return ExitCode(1, err)
+}
+
+// SessionsList is `otter sessions list`: this directory's sessions (all
+// with All), the latest first.
+func SessionsList(ctx context.Context, f *Factory, o SessionsOptions) error {
+	s, cwd, err := f.openSessions(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	lo := session.ListOptions{Cwd: cwd}
+	if o.All {
+		lo.Cwd = ""
+	}
+	list, err := s.List(ctx, lo)
+	if err != nil {
+		return ExitCode(1, err)
+	}
+	if o.JSON {
+		out := make([]sessionJSON, 0, len(list))
+		for _, i := range list {
+			out = append(out, infoJSON(i))
+		}
+		return writeJSON(f.IO.Out, out)
+	}
+	if len(list) == 0 {
+		where := "in " + cwd + " (otter sessions list --all lists every directory's)"
+		if o.All {
+			where = "yet"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "no saved conversations %s\n", where)
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	head := "ID\tUPDATED\tMESSAGES\tTITLE"
+	if o.All {
+		head += "\tDIRECTORY"
+	}
+	fmt.Fprintln(tw, head)
+	now := time.Now()
+	for _, i := range list {
+		line := fmt.Sprintf("%s\t%s\t%d\t%s", i.ID[:8], session.Age(i.Updated, now), i.Messages, truncateLine(i.Title, 60))
+		if o.All {
+			line += "\t" + i.Cwd
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// SessionsShow is `otter sessions show ID`: the conversation as Markdown
+// (the default, and with Markdown) or JSON.
+func SessionsShow(ctx context.Context, f *Factory, o SessionsOptions) error {
+	s, info, err := f.openSession(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	entries, err := s.Entries(ctx, info.ID, 0)
+	if err != nil {
+		return ExitCode(1, err)
+	}
+	if o.JSON {
+		j := infoJSON(info)
+		msgs := make([]messageJSON, 0, len(entries))
+		for _, e := range entries {
+			msgs = append(msgs, entryJSON(e))
+		}
+		j.Messages = msgs
+		j.FirstPrompt = info.FirstPrompt
+		return writeJSON(f.IO.Out, j)
+	}
+	_, err = io.WriteString(f.IO.Out, Markdown(info, entries))
+	return err
+}
+
+// SessionsExport is `otter sessions export ID`: Markdown on stdout.
+func SessionsExport(ctx context.Context, f *Factory, o SessionsOptions) error {
+	o.JSON, o.Markdown = false, true
+	return SessionsShow(ctx, f, o)
+}
+
+// SessionsRemove is `otter sessions rm ID`.
+func SessionsRemove(ctx context.Context, f *Factory, o SessionsOptions) error {
+	s, info, err := f.openSession(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Delete(ctx, info.ID); err != nil {
+		return notFound(err)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "deleted session %s (%s, %d messages)\n", info.ID, info.Title, info.Messages)
+	return nil
+}
+
+// searchHitJSON is one match of `otter sessions search --json`.
+type searchHitJSON struct {
+	SessionID string    `json:"session_id"`
+	Title     string    `json:"title"`
+	Cwd       string    `json:"cwd"`
+	Seq       int64     `json:"seq"`
+	Role      string    `json:"role"`
+	Snippet   string    `json:"snippet"`
+	Time      time.Time `json:"time"`
+}
+
+// SessionsSearch is `otter sessions search QUERY`: the messages of every
+// session that hold all its words, best first.
+func SessionsSearch(ctx context.Context, f *Factory, o SessionsOptions) error {
+	if strings.TrimSpace(o.Query) == "" {
+		return ExitCode(2, errors.New("give the words to search for: otter sessions search WORDS"))
+	}
+	s, _, err := f.openSessions(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	hits, err := s.Search(ctx, o.Query, session.SearchOptions{})
+	if err != nil {
+		return ExitCode(1, err)
+	}
+	if o.JSON {
+		out := make([]searchHitJSON, 0, len(hits))
+		for _, h := range hits {
+			out = append(out, searchHitJSON{SessionID: h.Session.ID, Title: h.Session.Title, Cwd: h.Session.Cwd, Seq: h.Seq, Role: string(h.Role), Snippet: h.Snippet, Time: h.Time.UTC()})
+		}
+		return writeJSON(f.IO.Out, out)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "no saved message holds %q\n", o.Query)
+		return nil
+	}
+	now := time.Now()
+	for _, h := range hits {
+		fmt.Fprintf(f.IO.Out, "%s  %s  (%s, %s)\n    %s\n", h.Session.ID[:8], truncateLine(h.Session.Title, 60), h.Role, session.Age(h.Time, now), truncateLine(h.Snippet, 160))
+	}
+	return nil
+}
+
+// Markdown renders a stored conversation: its prompts and answers, tool
+// calls with their arguments and results, notices.
+func Markdown(info session.Info, entries []session.Entry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", cmp.Or(info.Title, "(untitled)"))
+	fmt.Fprintf(&b, "- Session: `%s`\n- Directory: `%s`\n", info.ID, info.Cwd)
+	if info.Model != "" {
+		fmt.Fprintf(&b, "- Model: %s\n", strings.TrimPrefix(info.Provider+" / "+info.Model, " / "))
+	}
+	if info.ParentID != "" {
+		fmt.Fprintf(&b, "- Forked from: `%s`\n", info.ParentID)
+	}
+	fmt.Fprintf(&b, "- Started: %s, last message %s\n", info.Created.Format(time.DateTime), info.Updated.Format(time.DateTime))
+	for _, e := range entries {
+		m := e.Message
+		switch m.Role {
+		case llm.RoleUser:
+			fmt.Fprintf(&b, "\n## You\n\n%s\n", m.Text)
+			for _, img := range m.Images {
+				fmt.Fprintf(&b, "\n[%s image, %d bytes]\n", img.MIMEType, len(img.Data))
+			}
+		case llm.RoleAssistant:
+			b.WriteString("\n## otter\n")
+			if m.Text != "" {
+				fmt.Fprintf(&b, "\n%s\n", m.Text)
+			}
+			if m.Interrupted {
+				b.WriteString("\n*(interrupted)*\n")
+			}
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "\n**Tool call** `%s`\n\n```json\n%s\n```\n", c.Name, strings.TrimSpace(string(c.Args)))
+			}
+		case llm.RoleTool:
+			for _, r := range m.ToolResults {
+				label := "Result"
+				if r.IsError {
+					label = "Error"
+				}
+				fmt.Fprintf(&b, "\n**%s** of `%s`\n\n%s\n", label, r.Name, fence(r.Text))
+			}
+		case session.RoleNotice:
+			fmt.Fprintf(&b, "\n> %s\n", strings.ReplaceAll(m.Text, "\n", "\n> "))
+		}
+	}
+	return b.String()
+}
+
+// fence puts text in a code block whose fence is longer than any run of
+// backticks in it.
+func fence(text string) string {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f
+}

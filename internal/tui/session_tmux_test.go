@@ -1,0 +1,79 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+)
+
+// TestContinueInTheTUI is the issue's "done when", as a new user would:
+// chat in the real TUI (an answer and a tool call), quit, start `otter -c`:
+// the same conversation is on the screen, and the model receives it with
+// the next message.
+func TestContinueInTheTUI(t *testing.T) {
+	dir := t.TempDir()
+	model := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Text: []string{"Let me look that up."}, Calls: []llmtest.Call{{ID: "call_1", Name: "otter_no_such_tool", Args: `{"q":"otters"}`}}},
+		llmtest.Reply{Text: []string{"Sea otters hold hands ", "while they sleep."}},
+		llmtest.Reply{Text: []string{"So they do not drift apart."}},
+	)
+	p := startTmux(t, dir, fakeModelConfig(model.URL), 100, 40)
+	p.waitFor("fake/fake-model")
+	p.keys("tell me about otters", "Enter")
+	p.waitFor("while they sleep.")
+	quit := func() {
+		p.keys("C-c")
+		p.waitFor("press ctrl+c again to quit")
+		p.keys("C-c")
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if b, err := os.ReadFile(p.exitFile); err == nil {
+				if got := strings.TrimSpace(string(b)); got != "exit=0" {
+					t.Fatalf("otter ended with %s", got)
+				}
+				os.Remove(p.exitFile)
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("otter did not quit:\n%s", p.capture())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	quit()
+
+	// The same run script, with -c.
+	script, err := os.ReadFile(filepath.Join(dir, "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "otter")
+	cont := strings.Replace(string(script), "\""+bin+"\"\n", "\""+bin+"\" -c\n", 1)
+	if cont == string(script) {
+		t.Fatalf("run.sh does not start %s on a line of its own:\n%s", bin, script)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run-c.sh"), []byte(cont), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.tm("new-session", "-d", "-s", "otter-tui", "-x", "100", "-y", "40", filepath.Join(dir, "run-c.sh"))
+	screen := p.waitFor("Continuing session", "tell me about otters", "Let me look that up.", "otter_no_such_tool", "while they sleep.")
+	if !strings.Contains(screen, "4 messages") {
+		t.Errorf("the resumed session's note:\n%s", screen)
+	}
+	p.keys("and then?", "Enter")
+	p.waitFor("So they do not drift apart.")
+	reqs := model.Requests()
+	var got []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		got = append(got, m.Role+":"+m.Text)
+	}
+	want := "user:tell me about otters|assistant:Let me look that up.|tool:|assistant:Sea otters hold hands while they sleep.|user:and then?"
+	if strings.Join(got, "|") != want {
+		t.Errorf("the model received:\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+	quit()
+}
