@@ -21,6 +21,8 @@ type providerState struct {
 	model    string
 	err      error
 	agents   []builtAgent // built by NewAgent, refreshed by Reload
+	cfg      *config.Config
+	chosen   *ModelChoice // /model's choice, kept across reloads
 }
 
 // builtAgent is an agent NewAgent built, with what its front end chose.
@@ -61,6 +63,8 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		MaxTokens:    s.MaxTokens,
 		SystemPrompt: s.SystemPrompt,
 		ToolSearch:   s.ToolSearch,
+		CompactAt:    s.CompactAt,
+		Facts:        a.Facts,
 		Instructions: a.MCP.Instructions,
 		WorkDir:      a.WorkDir,
 		OnEvent:      o.OnEvent,
@@ -80,6 +84,7 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions) agent.Settings {
 		MaxTokens:    cfg.Agent.MaxTokens,
 		SystemPrompt: cfg.Agent.SystemPrompt,
 		ToolSearch:   agent.ToolSearchConfig(cfg),
+		CompactAt:    cfg.Agent.CompactAt,
 	}
 	if o.MaxTurns > 0 {
 		s.MaxTurns = o.MaxTurns
@@ -104,6 +109,15 @@ func (a *App) refreshProvider(cfg *config.Config) {
 	p, model, err := llm.FromConfig(cfg, a.opts.LookupEnv)
 	if err == nil && a.opts.Model != "" {
 		model = a.opts.Model
+	}
+	a.llm.mu.Lock()
+	a.llm.cfg = cfg
+	chosen := a.llm.chosen
+	a.llm.mu.Unlock()
+	if chosen != nil {
+		if cp, cm, cerr := a.providerNamed(cfg, chosen.Provider, chosen.Model); cerr == nil {
+			p, model, err = cp, cm, nil
+		}
 	}
 	if err != nil {
 		p, model = nil, ""

@@ -64,6 +64,8 @@ type Backend interface {
 	TrustPrompt() *TrustRequest
 	// Trust marks the project directory trusted and reloads.
 	Trust(ctx context.Context) (mcphost.ReloadDiff, error)
+
+	ContextBackend // the model, its window and the cost (context.go)
 }
 
 // Provider describes the model provider the agent talks to.

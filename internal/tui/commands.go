@@ -21,7 +21,7 @@ import (
 
 type promptReadyMsg struct{ text string }
 
-var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code"}
+var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -34,7 +34,7 @@ const helpText = `Commands
   /copy code [N]       copy code block N of the last answer (the last one without N)
   /trust               ask again whether to trust this project (its servers and settings)
   /clear               forget the conversation
-  /help · /quit
+  /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /help · /quit
 
 Keys
   enter send (while otter works: queued, sent when it is done) · shift+enter / alt+enter new line
@@ -47,6 +47,9 @@ Keys
 func (m *model) command(line string) tea.Cmd {
 	cmd, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
+	if c, ok := m.contextCommand(cmd, rest); ok {
+		return c
+	}
 	switch cmd {
 	case "/help", "/?":
 		m.notice(itemInfo, helpText)
@@ -57,6 +60,7 @@ func (m *model) command(line string) tea.Cmd {
 		m.tr.items = nil
 		m.follow()
 		m.usage = agent.Usage{}
+		m.ctxLine = m.contextStatus()
 		m.notice(itemInfo, "conversation cleared")
 		return m.forgetImages()
 	case "/quit", "/exit", "/q":

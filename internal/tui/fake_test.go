@@ -30,6 +30,8 @@ type fakeBackend struct {
 	prompts  []mcphost.Prompt
 	trust    *TrustRequest
 	actions  []string
+	ctxState agent.ContextState
+	costs    []agent.ModelUsage
 
 	send   func(ctx context.Context, text string, emit func(agent.Event)) error
 	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)

@@ -102,6 +102,7 @@ type model struct {
 	calls      int // running /call calls
 	callSeq    int
 	usage      agent.Usage
+	ctxLine    string // the status bar's window share and cost (context.go)
 	frameDue   bool
 	spinning   bool
 
@@ -288,6 +289,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.imageMsg(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.contextMsg(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -647,6 +651,9 @@ func (m *model) startSpinner() tea.Cmd {
 }
 
 func (m *model) chatEvent(ev agent.Event) tea.Cmd {
+	if m.contextEvent(ev) {
+		return nil
+	}
 	switch ev := ev.(type) {
 	case agent.TextDelta:
 		m.retry = nil
@@ -945,8 +952,8 @@ func (m *model) statusBar() string {
 		mid += fmt.Sprintf(" · %d need login", login)
 	}
 	working := m.busy || m.calls > 0
-	tokens := ""
-	if m.usage.InputTokens+m.usage.OutputTokens > 0 {
+	tokens := m.ctxLine
+	if tokens == "" && m.usage.InputTokens+m.usage.OutputTokens > 0 {
 		tokens = fmt.Sprintf("↑%s ↓%s tokens ", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens))
 	}
 	// From the most to the least detailed, the first layout that fits.

@@ -96,7 +96,7 @@ command = %q
 		keys("Enter")
 		time.Sleep(200 * time.Millisecond)
 	}
-	waitFor("Thanks, Ada.", "✓", "User provided the requested information", "↑1.5k", "always allowing mcp__everything__trigger-elicitation-request", "saved to ~/.config/otter/config.toml")
+	waitFor("Thanks, Ada.", "✓", "User provided the requested information", "19% of 8.2k?", "always allowing mcp__everything__trigger-elicitation-request", "saved to ~/.config/otter/config.toml")
 	if _, err := os.Stat(filepath.Join(work, ".otter")); err == nil {
 		t.Errorf("allow always created %s: the directory became a project", filepath.Join(work, ".otter"))
 	}

@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// listTimeout bounds one provider's answer to a model list.
+const listTimeout = 10 * time.Second
+
+// ModelChoice is a model of a configured provider.
+type ModelChoice struct {
+	Provider string // the [providers.NAME] key, or the provider otter picked from the environment
+	Model    string
+	// Listed: the provider's API listed it; else it is the configured
+	// model only.
+	Listed bool
+}
+
+// Facts returns what otter knows of a provider's model under the current
+// configuration: [providers] limits and [pricing] over the built-in table.
+func (a *App) Facts(provider, model string) llm.ModelFacts {
+	a.llm.mu.Lock()
+	cfg := a.llm.cfg
+	a.llm.mu.Unlock()
+	return llm.Facts(cfg, provider, model)
+}
+
+// providerNamed builds the provider [providers.name] configures, with
+// model (or the provider's configured one when model is "").
+func (a *App) providerNamed(cfg *config.Config, name, model string) (llm.Provider, string, error) {
+	c := *cfg
+	c.Agent.Provider, c.Agent.Model = name, model
+	if _, ok := cfg.Providers[name]; !ok && len(cfg.Providers) == 0 {
+		c.Agent.Provider = "" // the provider picked from the environment
+	}
+	return llm.FromConfig(&c, a.opts.LookupEnv)
+}
+
+// Models lists the models of every configured provider: each one's
+// configured model, and what its API lists where it lists any. Providers
+// that could not be asked are named in the error, next to what the others
+// gave.
+func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
+	cfg := a.Config
+	names := slices.Sorted(maps.Keys(cfg.Providers))
+	if len(names) == 0 {
+		if p, _, err := a.Provider(); err == nil {
+			names = []string{p.Name()}
+		}
+	}
+	var out []ModelChoice
+	var errs []error
+	for _, name := range names {
+		p, model, err := a.providerNamed(cfg, name, "")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		seen := map[string]bool{model: true}
+		out = append(out, ModelChoice{Provider: name, Model: model})
+		lister, ok := p.(llm.ModelLister)
+		if !ok {
+			continue
+		}
+		lctx, cancel := context.WithTimeout(ctx, listTimeout)
+		listed, err := lister.Models(lctx)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listing the models of %s: %w", name, err))
+			continue
+		}
+		for _, m := range listed {
+			if m == model {
+				out[len(out)-1].Listed = true
+			}
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, ModelChoice{Provider: name, Model: m, Listed: true})
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// SetModel switches every agent NewAgent built, and what Provider returns,
+// to model of the provider [providers.provider] configures; conversations
+// continue. The choice holds across reloads of the configuration.
+func (a *App) SetModel(provider, model string) error {
+	p, m, err := a.providerNamed(a.Config, provider, model)
+	if err != nil {
+		return err
+	}
+	if m == "" {
+		return fmt.Errorf("no model named for %s", provider)
+	}
+	a.llm.mu.Lock()
+	defer a.llm.mu.Unlock()
+	a.llm.chosen = &ModelChoice{Provider: provider, Model: m}
+	a.llm.provider, a.llm.model, a.llm.err = p, m, nil
+	for _, b := range a.llm.agents {
+		b.agent.SetProvider(p, m)
+	}
+	return nil
+}

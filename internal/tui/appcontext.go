@@ -1,0 +1,27 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/otter-sh/otter/internal/agent"
+)
+
+// AppBackend's ContextBackend methods, over the agent and the App.
+
+func (b *AppBackend) Context() agent.ContextState { return b.agent.Context() }
+func (b *AppBackend) Costs() []agent.ModelUsage   { return b.agent.Costs() }
+
+func (b *AppBackend) Compact(ctx context.Context, keep string) error {
+	return b.agent.Compact(ctx, keep)
+}
+
+func (b *AppBackend) Models(ctx context.Context) ([]ModelChoice, error) {
+	list, err := b.app.Models(ctx)
+	out := make([]ModelChoice, len(list))
+	for i, c := range list {
+		out[i] = ModelChoice{Provider: c.Provider, Model: c.Model, Listed: c.Listed}
+	}
+	return out, err
+}
+
+func (b *AppBackend) SetModel(provider, model string) error { return b.app.SetModel(provider, model) }

@@ -1,0 +1,242 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/otter-sh/otter/internal/agent"
+)
+
+// This file is the TUI's view of the context window and the cost: the
+// status bar's share of the window and cost, /compact, /cost (/usage) and
+// /model.
+
+// ContextBackend is the part of Backend about the model, its window and
+// what the conversation costs.
+type ContextBackend interface {
+	// Context is the conversation's use of the model's context window.
+	Context() agent.ContextState
+	// Costs are the tokens and cost of each model used in this session.
+	Costs() []agent.ModelUsage
+	// Compact compacts the conversation now, keeping in particular what
+	// keep names (/compact).
+	Compact(ctx context.Context, keep string) error
+	// Models lists the models of the configured providers (the provider's
+	// own list where it has one).
+	Models(ctx context.Context) ([]ModelChoice, error)
+	// SetModel switches the provider and model for the next message; the
+	// conversation continues.
+	SetModel(provider, model string) error
+}
+
+// ModelChoice is a model /model can switch to.
+type ModelChoice struct {
+	Provider string // the [providers.NAME] key
+	Model    string
+	// Listed: the provider's API listed it (else it is configured only).
+	Listed bool
+}
+
+// String is how /model names a choice: provider/model.
+func (c ModelChoice) String() string { return c.Provider + "/" + c.Model }
+
+// contextCommands are the slash commands of this file, for completion.
+var contextCommands = []string{"/compact", "/cost", "/usage", "/model"}
+
+type (
+	// compactedMsg ends a /compact.
+	compactedMsg struct{ err error }
+	// modelsMsg carries /model's list, or the error getting it.
+	modelsMsg struct {
+		choices []ModelChoice
+		err     error
+	}
+)
+
+// contextCommand runs /compact, /cost, /usage and /model; ok is false for
+// other commands.
+func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
+	b, ctx := m.b, m.ctx
+	switch cmd {
+	case "/compact":
+		if m.busy {
+			m.notice(itemError, "otter is still working on a message: /compact when it is done (esc cancels it)")
+			return nil, true
+		}
+		m.notice(itemInfo, "compacting the conversation…")
+		return func() tea.Msg { return compactedMsg{err: b.Compact(ctx, rest)} }, true
+	case "/cost", "/usage":
+		m.notice(itemInfo, costText(b.Costs()))
+		return nil, true
+	case "/model":
+		if rest != "" {
+			return m.switchModel(rest), true
+		}
+		m.notice(itemInfo, "asking the providers for their models…")
+		return func() tea.Msg {
+			c, err := b.Models(ctx)
+			return modelsMsg{choices: c, err: err}
+		}, true
+	}
+	return nil, false
+}
+
+// switchModel switches to "provider/model", or to "model" of the provider
+// in use.
+func (m *model) switchModel(name string) tea.Cmd {
+	provider, model, ok := strings.Cut(name, "/")
+	if !ok || provider == "" {
+		provider, model = m.provider.Name, name
+	}
+	if err := m.b.SetModel(provider, model); err != nil {
+		// provider/model where the model's own name has a slash
+		// (OpenRouter's vendor/model) is tried as a model of the current
+		// provider.
+		if ok && m.b.SetModel(m.provider.Name, name) == nil {
+			provider, model = m.provider.Name, name
+		} else {
+			m.notice(itemError, err.Error())
+			return nil
+		}
+	}
+	m.refresh()
+	m.ctxLine = m.contextStatus()
+	st := m.b.Context()
+	m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
+	return nil
+}
+
+// contextMsg handles the messages of this file.
+func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case compactedMsg:
+		m.ctxLine = m.contextStatus()
+		if msg.err != nil {
+			m.notice(itemError, "could not compact the conversation: "+msg.err.Error())
+		}
+		return nil, true
+	case modelsMsg:
+		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider))
+		return nil, true
+	}
+	return nil, false
+}
+
+// contextEvent shows the agent's events about the window.
+func (m *model) contextEvent(ev agent.Event) bool {
+	switch ev := ev.(type) {
+	case agent.Usage, agent.TurnFinished:
+		m.ctxLine = m.contextStatus()
+		return false
+	case agent.Compacted:
+		m.ctxLine = m.contextStatus()
+		m.notice(itemInfo, compactedText(ev))
+	case agent.ContextNotice:
+		m.notice(itemInfo, ev.Text)
+	default:
+		return false
+	}
+	return true
+}
+
+func compactedText(ev agent.Compacted) string {
+	why := map[string]string{"auto": "it neared the model's context window", "manual": "you asked", "overflow": "the provider refused it as too long"}[ev.Reason]
+	var did []string
+	if ev.Elided > 0 {
+		did = append(did, fmt.Sprintf("%d old tool results replaced by one-line stubs", ev.Elided))
+	}
+	if ev.Summarized > 0 {
+		did = append(did, fmt.Sprintf("%d earlier messages summarised", ev.Summarized))
+	}
+	return fmt.Sprintf("compacted the conversation because %s: %s → %s tokens (%s); the full history stays in the session",
+		why, humanCount(int64(ev.TokensBefore)), humanCount(int64(ev.TokensAfter)), strings.Join(did, ", "))
+}
+
+// costText is /cost: tokens and cost per model.
+func costText(costs []agent.ModelUsage) string {
+	if len(costs) == 0 {
+		return "no model calls yet in this session"
+	}
+	var b strings.Builder
+	b.WriteString("tokens and cost in this session\n")
+	total, priced := 0.0, true
+	for _, c := range costs {
+		u := c.Usage
+		cost := "no price known: set [pricing.\"" + c.Model + "\"]"
+		if c.Priced {
+			cost = fmt.Sprintf("$%.4f", c.Cost)
+		}
+		fmt.Fprintf(&b, "  %s/%s: %d calls · input %s (cached %s, written to cache %s) · output %s · %s\n",
+			c.Provider, c.Model, c.Calls, humanCount(u.InputTokens), humanCount(u.CachedTokens), humanCount(u.CacheWriteTokens), humanCount(u.OutputTokens), cost)
+		total += c.Cost
+		priced = priced && c.Priced
+	}
+	if len(costs) > 1 || !priced {
+		fmt.Fprintf(&b, "  total: $%.4f", total)
+		if !priced {
+			b.WriteString(" (models without a price not counted)")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// modelsText is /model's list.
+func modelsText(choices []ModelChoice, err error, current Provider) string {
+	var b strings.Builder
+	if len(choices) == 0 && err != nil {
+		return "could not list the models: " + err.Error()
+	}
+	b.WriteString("models — /model PROVIDER/MODEL (or /model MODEL of the provider in use) switches for the next message\n")
+	byProvider := map[string][]string{}
+	var providers []string
+	for _, c := range choices {
+		if _, ok := byProvider[c.Provider]; !ok {
+			providers = append(providers, c.Provider)
+		}
+		name := c.Model
+		if c.Provider == current.Name && c.Model == current.Model {
+			name += " (in use)"
+		}
+		byProvider[c.Provider] = append(byProvider[c.Provider], name)
+	}
+	slices.Sort(providers)
+	for _, p := range providers {
+		fmt.Fprintf(&b, "  %s: %s\n", p, strings.Join(byProvider[p], ", "))
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "  (%v)\n", err)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// contextStatus is the status bar's share of the window and cost, e.g.
+// "31% of 200k · $0.0123"; "" before anything is known.
+func (m *model) contextStatus() string {
+	if m.provider.Help != "" {
+		return ""
+	}
+	st := m.b.Context()
+	if st.Window <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d%% of %s", int(st.Share()*100+0.5), humanCount(int64(st.Window)))
+	if !st.WindowKnown {
+		s += "?"
+	}
+	var cost float64
+	priced := false
+	for _, c := range m.b.Costs() {
+		if c.Priced {
+			cost += c.Cost
+			priced = true
+		}
+	}
+	if priced {
+		s += fmt.Sprintf(" · $%.4f", cost)
+	}
+	return s + " "
+}

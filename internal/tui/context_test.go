@@ -1,0 +1,50 @@
+package tui
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// The status bar shows the share of the window in use and the session's
+// cost; a compaction is announced with the tokens before and after; /cost
+// shows each model's tokens; /model lists and switches; /compact asks the
+// core.
+func TestContextWindowCostAndModel(t *testing.T) {
+	b := &fakeBackend{provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"}}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		b.mu.Lock()
+		b.ctxState = agent.ContextState{Window: 200_000, WindowKnown: true, Used: 62_000}
+		b.costs = []agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 3, Priced: true, Cost: 0.1234,
+			Usage: llm.Usage{InputTokens: 90_000, CachedTokens: 70_000, OutputTokens: 1_500}}}
+		b.mu.Unlock()
+		emit(agent.Compacted{Reason: "auto", TokensBefore: 161_000, TokensAfter: 62_000, Elided: 4, Summarized: 30})
+		emit(agent.Usage{InputTokens: 62_000, OutputTokens: 500})
+		emit(agent.TurnFinished{Text: "Done."})
+		return nil
+	}
+	h := start(t, b)
+	h.enterLine("go on")
+	h.waitFor("compacted the conversation because", "161.0k → 62.0k tokens", "replaced by one-line stubs", "summarised", "31% of 200.0k · $0.1234")
+	h.enterLine("/cost")
+	h.waitFor("anthropic/claude-sonnet-4-6: 3 calls · input 90.0k (cached 70.0k", "1.5k · $0.1234")
+	h.enterLine("/model")
+	h.waitFor("anthropic: claude-sonnet-4-6 (in use)", "local: qwen3:8b")
+	h.enterLine("/model local/qwen3:8b")
+	h.waitFor("the next message goes to local/qwen3:8b")
+	if !b.did("model local/qwen3:8b") {
+		t.Errorf("the switch did not reach the core: %v", b.actions)
+	}
+	h.enterLine("/compact the URLs")
+	h.waitFor("compacting the conversation…")
+	for range 200 {
+		if b.did("compact the URLs") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("/compact did not reach the core: %v", b.actions)
+}

@@ -1,0 +1,42 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/otter-sh/otter/internal/agent"
+)
+
+// The fake backend's model, window and cost.
+
+func (f *fakeBackend) Context() agent.ContextState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ctxState
+}
+
+func (f *fakeBackend) Costs() []agent.ModelUsage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.costs
+}
+
+func (f *fakeBackend) Compact(_ context.Context, keep string) error {
+	f.record("compact " + keep)
+	return nil
+}
+
+func (f *fakeBackend) Models(context.Context) ([]ModelChoice, error) {
+	return []ModelChoice{{Provider: "anthropic", Model: "claude-sonnet-4-6", Listed: true}, {Provider: "local", Model: "qwen3:8b"}}, nil
+}
+
+func (f *fakeBackend) SetModel(provider, model string) error {
+	if provider != "anthropic" && provider != "local" {
+		return fmt.Errorf("no provider %q", provider)
+	}
+	f.record("model " + provider + "/" + model)
+	f.mu.Lock()
+	f.provider = Provider{Name: provider, Model: model}
+	f.mu.Unlock()
+	return nil
+}
