@@ -1,6 +1,7 @@
 package mcphost
 
-// Cancellations on close. When a request's context ends, the go-sdk (v1.8)
+// Cancellations on close, one of the SDK work-arounds (see
+// sdkobserver.go). When a request's context ends, the go-sdk (v1.8)
 // retires the request at once and sends notifications/cancelled from a
 // goroutine of its own, off the caller's path. Should the session close
 // before that goroutine has begun to write (the headless CLI returns from

@@ -49,7 +49,7 @@ func (s *server) newClient(c *conn) *sdk.Client {
 	if m.opts.Eliciter != nil {
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			return s.elicit(ctx, req.Session, req.Params)
+			return s.elicit(ctx, c.obs, req.Params)
 		}
 	}
 	if m.opts.Sampler != nil {
@@ -63,16 +63,14 @@ func (s *server) newClient(c *conn) *sdk.Client {
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "otter", Version: version}, opts)
 	client.AddRoots(m.roots...)
-	if c.cancels != nil {
-		client.AddSendingMiddleware(c.cancels.middleware)
-	}
+	c.obs.watch(client)
 	return client
 }
 
-// elicit passes an elicitation request of session cs to the front end, its
-// schema as the server wrote it (see schemaOrder). In form mode, the
+// elicit passes an elicitation request to the front end, its schema as the
+// server wrote it (obs restores it; see schemaOrder). In form mode, the
 // schema's defaults fill the fields an accepted reply leaves out.
-func (s *server) elicit(ctx context.Context, cs *sdk.ClientSession, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+func (s *server) elicit(ctx context.Context, obs *sdkObserver, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 	req := ask.Elicitation{Server: s.name, Message: p.Message, Mode: p.Mode, URL: p.URL, ID: p.ElicitationID}
 	if req.Mode == "" {
 		req.Mode = "form"
@@ -83,7 +81,7 @@ func (s *server) elicit(ctx context.Context, cs *sdk.ClientSession, p *sdk.Elici
 		if err != nil {
 			return nil, fmt.Errorf("elicitation schema: %w", err)
 		}
-		req.Schema = orderOf(cs).restore(raw)
+		req.Schema = obs.restore(raw)
 		if err := json.Unmarshal(raw, &schema); err != nil {
 			return nil, fmt.Errorf("elicitation schema: %w", err)
 		}

@@ -17,7 +17,7 @@ import (
 // the client version sent in initialize.
 func Probe(ctx context.Context, srv config.Server, h auth.OAuthHandler, version string) error {
 	client := sdk.NewClient(&sdk.Implementation{Name: "otter", Version: version}, nil)
-	cs, _, err := connectRemoteWith(ctx, ctx, client, srv, transportName(srv), h, nil, nil)
+	cs, _, err := connectRemote(ctx, ctx, client, srv, transportName(srv), h, nil)
 	if err != nil {
 		return err
 	}

@@ -1,23 +1,20 @@
 package mcphost
 
-// Property order. A server lists a schema's properties in the order it
-// means them to be shown (name, email, age), but the SDK decodes the
-// schemas of tools/list results and elicitation requests into
-// map[string]any, and re-encoding a map sorts its keys. So otter keeps the
+// Property order, one of the SDK work-arounds (see sdkobserver.go). A
+// server lists a schema's properties in the order it means them to be
+// shown (name, email, age), but the SDK decodes the schemas of tools/list
+// results and elicitation requests into map[string]any, and re-encoding a
+// map sorts its keys. So otter keeps the
 // server's own bytes: a schemaOrder sees every incoming message as it
 // arrives, and for the schemas in it records the original bytes under the
 // re-encoded (canonical) form. Where otter then re-encodes the SDK's value,
 // it looks the canonical bytes up and hands the front ends the original.
 //
-// Over stdio the schemaOrder wraps the transport's connection. Over HTTP it
-// taps the bodies of the HTTP responses instead (see headerTransport): the
-// streamable transport's connection has unexported methods the SDK relies
-// on (the protocol version header, the standalone SSE stream), which a
-// wrapper would hide.
+// A connection's sdkObserver hands it the messages, over stdio from the
+// transport's connection, over HTTP from the response bodies (tap).
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -26,7 +23,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Bounds of one connection's schemaOrder: a server cannot make it grow
@@ -193,81 +189,6 @@ func (o *schemaOrder) observeWire(data []byte) {
 	if msg, err := jsonrpc.DecodeMessage(data); err == nil {
 		o.observe(msg)
 	}
-}
-
-// observedTransport watches its connection's messages: the incoming ones
-// for order, the outgoing notifications/cancelled for cancels (nil: not
-// counted). For stdio, whose connection has nothing the SDK looks for
-// beyond sdk.Connection; HTTP and SSE are watched in headerTransport.
-type observedTransport struct {
-	sdk.Transport
-	order   *schemaOrder
-	cancels *cancelWatch
-}
-
-func (t *observedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &observedConn{Connection: conn, order: t.order, cancels: t.cancels}, nil
-}
-
-type observedConn struct {
-	sdk.Connection
-	order   *schemaOrder
-	cancels *cancelWatch
-}
-
-func (c *observedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err == nil {
-		c.order.observe(msg)
-	}
-	return msg, err
-}
-
-func (c *observedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
-	if c.cancels != nil && isCancelled(msg) {
-		c.cancels.notificationSent()
-	}
-	return err
-}
-
-// connectKeepingOrder connects client over t (a stdio transport), keeps
-// the session's schemaOrder and counts its cancellations in cancels.
-func connectKeepingOrder(ctx context.Context, client *sdk.Client, t sdk.Transport, cancels *cancelWatch) (*sdk.ClientSession, error) {
-	order := newSchemaOrder()
-	cs, err := client.Connect(ctx, &observedTransport{Transport: t, order: order, cancels: cancels}, nil)
-	if err == nil {
-		keepOrder(cs, order)
-	}
-	return cs, err
-}
-
-// sessionOrders holds the schemaOrder of each live session.
-var sessionOrders sync.Map // *sdk.ClientSession → *schemaOrder
-
-// keepOrder makes order cs's until the session ends.
-func keepOrder(cs *sdk.ClientSession, order *schemaOrder) {
-	sessionOrders.Store(cs, order)
-	go func() {
-		cs.Wait()
-		sessionOrders.Delete(cs)
-	}()
-}
-
-// orderOf returns cs's schemaOrder; nil (which restores nothing) for a
-// session without one.
-func orderOf(cs *sdk.ClientSession) *schemaOrder {
-	if cs == nil {
-		return nil
-	}
-	if o, ok := sessionOrders.Load(cs); ok {
-		return o.(*schemaOrder)
-	}
-	return nil
 }
 
 // tap makes the body of resp, a response of an MCP server, pass the

@@ -412,7 +412,7 @@ func TestSchemaOrderConn(t *testing.T) {
 		&jsonrpc.Response{ID: id(5), Result: json.RawMessage(`{"content":[{"type":"text","text":"` + strings.Repeat("inputSchema", 1<<20) + `"}]}`)},
 	}
 	o := newSchemaOrder()
-	c := &observedConn{Connection: &fakeConn{msgs: slices.Clone(msgs)}, order: o}
+	c := &observedConn{Connection: &fakeConn{msgs: slices.Clone(msgs)}, obs: &sdkObserver{order: o}}
 	for i, want := range msgs {
 		got, err := c.Read(context.Background())
 		if err != nil || got != want {

@@ -79,10 +79,10 @@ type conn struct {
 
 	inflight atomic.Int32 // tool calls under way
 
-	// cancels counts the notifications/cancelled owed and sent; ended is
-	// closed when the session has ended (see serve).
-	cancels *cancelWatch
-	ended   chan struct{}
+	// obs sees the connection's messages for the SDK work-arounds (see
+	// sdkObserver); ended is closed when the session has ended (see serve).
+	obs   *sdkObserver
+	ended chan struct{}
 
 	closeOnce sync.Once
 }
@@ -129,7 +129,7 @@ func (c *conn) close() {
 			if c.proc != nil {
 				exited = c.proc.exited
 			}
-			c.cancels.flush(cancelFlushTimeout, c.ended, exited)
+			c.obs.flushCancels(cancelFlushTimeout, c.ended, exited)
 		}
 		var wg sync.WaitGroup
 		if c.proc != nil {
@@ -503,7 +503,7 @@ func (s *server) pushTools(c *conn) {
 		out := make([]tool.Tool, 0, len(ts))
 		for _, t := range ts {
 			mt := newMCPTool(s, t)
-			if orderOf(c.cs).requiresTasks(t.Name) {
+			if c.obs.requiresTasks(t.Name) {
 				info := mt.Info()
 				info.Unsupported = NeedsTasks
 				out = append(out, &unsupportedTool{info})
@@ -537,7 +537,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 	// 401 caused (oauth pauses it): startup_timeout is for the server.
 	startCtx, cancel := ask.WithPausableTimeout(ctx, s.startupTimeout)
 	defer cancel()
-	c := &conn{changes: make(chan struct{}, 1), transport: s.transport, cancels: newCancelWatch(), ended: make(chan struct{})}
+	c := &conn{changes: make(chan struct{}, 1), transport: s.transport, obs: newSDKObserver(), ended: make(chan struct{})}
 	client := s.newClient(c)
 	var (
 		cs  *sdk.ClientSession
@@ -555,13 +555,13 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 			// The filter refuses a longer line first, holding less of it.
 			MaxLineLength: maxMessageBytes + 1<<20,
 		}
-		cs, err = connectKeepingOrder(startCtx, client, t, c.cancels)
+		cs, err = client.Connect(startCtx, c.obs.wrap(t), nil)
 	default:
 		var h auth.OAuthHandler
 		if s.m.opts.Auth != nil {
 			h = s.m.opts.Auth.Handler(s.cfg, interactive)
 		}
-		cs, c.transport, err = connectRemote(startCtx, ctx, client, s.cfg, s.transport, h, c.cancels)
+		cs, c.transport, err = connectRemote(startCtx, ctx, client, s.cfg, s.transport, h, c.obs)
 	}
 	if err != nil {
 		c.close()

@@ -4,10 +4,11 @@ package mcphost
 // be called as a task (tools/call with a task, then tasks/get and
 // tasks/result), which the go-sdk has no client support for yet: called
 // plainly it fails with -32601 "requires task augmentation". The SDK does
-// not decode the execution field either, so the schemaOrder, which sees the
-// tools/list results as the server sent them, notes those tools. Such a
-// tool stays listed, marked with NeedsTasks, but is not offered to models,
-// and calling it says why.
+// not decode the execution field either, so the schemaOrder (one of the
+// SDK work-arounds of sdkobserver.go), which sees the tools/list results
+// as the server sent them, notes those tools. Such a tool stays listed,
+// marked with NeedsTasks, but is not offered to models, and calling it
+// says why.
 
 import (
 	"context"

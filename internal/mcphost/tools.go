@@ -26,9 +26,9 @@ var emptySchema = json.RawMessage(`{"type":"object"}`)
 // newMCPTool makes t, a tool of s's current connection, a tool.Tool. Its
 // schemas are as the server wrote them (see schemaOrder).
 func newMCPTool(s *server, t *sdk.Tool) *mcpTool {
-	var order *schemaOrder
+	var obs *sdkObserver
 	if c := s.current(); c != nil {
-		order = orderOf(c.cs)
+		obs = c.obs
 	}
 	info := tool.Info{
 		Name:        t.Name,
@@ -43,12 +43,12 @@ func newMCPTool(s *server, t *sdk.Tool) *mcpTool {
 	}
 	if t.InputSchema != nil {
 		if raw, err := json.Marshal(t.InputSchema); err == nil {
-			info.InputSchema = order.restore(raw)
+			info.InputSchema = obs.restore(raw)
 		}
 	}
 	if t.OutputSchema != nil {
 		if raw, err := json.Marshal(t.OutputSchema); err == nil {
-			info.OutputSchema = order.restore(raw)
+			info.OutputSchema = obs.restore(raw)
 		}
 	}
 	return &mcpTool{s: s, name: t.Name, info: info}

@@ -38,13 +38,12 @@ func transportName(srv config.Server) string {
 // headerTransport adds the configured headers to every request,
 // remembers the status of the latest POST (for the SSE fallback: when
 // connecting fails, that is the answer that failed it, also when an OAuth
-// 401 came before it), shows the server's messages to order and counts
-// the notifications/cancelled it delivers in cancels.
+// 401 came before it), and shows the server's messages and the
+// notifications/cancelled it delivers to obs (see sdkObserver).
 type headerTransport struct {
 	base     http.RoundTripper
 	headers  map[string]string
-	order    *schemaOrder
-	cancels  *cancelWatch
+	obs      *sdkObserver
 	lastPost atomic.Int32
 	// authRetry: the caller (the streamable transport with an OAuth
 	// handler) sends a POST answered 401 or 403 again once authorized.
@@ -52,7 +51,7 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	cancelled := t.cancels != nil && postsCancelled(req)
+	cancelled := t.obs.postsCancelled(req)
 	if len(t.headers) > 0 {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
@@ -62,7 +61,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if cancelled && (err != nil || !t.authRetry ||
 		resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
-		t.cancels.notificationSent()
+		t.obs.cancelDelivered()
 	}
 	if err != nil {
 		return resp, err
@@ -70,19 +69,19 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodPost {
 		t.lastPost.Store(int32(resp.StatusCode))
 	}
-	t.order.tap(resp)
+	t.obs.tap(resp)
 	return resp, nil
 }
 
-func newHTTPClient(srv config.Server, order *schemaOrder, cancels *cancelWatch) (*http.Client, *headerTransport) {
-	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers, order: order, cancels: cancels}
+func newHTTPClient(srv config.Server, obs *sdkObserver) (*http.Client, *headerTransport) {
+	ht := &headerTransport{base: http.DefaultTransport, headers: srv.Headers, obs: obs}
 	return &http.Client{Transport: ht}, ht
 }
 
 // newStreamableClient is newHTTPClient for the streamable transport, which
 // runs h's authorization itself.
-func newStreamableClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) (*http.Client, *headerTransport) {
-	client, ht := newHTTPClient(srv, order, cancels)
+func newStreamableClient(srv config.Server, h auth.OAuthHandler, obs *sdkObserver) (*http.Client, *headerTransport) {
+	client, ht := newHTTPClient(srv, obs)
 	ht.authRetry = h != nil
 	return client, ht
 }
@@ -90,8 +89,8 @@ func newStreamableClient(srv config.Server, h auth.OAuthHandler, order *schemaOr
 // newSSEClient is newHTTPClient for the legacy SSE transport, which has no
 // OAuth support of its own: with h set, requests carry h's token and a 401
 // or 403 runs h's authorization, as the streamable transport does itself.
-func newSSEClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) *http.Client {
-	client, ht := newHTTPClient(srv, order, cancels)
+func newSSEClient(srv config.Server, h auth.OAuthHandler, obs *sdkObserver) *http.Client {
+	client, ht := newHTTPClient(srv, obs)
 	if h != nil {
 		ht.base = oauth.Transport(h, http.DefaultTransport)
 	}
@@ -99,35 +98,25 @@ func newSSEClient(srv config.Server, h auth.OAuthHandler, order *schemaOrder, ca
 }
 
 // remoteTransport builds the SDK transport of an http or sse server.
-func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) (sdk.Transport, error) {
+func remoteTransport(srv config.Server, kind string, h auth.OAuthHandler, obs *sdkObserver) (sdk.Transport, error) {
 	if srv.URL == "" {
 		return nil, configError{fmt.Errorf("no url configured for transport %q: set url", kind)}
 	}
 	switch kind {
 	case config.TransportHTTP:
-		client, _ := newStreamableClient(srv, h, order, cancels)
+		client, _ := newStreamableClient(srv, h, obs)
 		return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, OAuthHandler: h}, nil
 	case config.TransportSSE:
-		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order, cancels)}, nil
+		return &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, obs)}, nil
 	}
 	return nil, configError{fmt.Errorf("unknown transport %q: use stdio, http, sse or auto", kind)}
 }
 
-// connectRemote connects to an http, sse or auto server. The session keeps
-// the server's property order (see schemaOrder); the notifications/cancelled
-// it sends are counted in cancels.
-func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, cancels *cancelWatch) (*sdk.ClientSession, string, error) {
-	order := newSchemaOrder()
-	cs, kind, err := connectRemoteWith(ctx, life, client, srv, kind, h, order, cancels)
-	if err == nil {
-		keepOrder(cs, order)
-	}
-	return cs, kind, err
-}
-
-func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, order *schemaOrder, cancels *cancelWatch) (*sdk.ClientSession, string, error) {
+// connectRemote connects to an http, sse or auto server, its traffic shown
+// to obs (nil: to none).
+func connectRemote(ctx, life context.Context, client *sdk.Client, srv config.Server, kind string, h auth.OAuthHandler, obs *sdkObserver) (*sdk.ClientSession, string, error) {
 	if kind != TransportAuto && kind != "" {
-		t, err := remoteTransport(srv, kind, h, order, cancels)
+		t, err := remoteTransport(srv, kind, h, obs)
 		if err != nil {
 			return nil, kind, err
 		}
@@ -137,7 +126,7 @@ func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config
 	if srv.URL == "" {
 		return nil, kind, configError{errors.New("no url configured: set url (or command for a stdio server)")}
 	}
-	httpClient, ht := newStreamableClient(srv, h, order, cancels)
+	httpClient, ht := newStreamableClient(srv, h, obs)
 	t := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: httpClient, OAuthHandler: h}
 	cs, err := client.Connect(ctx, t, nil)
 	if err == nil {
@@ -148,7 +137,7 @@ func connectRemoteWith(ctx, life context.Context, client *sdk.Client, srv config
 	default:
 		return nil, config.TransportHTTP, err
 	}
-	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, order, cancels)}
+	st := &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: newSSEClient(srv, h, obs)}
 	cs, sseErr := client.Connect(ctx, detach(st, life), nil)
 	if sseErr != nil {
 		return nil, config.TransportSSE, fmt.Errorf("streamable HTTP was refused (%w) and the SSE fallback failed too: %w", err, sseErr)
