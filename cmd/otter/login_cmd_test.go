@@ -2,11 +2,15 @@ package main
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
@@ -243,5 +247,28 @@ func TestClientCredentialsFlags(t *testing.T) {
 		if _, err := adhocFromFlags(t, append([]string{"--url", "http://127.0.0.1:8080/mcp"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// `otter mcp login URL` reaches a legacy SSE server the way every other
+// connection does: streamable HTTP refused, then SSE. A server without
+// OAuth asks for no login, and nothing is stored; a server that answers
+// neither transport is an error naming both.
+func TestMCPLoginOverSSE(t *testing.T) {
+	configTestHome(t)
+	s := sdk.NewServer(&sdk.Implementation{Name: "legacy", Version: "1"}, nil)
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	out, errOut, err := runOtter(t, "--cwd", t.TempDir(), "mcp", "login", ts.URL)
+	if err != nil || !strings.Contains(out, "did not ask for a login; nothing was stored") {
+		t.Errorf("login to an SSE server: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+
+	gone := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(gone.Close)
+	_, _, err = runOtter(t, "--cwd", t.TempDir(), "mcp", "login", gone.URL)
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), "SSE fallback failed too") {
+		t.Errorf("login to a server that answers 404: err = %v, want both transports named", err)
 	}
 }
