@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -335,4 +336,24 @@ func TestCrashTakesGrandchildren(t *testing.T) {
 		t.Fatalf("pids before the crash: %v", before)
 	}
 	assertGone(t, before) // before Close
+}
+
+// A server killed by a signal otter did not send is reported with the
+// signal's name and as not otter's doing. (Before: "was killed by killed".)
+func TestKilledServerNamesTheSignal(t *testing.T) {
+	h := newHarness(t, servers(stdioServer(t, "victim", "normal")), Options{})
+	h.m.Start(context.Background())
+	h.waitState("victim", StateConnected)
+	ps := pids(t)
+	if len(ps) != 1 {
+		t.Fatalf("pids: %v", ps)
+	}
+	if err := syscall.Kill(ps[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	want := "was killed by SIGKILL (killed), sent by something other than otter"
+	h.wait("victim", "the signal named", func(st Status) bool { return strings.Contains(st.Error, want) })
+	if got := signalDescription(syscall.SIGTERM, true); got != "was stopped by otter with SIGTERM" {
+		t.Errorf("otter's own stop: %q", got)
+	}
 }

@@ -14,8 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/otter-sh/otter/internal/config"
 )
@@ -49,6 +52,7 @@ type process struct {
 	stderrDone chan struct{} // closed once stderr reached its end
 
 	stopOnce sync.Once
+	stopping atomic.Bool // otter signalled the group (stop)
 }
 
 // startProcess starts srv's command. Its stderr is drained into tail until
@@ -181,6 +185,7 @@ func startError(srv config.Server, err error) error {
 // than once and concurrently.
 func (p *process) stop() {
 	p.stopOnce.Do(func() {
+		p.stopping.Store(true)
 		p.stdin.Close()
 		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
 		_ = syscall.Kill(-p.pgid, syscall.SIGCONT) // a stopped process must run to see SIGTERM
@@ -230,6 +235,20 @@ func (p *process) awaitExit() {
 }
 
 // exitDescription says how the leader exited, for error messages.
+// signalDescription says which signal ended a server and who sent it:
+// otter (stopping the server at shutdown, a reload or a startup timeout)
+// or something else (the OOM killer, a person's kill, the server itself).
+func signalDescription(sig syscall.Signal, byOtter bool) string {
+	name := unix.SignalName(sig)
+	if name == "" {
+		name = fmt.Sprintf("signal %d", int(sig))
+	}
+	if byOtter {
+		return fmt.Sprintf("was stopped by otter with %s", name)
+	}
+	return fmt.Sprintf("was killed by %s (%s), sent by something other than otter", name, sig)
+}
+
 func (p *process) exitDescription() string {
 	select {
 	case <-p.exited:
@@ -239,7 +258,7 @@ func (p *process) exitDescription() string {
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by " + ws.Signal().String()
+			return signalDescription(ws.Signal(), p.stopping.Load())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
