@@ -54,8 +54,6 @@ func runTUI(ctx context.Context, f *cli.Factory, session app.SessionOptions) err
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	a.Start(runCtx)
-	if a.Config.MCP.AutoReload {
-		go b.WatchConfig(runCtx)
-	}
+	go b.WatchConfig(runCtx) // it reloads while auto_reload is on, also when turned on later
 	return ui.Run(runCtx, b)
 }

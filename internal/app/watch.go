@@ -11,7 +11,9 @@ import (
 )
 
 // WatchConfig calls reload each time a config file changes, until ctx is
-// done ([mcp] auto_reload = true). It watches the directories (editors
+// done. The front end decides, with AutoReloadOn, whether a change is
+// applied ([mcp] auto_reload = true), so that turning auto_reload on while
+// otter runs takes effect without a restart. It watches the directories (editors
 // replace files rather than write them) and waits for a quiet moment
 // before calling reload, which should call Reload.
 func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
@@ -69,4 +71,11 @@ func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
 			reload(ctx)
 		}
 	}
+}
+
+// AutoReloadOn reports whether the config as it is on disk now asks for
+// auto_reload (false when it does not load).
+func (a *App) AutoReloadOn() bool {
+	cfg, err := a.load()
+	return err == nil && cfg.MCP.AutoReload
 }

@@ -48,10 +48,17 @@ func NewAppBackend(ui *UI, a *app.App, logger *slog.Logger) *AppBackend {
 	return b
 }
 
-// WatchConfig reloads when a config file changes (auto_reload = true),
-// and tells the person, until ctx is done.
+// WatchConfig reloads when a config file changes and auto_reload is on —
+// in the config that was loaded, or in the one on disk now (turned on while
+// otter runs) — and tells the person, until ctx is done.
 func (b *AppBackend) WatchConfig(ctx context.Context) {
 	b.app.WatchConfig(ctx, func(ctx context.Context) {
+		b.reloadMu.Lock()
+		on := b.app.Config.MCP.AutoReload
+		b.reloadMu.Unlock()
+		if !on && !b.app.AutoReloadOn() {
+			return
+		}
 		diff, err := b.Reload(ctx)
 		b.ui.Notify(Reloaded{Diff: diff, Err: err, Auto: true})
 	})

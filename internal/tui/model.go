@@ -790,7 +790,11 @@ func (m *model) showReload(msg reloadedMsg, providerWas Provider) {
 		what = "config changed on disk; reloaded"
 	}
 	if msg.err != nil {
-		m.notice(itemError, fmt.Sprintf("%s with errors: %v", what, msg.err))
+		what = "config not reloaded"
+		if msg.auto {
+			what = "config changed on disk but not reloaded"
+		}
+		m.notice(itemError, fmt.Sprintf("%s, nothing changed: %v", what, msg.err))
 		return
 	}
 	d := msg.diff

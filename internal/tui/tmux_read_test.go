@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -38,4 +39,16 @@ func TestReadingAndCopyingInTmux(t *testing.T) {
 	}
 	p.keys("/copy 2", "Enter")
 	p.waitFor("this conversation has one answer")
+
+	// auto_reload turned on while otter runs takes effect at once; a
+	// config that does not load changes nothing and says so.
+	cfg := fakeModelConfig(model.URL) + "\n[mcp]\nauto_reload = true\n"
+	if err := os.WriteFile(p.cfgFile, []byte(strings.Replace(cfg, `"fake-model"`, `"fake-model-2"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("config changed on disk; reloaded", "model fake/fake-model-2")
+	if err := os.WriteFile(p.cfgFile, []byte(cfg+"\n[agent\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("config changed on disk but not reloaded, nothing changed")
 }
