@@ -26,6 +26,12 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{"TOML syntax error"},
 		},
 		{
+			name: "unclosed table header on line 1",
+			toml: "[mcp\nenabled = true\n",
+			line: 1,
+			want: []string{"TOML syntax error", "to end table name"},
+		},
+		{
 			name: "unknown key in a server",
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"y\"\ntimout = \"5s\"\n",
 			line: 8,

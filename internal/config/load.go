@@ -395,7 +395,13 @@ func syntaxError(file string, err error) error {
 	if u := strings.TrimSpace(pe.Usage); u != "" {
 		hint = strings.Join(strings.Fields(u), " ")
 	}
-	return &Error{File: file, Line: pe.Position.Line, Msg: "TOML syntax error: " + pe.Message, Hint: hint}
+	line := pe.Position.Line
+	if strings.HasSuffix(pe.Message, `but got '\n' instead`) && line > 1 {
+		// The parser stands on the newline that ends the broken line
+		// (an unclosed "[mcp"), which it counts as the next line's.
+		line--
+	}
+	return &Error{File: file, Line: line, Msg: "TOML syntax error: " + pe.Message, Hint: hint}
 }
 
 var lastKeyRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): (.*)$`)
