@@ -207,9 +207,3 @@ func (c *cancelConn) Close() error {
 	c.cancel()
 	return err
 }
-
-// configError is a connection failure caused by the configuration itself;
-// its message needs no context added.
-type configError struct{ error }
-
-func (e configError) Unwrap() error { return e.error }
