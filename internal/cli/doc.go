@@ -12,7 +12,8 @@
 // It writes only to the streams of its Factory's IOStreams.
 //
 // It may import the core (app, agent, ask, config, llm, mcphost, oauth,
-// serve, session, tool, webdata) and iostreams; never internal/tui nor cmd/otter.
+// serve, session, tool, webdata), the leaves render, schema and toolname,
+// and iostreams; never internal/tui nor cmd/otter.
 // Flags are cmd/otter's: this package names them only in messages to the
 // person.
 package cli

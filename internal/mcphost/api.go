@@ -3,8 +3,13 @@
 // go-sdk, keeps each one's state, and feeds their tools into a tool.Set.
 // Probe connects once through the same transports, for a login.
 //
-// It may import ask, config, oauth and tool; never the agent, app or a
-// front end.
+// The supervisor of each server is in supervisor.go, its live connection in
+// conn.go, the errors a person reads in errors.go, the transports in
+// transport.go and process.go, and the work-arounds of go-sdk behaviours,
+// behind one observer per connection, in sdkobserver.go.
+//
+// It may import ask, config, oauth, tool and toolname; never the agent,
+// app or a front end.
 package mcphost
 
 import (

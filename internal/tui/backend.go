@@ -8,8 +8,9 @@
 // (internal/app and the agent it builds), and tests use a fake. No MCP or
 // agent logic lives here.
 //
-// It may import the core (app, agent, ask, config, mcphost, tool) and the
-// Charm stack; never internal/cli nor cmd/otter.
+// It may import the core (app, agent, ask, config, llm, mcphost, session,
+// tool, and the leaves render, schema and toolname) and the Charm stack;
+// never internal/cli nor cmd/otter.
 package tui
 
 import (
