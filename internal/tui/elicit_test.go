@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // A multi-select, titled or not, shows every option and says that space
@@ -53,4 +54,24 @@ func TestURLElicitationWithoutBrowserWaitsForThePerson(t *testing.T) {
 		t.Errorf("reply = %+v, want accept", r)
 	}
 	h.waitFor("told pay you finished")
+}
+
+// /call of a tool with nested input (server-memory's create_entities)
+// opens a JSON editor pre-filled with a skeleton from the schema, and
+// what does not match the schema is refused before anything is sent.
+func TestCallNestedInputHasASkeletonAndIsValidated(t *testing.T) {
+	t.Parallel()
+	schema := `{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object",
+		"properties":{"name":{"type":"string"},"entityType":{"type":"string"},"observations":{"type":"array","items":{"type":"string"}}},
+		"required":["name","entityType","observations"]}}},"required":["entities"]}`
+	b := &fakeBackend{tools: []tool.Entry{entry("memory", "create_entities", "Create entities", schema, nil)}}
+	h := start(t, b)
+	h.enterLine("/call mcp__memory__create_entities")
+	h.waitFor("entities * (JSON)", `"entityType": ""`, `"observations": [`)
+	h.typeText("5, ") // after the closing bracket: not valid JSON
+	h.press("enter")
+	h.waitFor("not valid JSON")
+	if b.did("call mcp__memory__create_entities") {
+		t.Error("invalid input was sent")
+	}
 }

@@ -198,31 +198,92 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 	}
 }
 
+// jsonField is a JSON editor for a nested object or array, pre-filled
+// with a skeleton built from its schema (its default when it has one) and
+// checked against the schema before anything is sent.
 func jsonField(name, title, desc string, p *jsonschema.Schema, required bool) (huh.Field, func(map[string]any) error) {
 	v := defaultString(p)
-	t := huh.NewText().Title(title + " (JSON)").Description(desc).Value(&v).Lines(3).Validate(func(s string) error {
-		if strings.TrimSpace(s) == "" {
+	if v == "" {
+		if b, err := json.MarshalIndent(skeleton(p, 0), "", "  "); err == nil && string(b) != "null" {
+			v = string(b)
+		}
+	}
+	pre := v // an optional field left as pre-filled is not sent
+	resolved, _ := p.Resolve(nil)
+	check := func(s string) (any, error) {
+		if strings.TrimSpace(s) == "" || (!required && s == pre) {
 			if required {
-				return errors.New("required")
+				return nil, errors.New("required")
 			}
-			return nil
-		}
-		if !json.Valid([]byte(s)) {
-			return errors.New("not valid JSON")
-		}
-		return nil
-	})
-	return t, func(out map[string]any) error {
-		if strings.TrimSpace(v) == "" {
-			return nil
+			return nil, nil
 		}
 		var x any
-		if err := json.Unmarshal([]byte(v), &x); err != nil {
+		if err := json.Unmarshal([]byte(s), &x); err != nil {
+			return nil, fmt.Errorf("not valid JSON: %w", err)
+		}
+		if resolved != nil {
+			if err := resolved.Validate(x); err != nil {
+				return nil, err
+			}
+		}
+		return x, nil
+	}
+	lines := min(max(strings.Count(v, "\n")+1, 3), 12)
+	t := huh.NewText().Title(title + " (JSON)").Description(desc).Value(&v).Lines(lines).Validate(func(s string) error {
+		_, err := check(s)
+		return err
+	})
+	return t, func(out map[string]any) error {
+		x, err := check(v)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		out[name] = x
+		if x != nil {
+			out[name] = x
+		}
 		return nil
 	}
+}
+
+// skeleton is a value of the shape schema p describes, to fill in: every
+// property of an object, one item of an array, empty strings and zeros.
+func skeleton(p *jsonschema.Schema, depth int) any {
+	if p == nil || depth > 5 {
+		return nil
+	}
+	if len(p.Default) > 0 {
+		var v any
+		if json.Unmarshal(p.Default, &v) == nil {
+			return v
+		}
+	}
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
+	}
+	typ := p.Type
+	if typ == "" && len(p.Types) > 0 {
+		typ = p.Types[0]
+	}
+	switch typ {
+	case "object":
+		m := map[string]any{}
+		for k, sp := range p.Properties {
+			m[k] = skeleton(sp, depth+1)
+		}
+		return m
+	case "array":
+		if p.Items != nil {
+			return []any{skeleton(p.Items, depth+1)}
+		}
+		return []any{}
+	case "string":
+		return ""
+	case "integer", "number":
+		return 0
+	case "boolean":
+		return false
+	}
+	return nil
 }
 
 func parseNumber(s string, integer bool, p *jsonschema.Schema, required bool) (any, error) {
