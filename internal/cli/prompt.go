@@ -142,6 +142,7 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	}
 	sendErr := ag.Send(ctx, text)
 	out.sessionID = sess.ID()
+	out.costs = ag.Costs()
 	out.result(sendErr)
 	switch {
 	case sendErr == nil:
@@ -181,9 +182,10 @@ type promptPrinter struct {
 	mu        sync.Mutex
 	final     agent.TurnFinished
 	usage     agent.Usage
-	calls     []promptToolCall // in the order the model made them
-	callIndex map[string]int   // tool call ID → its index in calls
-	printed   bool             // result has been printed
+	costs     []agent.ModelUsage // every model call of the run, by model
+	calls     []promptToolCall   // in the order the model made them
+	callIndex map[string]int     // tool call ID → its index in calls
+	printed   bool               // result has been printed
 }
 
 // promptToolCall is a tool call in the json output.
@@ -198,19 +200,22 @@ type promptToolCall struct {
 
 // promptResult is the json output and the last line of stream-json.
 type promptResult struct {
-	Type       string           `json:"type"` // "result"
-	Result     string           `json:"result"`
-	IsError    bool             `json:"is_error"`
-	Error      string           `json:"error,omitempty"`
-	Canceled   bool             `json:"canceled,omitempty"`
-	Truncated  bool             `json:"truncated,omitempty"` // the model stopped at its output limit
-	Partial    bool             `json:"partial,omitempty"`   // result is what the model said before it was interrupted or failed
-	Provider   string           `json:"provider"`
-	Model      string           `json:"model"`
-	SessionID  string           `json:"session_id,omitempty"` // the saved conversation: otter -r SESSION_ID continues it
-	ToolCalls  []promptToolCall `json:"tool_calls"`
-	Usage      promptUsage      `json:"usage"`
-	DurationMS int64            `json:"duration_ms"`
+	Type      string           `json:"type"` // "result"
+	Result    string           `json:"result"`
+	IsError   bool             `json:"is_error"`
+	Error     string           `json:"error,omitempty"`
+	Canceled  bool             `json:"canceled,omitempty"`
+	Truncated bool             `json:"truncated,omitempty"` // the model stopped at its output limit
+	Partial   bool             `json:"partial,omitempty"`   // result is what the model said before it was interrupted or failed
+	Provider  string           `json:"provider"`
+	Model     string           `json:"model"`
+	SessionID string           `json:"session_id,omitempty"` // the saved conversation: otter -r SESSION_ID continues it
+	ToolCalls []promptToolCall `json:"tool_calls"`
+	Usage     promptUsage      `json:"usage"`
+	// CostUSD is what the run cost, compactions' summaries included; null
+	// when a model used has no price (see [pricing]).
+	CostUSD    *float64 `json:"cost_usd"`
+	DurationMS int64    `json:"duration_ms"`
 }
 
 type promptUsage struct {
@@ -354,6 +359,18 @@ func (p *promptPrinter) result(err error) {
 	}
 	if res.ToolCalls == nil {
 		res.ToolCalls = []promptToolCall{}
+	}
+	if len(p.costs) > 0 {
+		// The agent's ledger counts the summaries of compactions too.
+		var u llm.Usage
+		cost, priced := 0.0, true
+		for _, c := range p.costs {
+			u, cost, priced = u.Add(c.Usage), cost+c.Cost, priced && c.Priced
+		}
+		res.Usage = promptUsage(u)
+		if priced {
+			res.CostUSD = &cost
+		}
 	}
 	if err != nil {
 		res.IsError, res.Error = true, err.Error()

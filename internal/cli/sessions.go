@@ -91,19 +91,46 @@ func (f *Factory) openSession(ctx context.Context, id string) (*session.Store, s
 // sessionJSON is a session in `otter sessions list --json` and, with its
 // messages, `otter sessions show --json`.
 type sessionJSON struct {
-	ID           string        `json:"id"`
-	Title        string        `json:"title"`
-	Cwd          string        `json:"cwd"`
-	Created      time.Time     `json:"created"`
-	Updated      time.Time     `json:"updated"`
-	Messages     any           `json:"messages"` // a count in list, the messages in show
-	Provider     string        `json:"provider,omitempty"`
-	Model        string        `json:"model"`
-	ParentID     string        `json:"parent_id,omitempty"`
-	InputTokens  int64         `json:"input_tokens"`
-	OutputTokens int64         `json:"output_tokens"`
-	FirstPrompt  string        `json:"first_prompt,omitempty"`
-	messages     []messageJSON `json:"-"`
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	Cwd          string    `json:"cwd"`
+	Created      time.Time `json:"created"`
+	Updated      time.Time `json:"updated"`
+	Messages     any       `json:"messages"` // a count in list, the messages in show
+	Provider     string    `json:"provider,omitempty"`
+	Model        string    `json:"model"`
+	ParentID     string    `json:"parent_id,omitempty"`
+	InputTokens  int64     `json:"input_tokens"`
+	OutputTokens int64     `json:"output_tokens"`
+	FirstPrompt  string    `json:"first_prompt,omitempty"`
+	// Compactions (show only): where the model's view of the conversation
+	// was replaced by a summary; the messages themselves are all kept.
+	Compactions []compactionJSON `json:"compactions,omitempty"`
+	messages    []messageJSON    `json:"-"`
+}
+
+// compactionJSON is one compaction in `otter sessions show --json`: the
+// messages up to UpToSeq are, for the model, replaced by Summary.
+type compactionJSON struct {
+	UpToSeq      int64     `json:"upto_seq"`
+	Summary      string    `json:"summary"`
+	TokensBefore int64     `json:"tokens_before"`
+	TokensAfter  int64     `json:"tokens_after"`
+	Time         time.Time `json:"time"`
+}
+
+// compactionsText renders a session's compactions for `otter sessions
+// show` in Markdown.
+func compactionsText(cs []session.Compaction) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Compactions\n\nThe model was sent a summary instead of the messages up to each boundary; the messages above are all kept.\n")
+	for i, c := range cs {
+		fmt.Fprintf(&b, "\n### %d. after message %d (%s): %d → %d tokens\n\n%s\n", i+1, c.UpTo, c.Time.Local().Format("2006-01-02 15:04"), c.TokensBefore, c.TokensAfter, strings.TrimSpace(c.Summary))
+	}
+	return b.String()
 }
 
 // messageJSON is one stored message in `otter sessions show --json`.
@@ -217,6 +244,10 @@ func SessionsShow(ctx context.Context, f *Factory, o SessionsOptions) error {
 	if err != nil {
 		return ExitCode(1, err)
 	}
+	cs, err := s.Compactions(ctx, info.ID)
+	if err != nil {
+		return ExitCode(1, err)
+	}
 	if o.JSON {
 		j := infoJSON(info)
 		msgs := make([]messageJSON, 0, len(entries))
@@ -225,9 +256,12 @@ func SessionsShow(ctx context.Context, f *Factory, o SessionsOptions) error {
 		}
 		j.Messages = msgs
 		j.FirstPrompt = info.FirstPrompt
+		for _, c := range cs {
+			j.Compactions = append(j.Compactions, compactionJSON{UpToSeq: c.UpTo, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Time: c.Time.UTC()})
+		}
 		return writeJSON(f.IO.Out, j)
 	}
-	_, err = io.WriteString(f.IO.Out, Markdown(info, entries))
+	_, err = io.WriteString(f.IO.Out, Markdown(info, entries)+compactionsText(cs))
 	return err
 }
 
