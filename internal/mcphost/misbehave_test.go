@@ -357,3 +357,19 @@ func TestKilledServerNamesTheSignal(t *testing.T) {
 		t.Errorf("otter's own stop: %q", got)
 	}
 }
+
+// A call made while its server reconnects waits for the new connection
+// (within the call's timeout) and runs there. (Before, it failed at once:
+// "pending … reconnecting (attempt 1 of 5)".)
+func TestCallWaitsForAReconnect(t *testing.T) {
+	mc := servers(stdioServer(t, "crashy", "normal"))
+	mc.ReconnectDelay = config.Duration{Duration: 300 * time.Millisecond}
+	h := newHarness(t, mc, Options{})
+	h.m.Start(context.Background())
+	h.waitState("crashy", StateConnected)
+	h.call(context.Background(), "crashy", "die", `{}`)
+	h.waitState("crashy", StatePending)
+	if got := h.callText("crashy", "echo", `{"text":"waited"}`); got != "waited" {
+		t.Errorf("echo during the reconnect = %q", got)
+	}
+}

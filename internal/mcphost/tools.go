@@ -64,15 +64,22 @@ func (t *mcpTool) Info() tool.Info { return t.info }
 // call is sent once more on the new session.
 func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	s := t.s
+	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
+	defer cancel()
 	c := s.current()
 	if c == nil {
-		return nil, s.notConnectedError()
+		// Starting or reconnecting: the call waits for the connection,
+		// within its own timeout, rather than fail at once.
+		if c = s.awaitNewConn(callCtx, nil); c == nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("call of %s on MCP server %q cancelled while the server was connecting: %w", t.name, s.name, ctx.Err())
+			}
+			return nil, s.notConnectedError()
+		}
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
-	defer cancel()
 	var tok int64 // 0: no progress token is sent
 	if tool.WantsProgress(ctx) {
 		tok = s.m.progressToken(ctx)
@@ -153,10 +160,15 @@ func (t *mcpTool) describeCallError(ctx, callCtx context.Context, c *conn, err e
 func (s *server) awaitNewConn(ctx context.Context, old *conn) *conn {
 	for {
 		ch := s.m.changedChan()
+		s.m.mu.Lock()
+		closed := s.m.closed
+		s.m.mu.Unlock()
 		s.mu.Lock()
 		state, cur := s.state, s.cur
 		s.mu.Unlock()
 		switch {
+		case closed:
+			return nil
 		case state == StateConnected && cur != nil && cur != old:
 			return cur
 		case state == StateFailed || state == StateNeedsAuth || state == StateDisabled:
