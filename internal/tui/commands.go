@@ -93,6 +93,8 @@ func (m *model) command(line string) tea.Cmd {
 				return nil
 			}
 			m.panel = newToolsPanel(m, server)
+		case "resources", "prompts":
+			return m.mcpOffers(sub, strings.TrimSpace(arg))
 		case "reload":
 			b, ctx := m.b, m.ctx
 			m.notice(itemInfo, "reloading the config…")
@@ -101,7 +103,7 @@ func (m *model) command(line string) tea.Cmd {
 				return reloadedMsg{diff: diff, err: err}
 			}
 		default:
-			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server] or /mcp reload", sub))
+			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server], /mcp resources [server], /mcp prompts [server] or /mcp reload", sub))
 		}
 	case "/call":
 		return m.callCommand(rest)

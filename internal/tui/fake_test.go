@@ -146,6 +146,12 @@ type harness struct {
 
 func start(t *testing.T, b *fakeBackend, opts ...Options) *harness {
 	t.Helper()
+	return startWith(t, b, b, opts...)
+}
+
+// startWith is start for a backend that wraps b with more methods.
+func startWith(t *testing.T, be Backend, b *fakeBackend, opts ...Options) *harness {
+	t.Helper()
 	if b.provider == (Provider{}) {
 		b.provider = Provider{Name: "fake", Model: "m1"}
 	}
@@ -154,7 +160,7 @@ func start(t *testing.T, b *fakeBackend, opts ...Options) *harness {
 		o = opts[0]
 	}
 	u := New(o)
-	m := newModel(u, b)
+	m := newModel(u, be)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 32))
 	u.attach(tm)
 	h := &harness{t: t, ui: u, tm: tm, b: b}

@@ -122,10 +122,10 @@ func (p *mcpPanel) view(width, height int) string {
 			p50 = fmtDuration(s.MedianLatency)
 		}
 		rows = append(rows, []string{s.Name, s.Transport, string(s.State), m.toolCount(s),
-			fmt.Sprint(s.Calls), fmt.Sprint(s.Errors), p50})
+			fmt.Sprint(s.Resources + s.Templates), fmt.Sprint(s.Prompts), fmt.Sprint(s.Calls), fmt.Sprint(s.Errors), p50})
 	}
 	t := table.New().
-		Headers("NAME", "TRANSPORT", "STATE", "TOOLS", "CALLS", "ERRORS", "P50").
+		Headers("NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "CALLS", "ERRORS", "P50").
 		Rows(rows...).
 		Border(lipgloss.NormalBorder()).BorderStyle(st.border).
 		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).BorderColumn(false).
@@ -308,6 +308,9 @@ func (p *toolsPanel) view(width, height int) string {
 			name = st.accent.Bold(true).Render(name)
 		}
 		desc := strings.SplitN(e.Info.Description, "\n", 2)[0]
+		if e.Info.Unsupported != "" {
+			desc = "[" + e.Info.Unsupported + "] " + desc
+		}
 		line := mark + name
 		if p.m.offer.Deferred[e.Name] {
 			line += st.dim.Render("  (deferred)")
@@ -335,6 +338,9 @@ func (p *toolsPanel) detailView(width, height int) string {
 		src = "server " + e.Info.Server + ", tool " + e.Info.Name
 	}
 	b.WriteString(st.dim.Render(src) + "\n")
+	if e.Info.Unsupported != "" {
+		b.WriteString(st.errText.Render(e.Info.Unsupported+": it is not offered to the model") + "\n")
+	}
 	if e.Info.Title != "" {
 		b.WriteString(e.Info.Title + "\n")
 	}

@@ -1,0 +1,323 @@
+package tui
+
+// /mcp resources and /mcp prompts: what servers offer besides tools. The
+// browser lists every connected server's resources and resource templates,
+// filterable; Enter previews one (text and JSON as text, binary content by
+// type and size), a attaches it to the next message as an @SERVER:URI
+// mention, which the backend expands when the message is sent.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/attach"
+	"github.com/otter-sh/otter/internal/mcphost"
+)
+
+// ResourceBackend is what the resource browser needs from the core; a
+// Backend that also implements it gets /mcp resources and @ completion.
+type ResourceBackend interface {
+	Resources() []mcphost.Resource
+	ResourceTemplates() []mcphost.ResourceTemplate
+	ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error)
+}
+
+// resourceItem is one row of the browser: a resource or a template.
+type resourceItem struct {
+	server, uri, template, name, mime, desc string
+}
+
+func (r resourceItem) mention() string {
+	return "@" + r.server + ":" + r.uri
+}
+
+func (r resourceItem) label() string {
+	if r.template != "" {
+		return r.server + ":" + r.template
+	}
+	return r.server + ":" + r.uri
+}
+
+// resourceItems lists the resources and templates of the backend, of one
+// server or all.
+func resourceItems(rb ResourceBackend, server string) []resourceItem {
+	var out []resourceItem
+	for _, r := range rb.Resources() {
+		if server == "" || r.Server == server {
+			out = append(out, resourceItem{server: r.Server, uri: r.URI, name: r.Name, mime: r.MIMEType, desc: r.Description})
+		}
+	}
+	for _, t := range rb.ResourceTemplates() {
+		if server == "" || t.Server == server {
+			out = append(out, resourceItem{server: t.Server, template: t.URITemplate, name: t.Name, mime: t.MIMEType, desc: t.Description})
+		}
+	}
+	return out
+}
+
+// resourcePreviewMsg carries a read resource to the browser.
+type resourcePreviewMsg struct {
+	key  string
+	text string
+	err  error
+}
+
+// resourcesPanel is /mcp resources.
+type resourcesPanel struct {
+	m       *model
+	rb      ResourceBackend
+	items   []resourceItem
+	filter  textinput.Model
+	cursor  int
+	preview *resourcePreviewMsg // shown when set
+	loading string
+	scroll  int
+	done    bool
+}
+
+func newResourcesPanel(m *model, rb ResourceBackend, server string) *resourcesPanel {
+	ti := textinput.New()
+	ti.Prompt = "filter: "
+	ti.Placeholder = "type to filter by server, URI or name"
+	ti.Focus()
+	return &resourcesPanel{m: m, rb: rb, items: resourceItems(rb, server), filter: ti}
+}
+
+func (p *resourcesPanel) finished() bool { return p.done }
+
+func (p *resourcesPanel) matches() []resourceItem {
+	q := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	var out []resourceItem
+	for _, it := range p.items {
+		if q == "" || strings.Contains(strings.ToLower(it.label()+" "+it.name), q) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (p *resourcesPanel) selected() (resourceItem, bool) {
+	ms := p.matches()
+	if len(ms) == 0 {
+		return resourceItem{}, false
+	}
+	p.cursor = min(max(p.cursor, 0), len(ms)-1)
+	return ms[p.cursor], true
+}
+
+func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case resourcePreviewMsg:
+		if msg.key == p.loading {
+			p.preview, p.loading, p.scroll = &msg, "", 0
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if p.preview != nil {
+			switch msg.String() {
+			case "esc", "q", "backspace":
+				p.preview = nil
+			case "up", "k":
+				p.scroll = max(p.scroll-1, 0)
+			case "down", "j":
+				p.scroll++
+			case "a":
+				return p.attach()
+			}
+			return nil
+		}
+		switch msg.String() {
+		case "esc":
+			p.done = true
+			return nil
+		case "up":
+			p.cursor = max(p.cursor-1, 0)
+			return nil
+		case "down":
+			p.cursor++
+			return nil
+		case "enter":
+			it, ok := p.selected()
+			if !ok {
+				return nil
+			}
+			if it.template != "" {
+				p.preview = &resourcePreviewMsg{key: it.label(), text: "resource template " + it.template +
+					"\n\n" + it.desc + "\n\nPress a to put @" + it.server + ":" + it.template + " in the input, then fill in its {variables}."}
+				return nil
+			}
+			p.loading = it.label()
+			rb, ctx := p.rb, p.m.ctx
+			return func() tea.Msg {
+				res, err := rb.ReadResource(ctx, it.server, it.uri)
+				return resourcePreviewMsg{key: it.label(), text: previewText(res), err: err}
+			}
+		case "tab", "ctrl+a":
+			return p.attach()
+		}
+	}
+	var cmd tea.Cmd
+	p.filter, cmd = p.filter.Update(msg)
+	if _, isKey := msg.(tea.KeyPressMsg); isKey {
+		p.cursor = 0
+	}
+	return cmd
+}
+
+// attach closes the browser and puts the selected resource's mention in
+// the input.
+func (p *resourcesPanel) attach() tea.Cmd {
+	it, ok := p.selected()
+	if !ok {
+		return nil
+	}
+	p.done = true
+	mention := it.mention()
+	if it.template != "" {
+		mention = "@" + it.server + ":" + it.template
+	}
+	p.m.attachMention(mention)
+	return nil
+}
+
+// previewText renders a read resource for a person: text and JSON as text,
+// binary content by type and size.
+func previewText(res *sdk.ReadResourceResult) string {
+	if res == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range res.Contents {
+		if c == nil {
+			continue
+		}
+		head := c.URI
+		if c.MIMEType != "" {
+			head += " · " + c.MIMEType
+		}
+		switch {
+		case c.Blob != nil && attach.IsImage(c.MIMEType):
+			parts = append(parts, head+"\n[image, "+attach.Size(len(c.Blob))+"]")
+		case c.Blob != nil:
+			parts = append(parts, head+"\n[binary, "+attach.Size(len(c.Blob))+"]")
+		default:
+			text := c.Text
+			if strings.Contains(c.MIMEType, "json") {
+				text = prettyJSON(json.RawMessage(text), 2000)
+			}
+			parts = append(parts, head+"\n"+text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func (p *resourcesPanel) view(width, height int) string {
+	st := p.m.st
+	if p.preview != nil {
+		body := p.preview.text
+		if p.preview.err != nil {
+			body = st.errText.Render(p.preview.err.Error())
+		}
+		wrap := lipgloss.NewStyle().Width(max(width-2, 20))
+		lines := strings.Split(wrap.Render(body), "\n")
+		room := max(height-3, 1)
+		p.scroll = min(p.scroll, max(len(lines)-room, 0))
+		return st.title.Render(p.preview.key) + "\n" + clipLines(strings.Join(lines[p.scroll:], "\n"), room, true) +
+			"\n\n" + st.dim.Render("↑/↓ scroll · a attach to the next message · esc back")
+	}
+	ms := p.matches()
+	p.cursor = min(p.cursor, max(len(ms)-1, 0))
+	rowsRoom := max(height-4, 1)
+	start := max(p.cursor-rowsRoom+1, 0)
+	end := min(len(ms), start+rowsRoom)
+	var b strings.Builder
+	b.WriteString(st.title.Render("Resources") + st.dim.Render(fmt.Sprintf("  %d shown", len(ms))) + "\n")
+	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
+	b.WriteString(p.filter.View() + "\n")
+	for i := start; i < end; i++ {
+		it := ms[i]
+		name := it.label()
+		mark := "  "
+		if i == p.cursor {
+			mark = st.accent.Render("› ")
+			name = st.accent.Bold(true).Render(name)
+		}
+		line := mark + name
+		extra := strings.TrimSpace(strings.Join([]string{it.mime, it.name}, "  "))
+		if it.template != "" {
+			extra = "template  " + extra
+		}
+		if room := width - lipgloss.Width(line) - 3; room > 8 && extra != "" {
+			line += "  " + st.dim.Render(ansi.Truncate(extra, room, "…"))
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(ms) == 0 {
+		b.WriteString(st.dim.Render("  no resource matches") + "\n")
+	}
+	status := ""
+	if p.loading != "" {
+		status = st.dim.Render("reading "+p.loading+"…") + "\n"
+	}
+	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
+	return body + "\n" + status + "\n" + st.dim.Render("type to filter · ↑/↓ select · enter preview · tab attach · esc close")
+}
+
+// mcpOffers opens /mcp resources or answers /mcp prompts.
+func (m *model) mcpOffers(what, server string) tea.Cmd {
+	m.refresh()
+	if server != "" && !slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.Name == server }) {
+		m.notice(itemError, fmt.Sprintf("no MCP server is named %q; /mcp %s alone lists every server's", server, what))
+		return nil
+	}
+	if what == "prompts" {
+		var b strings.Builder
+		for _, p := range m.prompts {
+			if server != "" && p.Server != server {
+				continue
+			}
+			fmt.Fprintf(&b, "%s", promptCommand(p))
+			for _, a := range p.Arguments {
+				if a.Required {
+					fmt.Fprintf(&b, " %s=…", a.Name)
+				}
+			}
+			if p.Description != "" {
+				fmt.Fprintf(&b, "  — %s", p.Description)
+			}
+			b.WriteString("\n")
+		}
+		if b.Len() == 0 {
+			m.notice(itemInfo, "no connected server offers prompts")
+			return nil
+		}
+		m.notice(itemInfo, "prompts (type one to use it; Tab completes):\n"+strings.TrimRight(b.String(), "\n"))
+		return nil
+	}
+	rb, ok := m.b.(ResourceBackend)
+	if !ok {
+		m.notice(itemError, "resources are not available here")
+		return nil
+	}
+	m.panel = newResourcesPanel(m, rb, server)
+	return nil
+}
+
+// attachMention adds a mention to the input, for the next message.
+func (m *model) attachMention(mention string) {
+	v := m.input.Value()
+	if v != "" && !strings.HasSuffix(v, " ") && !strings.HasSuffix(v, "\n") {
+		v += " "
+	}
+	m.input.SetValue(v + mention + " ")
+	m.input.Focus()
+}

@@ -1,0 +1,78 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/mcphost"
+)
+
+// resourceFake is the scripted core with resources.
+type resourceFake struct{ *fakeBackend }
+
+func (resourceFake) Resources() []mcphost.Resource {
+	return []mcphost.Resource{
+		{Server: "docs", Resource: &sdk.Resource{URI: "demo://guide/architecture.md", Name: "architecture.md", MIMEType: "text/markdown"}},
+		{Server: "docs", Resource: &sdk.Resource{URI: "demo://logo.png", Name: "logo", MIMEType: "image/png"}},
+	}
+}
+
+func (resourceFake) ResourceTemplates() []mcphost.ResourceTemplate {
+	return []mcphost.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
+}
+
+func (f resourceFake) ReadResource(_ context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
+	f.record("read " + server + " " + uri)
+	if strings.HasSuffix(uri, ".png") {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "image/png", Blob: make([]byte, 2048)}}}, nil
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: "# Architecture\nThe core emits events."}}}, nil
+}
+
+func TestMCPResourcesBrowseAndAttach(t *testing.T) {
+	b := resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2, Templates: 1, Prompts: 1}},
+		prompts: []mcphost.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
+	}}
+	h := startWith(t, b, b.fakeBackend)
+	h.enterLine("/mcp")
+	h.waitFor("RESOURCES", "PROMPTS")
+	h.press("esc")
+	h.enterLine("/mcp resources")
+	h.waitFor("Resources", "3 shown", "docs:demo://guide/architecture.md", "text/markdown", "docs:demo://text/{id}", "template")
+	h.typeText("logo")
+	s := h.waitFor("1 shown", "docs:demo://logo.png")
+	if strings.Contains(s, "architecture.md") {
+		t.Errorf("the filter kept what does not match:\n%s", s)
+	}
+	h.press("enter")
+	h.waitFor("demo://logo.png · image/png", "[image, 2.0 kB]")
+	h.press("esc")
+	for range 4 {
+		h.press("backspace")
+	}
+	h.waitFor("3 shown")
+	h.press("enter")
+	h.waitFor("# Architecture", "The core emits events.", "a attach to the next message")
+	if !b.did("read docs demo://guide/architecture.md") {
+		t.Errorf("the preview did not read the resource; actions %v", b.actions)
+	}
+	h.press("a")
+	h.waitGone("3 shown")
+	h.waitFor("› @docs:demo://guide/architecture.md")
+	h.typeText("summarise it")
+	h.press("enter")
+	h.waitFor("› @docs:demo://guide/architecture.md summarise it", "Ask otter…") // sent: the input is empty again
+	h.waitFor("ok")                                                              // the fake's answer: the turn is over
+	if !b.did("send @docs:demo://guide/architecture.md summarise it") {
+		t.Errorf("the attached mention did not reach the core; actions %v", b.actions)
+	}
+
+	h.enterLine("/mcp prompts")
+	h.waitFor("/mcp__docs__review file=…", "Review a file")
+	h.enterLine("/mcp resources nosuch")
+	h.waitFor(`no MCP server is named "nosuch"`)
+}
