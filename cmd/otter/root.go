@@ -60,6 +60,7 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 	mcpCmd.AddCommand(newCmdMCPImport(f, nil))                                              // import_cmd.go
 	mcpCmd.AddCommand(newCmdMCPLogin(f, nil), newCmdMCPLogout(f))                           // login_cmd.go
 	mcpCmd.AddCommand(newCmdMCPServe(f, nil))                                               // serve_cmd.go
+	mcpCmd.AddCommand(mcpResourceCommands(f)...)                                            // mcp_resources_cmd.go
 	root.AddCommand(mcpCmd)
 	root.AddCommand(configCommands(f)...)   // config_cmd.go: config validate|show, trust
 	root.AddCommand(newCmdSessions(f, nil)) // sessions_cmd.go

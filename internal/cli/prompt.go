@@ -135,12 +135,16 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 		out.servers(a.MCP.Statuses())
 	}
 
+	msg, err := expandMentions(ctx, f.IO.ErrOut, a, text)
+	if err != nil {
+		return ExitCode(2, err)
+	}
 	ag := a.NewAgent(app.AgentOptions{Approver: policy, OnEvent: out.event, MaxTurns: o.MaxTurns})
 	sess, err := startPromptSession(ctx, a, ag, o.Session, out)
 	if err != nil {
 		return err
 	}
-	sendErr := ag.Send(ctx, text)
+	sendErr := ag.SendMessages(ctx, msg)
 	out.sessionID = sess.ID()
 	out.costs = ag.Costs()
 	out.result(sendErr)

@@ -164,6 +164,10 @@ func RemoveServer(file, name string) error {
 	if last < len(lines) && strings.TrimSpace(lines[last]) == "" && (first == 1 || strings.TrimSpace(lines[first-2]) == "") {
 		last++
 	}
+	// At the end of the file, the blank line before the entry goes instead.
+	if strings.TrimSpace(strings.Join(lines[last:], "")) == "" && first > 1 && strings.TrimSpace(lines[first-2]) == "" {
+		first--
+	}
 	out := strings.Join(lines[:first-1], "") + strings.Join(lines[last:], "")
 	return writeEdited(file, out, "remove server "+name)
 }

@@ -1,0 +1,159 @@
+package main
+
+// `otter mcp resources|read|prompts|prompt` and `otter mcp
+// add|remove|get|enable|disable`: flags into options for internal/cli.
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/otter-sh/otter/internal/cli"
+)
+
+// mcpResourceCommands are the commands for what servers offer besides
+// tools, and for managing servers without an editor.
+func mcpResourceCommands(f *cli.Factory) []*cobra.Command {
+	return []*cobra.Command{
+		newCmdMCPResources(f), newCmdMCPRead(f), newCmdMCPPrompts(f), newCmdMCPPrompt(f),
+		newCmdMCPAdd(f), newCmdMCPRemove(f), newCmdMCPGet(f), newCmdMCPEnable(f, true), newCmdMCPEnable(f, false),
+	}
+}
+
+// listCmd is a command that lists what one server or every server offers.
+func listCmd(use, short, long string, run func(cmd *cobra.Command, server string, asJSON bool) error) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use: use, Short: short, Long: long,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			server := ""
+			if len(args) == 1 {
+				server = args[0]
+			}
+			return run(cmd, server, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newCmdMCPResources(f *cli.Factory) *cobra.Command {
+	return listCmd("resources [SERVER]", "List the resources and resource templates of one server or of every server",
+		`List the resources and resource templates servers offer.
+With --json, print an array of {server, uri, name, mime_type, description};
+a template has uri_template instead of uri.`,
+		func(cmd *cobra.Command, server string, asJSON bool) error {
+			return cli.RunMCPResources(cmd.Context(), f, cli.MCPResourcesOptions{Server: server, JSON: asJSON})
+		})
+}
+
+func newCmdMCPRead(f *cli.Factory) *cobra.Command {
+	var o cli.MCPReadOptions
+	cmd := &cobra.Command{
+		Use:   "read SERVER URI",
+		Short: "Read one resource: text to stdout, a blob to a file (-o)",
+		Long: `Read one resource of a server. Text goes to stdout; binary content needs
+-o FILE (or --json, which prints the raw result with blobs in base64).`,
+		Example: `  otter mcp read everything demo://resource/dynamic/text/1
+  otter mcp read everything demo://resource/dynamic/blob/1 -o blob.bin`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Server, o.URI = args[0], args[1]
+			return cli.RunMCPRead(cmd.Context(), f, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the raw ReadResourceResult as JSON")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write the contents to FILE")
+	return cmd
+}
+
+func newCmdMCPPrompts(f *cli.Factory) *cobra.Command {
+	return listCmd("prompts [SERVER]", "List the prompts of one server or of every server",
+		`List prompts with their arguments. With --json, print an array of {server, name, description, arguments}.`,
+		func(cmd *cobra.Command, server string, asJSON bool) error {
+			return cli.RunMCPPrompts(cmd.Context(), f, cli.MCPPromptsOptions{Server: server, JSON: asJSON})
+		})
+}
+
+func newCmdMCPPrompt(f *cli.Factory) *cobra.Command {
+	var o cli.MCPPromptOptions
+	cmd := &cobra.Command{
+		Use:   "prompt SERVER NAME [ARG=VALUE …]",
+		Short: "Get one prompt and print its messages whole",
+		Long: `Get a prompt with its arguments and print each message under its role:
+text as text, embedded resources with their contents, binary content described.
+--json prints the raw GetPromptResult.`,
+		Example: `  otter mcp prompt everything resource-prompt resourceType=Text resourceId=2`,
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Server, o.Name, o.Args = args[0], args[1], args[2:]
+			return cli.RunMCPPrompt(cmd.Context(), f, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the raw GetPromptResult as JSON")
+	return cmd
+}
+
+func newCmdMCPAdd(f *cli.Factory) *cobra.Command {
+	var o cli.MCPAddOptions
+	cmd := &cobra.Command{
+		Use:   "add NAME [flags] -- COMMAND [ARGS…] | add NAME URL",
+		Short: "Add a server to the config file of a scope, keeping the file's comments and layout",
+		Long: `Add an MCP server as a [[mcp.servers]] entry at the end of the config file of
+--scope: user (default, ~/.config/otter/config.toml), project (.otter/config.toml,
+shared) or local (.otter/config.local.toml, yours). The rest of the file is kept as
+written. A name that is already defined is refused with its file and line.
+A running TUI picks the change up through auto_reload or /mcp reload.`,
+		Example: `  otter mcp add everything -- npx -y @modelcontextprotocol/server-everything
+  otter mcp add --scope project --env API_KEY='${API_KEY}' docs -- docs-mcp --stdio
+  otter mcp add --header 'Authorization: Bearer ${GITHUB_TOKEN}' github https://api.githubcopilot.com/mcp/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name, o.Target = args[0], args[1:]
+			return cli.RunMCPAdd(f, o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Scope, "scope", "user", "the config file to write: user, project or local")
+	fs.StringVar(&o.Transport, "transport", "", "stdio, http or sse (default: http for a URL, else stdio)")
+	fs.StringArrayVar(&o.Env, "env", nil, "an environment variable of a stdio server, KEY=VALUE (repeatable)")
+	fs.StringArrayVar(&o.Headers, "header", nil, "an HTTP header of an http or sse server, 'Name: value' (repeatable)")
+	return cmd
+}
+
+func serverCmd(use, short string, run func(o cli.MCPServerOptions) error, scope, json bool) *cobra.Command {
+	var o cli.MCPServerOptions
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return run(o)
+		},
+	}
+	if scope {
+		cmd.Flags().StringVar(&o.Scope, "scope", "", "the config file to change: user, project or local (default: the file that defines the server)")
+	}
+	if json {
+		cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	}
+	return cmd
+}
+
+func newCmdMCPRemove(f *cli.Factory) *cobra.Command {
+	return serverCmd("remove NAME", "Remove a server's entry from its config file, keeping the rest of the file",
+		func(o cli.MCPServerOptions) error { return cli.RunMCPRemove(f, o) }, true, false)
+}
+
+func newCmdMCPGet(f *cli.Factory) *cobra.Command {
+	return serverCmd("get NAME", "Show a server's definition: where it is defined, its command or URL, secrets masked",
+		func(o cli.MCPServerOptions) error { return cli.RunMCPGet(f, o) }, false, true)
+}
+
+func newCmdMCPEnable(f *cli.Factory, on bool) *cobra.Command {
+	use, short := "disable NAME", "Set enabled = false in a server's entry (a .mcp.json server: in the local scope)"
+	if on {
+		use, short = "enable NAME", "Set enabled = true in a server's entry (a .mcp.json server: in the local scope)"
+	}
+	return serverCmd(use, short, func(o cli.MCPServerOptions) error { return cli.RunMCPSetEnabled(f, o, on) }, true, false)
+}

@@ -1,0 +1,286 @@
+package cli
+
+// `otter mcp add|remove|get|enable|disable`: managing servers without an
+// editor. Each edits the TOML file of one scope in place (see
+// config.AddServer), keeping its comments and layout; a running TUI picks
+// the change up through auto_reload or /mcp reload.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/otter-sh/otter/internal/config"
+)
+
+// MCPAddOptions are the options of `otter mcp add`.
+type MCPAddOptions struct {
+	Name      string
+	Scope     string   // user (default), project or local
+	Transport string   // stdio, http or sse; "" infers it
+	Env       []string // K=V
+	Headers   []string // 'K: V'
+	Target    []string // COMMAND ARGS… or URL
+}
+
+// RunMCPAdd adds a server to the config file of a scope.
+func RunMCPAdd(f *Factory, o MCPAddOptions) error {
+	srv, err := o.server()
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	scope := config.Scope(cmpOr(o.Scope, string(config.ScopeUser)))
+	file, err := scopeFile(f, scope)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	if cfg, err := config.Load(f.LoadOptions()); err == nil {
+		for _, s := range cfg.MCP.Servers {
+			if s.Name == srv.Name && s.File != "" {
+				return ExitCode(2, fmt.Errorf("%s:%d: a server named %q is already defined (%s scope); remove it first with `otter mcp remove %s`, or choose another name",
+					s.File, s.Line, s.Name, s.Scope, s.Name))
+			}
+		}
+	}
+	if err := config.AddServer(file, srv); err != nil {
+		return ExitCode(2, err)
+	}
+	fmt.Fprintf(f.IO.Out, "Added MCP server %q to %s (%s scope).\n", srv.Name, file, scope)
+	fmt.Fprintln(f.IO.ErrOut, "otter: a running TUI picks it up with auto_reload, or with /mcp reload")
+	return nil
+}
+
+// server builds the server entry the options describe.
+func (o MCPAddOptions) server() (config.Server, error) {
+	srv := config.Server{Name: o.Name}
+	if strings.TrimSpace(o.Name) == "" {
+		return srv, errors.New("give the server a NAME")
+	}
+	if len(o.Target) == 0 {
+		return srv, errors.New("give the server's command after --, or its URL: otter mcp add NAME -- COMMAND ARGS… | otter mcp add NAME URL")
+	}
+	transport := o.Transport
+	if transport == "" {
+		transport = config.TransportStdio
+		if u, err := url.Parse(o.Target[0]); err == nil && (u.Scheme == "http" || u.Scheme == "https") && len(o.Target) == 1 {
+			transport = config.TransportHTTP
+		}
+	}
+	switch transport {
+	case config.TransportStdio:
+		srv.Command, srv.Args = o.Target[0], slices.Clone(o.Target[1:])
+		if len(o.Headers) > 0 {
+			return srv, errors.New("--header is for http and sse servers; a stdio server takes --env")
+		}
+	case config.TransportHTTP, config.TransportSSE:
+		if len(o.Target) != 1 {
+			return srv, fmt.Errorf("a %s server takes one URL, not %q", transport, strings.Join(o.Target, " "))
+		}
+		u, err := url.Parse(o.Target[0])
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return srv, fmt.Errorf("%q is not an http(s) URL", o.Target[0])
+		}
+		srv.URL = o.Target[0]
+		if len(o.Env) > 0 {
+			return srv, errors.New("--env is for stdio servers; an http or sse server takes --header")
+		}
+	default:
+		return srv, fmt.Errorf("--transport %q: use stdio, http or sse", transport)
+	}
+	srv.Transport = transport
+	for _, kv := range o.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return srv, fmt.Errorf("--env %q: write it as KEY=VALUE", kv)
+		}
+		if srv.Env == nil {
+			srv.Env = map[string]string{}
+		}
+		srv.Env[k] = v
+	}
+	for _, h := range o.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return srv, fmt.Errorf("--header %q: write it as 'Name: value'", h)
+		}
+		if srv.Headers == nil {
+			srv.Headers = map[string]string{}
+		}
+		srv.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return srv, nil
+}
+
+func scopeFile(f *Factory, scope config.Scope) (string, error) {
+	lo := f.LoadOptions()
+	return config.ScopeFile(lo.Paths, cmpOr(lo.WorkDir, "."), scope)
+}
+
+// MCPServerOptions are the options of `otter mcp remove|get|enable|disable`.
+type MCPServerOptions struct {
+	Name  string
+	Scope string // "": the file that defines the server (the highest scope)
+	JSON  bool   // get
+}
+
+// definedIn returns the file to change for server name: the file of
+// o.Scope, or the one the configuration took it from; and the server as
+// configured (nil if it is not).
+func (o MCPServerOptions) definedIn(f *Factory) (string, *config.Server, error) {
+	cfg, err := config.Load(f.LoadOptions())
+	if err != nil {
+		return "", nil, err
+	}
+	var srv *config.Server
+	var names []string
+	for i, s := range cfg.MCP.Servers {
+		names = append(names, s.Name)
+		if s.Name == o.Name {
+			srv = &cfg.MCP.Servers[i]
+		}
+	}
+	if o.Scope != "" {
+		file, err := scopeFile(f, config.Scope(o.Scope))
+		return file, srv, err
+	}
+	if srv == nil {
+		return "", nil, fmt.Errorf("no MCP server named %q in the config%s", o.Name, quotedNames(names))
+	}
+	if srv.File == "" {
+		return "", srv, fmt.Errorf("MCP server %q is not defined in a config file", o.Name)
+	}
+	return srv.File, srv, nil
+}
+
+func quotedNames(names []string) string {
+	if len(names) == 0 {
+		return " (none is configured)"
+	}
+	return " (configured: " + strings.Join(names, ", ") + ")"
+}
+
+// RunMCPRemove removes a server's entry from its config file.
+func RunMCPRemove(f *Factory, o MCPServerOptions) error {
+	file, _, err := o.definedIn(f)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	if filepath.Ext(file) == ".json" {
+		return ExitCode(2, fmt.Errorf("MCP server %q is defined in %s: remove it there, or disable it with `otter mcp disable %s`", o.Name, file, o.Name))
+	}
+	if err := config.RemoveServer(file, o.Name); err != nil {
+		return ExitCode(2, err)
+	}
+	fmt.Fprintf(f.IO.Out, "Removed MCP server %q from %s.\n", o.Name, file)
+	if cfg, err := config.Load(f.LoadOptions()); err == nil {
+		for _, s := range cfg.MCP.Servers {
+			if s.Name == o.Name {
+				fmt.Fprintf(f.IO.ErrOut, "otter: %q is still defined in %s:%d (%s scope)\n", o.Name, s.File, s.Line, s.Scope)
+			}
+		}
+	}
+	return nil
+}
+
+// RunMCPSetEnabled sets enabled = on in a server's entry. A server defined
+// in a .mcp.json is switched in the local scope's file, whose entry of the
+// same name overrides it field by field.
+func RunMCPSetEnabled(f *Factory, o MCPServerOptions, on bool) error {
+	file, srv, err := o.definedIn(f)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	if filepath.Ext(file) == ".json" {
+		if file, err = scopeFile(f, config.ScopeLocal); err != nil {
+			return ExitCode(2, err)
+		}
+	}
+	err = config.SetServerEnabled(file, o.Name, on)
+	if errors.Is(err, config.ErrNoServer) && srv != nil {
+		// Not in this scope's file: an entry there of the same name
+		// overrides the definition below.
+		err = config.AddServer(file, config.Server{Name: o.Name, Enabled: &on})
+	}
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	word := "Disabled"
+	if on {
+		word = "Enabled"
+	}
+	fmt.Fprintf(f.IO.Out, "%s MCP server %q in %s.\n", word, o.Name, file)
+	return nil
+}
+
+// RunMCPGet prints a server's resolved definition, secrets masked.
+func RunMCPGet(f *Factory, o MCPServerOptions) error {
+	o.Scope = ""
+	_, srv, err := o.definedIn(f)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	m := serverJSONOf(srv.Masked())
+	if o.JSON {
+		return mcpWriteJSON(f.IO.Out, m)
+	}
+	return writeServerText(f.IO.Out, m)
+}
+
+// serverGetJSON is `otter mcp get --json`.
+type serverGetJSON struct {
+	Name      string            `json:"name"`
+	Scope     string            `json:"scope"`
+	File      string            `json:"file"`
+	Line      int               `json:"line"`
+	Transport string            `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Enabled   bool              `json:"enabled"`
+	Disabled  string            `json:"disabled_reason,omitempty"`
+}
+
+func serverJSONOf(s config.Server) serverGetJSON {
+	t := s.Transport
+	if t == "" {
+		t = config.TransportStdio
+		if s.URL != "" {
+			t = config.TransportHTTP
+		}
+	}
+	return serverGetJSON{Name: s.Name, Scope: string(s.Scope), File: s.File, Line: s.Line, Transport: t,
+		Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
+		Enabled: s.IsEnabled(), Disabled: s.DisabledReason}
+}
+
+func writeServerText(w io.Writer, j serverGetJSON) error {
+	fmt.Fprintf(w, "%s\n  defined:   %s:%d (%s scope)\n  transport: %s\n", j.Name, j.File, j.Line, j.Scope, j.Transport)
+	if j.Command != "" {
+		fmt.Fprintf(w, "  command:   %s\n", strings.Join(append([]string{j.Command}, j.Args...), " "))
+	}
+	if j.URL != "" {
+		fmt.Fprintf(w, "  url:       %s\n", j.URL)
+	}
+	for _, k := range slices.Sorted(maps.Keys(j.Env)) {
+		fmt.Fprintf(w, "  env:       %s=%s\n", k, j.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(j.Headers)) {
+		fmt.Fprintf(w, "  header:    %s: %s\n", k, j.Headers[k])
+	}
+	state := "enabled"
+	switch {
+	case j.Disabled != "":
+		state = "disabled: " + j.Disabled
+	case !j.Enabled:
+		state = "disabled (enabled = false)"
+	}
+	_, err := fmt.Fprintf(w, "  state:     %s\n", state)
+	return err
+}
