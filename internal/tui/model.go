@@ -740,8 +740,7 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 		it.state = toolDenied
 		it.result = strings.TrimPrefix(err.Error(), agent.ErrDenied.Error()+": ")
 	case err != nil && (errors.Is(err, context.Canceled) || m.ctx.Err() != nil):
-		it.state = toolCanceled
-		it.result = "canceled"
+		it.state = toolCanceled // the status says so: no body
 	case err != nil:
 		it.state = toolFailed
 		it.result = err.Error()
@@ -764,19 +763,28 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 	return m.addImages(it, images)
 }
 
+// lastIsCanceledTool reports whether the transcript ends with a tool
+// block that says "canceled", which a notice would only repeat.
+func (m *model) lastIsCanceledTool() bool {
+	n := len(m.tr.items)
+	return n > 0 && m.tr.items[n-1].kind == itemTool && m.tr.items[n-1].state == toolCanceled
+}
+
 func (m *model) endTurn(err error) {
 	m.endStreaming()
 	m.retry = nil
 	canceled := errors.Is(err, context.Canceled) || (m.cancelTurn != nil && m.ctx.Err() != nil)
 	for id, it := range m.toolItems {
 		if it.state == toolRunning && !it.rawCall {
-			it.state, it.elapsed, it.result, it.stale = toolCanceled, time.Since(it.start), "canceled", true
+			it.state, it.elapsed, it.stale = toolCanceled, time.Since(it.start), true
 			delete(m.toolItems, id)
 		}
 	}
 	switch {
 	case canceled:
-		m.notice(itemInfo, "canceled")
+		if !m.lastIsCanceledTool() {
+			m.notice(itemInfo, "canceled")
+		}
 	case err != nil:
 		m.notice(itemError, err.Error())
 	}

@@ -309,8 +309,12 @@ func TestEscCancelsSlowTool(t *testing.T) {
 	h.press("esc")
 	recv(t, sawCancel, "the turn's context canceled by esc")
 	h.waitFor("canceled")
-	if s := h.waitGone("working · esc cancels"); strings.Contains(s, "running ") {
+	s := h.waitGone("working · esc cancels")
+	if strings.Contains(s, "running ") {
 		t.Errorf("the tool block still shows running after the turn ended:\n%s", s)
+	}
+	if n := strings.Count(s, "canceled"); n != 1 {
+		t.Errorf("canceled shows %d times, want once (the tool block):\n%s", n, s)
 	}
 }
 
