@@ -388,7 +388,11 @@ func (m *model) viewImage(n int) tea.Cmd {
 		n = len(m.shown)
 	}
 	if n < 1 || n > len(m.shown) {
-		m.notice(itemError, fmt.Sprintf("no image %d: this conversation has images 1 to %d", n, len(m.shown)))
+		has := fmt.Sprintf("images 1 to %d", len(m.shown))
+		if len(m.shown) == 1 {
+			has = "one image: /image 1"
+		}
+		m.notice(itemError, fmt.Sprintf("no image %d: this conversation has %s", n, has))
 		return nil
 	}
 	img := m.shown[n-1]

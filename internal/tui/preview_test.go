@@ -42,3 +42,15 @@ func TestBuiltinResultPreviewsItsData(t *testing.T) {
 	h.press("ctrl+o")
 	h.waitFor(`"timestamp": "2026-11-25T12:00:00Z"`, `"request_id": "r1"`)
 }
+
+// /image N past the only image says there is one, not "images 1 to 1".
+func TestImageOutOfRangeWithOneImage(t *testing.T) {
+	t.Parallel()
+	m := newModel(New(Options{}), &fakeBackend{})
+	m.shown = []*toolImage{{}}
+	m.command("/image 3")
+	s := screenOf(m)
+	if !strings.Contains(s, "no image 3: this conversation has one image: /image 1") || strings.Contains(s, "1 to 1") {
+		t.Errorf("the notice is not about the one image:\n%s", s)
+	}
+}
