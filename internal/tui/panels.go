@@ -299,9 +299,19 @@ func (p *toolsPanel) view(width, height int) string {
 	// Without a width the input shows only the placeholder's first letter.
 	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
 	b.WriteString(p.filter.View() + "\n")
+	// Names in one column (as wide as the widest shown, up to half the
+	// width), descriptions in the next.
+	col := 0
+	for i := start; i < end; i++ {
+		col = max(col, ansi.StringWidth(ms[i].Name))
+	}
+	col = min(col, width/2)
 	for i := start; i < end; i++ {
 		e := ms[i]
 		name := e.Name
+		if pad := col - ansi.StringWidth(name); pad > 0 {
+			name += strings.Repeat(" ", pad)
+		}
 		mark := "  "
 		if i == p.cursor {
 			mark = st.accent.Render("› ")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // A built-in tool's result previews its data, not the envelope's id,
@@ -52,5 +53,28 @@ func TestImageOutOfRangeWithOneImage(t *testing.T) {
 	s := screenOf(m)
 	if !strings.Contains(s, "no image 3: this conversation has one image: /image 1") || strings.Contains(s, "1 to 1") {
 		t.Errorf("the notice is not about the one image:\n%s", s)
+	}
+}
+
+// /mcp tools shows names and descriptions in columns.
+func TestMCPToolsInColumns(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{tools: []tool.Entry{
+		entry("everything", "echo", "Echoes back the input", `{}`, nil),
+		entry("everything", "get-resource-reference", "Returns a resource reference", `{}`, nil),
+	}}
+	h := start(t, b)
+	h.enterLine("/mcp tools")
+	s := h.waitFor("Echoes back the input", "Returns a resource reference")
+	col := func(text string) int {
+		for _, l := range strings.Split(s, "\n") {
+			if i := strings.Index(l, text); i >= 0 {
+				return len([]rune(l[:i]))
+			}
+		}
+		return -1
+	}
+	if a, b := col("Echoes back"), col("Returns a resource"); a != b {
+		t.Errorf("descriptions start at columns %d and %d, want one column:\n%s", a, b, s)
 	}
 }
