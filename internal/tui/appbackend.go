@@ -137,7 +137,11 @@ func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Even
 		b.emit = nil
 		b.mu.Unlock()
 	}()
-	err := b.agent.Send(ctx, text)
+	msg, err := b.withMentions(ctx, text, emit)
+	if err != nil {
+		return err
+	}
+	err = b.agent.SendMessages(ctx, msg)
 	if err != nil && finished && !errors.Is(err, context.Canceled) {
 		// Already shown from TurnFinished.Err.
 		b.logger.Info("turn failed", "err", err)

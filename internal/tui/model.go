@@ -686,6 +686,8 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		m.usage.OutputTokens += ev.OutputTokens
 	case agent.Retrying:
 		m.showRetry(ev)
+	case agent.Attached:
+		m.attachedChips(ev.Items)
 	case agent.TurnFinished:
 		m.endStreaming()
 		if ev.Text != "" && !m.turnText {

@@ -321,3 +321,11 @@ func (m *model) attachMention(mention string) {
 	m.input.SetValue(v + mention + " ")
 	m.input.Focus()
 }
+
+// attachedChips notes, one compact line each, the resources attached to
+// the message just sent.
+func (m *model) attachedChips(items []string) {
+	for _, it := range items {
+		m.notice(itemInfo, "⎘ "+it)
+	}
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+)
+
+// A message typed in the TUI with @SERVER:URI reaches the model with the
+// resource's text, and the transcript gets a chip for it.
+func TestAppBackendSendsMentionedResources(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	s := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1.0.0"}, nil)
+	s.AddResource(&sdk.Resource{URI: "docs://readme", Name: "readme", MIMEType: "text/plain"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "docs://readme", MIMEType: "text/plain", Text: "otters hold hands"}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"noted"}})
+
+	base := t.TempDir()
+	paths := config.Paths{
+		ConfigDir: filepath.Join(base, "config"), DataDir: filepath.Join(base, "data"),
+		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
+	}
+	os.MkdirAll(paths.ConfigDir, 0o700)
+	cfg := fmt.Sprintf("[agent]\nprovider = \"fake\"\nmodel = \"m\"\n[providers.fake]\ntype = \"openai\"\nbase_url = %q\napi_key = \"k\"\n[[mcp.servers]]\nname = \"docs\"\nurl = %q\n", model.URL, ts.URL)
+	if err := os.WriteFile(paths.UserConfigFile(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.Start(ctx)
+	if err := a.MCP.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := NewAppBackend(New(Options{}), a, slog.New(slog.DiscardHandler))
+	var chips []string
+	err = b.Send(ctx, "what does @docs:docs://readme say?", func(ev agent.Event) {
+		if at, ok := ev.(agent.Attached); ok {
+			chips = append(chips, at.Items...)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chips) != 1 || chips[0] != "@docs:docs://readme (text/plain, 17 B)" {
+		t.Errorf("chips = %q", chips)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text, "otters hold hands") {
+		t.Fatalf("the model did not get the resource: %+v", reqs)
+	}
+	// A resource that cannot be read fails the message before the model is asked.
+	if err := b.Send(ctx, "@docs:docs://missing", func(agent.Event) {}); err == nil || !strings.Contains(err.Error(), "@docs:docs://missing") {
+		t.Errorf("unreadable mention: %v", err)
+	}
+	if len(model.Requests()) != 1 {
+		t.Error("a message with an unreadable resource reached the model")
+	}
+}
