@@ -21,7 +21,7 @@ import (
 
 type promptReadyMsg struct{ text string }
 
-var slashCommands = []string{"/help", "/clear", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -117,6 +117,9 @@ func (m *model) command(line string) tea.Cmd {
 		}
 		return m.viewImage(n)
 	default:
+		if c, ok := m.sessionCommand(cmd, rest); ok { // session.go
+			return c
+		}
 		if p, ok := m.findPrompt(cmd); ok {
 			return m.promptCommand(p, rest)
 		}

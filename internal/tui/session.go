@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/session"
@@ -26,15 +31,7 @@ type Resumer interface {
 // app.StartSession) before the TUI starts. An ID that names no session is
 // an error.
 func (b *AppBackend) StartSession(ctx context.Context, o app.SessionOptions) error {
-	s, err := b.app.StartSession(ctx, b.agent, o, func(err error) {
-		b.logger.Warn("session", "err", err)
-		b.ui.send(noticeMsg{itemError, err.Error()})
-	})
-	if err != nil {
-		return err
-	}
-	b.session = s
-	return nil
+	return b.restart(ctx, o)
 }
 
 // Resumed implements Resumer.
@@ -117,4 +114,222 @@ func (m *model) resume() {
 	for _, n := range notes {
 		m.notice(itemInfo, n)
 	}
+}
+
+// SessionBackend is a Backend that saves conversations: /new, /fork,
+// /rename and /resume work with it.
+type SessionBackend interface {
+	// NewSession starts a new conversation, saved as a new session.
+	NewSession(ctx context.Context) error
+	// ForkSession continues a copy of the current session.
+	ForkSession(ctx context.Context) (session.Info, error)
+	// RenameSession sets the current session's title.
+	RenameSession(ctx context.Context, title string) error
+	// FindSessions lists saved sessions, this directory's first; with
+	// words, those whose messages hold them all.
+	FindSessions(ctx context.Context, words string) ([]session.Info, error)
+	// ResumeSession continues the session with this ID or unique prefix.
+	ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error)
+}
+
+// sessionStore is the database behind the current session.
+func (b *AppBackend) sessionStore(ctx context.Context) (*session.Store, error) {
+	return b.app.Sessions(ctx)
+}
+
+func (b *AppBackend) restart(ctx context.Context, o app.SessionOptions) error {
+	s, err := b.app.StartSession(ctx, b.agent, o, func(err error) {
+		b.logger.Warn("session", "err", err)
+		b.ui.send(noticeMsg{itemError, err.Error()})
+	})
+	if err != nil {
+		return err
+	}
+	b.session = s
+	return nil
+}
+
+// NewSession implements SessionBackend.
+func (b *AppBackend) NewSession(ctx context.Context) error {
+	if err := b.agent.Load(nil, nil); err != nil {
+		return err
+	}
+	return b.restart(ctx, app.SessionOptions{})
+}
+
+// ForkSession implements SessionBackend.
+func (b *AppBackend) ForkSession(ctx context.Context) (session.Info, error) {
+	id := b.session.ID()
+	if id == "" {
+		return session.Info{}, errors.New("nothing of this conversation is saved yet, so there is nothing to fork")
+	}
+	if err := b.restart(ctx, app.SessionOptions{Resume: id, Fork: true}); err != nil {
+		return session.Info{}, err
+	}
+	return b.session.Resumed, nil
+}
+
+// RenameSession implements SessionBackend.
+func (b *AppBackend) RenameSession(ctx context.Context, title string) error {
+	id := b.session.ID()
+	if id == "" {
+		return errors.New("nothing of this conversation is saved yet: send a message first")
+	}
+	s, err := b.sessionStore(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Rename(ctx, id, title)
+}
+
+// FindSessions implements SessionBackend.
+func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.Info, error) {
+	s, err := b.sessionStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(words) == "" {
+		here, err := s.List(ctx, session.ListOptions{Cwd: b.app.WorkDir, Limit: 10})
+		if err != nil {
+			return nil, err
+		}
+		all, err := s.List(ctx, session.ListOptions{Limit: 20})
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range all {
+			if i.Cwd != b.app.WorkDir {
+				here = append(here, i)
+			}
+		}
+		return here, nil
+	}
+	hits, err := s.Search(ctx, words, session.SearchOptions{Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	var out []session.Info
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if !seen[h.Session.ID] {
+			seen[h.Session.ID] = true
+			out = append(out, h.Session)
+		}
+	}
+	return out, nil
+}
+
+// ResumeSession implements SessionBackend.
+func (b *AppBackend) ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error) {
+	if err := b.restart(ctx, app.SessionOptions{Resume: id}); err != nil {
+		return session.Info{}, nil, err
+	}
+	return b.session.Resumed, b.session.Entries, nil
+}
+
+// sessionCommand runs /new, /fork, /rename and /resume; ok is false for
+// any other command.
+func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
+	switch cmd {
+	case "/new", "/fork", "/rename", "/resume":
+	default:
+		return nil, false
+	}
+	sb, ok := m.b.(SessionBackend)
+	if !ok {
+		m.notice(itemError, "conversations are not saved here")
+		return nil, true
+	}
+	if m.busy || m.calls > 0 {
+		m.notice(itemError, cmd+" waits until otter has finished: press esc to stop it first")
+		return nil, true
+	}
+	ctx := m.ctx
+	switch cmd {
+	case "/new":
+		if err := sb.NewSession(ctx); err != nil {
+			m.notice(itemError, err.Error())
+			return nil, true
+		}
+		m.tr.items = nil
+		m.follow()
+		m.usage = agent.Usage{}
+		m.notice(itemInfo, "a new conversation (the last one is saved: /resume lists it)")
+		return m.forgetImages(), true
+	case "/fork":
+		info, err := sb.ForkSession(ctx)
+		if err != nil {
+			m.notice(itemError, err.Error())
+			return nil, true
+		}
+		m.notice(itemInfo, fmt.Sprintf("forked: you now continue %s, a copy of %s, which stays as it was", info.ID[:8], info.ParentID[:8]))
+	case "/rename":
+		if rest == "" {
+			m.notice(itemError, "give the new title: /rename TITLE")
+			return nil, true
+		}
+		if err := sb.RenameSession(ctx, rest); err != nil {
+			m.notice(itemError, err.Error())
+			return nil, true
+		}
+		m.notice(itemInfo, "renamed: "+rest)
+	case "/resume":
+		return m.resumeCommand(ctx, sb, rest), true
+	}
+	return nil, true
+}
+
+// resumeCommand continues the session rest names (an ID or unique ID
+// prefix), or lists the sessions whose messages hold the words of rest
+// (all of them, this directory's first, without).
+func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest string) tea.Cmd {
+	if rest != "" && !strings.Contains(rest, " ") {
+		info, entries, err := sb.ResumeSession(ctx, rest)
+		if err == nil {
+			m.tr.items = nil
+			m.follow()
+			m.usage = agent.Usage{}
+			m.replay(entries)
+			m.notice(itemInfo, fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
+			return m.forgetImages()
+		}
+		if !errors.Is(err, session.ErrNotFound) {
+			m.notice(itemError, err.Error())
+			return nil
+		}
+	}
+	list, err := sb.FindSessions(ctx, rest)
+	if err != nil {
+		m.notice(itemError, err.Error())
+		return nil
+	}
+	if len(list) == 0 {
+		m.notice(itemInfo, "no saved conversation matches")
+		return nil
+	}
+	var b strings.Builder
+	if rest == "" {
+		b.WriteString("Saved conversations, this directory's first — /resume ID continues one, /resume WORDS searches them all:\n")
+	} else {
+		fmt.Fprintf(&b, "Conversations that mention %q — /resume ID continues one:\n", rest)
+	}
+	now := time.Now()
+	for _, i := range list {
+		prompt := ""
+		if i.FirstPrompt != "" && i.FirstPrompt != i.Title {
+			prompt = " — " + truncateText(i.FirstPrompt, 50)
+		}
+		fmt.Fprintf(&b, "  %s  %-9s %4d msgs  %s%s  (%s)\n", i.ID[:8], session.Age(i.Updated, now), i.Messages, truncateText(i.Title, 50), prompt, i.Cwd)
+	}
+	m.notice(itemInfo, strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+// truncateText shortens s to one line of at most n runes.
+func truncateText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/session"
 )
 
 // TestContinueInTheTUI is the "done when", as a new user would:
@@ -75,5 +77,34 @@ func TestContinueInTheTUI(t *testing.T) {
 	if strings.Join(got, "|") != want {
 		t.Errorf("the model received:\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
+
+	// /rename, /fork, /new, /resume.
+	p.keys("/rename Otter facts", "Enter")
+	p.waitFor("renamed: Otter facts")
+	p.keys("/fork", "Enter")
+	p.waitFor("forked: you now continue")
+	p.keys("/new", "Enter")
+	p.waitFor("a new conversation")
+	p.keys("/resume", "Enter")
+	p.waitFor("Saved conversations", "Otter facts (fork)", "Otter facts ")
+	p.keys("/resume drift", "Enter")
+	p.waitFor("Conversations that mention \"drift\"")
+	db, err := session.Open(context.Background(), filepath.Join(p.home, ".local/share/otter", session.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := db.List(context.Background(), session.ListOptions{})
+	db.Close()
+	var orig string
+	for _, i := range list {
+		if i.Title == "Otter facts" {
+			orig = i.ID
+		}
+	}
+	if len(list) != 2 || orig == "" {
+		t.Fatalf("saved sessions: %+v", list)
+	}
+	p.keys("/resume "+orig[:8], "Enter")
+	p.waitFor("Continuing session "+orig[:8], "So they do not drift apart.", "and then?")
 	quit()
 }
