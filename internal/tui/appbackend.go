@@ -21,6 +21,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -123,6 +124,15 @@ func (b *AppBackend) CallTool(ctx context.Context, name string, args json.RawMes
 }
 
 func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Event)) error {
+	return b.sendMessages(ctx, emit, func() ([]llm.Message, error) {
+		msg, err := b.withMentions(ctx, text, emit)
+		return []llm.Message{msg}, err
+	})
+}
+
+// sendMessages runs one turn on the messages build returns, reporting the
+// agent's events through emit.
+func (b *AppBackend) sendMessages(ctx context.Context, emit func(agent.Event), build func() ([]llm.Message, error)) error {
 	finished := false
 	b.mu.Lock()
 	b.emit = func(ev agent.Event) {
@@ -137,11 +147,11 @@ func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Even
 		b.emit = nil
 		b.mu.Unlock()
 	}()
-	msg, err := b.withMentions(ctx, text, emit)
+	msgs, err := build()
 	if err != nil {
 		return err
 	}
-	err = b.agent.SendMessages(ctx, msg)
+	err = b.agent.SendMessages(ctx, msgs...)
 	if err != nil && finished && !errors.Is(err, context.Canceled) {
 		// Already shown from TurnFinished.Err.
 		b.logger.Info("turn failed", "err", err)

@@ -6,6 +6,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,12 +36,33 @@ func (b *AppBackend) withMentions(ctx context.Context, text string, emit func(ag
 	if err != nil {
 		return llm.Message{}, err
 	}
-	if len(ex.Attachments) > 0 {
-		items := make([]string, len(ex.Attachments))
-		for i, a := range ex.Attachments {
-			items[i] = a.String()
-		}
-		emit(agent.Attached{Items: items})
-	}
+	chips(ex.Attachments, emit)
 	return ex.Message(), nil
+}
+
+var _ PromptBackend = (*AppBackend)(nil)
+
+// SendPrompt sends a prompt's messages whole (attach.PromptMessages); its
+// embedded resources get a chip each.
+func (b *AppBackend) SendPrompt(ctx context.Context, server string, res *sdk.GetPromptResult, emit func(agent.Event)) error {
+	return b.sendMessages(ctx, emit, func() ([]llm.Message, error) {
+		msgs, atts := attach.PromptMessages(b.app.Tools, server, res)
+		if len(msgs) == 0 {
+			return nil, fmt.Errorf("the prompt from MCP server %q has no messages", server)
+		}
+		chips(atts, emit)
+		return msgs, nil
+	})
+}
+
+// chips reports attachments through emit, one chip each.
+func chips(atts []attach.Attachment, emit func(agent.Event)) {
+	if len(atts) == 0 {
+		return
+	}
+	items := make([]string, len(atts))
+	for i, a := range atts {
+		items[i] = a.String()
+	}
+	emit(agent.Attached{Items: items})
 }

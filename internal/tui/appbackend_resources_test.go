@@ -30,9 +30,17 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "docs://readme", MIMEType: "text/plain", Text: "otters hold hands"}}}, nil
 		})
+	s.AddPrompt(&sdk.Prompt{Name: "review"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{
+			{Role: "user", Content: &sdk.TextContent{Text: "Review this:"}},
+			{Role: "user", Content: &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "docs://readme", MIMEType: "text/plain", Text: "otters hold hands"}}},
+			{Role: "assistant", Content: &sdk.TextContent{Text: "Ready."}},
+			{Role: "user", Content: &sdk.TextContent{Text: "Go on."}},
+		}}, nil
+	})
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 	t.Cleanup(ts.Close)
-	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"noted"}})
+	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"noted"}}, llmtest.Reply{Text: []string{"reviewed"}})
 
 	base := t.TempDir()
 	paths := config.Paths{
@@ -78,5 +86,28 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	}
 	if len(model.Requests()) != 1 {
 		t.Error("a message with an unreadable resource reached the model")
+	}
+
+	// A prompt's messages reach the model whole: the embedded resource, the roles.
+	res, err := a.MCP.GetPrompt(ctx, "docs", "review", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chips = nil
+	if err := b.SendPrompt(ctx, "docs", res, func(ev agent.Event) {
+		if at, ok := ev.(agent.Attached); ok {
+			chips = append(chips, at.Items...)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := model.Requests()[1].Messages
+	n := len(msgs)
+	if n < 3 || msgs[n-3].Role != "user" || !strings.Contains(msgs[n-3].Text, "Review this:") || !strings.Contains(msgs[n-3].Text, "otters hold hands") ||
+		msgs[n-2].Role != "assistant" || msgs[n-2].Text != "Ready." || msgs[n-1].Text != "Go on." {
+		t.Errorf("prompt messages reached the model as %+v", msgs)
+	}
+	if len(chips) != 1 || !strings.HasPrefix(chips[0], "@docs:docs://readme") {
+		t.Errorf("prompt chips = %q", chips)
 	}
 }

@@ -19,7 +19,13 @@ import (
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
-type promptReadyMsg struct{ text string }
+// promptReadyMsg sends a prompt's text; with res, a PromptBackend sends
+// the prompt's messages whole instead (see resources.go).
+type promptReadyMsg struct {
+	text   string
+	server string
+	res    *sdk.GetPromptResult
+}
 
 var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
 
@@ -303,10 +309,13 @@ func (m *model) expandPrompt(p mcphost.Prompt, vals map[string]string) tea.Cmd {
 				parts = append(parts, t.Text)
 			}
 		}
+		if _, whole := b.(PromptBackend); whole && len(res.Messages) > 0 {
+			return promptReadyMsg{text: promptSummary(p, vals, parts), server: p.Server, res: res}
+		}
 		if len(parts) == 0 {
 			return noticeMsg{itemError, fmt.Sprintf("prompt %s from %s has no text", p.Name, p.Server)}
 		}
-		return promptReadyMsg{strings.Join(parts, "\n\n")}
+		return promptReadyMsg{text: strings.Join(parts, "\n\n")}
 	}
 }
 

@@ -369,6 +369,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.callCommand(msg.name)
 
 	case promptReadyMsg:
+		if msg.res != nil {
+			return m.chatPrompt(msg)
+		}
 		return m.chat(msg.text)
 
 	case openPanelMsg:
@@ -617,6 +620,15 @@ func (m *model) submit() tea.Cmd {
 
 // chat sends a user message to the agent.
 func (m *model) chat(text string) tea.Cmd {
+	return m.chatWith(text, nil)
+}
+
+// chatWith is chat with send instead of Backend.Send (nil: Send).
+func (m *model) chatWith(text string, send func(ctx context.Context, emit func(agent.Event)) error) tea.Cmd {
+	if m.busy && send != nil {
+		m.notice(itemError, "otter is still answering; use the prompt again once it is done")
+		return nil
+	}
 	if m.busy {
 		m.enqueue(text)
 		return nil
@@ -634,12 +646,15 @@ func (m *model) chat(text string) tea.Cmd {
 	m.turn++
 	m.busy, m.cancelTurn, m.turnText = true, cancel, false
 	turn, b, ui := m.turn, m.b, m.ui
-	send := func() tea.Msg {
+	if send == nil {
+		send = func(ctx context.Context, emit func(agent.Event)) error { return b.Send(ctx, text, emit) }
+	}
+	run := func() tea.Msg {
 		defer cancel()
-		err := b.Send(ctx, text, func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
+		err := send(ctx, func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
 		return turnDoneMsg{turn, err}
 	}
-	return tea.Batch(send, m.startSpinner())
+	return tea.Batch(run, m.startSpinner())
 }
 
 func (m *model) startSpinner() tea.Cmd {

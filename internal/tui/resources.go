@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/mcphost"
 )
@@ -328,4 +329,34 @@ func (m *model) attachedChips(items []string) {
 	for _, it := range items {
 		m.notice(itemInfo, "⎘ "+it)
 	}
+}
+
+// PromptBackend sends an MCP prompt's messages whole (text, images,
+// embedded resources, with their roles); a Backend that implements it gets
+// prompts that carry more than text to the model.
+type PromptBackend interface {
+	SendPrompt(ctx context.Context, server string, res *sdk.GetPromptResult, emit func(agent.Event)) error
+}
+
+// chatPrompt sends a prompt through the PromptBackend.
+func (m *model) chatPrompt(msg promptReadyMsg) tea.Cmd {
+	pb := m.b.(PromptBackend)
+	return m.chatWith(msg.text, func(ctx context.Context, emit func(agent.Event)) error {
+		return pb.SendPrompt(ctx, msg.server, msg.res, emit)
+	})
+}
+
+// promptSummary is what the transcript shows of a prompt sent whole: its
+// command and arguments, then its text.
+func promptSummary(p mcphost.Prompt, vals map[string]string, parts []string) string {
+	line := promptCommand(p)
+	for _, a := range p.Arguments {
+		if v := vals[a.Name]; v != "" {
+			line += " " + a.Name + "=" + v
+		}
+	}
+	if len(parts) == 0 {
+		return line
+	}
+	return line + "\n" + strings.Join(parts, "\n\n")
 }
