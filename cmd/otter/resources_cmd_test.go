@@ -72,6 +72,11 @@ func TestMCPResourcesReadPromptAgainstEverything(t *testing.T) {
 		t.Errorf("mcp prompt printed:\n%s", stdout)
 	}
 
+	stdout, _, err = runOtter(t, "--config", cfg, "mcp", "tools", "everything")
+	if err != nil || !strings.Contains(stdout, "mcp__everything__simulate-research-query  (server everything, tool simulate-research-query)\n    [needs MCP tasks (not supported yet): not offered to the model]") {
+		t.Errorf("mcp tools does not mark the task tool: %v\n%s", err, stdout)
+	}
+
 	stdout, _, err = runOtter(t, "--config", cfg, "mcp", "prompts", "everything", "--json")
 	if err != nil || !strings.Contains(stdout, `"name": "resource-prompt"`) {
 		t.Errorf("mcp prompts --json: %v\n%s", err, stdout)

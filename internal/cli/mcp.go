@@ -560,6 +560,9 @@ type ToolJSON struct {
 	Description string               `json:"description"`
 	InputSchema json.RawMessage      `json:"input_schema"`
 	Annotations *sdk.ToolAnnotations `json:"annotations"`
+	// Unsupported says why otter cannot call the tool ("needs MCP tasks
+	// (not supported yet)"); such a tool is not offered to models.
+	Unsupported string `json:"unsupported,omitempty"`
 }
 
 // toolJSON is e as `otter mcp tools --json` prints it.
@@ -569,7 +572,7 @@ func toolJSON(e tool.Entry) ToolJSON {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
 	return ToolJSON{Name: e.Name, Server: e.Info.Server, Tool: e.Info.Name,
-		Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations}
+		Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations, Unsupported: e.Info.Unsupported}
 }
 
 func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
@@ -593,6 +596,9 @@ func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
 			origin = "server " + e.Info.Server + ", tool " + e.Info.Name
 		}
 		fmt.Fprintf(w, "%s  (%s)\n", e.Name, origin)
+		if e.Info.Unsupported != "" {
+			fmt.Fprintf(w, "    [%s: not offered to the model]\n", e.Info.Unsupported)
+		}
 		if d := strings.TrimSpace(e.Info.Description); d != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))
 		}
