@@ -332,7 +332,8 @@ type completion struct {
 
 func (m *model) complete() {
 	v := m.input.Value()
-	if !strings.HasPrefix(v, "/") || strings.Contains(v, "\n") {
+	mentionBase, mentionCands, isMention := m.mentionCandidates(v)
+	if !isMention && (!strings.HasPrefix(v, "/") || strings.Contains(v, "\n")) {
 		return
 	}
 	if c := m.cycle; c != nil && v == c.value {
@@ -346,6 +347,8 @@ func (m *model) complete() {
 	var base string
 	var cands []string
 	switch {
+	case isMention:
+		base, cands = mentionBase, mentionCands
 	case strings.HasPrefix(v, "/call "):
 		base = "/call "
 		short := map[string]int{} // a server's own tool name → how many servers offer it

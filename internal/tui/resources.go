@@ -360,3 +360,22 @@ func promptSummary(p mcphost.Prompt, vals map[string]string, parts []string) str
 	}
 	return line + "\n" + strings.Join(parts, "\n\n")
 }
+
+// mentionCandidates completes an @SERVER:URI being typed at the end of v:
+// base is v up to the @, cands every resource (and template) as a mention.
+func (m *model) mentionCandidates(v string) (base string, cands []string, ok bool) {
+	rb, isRB := m.b.(ResourceBackend)
+	i := strings.LastIndexAny(v, " \n\t")
+	word := v[i+1:]
+	if !isRB || !strings.HasPrefix(word, "@") {
+		return "", nil, false
+	}
+	for _, it := range resourceItems(rb, "") {
+		if it.template != "" {
+			cands = append(cands, "@"+it.server+":"+it.template)
+		} else {
+			cands = append(cands, it.mention())
+		}
+	}
+	return v[:i+1], cands, true
+}

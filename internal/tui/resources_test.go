@@ -71,6 +71,11 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 		t.Errorf("the attached mention did not reach the core; actions %v", b.actions)
 	}
 
+	// @ completes mentions from the servers' resources.
+	h.typeText("see @docs:demo://g")
+	h.press("tab")
+	h.waitFor("› see @docs:demo://guide/architecture.md")
+	h.press("ctrl+u")
 	h.enterLine("/mcp prompts")
 	h.waitFor("/mcp__docs__review file=…", "Review a file")
 	h.enterLine("/mcp resources nosuch")
