@@ -107,9 +107,13 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		marker := fmt.Sprintf("OTTER_SIGTEST_RUN=%s/%d", dir, n)
 		win := fmt.Sprintf("run%d", n)
 		script := filepath.Join(dir, win+".sh")
-		text := fmt.Sprintf("#!/bin/sh\ncd %q || exit 99\nunset ANTHROPIC_API_KEY OPENAI_API_KEY\nexport %s HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color\nexec %q\n",
+		// The shell records how otter ended: tmux fills in a dead pane's
+		// exit status only once its SIGCHLD handler has reaped the
+		// process, which on a loaded machine can come too late to read.
+		statusFile := filepath.Join(dir, win+".status")
+		text := fmt.Sprintf("#!/bin/sh\ncd %q || exit 99\nunset ANTHROPIC_API_KEY OPENAI_API_KEY\nexport %s HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color\n%q\necho $? > %q\n",
 			home, marker, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
-			filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin)
+			filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, statusFile)
 		if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
 			return err
 		}
@@ -117,13 +121,9 @@ func TestSignalsEndTheTUI(t *testing.T) {
 			return err
 		}
 		target := "sig:" + win
-		pane := func() (dead, status, signal string, err error) {
-			out, err := tm("display-message", "-p", "-t", target, "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}")
-			f := strings.Fields(out)
-			for len(f) < 3 {
-				f = append(f, "")
-			}
-			return f[0], f[1], f[2], err
+		pane := func() (dead string, err error) {
+			out, err := tm("display-message", "-p", "-t", target, "#{pane_dead}")
+			return strings.TrimSpace(out), err
 		}
 		ready := time.Now().Add(60 * time.Second)
 		for {
@@ -143,9 +143,15 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		// otter is the pane's shell's only child.
+		shell := strings.TrimSpace(pidText)
+		children, err := os.ReadFile(filepath.Join("/proc", shell, "task", shell, "children"))
+		if err != nil {
+			return fmt.Errorf("children of the pane's shell %s: %w", shell, err)
+		}
 		var pid int
-		if _, err := fmt.Sscan(pidText, &pid); err != nil {
-			return fmt.Errorf("pane pid %q: %w", pidText, err)
+		if _, err := fmt.Sscan(string(children), &pid); err != nil {
+			return fmt.Errorf("otter's pid among %q: %w", children, err)
 		}
 		sent := time.Now()
 		if err := syscall.Kill(pid, sig); err != nil {
@@ -153,35 +159,35 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		}
 		// Wait past the 2 s allowed, to tell a slow exit from a hang.
 		for time.Since(sent) < 10*time.Second {
-			dead, status, killedBy, err := pane()
+			dead, err := pane()
 			if err != nil {
 				return err
 			}
 			left := markedProcesses(marker)
 			if dead == "1" && len(left) == 0 {
 				took := time.Since(sent)
-				// tmux may show the pane dead a moment before it fills
-				// in how it died.
-				for i := 0; status == "" && killedBy == "" && i < 50; i++ {
-					time.Sleep(20 * time.Millisecond)
-					if _, status, killedBy, err = pane(); err != nil {
-						return err
-					}
+				out, err := os.ReadFile(statusFile)
+				if err != nil {
+					return fmt.Errorf("%s: how otter ended was not recorded: %w", sig, err)
+				}
+				var status int
+				if _, err := fmt.Sscan(string(out), &status); err != nil {
+					return fmt.Errorf("%s: exit status %q: %w", sig, out, err)
 				}
 				switch {
-				case killedBy != "" && killedBy != "0":
-					return fmt.Errorf("%s: otter was killed by signal %s instead of exiting", sig, killedBy)
-				case status != "0":
-					return fmt.Errorf("%s: otter exited with status %s, want 0", sig, status)
+				case status > 128:
+					return fmt.Errorf("%s: otter was killed by signal %d instead of exiting", sig, status-128)
+				case status != 0:
+					return fmt.Errorf("%s: otter exited with status %d, want 0", sig, status)
 				case took > 2*time.Second:
 					return fmt.Errorf("%s: otter and its servers took %s to exit, more than 2s", sig, took.Round(time.Millisecond))
 				}
-				_, err := tm("kill-window", "-t", target)
+				_, err = tm("kill-window", "-t", target)
 				return err
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		dead, _, _, _ := pane()
+		dead, _ := pane()
 		screen, _ := tm("capture-pane", "-p", "-t", target)
 		return fmt.Errorf("%s: 10s after the signal otter exited=%s and these processes remain: %v; screen:\n%s",
 			sig, dead, markedProcesses(marker), screen)
