@@ -86,7 +86,7 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 		explained = false
 	}
 	if c.proc != nil {
-		if note := s.stderr.stderrNote(); note != "" {
+		if note := c.proc.stderrNote(); note != "" {
 			msg += "; " + note
 		}
 	}
@@ -126,7 +126,7 @@ func (s *server) dropError(c *conn, err error) error {
 		c.proc.awaitExit()
 		if d := c.proc.exitDescription(); d != "" {
 			msg := "the server process " + d
-			if note := s.stderr.stderrNote(); note != "" {
+			if note := c.proc.stderrNote(); note != "" {
 				msg += " (" + note + ")"
 			}
 			return errors.New(msg)

@@ -373,3 +373,31 @@ func TestCallWaitsForAReconnect(t *testing.T) {
 		t.Errorf("echo during the reconnect = %q", got)
 	}
 }
+
+// The stderr tail is kept across reconnects, but a failure quotes only what
+// the process that failed wrote: a server that fails the same way on each
+// attempt has its line quoted once, not once per attempt.
+func TestFailedAttemptsQuoteEachStderrLineOnce(t *testing.T) {
+	srv := stdioServer(t, "crashy", "normal")
+	broken := filepath.Join(t.TempDir(), "broken")
+	srv.Env[envExitIf] = broken
+	cfg := servers(srv)
+	cfg.MaxReconnectAttempts = 3
+	h := newHarness(t, cfg, Options{})
+	h.m.Start(context.Background())
+	h.waitState("crashy", StateConnected)
+	if err := os.WriteFile(broken, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.call(context.Background(), "crashy", "die", `{}`)
+	st := h.waitState("crashy", StateFailed)
+	for _, line := range []string{`"starting up"`, `"fatal: MY_API_KEY is not set"`} {
+		if n := strings.Count(st.Error, line); n != 1 {
+			t.Errorf("status error quotes %s %d times, want once:\n%s", line, n, st.Error)
+		}
+	}
+	err := h.m.Reconnect(context.Background(), "crashy")
+	if err == nil || strings.Count(err.Error(), `"fatal: MY_API_KEY is not set"`) != 1 || strings.Contains(err.Error(), "crashing on purpose") {
+		t.Errorf("Reconnect = %v; want the stderr of the process that failed, each line once", err)
+	}
+}

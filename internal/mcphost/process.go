@@ -53,6 +53,9 @@ type process struct {
 
 	stopOnce sync.Once
 	stopping atomic.Bool // otter signalled the group (stop)
+
+	tail      *ring // the server's stderr, kept across its processes
+	tailStart int   // tail's count of lines when this process started
 }
 
 // startProcess starts srv's command. Its stderr is drained into tail until
@@ -95,7 +98,8 @@ func startProcess(srv config.Server, tail *ring) (*process, error) {
 	}
 	closeAll(inR, outW, errW) // the child's ends
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR,
-		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+		exited: make(chan struct{}), stderrDone: make(chan struct{}),
+		tail: tail, tailStart: tail.count()}
 	go func() {
 		drainLines(errR, tail, "")
 		close(p.stderrDone)
@@ -274,6 +278,7 @@ type ring struct {
 	lines []string
 	next  int
 	full  bool
+	added int // lines ever added
 }
 
 func newRing(n int) *ring { return &ring{lines: make([]string, n)} }
@@ -281,6 +286,7 @@ func newRing(n int) *ring { return &ring{lines: make([]string, n)} }
 func (r *ring) add(line string) {
 	r.mu.Lock()
 	r.lines[r.next] = line
+	r.added++
 	r.next = (r.next + 1) % len(r.lines)
 	if r.next == 0 {
 		r.full = true
@@ -288,10 +294,31 @@ func (r *ring) add(line string) {
 	r.mu.Unlock()
 }
 
+// count returns how many lines were ever added.
+func (r *ring) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.added
+}
+
+// since returns the kept lines added after the first n ever added, oldest
+// first.
+func (r *ring) since(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.kept()
+	return t[max(len(t)-(r.added-n), 0):]
+}
+
 // tail returns the kept lines, oldest first.
 func (r *ring) tail() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.kept()
+}
+
+// kept returns the kept lines, oldest first; r.mu is held.
+func (r *ring) kept() []string {
 	if !r.full {
 		return append([]string(nil), r.lines[:r.next]...)
 	}
@@ -304,13 +331,16 @@ const (
 	noteLineBytes = 300 // each cut to this
 )
 
-// stderrNote quotes the last few non-empty stderr lines for an error
-// message, oldest first, or returns "" when there are none. A crashing
-// server's last line is often a trailer ("Node.js v22.11.0", "exit status
-// 2") and the cause is a line or two above it, so one line is not enough.
-func (r *ring) stderrNote() string {
+// stderrNote quotes the last few non-empty lines this process wrote on
+// stderr for an error message, oldest first, or returns "" when there are
+// none. A crashing server's last line is often a trailer ("Node.js
+// v22.11.0", "exit status 2") and the cause is a line or two above it, so
+// one line is not enough. Only this process's lines: the tail is kept
+// across reconnects, and a server that fails the same way on each attempt
+// would otherwise have its line quoted once per attempt.
+func (p *process) stderrNote() string {
 	var lines []string
-	t := r.tail()
+	t := p.tail.since(p.tailStart)
 	for i := len(t) - 1; i >= 0 && len(lines) < noteLines; i-- {
 		if strings.TrimSpace(t[i]) == "" {
 			continue

@@ -143,7 +143,7 @@ func (t *mcpTool) describeCallError(ctx, callCtx context.Context, c *conn, err e
 		c.proc.awaitExit() // at most 200 ms: a crash shows as a closed pipe first
 		if d := c.proc.exitDescription(); d != "" {
 			msg := fmt.Sprintf("MCP server %q stopped during the call of %s: the server process %s", t.s.name, t.name, d)
-			if note := t.s.stderr.stderrNote(); note != "" {
+			if note := c.proc.stderrNote(); note != "" {
 				msg += " (" + note + ")"
 			}
 			return fmt.Errorf("%s; otter will try to start it again: %w", msg, err)
