@@ -147,20 +147,7 @@ func TestDiesMidCallErrorQuotesStderrTail(t *testing.T) {
 }
 
 func TestReconnectGivesUpAfterMaxAttempts(t *testing.T) {
-	srv := stdioServer(t, "crashy", "normal")
-	broken := filepath.Join(t.TempDir(), "broken")
-	srv.Env[envExitIf] = broken
-	cfg := servers(srv)
-	cfg.MaxReconnectAttempts = 2
-	h := newHarness(t, cfg, Options{})
-	h.m.Start(context.Background())
-	h.waitState("crashy", StateConnected)
-	// From now on the server cannot start again.
-	if err := os.WriteFile(broken, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h.call(context.Background(), "crashy", "die", `{}`)
-	st := h.waitState("crashy", StateFailed)
+	h, st := crashForGood(t, 2)
 	if !strings.Contains(st.Error, "2 reconnect attempts failed") || !strings.Contains(st.Error, "exited with status 3") {
 		t.Errorf("error = %q", st.Error)
 	}
@@ -378,19 +365,7 @@ func TestCallWaitsForAReconnect(t *testing.T) {
 // the process that failed wrote: a server that fails the same way on each
 // attempt has its line quoted once, not once per attempt.
 func TestFailedAttemptsQuoteEachStderrLineOnce(t *testing.T) {
-	srv := stdioServer(t, "crashy", "normal")
-	broken := filepath.Join(t.TempDir(), "broken")
-	srv.Env[envExitIf] = broken
-	cfg := servers(srv)
-	cfg.MaxReconnectAttempts = 3
-	h := newHarness(t, cfg, Options{})
-	h.m.Start(context.Background())
-	h.waitState("crashy", StateConnected)
-	if err := os.WriteFile(broken, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h.call(context.Background(), "crashy", "die", `{}`)
-	st := h.waitState("crashy", StateFailed)
+	h, st := crashForGood(t, 3)
 	for _, line := range []string{`"starting up"`, `"fatal: MY_API_KEY is not set"`} {
 		if n := strings.Count(st.Error, line); n != 1 {
 			t.Errorf("status error quotes %s %d times, want once:\n%s", line, n, st.Error)
@@ -400,4 +375,25 @@ func TestFailedAttemptsQuoteEachStderrLineOnce(t *testing.T) {
 	if err == nil || strings.Count(err.Error(), `"fatal: MY_API_KEY is not set"`) != 1 || strings.Contains(err.Error(), "crashing on purpose") {
 		t.Errorf("Reconnect = %v; want the stderr of the process that failed, each line once", err)
 	}
+}
+
+// crashForGood connects the server "crashy", makes it crash mid-call and
+// exit at each start from then on, and returns once it failed after
+// attempts reconnect attempts.
+func crashForGood(t *testing.T, attempts int) (*harness, Status) {
+	t.Helper()
+	srv := stdioServer(t, "crashy", "normal")
+	broken := filepath.Join(t.TempDir(), "broken")
+	srv.Env[envExitIf] = broken
+	cfg := servers(srv)
+	cfg.MaxReconnectAttempts = attempts
+	h := newHarness(t, cfg, Options{})
+	h.m.Start(context.Background())
+	h.waitState("crashy", StateConnected)
+	// From now on the server cannot start again.
+	if err := os.WriteFile(broken, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.call(context.Background(), "crashy", "die", `{}`)
+	return h, h.waitState("crashy", StateFailed)
 }
