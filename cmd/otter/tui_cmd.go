@@ -26,11 +26,20 @@ func runTUI(ctx context.Context, f *cli.Factory, session app.SessionOptions) err
 	}
 	defer closeLog()
 
+	// -r without an ID: a new conversation, and the picker open over it.
+	pick := session.Resume == cli.ResumePicker
+	if pick && session.Fork {
+		return exitCode(2, errors.New("--fork-session needs the session's ID (otter -r ID --fork-session); or pick one with otter -r, then type /fork"))
+	}
+	if pick {
+		session.Resume = ""
+	}
 	ui := tui.New(tui.Options{
 		OpenURL:     oauth.OpenBrowser,
 		ImageDir:    filepath.Join(paths.CacheDir, "images"),
 		Version:     version,
 		HistoryFile: filepath.Join(paths.StateDir, "history.jsonl"),
+		PickSession: pick,
 	})
 	base := f.AppOptions(logger)
 	base.Paths = paths
@@ -44,9 +53,6 @@ func runTUI(ctx context.Context, f *cli.Factory, session app.SessionOptions) err
 		}
 	}()
 	b := tui.NewAppBackend(ui, a, logger)
-	if session.Resume == cli.ResumePicker {
-		return exitCode(2, errors.New("the TUI has no session picker yet: give the ID, otter -r ID (otter sessions list shows them), or otter -c for the latest"))
-	}
 	if err := b.StartSession(ctx, session); err != nil {
 		return exitCode(2, err)
 	}

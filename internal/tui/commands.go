@@ -36,10 +36,10 @@ const helpText = `Commands
   /call TOOL [json]    call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt [arg=value …]   use a server's prompt
   /image [N]           view image N from a tool result (the latest without N)
-  /copy [N]            copy the last answer (N: the Nth back) as Markdown to the clipboard (OSC 52)
+  /copy [N]            copy the last answer (N: the Nth back) to the clipboard as Markdown
   /copy code [N]       copy code block N of the last answer (the last one without N)
   /trust               ask again whether to trust this project (its servers and settings)
-  /clear               forget the conversation
+  /clear               forget the conversation · saved ones: /new /fork /rename /resume [ID]
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /help · /quit
 
 Keys

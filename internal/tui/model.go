@@ -157,6 +157,9 @@ func newModel(u *UI, b Backend) *model {
 	welcome += " — type a message, or /help. /mcp shows your MCP servers."
 	m.notice(itemInfo, welcome)
 	m.resume() // session.go: a continued conversation's messages
+	if sb, ok := b.(SessionBackend); ok && u.opts.PickSession {
+		m.panel = newSessionPicker(m, sb) // picker.go
+	}
 	if m.provider.Help != "" {
 		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")
 	}

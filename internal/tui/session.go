@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,6 +131,8 @@ type SessionBackend interface {
 	FindSessions(ctx context.Context, words string) ([]session.Info, error)
 	// ResumeSession continues the session with this ID or unique prefix.
 	ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error)
+	// SessionDir is the directory whose sessions FindSessions lists first.
+	SessionDir() string
 }
 
 // sessionStore is the database behind the current session.
@@ -216,8 +219,22 @@ func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.
 			out = append(out, h.Session)
 		}
 	}
+	// This directory's first, each part best match first.
+	here := b.app.WorkDir
+	slices.SortStableFunc(out, func(x, y session.Info) int {
+		switch {
+		case x.Cwd == here && y.Cwd != here:
+			return -1
+		case x.Cwd != here && y.Cwd == here:
+			return 1
+		}
+		return 0
+	})
 	return out, nil
 }
+
+// SessionDir implements SessionBackend.
+func (b *AppBackend) SessionDir() string { return b.app.WorkDir }
 
 // ResumeSession implements SessionBackend.
 func (b *AppBackend) ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error) {
@@ -280,18 +297,17 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 }
 
 // resumeCommand continues the session rest names (an ID or unique ID
-// prefix), or lists the sessions whose messages hold the words of rest
-// (all of them, this directory's first, without).
+// prefix), or lists the sessions whose messages hold the words of rest;
+// without rest it opens the picker.
 func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest string) tea.Cmd {
-	if rest != "" && !strings.Contains(rest, " ") {
+	if rest == "" {
+		m.panel = newSessionPicker(m, sb) // picker.go
+		return nil
+	}
+	if !strings.Contains(rest, " ") {
 		info, entries, err := sb.ResumeSession(ctx, rest)
 		if err == nil {
-			m.tr.items = nil
-			m.follow()
-			m.usage = agent.Usage{}
-			m.replay(entries)
-			m.notice(itemInfo, fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
-			return m.forgetImages()
+			return m.showResumed(info, entries)
 		}
 		if !errors.Is(err, session.ErrNotFound) {
 			m.notice(itemError, err.Error())
@@ -308,11 +324,7 @@ func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest strin
 		return nil
 	}
 	var b strings.Builder
-	if rest == "" {
-		b.WriteString("Saved conversations, this directory's first — /resume ID continues one, /resume WORDS searches them all:\n")
-	} else {
-		fmt.Fprintf(&b, "Conversations that mention %q — /resume ID continues one:\n", rest)
-	}
+	fmt.Fprintf(&b, "Conversations that mention %q — /resume ID continues one, /resume alone picks:\n", rest)
 	now := time.Now()
 	for _, i := range list {
 		prompt := ""
@@ -323,6 +335,27 @@ func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest strin
 	}
 	m.notice(itemInfo, strings.TrimRight(b.String(), "\n"))
 	return nil
+}
+
+// resumeSession continues the session with this ID and shows it (the
+// picker's enter).
+func (m *model) resumeSession(sb SessionBackend, id string) tea.Cmd {
+	info, entries, err := sb.ResumeSession(m.ctx, id)
+	if err != nil {
+		m.notice(itemError, err.Error())
+		return nil
+	}
+	return m.showResumed(info, entries)
+}
+
+// showResumed replaces the transcript with a resumed session's.
+func (m *model) showResumed(info session.Info, entries []session.Entry) tea.Cmd {
+	m.tr.items = nil
+	m.follow()
+	m.usage = agent.Usage{}
+	m.replay(entries)
+	m.notice(itemInfo, fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
+	return m.forgetImages()
 }
 
 // truncateText shortens s to one line of at most n runes.

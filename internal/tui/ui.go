@@ -26,6 +26,9 @@ type Options struct {
 	// HistoryFile keeps the inputs across sessions (↑/↓). "" keeps them
 	// for this session only.
 	HistoryFile string
+	// PickSession opens the saved-conversation picker at start (/resume
+	// without an ID) when the backend saves conversations.
+	PickSession bool
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
 	Output io.Writer

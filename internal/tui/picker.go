@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/otter-sh/otter/internal/session"
+)
+
+// sessionPicker is /resume without an argument (and otter -r without an
+// ID): the saved conversations, this directory's first, each with its
+// title, age, message count and first prompt. Typing searches their full
+// text; enter continues the chosen one as /resume ID does; esc closes.
+type sessionPicker struct {
+	m      *model
+	sb     SessionBackend
+	filter textinput.Model
+	query  string // the words list was found for
+	list   []session.Info
+	err    error
+	cursor int
+	done   bool
+}
+
+func newSessionPicker(m *model, sb SessionBackend) *sessionPicker {
+	ti := textinput.New()
+	ti.Prompt = "search: "
+	ti.Placeholder = "type words from any message to search them all"
+	ti.Focus()
+	p := &sessionPicker{m: m, sb: sb, filter: ti}
+	p.find()
+	return p
+}
+
+// find lists the sessions whose messages hold the filter's words (all of
+// them without words).
+func (p *sessionPicker) find() {
+	p.query = strings.TrimSpace(p.filter.Value())
+	p.list, p.err = p.sb.FindSessions(p.m.ctx, p.query)
+	p.cursor = 0
+}
+
+func (p *sessionPicker) finished() bool { return p.done }
+
+func (p *sessionPicker) update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "esc":
+			p.done = true
+			return nil
+		case "up":
+			p.cursor = max(p.cursor-1, 0)
+			return nil
+		case "down":
+			p.cursor = min(p.cursor+1, max(len(p.list)-1, 0))
+			return nil
+		case "enter":
+			if len(p.list) == 0 {
+				return nil
+			}
+			p.done = true
+			return p.m.resumeSession(p.sb, p.list[p.cursor].ID)
+		}
+	}
+	var cmd tea.Cmd
+	p.filter, cmd = p.filter.Update(msg)
+	if strings.TrimSpace(p.filter.Value()) != p.query {
+		p.find()
+	}
+	return cmd
+}
+
+func (p *sessionPicker) view(width, height int) string {
+	st := p.m.st
+	here := p.sb.SessionDir()
+	rowsRoom := max(height-4, 1)
+	start := max(p.cursor-rowsRoom+1, 0)
+	end := min(len(p.list), start+rowsRoom)
+	count := fmt.Sprintf("  %d", len(p.list))
+	if start > 0 || end < len(p.list) {
+		count = fmt.Sprintf("  %d–%d of %d", start+1, end, len(p.list))
+	}
+	var b strings.Builder
+	b.WriteString(st.title.Render("Resume a conversation") + st.dim.Render(count+" · this directory's first") + "\n")
+	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
+	b.WriteString(p.filter.View() + "\n")
+	now := time.Now()
+	for i := start; i < end; i++ {
+		s := p.list[i]
+		title := truncateText(s.Title, max(width/3, 12))
+		mark := "  "
+		if i == p.cursor {
+			mark = st.accent.Render("› ")
+			title = st.accent.Bold(true).Render(title)
+		}
+		meta := fmt.Sprintf("  %s · %d msgs", session.Age(s.Updated, now), s.Messages)
+		if s.Cwd != here {
+			meta += " · " + filepath.Base(s.Cwd)
+		}
+		line := mark + title + st.dim.Render(meta)
+		if room := width - lipgloss.Width(line) - 4; room > 8 && s.FirstPrompt != "" {
+			line += "  " + truncateText(s.FirstPrompt, room)
+		}
+		b.WriteString(line + "\n")
+	}
+	switch {
+	case p.err != nil:
+		b.WriteString(st.errText.Render("  "+p.err.Error()) + "\n")
+	case len(p.list) == 0 && p.query != "":
+		b.WriteString(st.dim.Render(fmt.Sprintf("  no saved conversation mentions %q", p.query)) + "\n")
+	case len(p.list) == 0:
+		b.WriteString(st.dim.Render("  no saved conversation yet") + "\n")
+	}
+	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
+	return body + "\n\n" + st.dim.Render("type to search · ↑/↓ select · enter resume · esc close")
+}
