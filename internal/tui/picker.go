@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/session"
 )
@@ -91,15 +92,22 @@ func (p *sessionPicker) view(width, height int) string {
 	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
 	b.WriteString(p.filter.View() + "\n")
 	now := time.Now()
+	// Titles in one column, as wide as the widest shown (up to a third
+	// of the width); age and count in the next.
+	col := 0
+	for i := start; i < end; i++ {
+		col = max(col, ansi.StringWidth(truncateText(p.list[i].Title, max(width/3, 12))))
+	}
 	for i := start; i < end; i++ {
 		s := p.list[i]
 		title := truncateText(s.Title, max(width/3, 12))
+		title += strings.Repeat(" ", col-ansi.StringWidth(title))
 		mark := "  "
 		if i == p.cursor {
 			mark = st.accent.Render("› ")
 			title = st.accent.Bold(true).Render(title)
 		}
-		meta := fmt.Sprintf("  %s · %d msgs", session.Age(s.Updated, now), s.Messages)
+		meta := fmt.Sprintf("  %-9s %3d msgs", session.Age(s.Updated, now), s.Messages)
 		if s.Cwd != here {
 			meta += " · " + filepath.Base(s.Cwd)
 		}

@@ -1,0 +1,152 @@
+package tui
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/session"
+)
+
+// TestSessionPicker: /resume alone opens the picker over a real session
+// database, this directory's sessions first; typing a word that only an
+// answer holds finds its session by the full-text index; enter continues it
+// and its transcript shows; esc closes the picker without resuming.
+func TestSessionPicker(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	base := t.TempDir()
+	paths := config.Paths{
+		ConfigDir: filepath.Join(base, "config"), DataDir: filepath.Join(base, "data"),
+		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
+	}
+	proj := filepath.Join(base, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: proj, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	store, err := a.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three sessions: two here, one elsewhere (the newest, so only the
+	// picker's order puts it last).
+	seed := func(cwd, title string, age time.Duration, msgs ...string) session.Info {
+		t.Helper()
+		when := time.Now().Add(-age)
+		info, err := store.Create(ctx, session.Info{Cwd: cwd, Title: title, FirstPrompt: msgs[0], Created: when, Updated: when})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range msgs {
+			role := llm.RoleUser
+			if i%2 == 1 {
+				role = llm.RoleAssistant
+			}
+			if _, err := store.Append(ctx, info.ID, llm.Message{Role: role, Text: text}, llm.Usage{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return info
+	}
+	otters := seed(proj, "Otter facts", 3*time.Hour, "tell me about otters", "They hold hands while they sleep, a habit called rafting.")
+	seed(proj, "Beaver dams", 2*time.Hour, "how do beavers build dams?", "With branches and mud.")
+	seed(filepath.Join(base, "elsewhere"), "Elsewhere chat", time.Minute, "hello from elsewhere", "Hello.")
+
+	u := New(Options{ImageDir: t.TempDir()})
+	b := NewAppBackend(u, a, slog.New(slog.DiscardHandler))
+	if err := b.StartSession(ctx, app.SessionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(100, 32))
+	u.attach(tm)
+	h := &harness{t: t, ui: u, tm: tm}
+	t.Cleanup(func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+		u.finish()
+	})
+
+	h.enterLine("/resume")
+	s := h.waitFor("Resume a conversation", "Otter facts", "Beaver dams", "Elsewhere chat", "tell me about otters", "2 msgs")
+	if o, e := strings.Index(s, "Otter facts"), strings.Index(s, "Elsewhere chat"); e < o || strings.Index(s, "Beaver dams") > e {
+		t.Errorf("this directory's sessions are not listed first:\n%s", s)
+	}
+	// Esc closes it and resumes nothing.
+	h.press("esc")
+	h.waitGone("Resume a conversation")
+	if b.session.Resumed.ID != "" {
+		t.Fatalf("esc resumed %s", b.session.Resumed.ID)
+	}
+
+	// "raft" is only inside an answer (as "rafting"): the search finds it.
+	h.enterLine("/resume")
+	h.waitFor("Resume a conversation", "Beaver dams")
+	h.typeText("raft")
+	s = h.waitGone("Beaver dams")
+	if !strings.Contains(s, "Otter facts") || strings.Contains(s, "Elsewhere chat") {
+		t.Fatalf("searching raft:\n%s", s)
+	}
+	h.typeText("zzz")
+	h.waitFor(`no saved conversation mentions "raftzzz"`)
+	for range 3 {
+		h.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	h.waitFor("Otter facts")
+	h.press("enter")
+	s = h.waitFor("Continuing session "+otters.ID[:8], "They hold hands while they sleep", "tell me about otters")
+	if strings.Contains(s, "Resume a conversation") {
+		t.Errorf("the picker stays open after enter:\n%s", s)
+	}
+	if b.session.Resumed.ID != otters.ID {
+		t.Errorf("resumed %q, want %q", b.session.Resumed.ID, otters.ID)
+	}
+	if hist := b.agent.Messages(); len(hist) != 2 || hist[1].Text != "They hold hands while they sleep, a habit called rafting." {
+		t.Errorf("the agent continues from %+v", hist)
+	}
+}
+
+// TestSessionPickerAtStart: otter -r without an ID opens the picker first.
+func TestSessionPickerAtStart(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	base := t.TempDir()
+	paths := config.Paths{DataDir: filepath.Join(base, "data"), ConfigDir: filepath.Join(base, "config"), StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache")}
+	ctx := context.Background()
+	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	u := New(Options{ImageDir: t.TempDir(), PickSession: true})
+	b := NewAppBackend(u, a, slog.New(slog.DiscardHandler))
+	if err := b.StartSession(ctx, app.SessionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(80, 24))
+	u.attach(tm)
+	h := &harness{t: t, ui: u, tm: tm}
+	t.Cleanup(func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+		u.finish()
+	})
+	h.waitFor("Resume a conversation", "no saved conversation yet", "esc close")
+	h.press("esc")
+	h.waitGone("Resume a conversation")
+}
