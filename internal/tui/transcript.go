@@ -11,6 +11,7 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,6 +194,12 @@ func hangingWrap(text string, width int) string {
 			continue
 		}
 		col := len(line) - len(strings.TrimLeft(line, " "))
+		if col >= 4 {
+			if code, comment, ok := cutComment(line); ok {
+				out = append(out, wrapComment(code, comment, col, width)...)
+				continue
+			}
+		}
 		if i := strings.Index(line[col:], "  "); i > 0 {
 			gap := line[col+i:]
 			col += i + len(gap) - len(strings.TrimLeft(gap, " "))
@@ -214,6 +221,43 @@ func hangingWrap(text string, width int) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// cutComment splits a line of a code snippet (a shell command, a TOML
+// setting) at its "#" comment: one that starts the line's text or follows a
+// space.
+func cutComment(line string) (code, comment string, ok bool) {
+	for i := 0; i < len(line); i++ {
+		if line[i] == '#' && (i == 0 || line[i-1] == ' ') {
+			return line[:i], strings.TrimSpace(line[i+1:]), true
+		}
+	}
+	return "", "", false
+}
+
+// wrapComment wraps a snippet line's comment so that every line it takes
+// starts with "#", so the snippet still pastes into a shell or a config
+// file: beside the code when there is room, else on lines of its own above
+// it (indented by indent).
+func wrapComment(code, comment string, indent, width int) []string {
+	var out []string
+	col := ansi.StringWidth(code)
+	// Words are never cut (a comment names variables and paths).
+	parts := strings.Split(ansi.Wordwrap(comment, max(width-col-2, 1), ""), "\n")
+	if strings.TrimSpace(code) != "" && slices.ContainsFunc(parts, func(p string) bool { return ansi.StringWidth(p) > width-col-2 }) {
+		for _, part := range strings.Split(ansi.Wordwrap(comment, max(width-indent-2, 1), ""), "\n") {
+			out = append(out, strings.Repeat(" ", indent)+"# "+strings.TrimSpace(part))
+		}
+		return append(out, strings.TrimRight(code, " "))
+	}
+	for i, part := range parts {
+		head := code
+		if i > 0 {
+			head = strings.Repeat(" ", col)
+		}
+		out = append(out, head+"# "+strings.TrimSpace(part))
+	}
+	return out
 }
 
 func (m *model) renderMarkdown(text string) string {
