@@ -174,12 +174,20 @@ api_key = "test-key"
 type tmuxPane struct {
 	t                             *testing.T
 	sock, tmux                    string
+	name                          string // the tmux session
 	home, work, cfgFile, exitFile string
 }
 
 // startTmux builds otter and runs it in a w×h tmux pane (session
 // "otter-tui") in dir/work, with cfg as the user config.
 func startTmux(t *testing.T, dir, cfg string, w, h int) *tmuxPane {
+	t.Helper()
+	return startTmuxAs(t, "otter-tui", dir, cfg, w, h)
+}
+
+// startTmuxAs is startTmux with the tmux session's name and otter's
+// arguments.
+func startTmuxAs(t *testing.T, name, dir, cfg string, w, h int, args ...string) *tmuxPane {
 	t.Helper()
 	peers := testpeer.Require(t)
 	tmux, err := exec.LookPath("tmux")
@@ -192,7 +200,7 @@ func startTmux(t *testing.T, dir, cfg string, w, h int) *tmuxPane {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
 	}
-	p := &tmuxPane{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock"),
+	p := &tmuxPane{t: t, tmux: tmux, name: name, sock: filepath.Join(dir, "tmux.sock"),
 		home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"), exitFile: filepath.Join(dir, "exit-status")}
 	cfgDir := filepath.Join(p.home, ".config", "otter")
 	for _, d := range []string{cfgDir, p.work} {
@@ -210,14 +218,14 @@ func startTmux(t *testing.T, dir, cfg string, w, h int) *tmuxPane {
 cd %q || exit 99
 unset ANTHROPIC_API_KEY OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_BASE_URL
 export HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color
-%q
+%q%s
 echo "exit=$?" > %q
 `, p.work, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
-		filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, p.exitFile)
+		filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, quoted(args), p.exitFile)
 	if err := os.WriteFile(script, []byte(run), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p.tm("new-session", "-d", "-s", "otter-tui", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script)
+	p.tm("new-session", "-d", "-s", name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script)
 	t.Cleanup(func() { _ = exec.Command(tmux, "-S", p.sock, "kill-server").Run() })
 	return p
 }
@@ -231,9 +239,18 @@ func (p *tmuxPane) tm(args ...string) string {
 	return string(out)
 }
 
-func (p *tmuxPane) capture() string { return p.tm("capture-pane", "-p", "-t", "otter-tui") }
+// quoted is args as shell words, each after a space.
+func quoted(args []string) string {
+	var b strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&b, " %q", a)
+	}
+	return b.String()
+}
 
-func (p *tmuxPane) keys(k ...string) { p.tm(append([]string{"send-keys", "-t", "otter-tui"}, k...)...) }
+func (p *tmuxPane) capture() string { return p.tm("capture-pane", "-p", "-t", p.name) }
+
+func (p *tmuxPane) keys(k ...string) { p.tm(append([]string{"send-keys", "-t", p.name}, k...)...) }
 
 // waitFor waits until the pane shows every string in want.
 func (p *tmuxPane) waitFor(want ...string) string {
