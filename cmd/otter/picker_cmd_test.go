@@ -1,0 +1,25 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+)
+
+// TestPromptResumeWithoutIDIsAnError: the TUI picks a session for -r
+// without an ID, a script cannot: with -p it exits 2, says what to give
+// instead, and sends the model nothing.
+func TestPromptResumeWithoutIDIsAnError(t *testing.T) {
+	configTestHome(t)
+	srv := llmtest.New(t, llmtest.OpenAI)
+	cfg := promptConfig(t, srv, "")
+	_, _, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "hello", "-r")
+	wantExit(t, err, 2)
+	if msg := err.Error(); !strings.Contains(msg, "--resume needs the session's ID") || !strings.Contains(msg, "--continue") {
+		t.Errorf("the error does not say what to give: %s", msg)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+}
