@@ -158,7 +158,7 @@ func newModel(u *UI, b Backend) *model {
 	m.notice(itemInfo, welcome)
 	m.resume() // session.go: a continued conversation's messages
 	if sb, ok := b.(SessionBackend); ok && u.opts.PickSession {
-		m.panel = newSessionPicker(m, sb) // picker.go
+		m.openSessionPicker(sb) // picker.go
 	}
 	if m.provider.Help != "" {
 		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")

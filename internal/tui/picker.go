@@ -22,11 +22,22 @@ type sessionPicker struct {
 	m      *model
 	sb     SessionBackend
 	filter textinput.Model
-	query  string // the words list was found for
+	query  string // the words list is (being) found for
 	list   []session.Info
 	err    error
 	cursor int
 	done   bool
+	// searching: a search for query runs (a full-text search of a large
+	// store takes a moment, so it runs off the UI's loop).
+	searching bool
+}
+
+// sessionsFoundMsg is the end of a picker's search.
+type sessionsFoundMsg struct {
+	p     *sessionPicker
+	query string
+	list  []session.Info
+	err   error
 }
 
 func newSessionPicker(m *model, sb SessionBackend) *sessionPicker {
@@ -39,17 +50,49 @@ func newSessionPicker(m *model, sb SessionBackend) *sessionPicker {
 	return p
 }
 
-// find lists the sessions whose messages hold the filter's words (all of
-// them without words).
+// openSessionPicker opens the picker, or says why the saved sessions
+// cannot be listed.
+func (m *model) openSessionPicker(sb SessionBackend) {
+	p := newSessionPicker(m, sb)
+	if p.err != nil {
+		m.notice(itemError, p.err.Error())
+		return
+	}
+	m.panel = p
+}
+
+// find lists the saved sessions (a quick list, read at once).
 func (p *sessionPicker) find() {
-	p.query = strings.TrimSpace(p.filter.Value())
-	p.list, p.err = p.sb.FindSessions(p.m.ctx, p.query)
+	p.query, p.searching = "", false
+	p.list, p.err = p.sb.FindSessions(p.m.ctx, "")
 	p.cursor = 0
+}
+
+// search starts the search for the sessions whose messages hold the
+// filter's words; the list changes when it ends.
+func (p *sessionPicker) search() tea.Cmd {
+	q := strings.TrimSpace(p.filter.Value())
+	if q == "" {
+		p.find()
+		return nil
+	}
+	p.query, p.searching = q, true
+	sb, ctx := p.sb, p.m.ctx
+	return func() tea.Msg {
+		list, err := sb.FindSessions(ctx, q)
+		return sessionsFoundMsg{p: p, query: q, list: list, err: err}
+	}
 }
 
 func (p *sessionPicker) finished() bool { return p.done }
 
 func (p *sessionPicker) update(msg tea.Msg) tea.Cmd {
+	if f, ok := msg.(sessionsFoundMsg); ok {
+		if f.p == p && f.query == p.query { // else a later search is on its way
+			p.list, p.err, p.cursor, p.searching = f.list, f.err, 0, false
+		}
+		return nil
+	}
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch k.String() {
 		case "esc":
@@ -72,7 +115,7 @@ func (p *sessionPicker) update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	p.filter, cmd = p.filter.Update(msg)
 	if strings.TrimSpace(p.filter.Value()) != p.query {
-		p.find()
+		return tea.Batch(cmd, p.search())
 	}
 	return cmd
 }
@@ -86,6 +129,9 @@ func (p *sessionPicker) view(width, height int) string {
 	count := fmt.Sprintf("  %d", len(p.list))
 	if start > 0 || end < len(p.list) {
 		count = fmt.Sprintf("  %d–%d of %d", start+1, end, len(p.list))
+	}
+	if p.searching {
+		count += " · searching…"
 	}
 	var b strings.Builder
 	b.WriteString(st.title.Render("Resume a conversation") + st.dim.Render(count+" · this directory's first") + "\n")
@@ -120,6 +166,7 @@ func (p *sessionPicker) view(width, height int) string {
 	switch {
 	case p.err != nil:
 		b.WriteString(st.errText.Render("  "+p.err.Error()) + "\n")
+	case len(p.list) == 0 && p.searching:
 	case len(p.list) == 0 && p.query != "":
 		b.WriteString(st.dim.Render(fmt.Sprintf("  no saved conversation mentions %q", p.query)) + "\n")
 	case len(p.list) == 0:

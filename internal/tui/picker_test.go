@@ -23,33 +23,22 @@ import (
 // answer holds finds its session by the full-text index; enter continues it
 // and its transcript shows; esc closes the picker without resuming.
 func TestSessionPicker(t *testing.T) {
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", "")
 	base := t.TempDir()
-	paths := config.Paths{
-		ConfigDir: filepath.Join(base, "config"), DataDir: filepath.Join(base, "data"),
-		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
-	}
 	proj := filepath.Join(base, "proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	h, b, a := startAppUI(t, base, proj, "", Options{})
 	ctx := context.Background()
-	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: proj, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
 	store, err := a.Sessions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Three sessions: two here, one elsewhere (the newest, so only the
-	// picker's order puts it last).
-	seed := func(cwd, title string, age time.Duration, msgs ...string) session.Info {
+	// Three sessions: two here, one elsewhere (saved last, the newest, so
+	// only the picker's order puts it last).
+	seed := func(cwd, title string, msgs ...string) session.Info {
 		t.Helper()
-		when := time.Now().Add(-age)
-		info, err := store.Create(ctx, session.Info{Cwd: cwd, Title: title, FirstPrompt: msgs[0], Created: when, Updated: when})
+		info, err := store.Create(ctx, session.Info{Cwd: cwd, Title: title, FirstPrompt: msgs[0]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,23 +53,9 @@ func TestSessionPicker(t *testing.T) {
 		}
 		return info
 	}
-	otters := seed(proj, "Otter facts", 3*time.Hour, "tell me about otters", "They hold hands while they sleep, a habit called rafting.")
-	seed(proj, "Beaver dams", 2*time.Hour, "how do beavers build dams?", "With branches and mud.")
-	seed(filepath.Join(base, "elsewhere"), "Elsewhere chat", time.Minute, "hello from elsewhere", "Hello.")
-
-	u := New(Options{ImageDir: t.TempDir()})
-	b := NewAppBackend(u, a, slog.New(slog.DiscardHandler))
-	if err := b.StartSession(ctx, app.SessionOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(100, 32))
-	u.attach(tm)
-	h := &harness{t: t, ui: u, tm: tm}
-	t.Cleanup(func() {
-		_ = tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
-		u.finish()
-	})
+	otters := seed(proj, "Otter facts", "tell me about otters", "They hold hands while they sleep, a habit called rafting.")
+	seed(proj, "Beaver dams", "how do beavers build dams?", "With branches and mud.")
+	seed(filepath.Join(base, "elsewhere"), "Elsewhere chat", "hello from elsewhere", "Hello.")
 
 	h.enterLine("/resume")
 	s := h.waitFor("Resume a conversation", "Otter facts", "Beaver dams", "Elsewhere chat", "tell me about otters", "2 msgs")
@@ -123,30 +98,56 @@ func TestSessionPicker(t *testing.T) {
 
 // TestSessionPickerAtStart: otter -r without an ID opens the picker first.
 func TestSessionPickerAtStart(t *testing.T) {
+	base := t.TempDir()
+	h, _, _ := startAppUI(t, base, base, "", Options{PickSession: true})
+	h.waitFor("Resume a conversation", "no saved conversation yet", "esc close")
+	h.press("esc")
+	h.waitGone("Resume a conversation")
+}
+
+// TestSessionPickerSessionsOff: with saving turned off, /resume says so
+// instead of opening an empty picker.
+func TestSessionPickerSessionsOff(t *testing.T) {
+	base := t.TempDir()
+	cfg := filepath.Join(base, "otter.toml")
+	if err := os.WriteFile(cfg, []byte("[sessions]\nenabled = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, _, _ := startAppUI(t, base, base, cfg, Options{})
+	h.enterLine("/resume")
+	if s := h.waitFor("saving conversations is turned off"); strings.Contains(s, "Resume a conversation") {
+		t.Errorf("the picker opened:\n%s", s)
+	}
+}
+
+// startAppUI runs the TUI over a real app (a new conversation, saved in
+// a session database under base) with o.
+func startAppUI(t *testing.T, base, workDir, configFile string, o Options) (*harness, *AppBackend, *app.App) {
+	t.Helper()
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
-	base := t.TempDir()
-	paths := config.Paths{DataDir: filepath.Join(base, "data"), ConfigDir: filepath.Join(base, "config"), StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache")}
+	paths := config.Paths{
+		ConfigDir: filepath.Join(base, "config"), DataDir: filepath.Join(base, "data"),
+		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
+	}
 	ctx := context.Background()
-	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler)})
+	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: workDir, ConfigFile: configFile, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	u := New(Options{ImageDir: t.TempDir(), PickSession: true})
+	t.Cleanup(func() { a.Close() })
+	o.ImageDir = t.TempDir()
+	u := New(o)
 	b := NewAppBackend(u, a, slog.New(slog.DiscardHandler))
 	if err := b.StartSession(ctx, app.SessionOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(80, 24))
+	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(100, 32))
 	u.attach(tm)
-	h := &harness{t: t, ui: u, tm: tm}
 	t.Cleanup(func() {
 		_ = tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 		u.finish()
 	})
-	h.waitFor("Resume a conversation", "no saved conversation yet", "esc close")
-	h.press("esc")
-	h.waitGone("Resume a conversation")
+	return &harness{t: t, ui: u, tm: tm}, b, a
 }

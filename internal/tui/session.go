@@ -301,7 +301,7 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 // without rest it opens the picker.
 func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest string) tea.Cmd {
 	if rest == "" {
-		m.panel = newSessionPicker(m, sb) // picker.go
+		m.openSessionPicker(sb) // picker.go
 		return nil
 	}
 	if !strings.Contains(rest, " ") {
