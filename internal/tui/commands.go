@@ -27,7 +27,7 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -363,8 +363,8 @@ func (m *model) complete() {
 				cands = append(cands, e.Info.Name) // /call takes it alone
 			}
 		}
-	case strings.HasPrefix(v, "/mcp tools "):
-		base = "/mcp tools "
+	case strings.HasPrefix(v, "/mcp tools "), strings.HasPrefix(v, "/mcp resources "), strings.HasPrefix(v, "/mcp prompts "):
+		base = v[:strings.Index(v[len("/mcp "):], " ")+len("/mcp ")+1]
 		for _, s := range m.servers {
 			cands = append(cands, s.Name)
 		}
@@ -401,6 +401,6 @@ func (m *model) complete() {
 		if len(shown) > 8 {
 			shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(matches)-8))
 		}
-		m.hint = strings.Join(shown, "  ") + "  (tab again cycles)"
+		m.hint = "(tab again cycles)  " + strings.Join(shown, "  ") // the key first: a long list is cut at the right
 	}
 }

@@ -81,3 +81,29 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 	h.enterLine("/mcp resources nosuch")
 	h.waitFor(`no MCP server is named "nosuch"`)
 }
+
+func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
+	b := resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2, Templates: 1}},
+		prompts: []mcphost.Prompt{{Server: "docs", Name: "review", Description: "Review a file"}},
+	}}
+	h := startWith(t, b, b.fakeBackend)
+	h.typeText("/mcp r")
+	h.press("tab")
+	h.waitFor("/mcp reload", "/mcp resources") // both start so: Tab offers them
+	h.typeText("s")                            // "/mcp re" + "s"
+	h.press("tab")
+	h.waitFor("› /mcp resources ")
+	h.typeText("d")
+	h.press("tab")
+	h.waitFor("› /mcp resources docs ")
+	h.press("enter")
+	h.waitFor("Resources", "3 shown")
+	h.press("esc")
+	h.waitGone("3 shown")
+	h.typeText("/mcp p")
+	h.press("tab")
+	h.waitFor("› /mcp prompts ")
+	h.press("enter")
+	h.waitFor("/mcp__docs__review", "Review a file")
+}
