@@ -979,38 +979,77 @@ func (m *model) statusBar() string {
 			login++
 		}
 	}
-	mid := fmt.Sprintf(" · %d/%d servers · %d tools", connected, len(m.servers), len(m.tools))
+	// Each part with the order in which it goes when the bar is too
+	// narrow (0: never); what goes first matters least.
+	left := []barPart{{"otter", 1}, {provider, 7}, {fmt.Sprintf("%d/%d servers", connected, len(m.servers)), 8}, {fmt.Sprintf("%d tools", len(m.tools)), 4}}
 	if login > 0 {
-		mid += fmt.Sprintf(" · %d need login", login)
+		left = append(left, barPart{fmt.Sprintf("%d need login", login), 0})
 	}
-	working := m.busy || m.calls > 0
-	tokens := m.ctxLine
-	if tokens == "" && m.usage.InputTokens+m.usage.OutputTokens > 0 {
-		tokens = fmt.Sprintf("↑%s ↓%s tokens ", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens))
+	var right []barPart
+	if m.busy || m.calls > 0 {
+		right = append(right, barPart{m.spin.View() + " working", 0}, barPart{"esc cancels", 2})
+	}
+	if m.ctxLine != "" {
+		share, cost, _ := strings.Cut(strings.TrimSpace(m.ctxLine), " · ")
+		right = append(right, barPart{share, 6}, barPart{cost, 3})
+	} else if m.usage.InputTokens+m.usage.OutputTokens > 0 {
+		right = append(right, barPart{fmt.Sprintf("↑%s ↓%s tokens", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens)), 6})
 	}
 	// From the most to the least detailed, the first layout that fits.
-	var line string
-	for _, short := range []bool{false, true} {
-		left := " otter · " + provider
-		right := tokens
-		if working {
-			right = m.spin.View() + " working · esc cancels " + tokens
-		}
-		if short {
-			left = " " + provider
-			if working {
-				right = m.spin.View() + " esc cancels " + strings.TrimSuffix(tokens, "tokens ")
-			} else {
-				right = strings.TrimSuffix(tokens, "tokens ")
+	for level := 0; ; level++ {
+		l, r := keptParts(left, level), keptParts(right, level)
+		head, rest := "", l
+		if len(l) > 0 && (l[0] == "otter" || l[0] == provider) { // the name and the model stand out
+			n := 1
+			if len(l) > 1 && l[0] == "otter" && l[1] == provider {
+				n = 2
 			}
+			head, rest = " "+strings.Join(l[:n], " · "), l[n:]
 		}
-		line = st.statusKey.Render(left) + st.status.Render(mid)
-		if gap := m.width - lipgloss.Width(line) - lipgloss.Width(right); gap >= 1 {
-			return line + st.status.Render(strings.Repeat(" ", gap)+right)
+		mid := strings.Join(rest, " · ")
+		if head != "" && mid != "" {
+			mid = " · " + mid
+		} else if head == "" {
+			mid = " " + mid
 		}
-		line += st.status.Render(" " + right)
+		line := st.statusKey.Render(head) + st.status.Render(mid)
+		tail := strings.Join(r, " · ")
+		if tail != "" {
+			tail += " "
+		}
+		gap := m.width - lipgloss.Width(line) - lipgloss.Width(tail)
+		if gap >= 1 {
+			return line + st.status.Render(strings.Repeat(" ", gap)+tail)
+		}
+		if level > 8 { // narrower than what is never dropped: cut between words
+			plain := ansi.Strip(line + " " + tail)
+			for ansi.StringWidth(plain) > m.width {
+				i := strings.LastIndex(strings.TrimRight(plain, " "), " ")
+				if i <= 0 {
+					return ""
+				}
+				plain = plain[:i]
+			}
+			return st.status.Render(plain)
+		}
 	}
-	return ansi.Truncate(line, m.width, "…")
+}
+
+// barPart is a part of the status bar and when it goes (see statusBar).
+type barPart struct {
+	text string
+	drop int
+}
+
+// keptParts returns the texts of the parts that stay at level.
+func keptParts(parts []barPart, level int) []string {
+	var out []string
+	for _, p := range parts {
+		if p.text != "" && (p.drop == 0 || p.drop > level) {
+			out = append(out, p.text)
+		}
+	}
+	return out
 }
 
 func humanCount(n int64) string {

@@ -1,12 +1,17 @@
 package tui
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/mcphost"
 )
 
 // The no-provider help is meant to be copied into a shell or a config
@@ -31,6 +36,65 @@ func TestNoProviderSnippetWrapsCommentsAsComments(t *testing.T) {
 				if i := strings.Index(line, word); i >= 0 && !strings.Contains(line[:i], "#") {
 					t.Errorf("at %d columns, %q continues a comment without #:\n%s", width, line, s)
 				}
+			}
+		}
+	}
+}
+
+// At 80 and 60 columns the status bar drops its least important parts
+// first (the name, the hint, the cost, the tool count) and keeps whole
+// words: while a turn runs it still says that otter is working and that a
+// server needs a login.
+func TestStatusBarDegradesByWholeParts(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	b := &fakeBackend{
+		provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"},
+		servers: []mcphost.Status{
+			{Name: "a", State: mcphost.StateConnected}, {Name: "b", State: mcphost.StateConnected},
+			{Name: "c", State: mcphost.StateConnected}, {Name: "gh", State: mcphost.StateNeedsAuth},
+		},
+	}
+	for i := range 12 {
+		b.tools = append(b.tools, entry("a", fmt.Sprint("t", i), "", `{}`, nil))
+	}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		b.mu.Lock()
+		b.ctxState = agent.ContextState{Window: 200_000, WindowKnown: true, Used: 62_000}
+		b.costs = []agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 1, Priced: true, Cost: 0.1234}}
+		b.mu.Unlock()
+		emit(agent.Usage{InputTokens: 62_000, OutputTokens: 500})
+		select {
+		case <-ctx.Done():
+		case <-release:
+		}
+		return nil
+	}
+	t.Cleanup(func() { close(release) })
+	h := start(t, b)
+	h.enterLine("go on")
+	h.waitFor("31% of 200.0k", "working")
+	words := map[string]bool{}
+	for _, w := range strings.Fields("otter · anthropic/claude-sonnet-4-6 3/4 servers 12 tools 1 need login working · esc cancels 31% of 200.0k · $0.1234") {
+		words[w] = true
+	}
+	for _, width := range []int{80, 60} {
+		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 24})
+		s := h.waitFor("working", "need login")
+		lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+		bar := lines[len(lines)-1]
+		t.Logf("%d columns: %q", width, bar)
+		if ansi.StringWidth(bar) > width {
+			t.Errorf("at %d columns the status bar is %d wide: %q", width, ansi.StringWidth(bar), bar)
+		}
+		for i, w := range strings.Fields(bar) {
+			if !words[w] && !(i > 0 && len([]rune(w)) == 1) { // the spinner
+				t.Errorf("at %d columns the status bar cuts a word (%q): %q", width, w, bar)
+			}
+		}
+		for _, want := range []string{"1 need login", "working", "servers"} {
+			if !strings.Contains(bar, want) {
+				t.Errorf("at %d columns the status bar drops %q: %q", width, want, bar)
 			}
 		}
 	}
