@@ -27,7 +27,7 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
 
 const helpText = `Commands
   /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -111,6 +111,8 @@ func (m *model) command(line string) tea.Cmd {
 		default:
 			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server], /mcp resources [server], /mcp prompts [server] or /mcp reload", sub))
 		}
+	case "/open":
+		return m.openLink(rest)
 	case "/call":
 		return m.callCommand(rest)
 	case "/copy":

@@ -86,6 +86,7 @@ type model struct {
 	tools    []tool.Entry
 	offer    agent.ToolOffer // which tools are deferred
 	prompts  []mcphost.Prompt
+	links    []resourceItem // the resource links of the last tool result that had any: /open N
 
 	busy   bool
 	queue  []string // messages typed while the agent works, sent after
@@ -777,6 +778,7 @@ func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.D
 	if it.rawCall && res != nil {
 		it.raw = resultFields(res)
 	}
+	m.noteLinks(it, res)
 	it.stale = true
 	it.cancel = nil
 	delete(m.toolItems, it.id)

@@ -7,10 +7,12 @@ package tui
 // mention, which the backend expands when the message is sent.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -22,6 +24,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // ResourceBackend is what the resource browser needs from the core; a
@@ -80,6 +83,7 @@ type resourcesPanel struct {
 	filter  textinput.Model
 	cursor  int
 	preview *resourcePreviewMsg // shown when set
+	shown   resourceItem        // what the preview shows
 	loading string
 	scroll  int
 	done    bool
@@ -132,7 +136,7 @@ func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
 			case "down", "j":
 				p.scroll++
 			case "a":
-				return p.attach()
+				return p.attach(p.shown)
 			}
 			return nil
 		}
@@ -151,19 +155,12 @@ func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
 			if !ok {
 				return nil
 			}
-			if it.template != "" {
-				p.preview = &resourcePreviewMsg{key: it.label(), text: "resource template " + it.template +
-					"\n\n" + it.desc + "\n\nPress a to put @" + it.server + ":" + it.template + " in the input, then fill in its {variables}."}
-				return nil
-			}
-			p.loading = it.label()
-			rb, ctx := p.rb, p.m.ctx
-			return func() tea.Msg {
-				res, err := rb.ReadResource(ctx, it.server, it.uri)
-				return resourcePreviewMsg{key: it.label(), text: previewText(res), err: err}
-			}
+			return p.open(it)
 		case "tab", "ctrl+a":
-			return p.attach()
+			if it, ok := p.selected(); ok {
+				return p.attach(it)
+			}
+			return nil
 		}
 	}
 	var cmd tea.Cmd
@@ -174,13 +171,24 @@ func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// attach closes the browser and puts the selected resource's mention in
-// the input.
-func (p *resourcesPanel) attach() tea.Cmd {
-	it, ok := p.selected()
-	if !ok {
+// open previews it: a resource is read, a template described.
+func (p *resourcesPanel) open(it resourceItem) tea.Cmd {
+	p.shown = it
+	if it.template != "" {
+		p.preview = &resourcePreviewMsg{key: it.label(), text: "resource template " + it.template +
+			"\n\n" + it.desc + "\n\nPress a to put @" + it.server + ":" + it.template + " in the input, then fill in its {variables}."}
 		return nil
 	}
+	p.loading = it.label()
+	rb, ctx := p.rb, p.m.ctx
+	return func() tea.Msg {
+		res, err := rb.ReadResource(ctx, it.server, it.uri)
+		return resourcePreviewMsg{key: it.label(), text: previewText(res), err: err}
+	}
+}
+
+// attach closes the browser and puts its mention in the input.
+func (p *resourcesPanel) attach(it resourceItem) tea.Cmd {
 	p.done = true
 	mention := it.mention()
 	if it.template != "" {
@@ -378,4 +386,74 @@ func (m *model) mentionCandidates(v string) (base string, cands []string, ok boo
 		}
 	}
 	return v[:i+1], cands, true
+}
+
+// noteLinks keeps the resource links of a finished tool call's result for
+// /open, and says so under the result. A link belongs to the server whose
+// tool returned it, or else to the server that lists its URI.
+func (m *model) noteLinks(it *item, res *tool.Result) {
+	if res == nil {
+		return
+	}
+	server := ""
+	if i := slices.IndexFunc(m.tools, func(e tool.Entry) bool { return e.Name == it.name }); i >= 0 {
+		server = m.tools[i].Info.Server
+	}
+	rb, _ := m.b.(ResourceBackend)
+	var links []resourceItem
+	for _, c := range res.Content {
+		l, ok := c.(*sdk.ResourceLink)
+		if !ok {
+			continue
+		}
+		owner := server
+		if owner == "" && rb != nil {
+			for _, r := range rb.Resources() {
+				if r.URI == l.URI {
+					owner = r.Server
+				}
+			}
+		}
+		links = append(links, resourceItem{server: owner, uri: l.URI, name: cmp.Or(l.Title, l.Name), mime: l.MIMEType, desc: l.Description})
+	}
+	if len(links) == 0 {
+		return
+	}
+	m.links = links
+	hint := "/open previews the resource link"
+	if len(links) > 1 {
+		hint = fmt.Sprintf("/open 1…%d previews a resource link", len(links))
+	}
+	it.result += "\n(" + hint + ")"
+}
+
+// openLink is /open [N]: the preview of the resource browser for the Nth
+// resource link (the first by default) of the last tool result with links.
+func (m *model) openLink(arg string) tea.Cmd {
+	rb, ok := m.b.(ResourceBackend)
+	if !ok {
+		m.notice(itemError, "resources are not available here")
+		return nil
+	}
+	if len(m.links) == 0 {
+		m.notice(itemError, "no tool result has a resource link to open yet")
+		return nil
+	}
+	n := 1
+	if arg = strings.TrimSpace(arg); arg != "" {
+		v, err := strconv.Atoi(arg)
+		if err != nil || v < 1 || v > len(m.links) {
+			m.notice(itemError, fmt.Sprintf("/open takes the number of a resource link of the last result, 1 to %d; %q is not one", len(m.links), arg))
+			return nil
+		}
+		n = v
+	}
+	link := m.links[n-1]
+	if link.server == "" {
+		m.notice(itemError, fmt.Sprintf("no connected server is known to hold %s, so otter cannot read it", link.uri))
+		return nil
+	}
+	p := newResourcesPanel(m, rb, link.server)
+	m.panel = p
+	return p.open(link)
 }

@@ -2,12 +2,15 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // resourceFake is the scripted core with resources.
@@ -106,4 +109,35 @@ func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
 	h.waitFor("› /mcp prompts ")
 	h.press("enter")
 	h.waitFor("/mcp__docs__review", "Review a file")
+}
+
+func TestOpenResourceLinkOfToolResult(t *testing.T) {
+	b := resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2}},
+		tools:   []tool.Entry{entry("docs", "find", "Finds documents", `{"type":"object"}`, nil)},
+	}}
+	b.send = func(_ context.Context, _ string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "c1", Name: "mcp__docs__find", Args: json.RawMessage(`{}`)})
+		emit(agent.ToolCallFinished{ID: "c1", Name: "mcp__docs__find", Result: &tool.Result{Content: []sdk.Content{
+			&sdk.TextContent{Text: "two documents"},
+			&sdk.ResourceLink{URI: "demo://logo.png", Name: "logo", MIMEType: "image/png"},
+			&sdk.ResourceLink{URI: "demo://guide/architecture.md", Name: "architecture.md"},
+		}}})
+		emit(agent.TurnFinished{Text: "found them"})
+		return nil
+	}
+	h := startWith(t, b, b.fakeBackend)
+	h.enterLine("/open")
+	h.waitFor("no tool result has a resource link to open yet")
+	h.enterLine("find the docs")
+	h.waitFor("[resource link: architecture.md, demo://guide/architecture.md]", "/open 1…2 previews a resource link", "found them")
+	h.enterLine("/open 3")
+	h.waitFor(`1 to 2; "3" is not one`)
+	h.enterLine("/open 2")
+	h.waitFor("docs:demo://guide/architecture.md", "# Architecture", "The core emits events.", "a attach to the next message")
+	if !b.did("read docs demo://guide/architecture.md") {
+		t.Errorf("/open did not read the linked resource; actions %v", b.actions)
+	}
+	h.press("a") // attaches what the preview shows, not the browser's first row
+	h.waitFor("› @docs:demo://guide/architecture.md")
 }
