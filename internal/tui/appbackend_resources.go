@@ -28,6 +28,12 @@ func (b *AppBackend) ReadResource(ctx context.Context, server, uri string) (*sdk
 	return b.app.MCP.ReadResource(ctx, server, uri)
 }
 
+var _ CompletionBackend = (*AppBackend)(nil)
+
+func (b *AppBackend) Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
+	return b.app.MCP.Complete(ctx, server, ref, name, arg, value, resolved)
+}
+
 // withMentions turns a typed message into the user message for the model,
 // its @SERVER:URI mentions attached, and reports the attachments through
 // emit. A resource that cannot be read fails the message.

@@ -332,18 +332,21 @@ type completion struct {
 	value   string // the input the last Tab left
 }
 
-func (m *model) complete() {
+func (m *model) complete() tea.Cmd {
 	v := m.input.Value()
-	mentionBase, mentionCands, isMention := m.mentionCandidates(v)
+	mentionBase, mentionCands, isMention, ask := m.mentionCandidates(v)
+	if ask != nil {
+		return ask // the server's values arrive as a templateValuesMsg
+	}
 	if !isMention && (!strings.HasPrefix(v, "/") || strings.Contains(v, "\n")) {
-		return
+		return nil
 	}
 	if c := m.cycle; c != nil && v == c.value {
 		c.i = (c.i + 1) % len(c.matches)
 		c.value = c.base + c.matches[c.i]
 		m.input.SetValue(c.value)
 		m.hint = fmt.Sprintf("%d/%d  %s", c.i+1, len(c.matches), strings.Join(c.matches, "  "))
-		return
+		return nil
 	}
 	m.cycle = nil
 	var base string
@@ -388,7 +391,11 @@ func (m *model) complete() {
 	case 0:
 		m.hint = "no completion for " + v
 	case 1:
-		m.input.SetValue(base + matches[0] + " ")
+		sep := " "
+		if isMention && strings.Contains(matches[0], "{") {
+			sep = "" // a template: Tab next completes its {variable}
+		}
+		m.input.SetValue(base + matches[0] + sep)
 		m.hint = ""
 	default:
 		prefix := matches[0]
@@ -405,4 +412,5 @@ func (m *model) complete() {
 		}
 		m.hint = "(tab again cycles)  " + strings.Join(shown, "  ") // the key first: a long list is cut at the right
 	}
+	return nil
 }

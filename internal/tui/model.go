@@ -81,12 +81,13 @@ type model struct {
 	histPos int
 	draft   string
 
-	provider Provider
-	servers  []mcphost.Status
-	tools    []tool.Entry
-	offer    agent.ToolOffer // which tools are deferred
-	prompts  []mcphost.Prompt
-	links    []resourceItem // the resource links of the last tool result that had any: /open N
+	provider  Provider
+	servers   []mcphost.Status
+	tools     []tool.Entry
+	offer     agent.ToolOffer // which tools are deferred
+	prompts   []mcphost.Prompt
+	links     []resourceItem  // the resource links of the last tool result that had any: /open N
+	varValues *varValuesCache // a server's values for a template variable, while Tab offers them
 
 	busy   bool
 	queue  []string // messages typed while the agent works, sent after
@@ -346,6 +347,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.notice(msg.kind, msg.text)
 		return nil
 
+	case templateValuesMsg:
+		return m.gotTemplateValues(msg)
+
 	case reloadedMsg:
 		was := m.provider
 		m.refresh()
@@ -508,8 +512,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "tab":
-		m.complete()
-		return nil
+		return m.complete()
 	case "pgup":
 		m.scrollUp(max(m.mainHeight()/2, 1))
 		return nil

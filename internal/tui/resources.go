@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -371,21 +372,117 @@ func promptSummary(p mcphost.Prompt, vals map[string]string, parts []string) str
 
 // mentionCandidates completes an @SERVER:URI being typed at the end of v:
 // base is v up to the @, cands every resource (and template) as a mention.
-func (m *model) mentionCandidates(v string) (base string, cands []string, ok bool) {
+// In a template's {variable} (typed or still literal), it asks the server
+// for the variable's values instead: ask then reads them, and the Tab that
+// they answer (gotTemplateValues) finds them in m.varValues.
+func (m *model) mentionCandidates(v string) (base string, cands []string, ok bool, ask tea.Cmd) {
 	rb, isRB := m.b.(ResourceBackend)
 	i := strings.LastIndexAny(v, " \n\t")
 	word := v[i+1:]
 	if !isRB || !strings.HasPrefix(word, "@") {
-		return "", nil, false
+		return "", nil, false, nil
 	}
+	vv := m.varValues
+	if vv != nil && vv.input == v && !vv.failed {
+		return vv.base, vv.cands, true, nil
+	}
+	cycling := m.cycle != nil && m.cycle.value == v
+	cb, canComplete := m.b.(CompletionBackend)
+	canComplete = canComplete && (vv == nil || vv.input != v) // not again after the server failed
 	for _, it := range resourceItems(rb, "") {
-		if it.template != "" {
-			cands = append(cands, "@"+it.server+":"+it.template)
-		} else {
+		if it.template == "" {
 			cands = append(cands, it.mention())
+			continue
+		}
+		cands = append(cands, "@"+it.server+":"+it.template)
+		if canComplete && !cycling && ask == nil {
+			ask = m.askTemplateVar(cb, v, v[:i+1], word, it)
 		}
 	}
-	return v[:i+1], cands, true
+	if ask != nil {
+		return "", nil, false, ask
+	}
+	return v[:i+1], cands, true, nil
+}
+
+// templateVar splits a URI template at its first {variable}.
+func templateVar(tmpl string) (prefix, name, suffix string, ok bool) {
+	open := strings.Index(tmpl, "{")
+	end := strings.Index(tmpl, "}")
+	if open < 0 || end < open {
+		return "", "", "", false
+	}
+	return tmpl[:open], strings.Trim(tmpl[open+1:end], "+#./;?&*"), tmpl[end+1:], true
+}
+
+// varValuesCache is what the server offered for a template's variable, for
+// the input it was asked for.
+type varValuesCache struct {
+	input, base string
+	cands       []string
+	failed      bool // the server gave none: Tab offers the templates
+}
+
+// templateValuesMsg carries a server's values for a template variable.
+type templateValuesMsg struct {
+	input, base, head, suffix string
+	values                    []string
+	err                       error
+}
+
+// askTemplateVar asks cb for the values of its first variable when word
+// is its mention typed up to that variable (the variable still literal, or
+// a value being typed in its place); nil when word is not in it.
+func (m *model) askTemplateVar(cb CompletionBackend, v, base, word string, it resourceItem) tea.Cmd {
+	prefix, name, suffix, ok := templateVar(it.template)
+	head := "@" + it.server + ":" + prefix
+	if !ok || !strings.HasPrefix(word, head) {
+		return nil
+	}
+	value := strings.TrimPrefix(word[len(head):], "{"+name+"}")
+	value = strings.TrimSuffix(value, suffix)
+	if strings.ContainsAny(value, "{}/") {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		vals, err := cb.Complete(ctx, it.server, "ref/resource", it.template, name, value, nil)
+		return templateValuesMsg{input: v, base: base, head: head, suffix: suffix, values: vals, err: err}
+	}
+}
+
+// gotTemplateValues offers a server's values for a template variable as
+// Tab's candidates, when the input is still what they were asked for.
+func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
+	if m.input.Value() != msg.input {
+		return nil
+	}
+	if msg.err != nil {
+		slog.Debug("completing a resource template variable", "err", msg.err)
+		m.varValues = &varValuesCache{input: msg.input, failed: true}
+		defer func() { m.varValues = nil }()
+		return m.complete()
+	}
+	cands := make([]string, len(msg.values))
+	for i, v := range msg.values {
+		cands[i] = msg.head + v + msg.suffix
+	}
+	word := strings.TrimPrefix(msg.input, msg.base)
+	if strings.Contains(word, "{") {
+		// The variable is still literal: every value is a candidate.
+		msg.input = msg.base + msg.head
+		m.input.SetValue(msg.input)
+	}
+	m.varValues = &varValuesCache{input: msg.input, base: msg.base, cands: cands}
+	defer func() { m.varValues = nil }()
+	return m.complete()
+}
+
+// CompletionBackend completes the arguments of prompts and the variables of
+// resource templates with the server's completion/complete; a Backend
+// that implements it gets them completed by Tab.
+type CompletionBackend interface {
+	Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error)
 }
 
 // noteLinks keeps the resource links of a finished tool call's result for

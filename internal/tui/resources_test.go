@@ -27,6 +27,18 @@ func (resourceFake) ResourceTemplates() []mcphost.ResourceTemplate {
 	return []mcphost.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
 }
 
+// Complete offers the values of the template's {id} that start with value.
+func (f resourceFake) Complete(_ context.Context, server, ref, name, arg, value string, _ map[string]string) ([]string, error) {
+	f.record("complete " + server + " " + ref + " " + name + " " + arg + "=" + value)
+	var out []string
+	for _, v := range []string{"1", "2", "12"} {
+		if strings.HasPrefix(v, value) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
 func (f resourceFake) ReadResource(_ context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
 	f.record("read " + server + " " + uri)
 	if strings.HasSuffix(uri, ".png") {
@@ -140,4 +152,27 @@ func TestOpenResourceLinkOfToolResult(t *testing.T) {
 	}
 	h.press("a") // attaches what the preview shows, not the browser's first row
 	h.waitFor("› @docs:demo://guide/architecture.md")
+}
+
+func TestMentionCompletesTemplateVariables(t *testing.T) {
+	b := resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2, Templates: 1}},
+	}}
+	h := startWith(t, b, b.fakeBackend)
+	h.typeText("read @docs:demo://t")
+	h.press("tab") // the template itself
+	h.waitFor("› read @docs:demo://text/{id}")
+	h.press("tab") // its {id}, from the server
+	h.waitFor("› read @docs:demo://text/", "demo://text/1", "demo://text/12", "demo://text/2")
+	if !b.did("complete docs ref/resource demo://text/{id} id=") {
+		t.Errorf("Tab did not ask the server for {id}; actions %v", b.actions)
+	}
+	h.typeText("1")
+	h.press("tab")
+	h.waitFor("(tab again cycles)  @docs:demo://text/1  @docs:demo://text/12")
+	if !b.did("complete docs ref/resource demo://text/{id} id=1") {
+		t.Errorf("Tab did not ask the server for {id} from 1; actions %v", b.actions)
+	}
+	h.press("tab", "tab")
+	h.waitFor("› read @docs:demo://text/12")
 }
