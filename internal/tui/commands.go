@@ -345,7 +345,8 @@ func (m *model) complete() tea.Cmd {
 		c.i = (c.i + 1) % len(c.matches)
 		c.value = c.base + c.matches[c.i]
 		m.input.SetValue(c.value)
-		m.hint = fmt.Sprintf("%d/%d  %s", c.i+1, len(c.matches), strings.Join(c.matches, "  "))
+		from := c.i / shownCandidates * shownCandidates // the page of the one shown
+		m.hint = fmt.Sprintf("%d/%d  %s", c.i+1, len(c.matches), strings.Join(candidatePage(c.matches, from), "  "))
 		return nil
 	}
 	m.cycle = nil
@@ -406,11 +407,20 @@ func (m *model) complete() tea.Cmd {
 		}
 		m.input.SetValue(base + prefix)
 		m.cycle = &completion{base: base, matches: matches, i: -1, value: base + prefix}
-		shown := matches
-		if len(shown) > 8 {
-			shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(matches)-8))
-		}
-		m.hint = "(tab again cycles)  " + strings.Join(shown, "  ") // the key first: a long list is cut at the right
+		m.hint = "(tab again cycles)  " + strings.Join(candidatePage(matches, 0), "  ") // the key first
 	}
 	return nil
+}
+
+// shownCandidates is how many of Tab's candidates the hint lists at once.
+const shownCandidates = 8
+
+// candidatePage returns the candidates from index from that the hint
+// lists, with a count of the others.
+func candidatePage(matches []string, from int) []string {
+	shown := matches[from:min(from+shownCandidates, len(matches))]
+	if rest := len(matches) - len(shown); rest > 0 {
+		shown = append(shown[:len(shown):len(shown)], fmt.Sprintf("… %d more", rest))
+	}
+	return shown
 }

@@ -870,11 +870,35 @@ func (m *model) View() tea.View {
 }
 
 func (m *model) mainHeight() int {
-	h := m.height - 1 - 1 - m.input.Height() - len(m.queueView()) // status, rule, input, queue
-	if m.hint != "" {
-		h--
-	}
+	h := m.height - 1 - 1 - m.input.Height() - len(m.queueView()) - len(m.hintLines()) // status, rule, input, queue
 	return max(h, 1)
+}
+
+// hintLines is the hint above the input, at most maxHintLines of it,
+// wrapped between the items it separates with two spaces (Tab's candidates,
+// names to read whole, some with a space in them), else between words.
+func (m *model) hintLines() []string {
+	if m.hint == "" {
+		return nil
+	}
+	width := max(m.width, 10)
+	var lines []string
+	for _, item := range strings.Split(m.hint, "  ") {
+		switch n := len(lines) - 1; {
+		case n >= 0 && ansi.StringWidth(lines[n])+2+ansi.StringWidth(item) <= width:
+			lines[n] += "  " + item
+		case ansi.StringWidth(item) <= width:
+			lines = append(lines, item)
+		default:
+			lines = append(lines, strings.Split(ansi.Wrap(item, width, ""), "\n")...)
+		}
+	}
+	// A quarter of the screen at most, so the transcript keeps its room;
+	// what does not fit is said, never cut mid-name.
+	if limit := max(m.height/4, 2); len(lines) > limit {
+		lines = append(lines[:limit-1], fmt.Sprintf("… %d more lines", len(lines)-limit+1))
+	}
+	return lines
 }
 
 func (m *model) render() string {
@@ -896,8 +920,8 @@ func (m *model) render() string {
 		main = m.modalBox(top, h, true)
 	}
 	parts := append([]string{main}, m.queueView()...)
-	if m.hint != "" {
-		parts = append(parts, m.st.dim.Render(ansi.Truncate(m.hint, m.width, "…")))
+	for _, l := range m.hintLines() {
+		parts = append(parts, m.st.dim.Render(l))
 	}
 	parts = append(parts, m.rule(), m.input.View(), m.statusBar())
 	return strings.Join(parts, "\n")

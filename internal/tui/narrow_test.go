@@ -99,3 +99,36 @@ func TestStatusBarDegradesByWholeParts(t *testing.T) {
 		}
 	}
 }
+
+// Tab's candidates wrap onto more lines rather than being cut: at 80 and
+// 60 columns each shows whole, and so does the list while Tab cycles.
+func TestTabCandidatesShowWhole(t *testing.T) {
+	t.Parallel()
+	var prompts []mcphost.Prompt
+	var names []string
+	for _, n := range []string{"simple_prompt", "complex_prompt", "resource_prompt", "args_prompt", "completable_prompt"} {
+		prompts = append(prompts, mcphost.Prompt{Server: "everything", Name: n})
+		names = append(names, "/mcp__everything__"+n)
+	}
+	for _, width := range []int{80, 60} {
+		h := start(t, &fakeBackend{prompts: prompts})
+		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 24})
+		h.typeText("/mcp_")
+		h.press("tab")
+		h.waitFor("tab again cycles", "› /mcp__everything__")
+		h.waitFor(names...)
+		h.press("tab")
+		s := h.waitFor("1/5")
+		for _, n := range names {
+			if !strings.Contains(s, n) {
+				t.Errorf("at %d columns, while Tab cycles, %s is not shown whole:\n%s", width, n, s)
+			}
+		}
+		// A candidate with a space in it stays on one line.
+		h = start(t, &fakeBackend{})
+		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 24})
+		h.typeText("/m")
+		h.press("tab")
+		h.waitFor("tab again cycles", "/mcp resources", "/mcp prompts", "/model")
+	}
+}
