@@ -274,6 +274,7 @@ func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
 			title += " *"
 		}
 		in := huh.NewInput().Title(title).Description(a.Description).Value(&v)
+		m.completeArg(in, p, a.Name, &v)
 		if a.Required {
 			in.Validate(func(s string) error {
 				if strings.TrimSpace(s) == "" {

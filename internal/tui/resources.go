@@ -15,9 +15,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -476,6 +478,46 @@ func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
 	m.varValues = &varValuesCache{input: msg.input, base: msg.base, cands: cands}
 	defer func() { m.varValues = nil }()
 	return m.complete()
+}
+
+// completeArg has the server complete prompt p's argument arg in the
+// form's input in (completion/complete): its values show as suggestions
+// while typing, ctrl+e takes one. The lookup runs off the UI goroutine, so
+// it reads the typed value through a locked copy; v (what huh hashes to
+// notice a change) is written only on the UI goroutine.
+func (m *model) completeArg(in *huh.Input, p mcphost.Prompt, arg string, v *string) {
+	cb, ok := m.b.(CompletionBackend)
+	if !ok {
+		return
+	}
+	acc := &lockedValue{plain: v, v: *v}
+	ctx := m.ctx
+	in.Accessor(acc).SuggestionsFunc(func() []string {
+		vals, err := cb.Complete(ctx, p.Server, "ref/prompt", p.Name, arg, acc.Get(), nil)
+		if err != nil {
+			slog.Debug("completing a prompt argument", "server", p.Server, "prompt", p.Name, "arg", arg, "err", err)
+		}
+		return vals
+	}, v)
+}
+
+// lockedValue is a huh accessor that a goroutine may read.
+type lockedValue struct {
+	mu    sync.Mutex
+	plain *string
+	v     string
+}
+
+func (l *lockedValue) Get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v
+}
+
+func (l *lockedValue) Set(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.v, *l.plain = s, s
 }
 
 // CompletionBackend completes the arguments of prompts and the variables of

@@ -27,11 +27,16 @@ func (resourceFake) ResourceTemplates() []mcphost.ResourceTemplate {
 	return []mcphost.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
 }
 
-// Complete offers the values of the template's {id} that start with value.
+// Complete offers the values of the template's {id}, or of a prompt's
+// argument, that start with value.
 func (f resourceFake) Complete(_ context.Context, server, ref, name, arg, value string, _ map[string]string) ([]string, error) {
 	f.record("complete " + server + " " + ref + " " + name + " " + arg + "=" + value)
+	vals := []string{"1", "2", "12"}
+	if ref == "ref/prompt" {
+		vals = []string{"README.md", "main.go"}
+	}
 	var out []string
-	for _, v := range []string{"1", "2", "12"} {
+	for _, v := range vals {
 		if strings.HasPrefix(v, value) {
 			out = append(out, v)
 		}
@@ -175,4 +180,25 @@ func TestMentionCompletesTemplateVariables(t *testing.T) {
 	}
 	h.press("tab", "tab")
 	h.waitFor("› read @docs:demo://text/12")
+}
+
+func TestPromptFormCompletesArguments(t *testing.T) {
+	b := resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Prompts: 1}},
+		prompts: []mcphost.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
+	}}
+	h := startWith(t, b, b.fakeBackend)
+	h.enterLine("/mcp__docs__review")
+	h.waitFor("Review a file", "file *")
+	h.typeText("ma")
+	h.waitFor("main.go") // the server's value, suggested as the rest of what is typed
+	if !b.did("complete docs ref/prompt review file=ma") {
+		t.Errorf("the form did not ask the server; actions %v", b.actions)
+	}
+	h.press("ctrl+e")
+	h.press("enter")
+	h.waitFor("prompt text for")
+	if !b.did("prompt docs review map[file:main.go]") {
+		t.Errorf("the accepted suggestion did not reach the prompt; actions %v", b.actions)
+	}
 }
