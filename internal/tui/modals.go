@@ -246,27 +246,27 @@ func newElicitModal(m *model, req ask.Elicitation, reply func(ask.ElicitReply)) 
 		switch respond {
 		case "decline":
 			reply(ask.ElicitReply{Action: ask.Decline})
-			return m.noticeCmd(itemInfo, fmt.Sprintf("declined %s's request for input", req.Server))
+			return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("declined %s's request for input", req.Server))
 		case "cancel":
 			reply(ask.ElicitReply{Action: ask.Cancel})
-			return m.noticeCmd(itemInfo, fmt.Sprintf("canceled %s's request for input", req.Server))
+			return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("canceled %s's request for input", req.Server))
 		}
 		content, err := sf.collect()
 		if err != nil {
 			reply(ask.ElicitReply{Action: ask.Cancel})
-			return m.noticeCmd(itemError, "elicitation: "+err.Error())
+			return m.callNoticeCmd(req.Server, itemError, "elicitation: "+err.Error())
 		}
 		reply(ask.ElicitReply{Action: ask.Accept, Content: content})
-		return m.noticeCmd(itemInfo, fmt.Sprintf("sent the requested input to %s", req.Server))
+		return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("sent the requested input to %s", req.Server))
 	}
 	fm.onEsc = func() tea.Cmd {
 		reply(ask.ElicitReply{Action: ask.Cancel})
-		return m.noticeCmd(itemInfo, fmt.Sprintf("canceled %s's request for input", req.Server))
+		return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("canceled %s's request for input", req.Server))
 	}
 	fm.keys = map[string]func() tea.Cmd{
 		"ctrl+d": func() tea.Cmd {
 			reply(ask.ElicitReply{Action: ask.Decline})
-			return m.noticeCmd(itemInfo, fmt.Sprintf("declined %s's request for input", req.Server))
+			return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("declined %s's request for input", req.Server))
 		},
 	}
 	return fm
@@ -291,7 +291,7 @@ func newURLElicitModal(m *model, req ask.Elicitation, open func(string) error, r
 	sm := &stagedModal{cur: fm}
 	canceled := func() tea.Cmd {
 		reply(ask.ElicitReply{Action: ask.Cancel})
-		return m.noticeCmd(itemInfo, fmt.Sprintf("canceled %s's request to open a URL", req.Server))
+		return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("canceled %s's request to open a URL", req.Server))
 	}
 	refuse := func(choice string) tea.Cmd { // "decline" or "cancel"
 		if choice == "decline" {
@@ -312,7 +312,7 @@ func newURLElicitModal(m *model, req ask.Elicitation, open func(string) error, r
 			switch finished {
 			case "done":
 				reply(ask.ElicitReply{Action: ask.Accept})
-				return m.noticeCmd(itemInfo, fmt.Sprintf("told %s you finished at %s", req.Server, req.URL))
+				return m.callNoticeCmd(req.Server, itemInfo, fmt.Sprintf("told %s you finished at %s", req.Server, req.URL))
 			}
 			return refuse(finished)
 		}

@@ -266,6 +266,31 @@ func (m *model) noticeCmd(kind itemKind, text string) tea.Cmd {
 	return nil
 }
 
+// callNoticeCmd is noticeCmd for what the person answered to server's
+// request: while one of server's tool calls runs (it asked during the call),
+// the notice goes into that call's block, before its result, so the
+// transcript tells the story in order.
+func (m *model) callNoticeCmd(server string, kind itemKind, text string) tea.Cmd {
+	for i := len(m.tr.items) - 1; i >= 0; i-- {
+		if it := m.tr.items[i]; it.live() && m.toolServer(it.name) == server {
+			it.notes = append(it.notes, callNote{kind: kind, text: text})
+			it.stale = true
+			return nil
+		}
+	}
+	return m.noticeCmd(kind, text)
+}
+
+// toolServer returns the server of the tool named name, or "".
+func (m *model) toolServer(name string) string {
+	for _, e := range m.tools {
+		if e.Name == name {
+			return e.Info.Server
+		}
+	}
+	return ""
+}
+
 // layout sizes the input to its content and the terminal.
 func (m *model) layout() {
 	m.input.SetWidth(max(m.width-1, 10))

@@ -2,16 +2,20 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // The no-provider help is meant to be copied into a shell or a config
@@ -130,5 +134,35 @@ func TestTabCandidatesShowWhole(t *testing.T) {
 		h.typeText("/m")
 		h.press("tab")
 		h.waitFor("tab again cycles", "/mcp resources", "/mcp prompts", "/model")
+	}
+}
+
+// What the person answered to a server's request during a tool call shows
+// inside that call's block, before its result, in the order it happened.
+func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	b := &fakeBackend{tools: []tool.Entry{entry("everything", "trigger-elicitation-request", "", `{}`, nil)}}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "t1", Name: "mcp__everything__trigger-elicitation-request", Args: json.RawMessage(`{}`)})
+		r, err := h.ui.Elicit(ctx, ask.Elicitation{Server: "everything", Mode: "form", Message: "What is your name?",
+			Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}}}`)})
+		if err != nil {
+			return err
+		}
+		emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__everything__trigger-elicitation-request",
+			Result: textResult(fmt.Sprintf("Thanks, %v.", r.Content["name"])), Elapsed: time.Second})
+		emit(agent.TurnFinished{Text: "Done."})
+		return nil
+	}
+	h = start(t, b)
+	h.enterLine("ask me")
+	h.waitFor("What is your name?")
+	h.typeText("Ada")
+	h.press("enter", "enter")
+	s := h.waitFor("Thanks, Ada.", "sent the requested input to everything", "Done.")
+	call, note, result := strings.Index(s, "trigger-elicitation-request"), strings.Index(s, "sent the requested input"), strings.Index(s, "Thanks, Ada.")
+	if !(call < note && note < result) {
+		t.Errorf("the answer's notice is not between the call and its result:\n%s", s)
 	}
 }

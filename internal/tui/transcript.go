@@ -67,6 +67,8 @@ type item struct {
 	progress *tool.Progress
 	images   []*toolImage // images of the result, in order
 
+	notes []callNote // said during the call (the person's answers to its server)
+
 	rawCall bool               // a /call: keep the raw result
 	cancel  context.CancelFunc // stops a /call
 
@@ -78,6 +80,12 @@ type item struct {
 	lines   []string // rendered, with a trailing blank separator
 	gen     int      // render generation lines belong to
 	renders int      // how many times lines were made (the window cache's key)
+}
+
+// callNote is a notice shown inside a tool call's block.
+type callNote struct {
+	kind itemKind // itemInfo or itemError
+	text string
 }
 
 func (it *item) live() bool { return it.kind == itemTool && it.state == toolRunning }
@@ -320,6 +328,14 @@ func (m *model) renderTool(it *item, w int) string {
 			line += " " + st.dim.Render(ansi.Truncate(p.Message, max(w-lipgloss.Width(line)-1, 0), "…"))
 		}
 		b.WriteString("\n" + line)
+	}
+
+	for _, n := range it.notes {
+		style := st.info
+		if n.kind == itemError {
+			style = st.errText
+		}
+		b.WriteString("\n" + style.Render("  "+strings.ReplaceAll(ansi.Wrap(n.text, max(w-4, 10), ""), "\n", "\n  ")))
 	}
 
 	body := it.result
