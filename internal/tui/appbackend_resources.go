@@ -43,7 +43,22 @@ func (b *AppBackend) withMentions(ctx context.Context, text string, emit func(ag
 		return llm.Message{}, err
 	}
 	chips(ex.Attachments, emit)
+	b.subscribe(ctx, ex.Attachments)
 	return ex.Message(), nil
+}
+
+// subscribe asks the servers that support resources/subscribe to report
+// changes of the attached resources, which the transcript then notes (see
+// resourceChanged). A failure costs only the note, so it is logged.
+func (b *AppBackend) subscribe(ctx context.Context, atts []attach.Attachment) {
+	for _, a := range atts {
+		if !b.app.MCP.CanSubscribe(a.Server) {
+			continue
+		}
+		if err := b.app.MCP.Subscribe(ctx, a.Server, a.URI); err != nil {
+			b.logger.Warn("subscribing to an attached resource", "server", a.Server, "uri", a.URI, "err", err)
+		}
+	}
 }
 
 var _ PromptBackend = (*AppBackend)(nil)

@@ -25,7 +25,14 @@ import (
 func TestAppBackendSendsMentionedResources(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
-	s := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1.0.0"}, nil)
+	subscribed := make(chan string, 4)
+	s := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1.0.0"}, &sdk.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *sdk.SubscribeRequest) error {
+			subscribed <- req.Params.URI
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
+	})
 	s.AddResource(&sdk.Resource{URI: "docs://readme", Name: "readme", MIMEType: "text/plain"},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "docs://readme", MIMEType: "text/plain", Text: "otters hold hands"}}}, nil
@@ -79,6 +86,15 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	reqs := model.Requests()
 	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text, "otters hold hands") {
 		t.Fatalf("the model did not get the resource: %+v", reqs)
+	}
+	// The server supports resources/subscribe: the attached resource is subscribed to.
+	select {
+	case uri := <-subscribed:
+		if uri != "docs://readme" {
+			t.Errorf("subscribed to %q, want docs://readme", uri)
+		}
+	default:
+		t.Error("sending a mention did not subscribe to the attached resource")
 	}
 	// A resource that cannot be read fails the message before the model is asked.
 	if err := b.Send(ctx, "@docs:docs://missing", func(agent.Event) {}); err == nil || !strings.Contains(err.Error(), "@docs:docs://missing") {

@@ -520,6 +520,13 @@ func (l *lockedValue) Set(s string) {
 	l.v, *l.plain = s, s
 }
 
+// resourceChanged notes in the transcript that a resource attached to a
+// message (and so subscribed to) changed on its server: what the model
+// read is no longer current.
+func resourceChanged(ev mcphost.ResourceUpdated) noticeMsg {
+	return noticeMsg{kind: itemInfo, text: "⟳ @" + ev.Server + ":" + ev.URI + " changed on the server since it was attached; attach it again to send the new contents"}
+}
+
 // CompletionBackend completes the arguments of prompts and the variables of
 // resource templates with the server's completion/complete; a Backend
 // that implements it gets them completed by Tab.

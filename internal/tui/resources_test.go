@@ -202,3 +202,14 @@ func TestPromptFormCompletesArguments(t *testing.T) {
 		t.Errorf("the accepted suggestion did not reach the prompt; actions %v", b.actions)
 	}
 }
+
+func TestAttachedResourceChangeIsNoted(t *testing.T) {
+	b := resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2}},
+	}}
+	h := startWith(t, b, b.fakeBackend)
+	h.enterLine("read @docs:demo://guide/architecture.md")
+	h.waitFor("ok")
+	h.ui.Notify(mcphost.ResourceUpdated{Server: "docs", URI: "demo://guide/architecture.md"})
+	h.waitFor("⟳ @docs:demo://guide/architecture.md changed on the server since it was attached")
+}

@@ -149,6 +149,8 @@ func (u *UI) Notify(ev any) {
 		go u.send(reloadedMsg{diff: ev.Diff, err: ev.Err, auto: ev.Auto})
 	case mcphost.ServerLog:
 		// Server log messages go to the log file, not the screen.
+	case mcphost.ResourceUpdated:
+		go u.send(resourceChanged(ev))
 	default:
 		select {
 		case u.refresh <- struct{}{}:
