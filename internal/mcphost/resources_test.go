@@ -59,6 +59,11 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 	if !slices.Contains(vals, "Engineering") {
 		t.Errorf("completions of department E = %v, want Engineering among them", vals)
 	}
+	// Its templates complete {resourceId} too (it offers a typed positive integer).
+	vals, err = h.m.Complete(ctx, "everything", "ref/resource", "demo://resource/dynamic/text/{resourceId}", "resourceId", "3", nil)
+	if err != nil || !slices.Equal(vals, []string{"3"}) {
+		t.Errorf("completions of the text template's resourceId 3 = %v, %v; want [3]", vals, err)
+	}
 	if _, err := h.m.Complete(ctx, "everything", "ref/nothing", "x", "y", "", nil); err == nil {
 		t.Error("Complete with an unknown reference type succeeded")
 	}

@@ -459,7 +459,9 @@ func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
 	if m.input.Value() != msg.input {
 		return nil
 	}
-	if msg.err != nil {
+	if msg.err != nil || len(msg.values) == 0 {
+		// None (server-everything offers a resourceId only once one is
+		// typed): Tab offers the templates, and the typed text stays.
 		slog.Debug("completing a resource template variable", "err", msg.err)
 		m.varValues = &varValuesCache{input: msg.input, failed: true}
 		defer func() { m.varValues = nil }()
