@@ -146,8 +146,7 @@ func (f *formModal) step(msg tea.Msg) tea.Cmd {
 		}
 	}
 	if _, ok := msg.(tea.WindowSizeMsg); ok {
-		f.resize()
-		return nil
+		f.resize() // and the form lays its fields out again at that width
 	}
 	fm, cmd := f.form.Update(msg)
 	if ff, ok := fm.(*huh.Form); ok {

@@ -166,3 +166,27 @@ func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
 		t.Errorf("the answer's notice is not between the call and its result:\n%s", s)
 	}
 }
+
+// A form's field descriptions wrap to the terminal, also when it narrows
+// to 60 columns while the form is open: every word of them shows.
+func TestFormDescriptionsWrapAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	desc := "The directory the server may read and write, relative to the project root unless absolute"
+	h := start(t, &fakeBackend{})
+	h.waitFor("/help")
+	go func() {
+		_, _ = h.ui.Elicit(context.Background(), ask.Elicitation{Server: "s", Message: "Where?", Mode: "form",
+			Schema: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string","title":"Directory","description":"` + desc + `"}}}`)})
+	}()
+	h.waitFor("Where?", "Directory", "unless absolute")
+	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 24})
+	s := h.waitFor("Where?", "Directory", "───╮\n") // the box at the new width
+	if w := len([]rune(strings.Split(s, "\n")[0])); w != 60 {
+		s = h.waitFor("────────────────────────────────────────────────────────────\n›")
+	}
+	for _, w := range strings.Fields(desc) {
+		if !strings.Contains(s, w) {
+			t.Errorf("the description lacks %q:\n%s", w, s)
+		}
+	}
+}
