@@ -73,9 +73,10 @@ func resourceItems(rb ResourceBackend, server string) []resourceItem {
 
 // resourcePreviewMsg carries a read resource to the browser.
 type resourcePreviewMsg struct {
-	key  string
-	text string
-	err  error
+	key    string
+	text   string
+	err    error
+	images []*toolImage // the resource's images, for v
 }
 
 // resourcesPanel is /mcp resources.
@@ -140,6 +141,10 @@ func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
 				p.scroll++
 			case "a":
 				return p.attach(p.shown)
+			case "v":
+				if len(p.preview.images) > 0 {
+					return p.m.viewPreviewImage(p.preview.images[0])
+				}
 			}
 			return nil
 		}
@@ -183,10 +188,10 @@ func (p *resourcesPanel) open(it resourceItem) tea.Cmd {
 		return nil
 	}
 	p.loading = it.label()
-	rb, ctx := p.rb, p.m.ctx
+	rb, ctx, dir := p.rb, p.m.ctx, p.m.ui.opts.ImageDir
 	return func() tea.Msg {
 		res, err := rb.ReadResource(ctx, it.server, it.uri)
-		return resourcePreviewMsg{key: it.label(), text: previewText(res), err: err}
+		return resourcePreviewMsg{key: it.label(), text: previewText(res), err: err, images: previewImages(res, dir)}
 	}
 }
 
@@ -232,6 +237,58 @@ func previewText(res *sdk.ReadResourceResult) string {
 	return strings.Join(parts, "\n\n")
 }
 
+// previewImages returns the image contents of a read resource, saved under
+// dir like a tool result's images.
+func previewImages(res *sdk.ReadResourceResult, dir string) []*toolImage {
+	if res == nil {
+		return nil
+	}
+	var imgs []*toolImage
+	for _, c := range res.Contents {
+		if c != nil && c.Blob != nil && attach.IsImage(c.MIMEType) {
+			imgs = append(imgs, newToolImage(c.MIMEType, c.Blob, dir))
+		}
+	}
+	return imgs
+}
+
+// viewPreviewImage shows a previewed resource's image in the image viewer,
+// as /image N shows a tool result's: where the terminal can draw images.
+// The image is not part of the conversation, so kitty is sent it first.
+func (m *model) viewPreviewImage(img *toolImage) tea.Cmd {
+	v, err := m.previewImageViewer(img)
+	if err != nil {
+		m.notice(itemInfo, err.Error())
+		return nil
+	}
+	return tea.Exec(v, func(err error) tea.Msg { return imageViewedMsg{err} })
+}
+
+// previewImageViewer returns the viewer of a previewed resource's image, or
+// why this terminal cannot draw it.
+func (m *model) previewImageViewer(img *toolImage) (*imageViewer, error) {
+	switch {
+	case m.imgs.proto == imagesOff:
+		return nil, fmt.Errorf("This terminal shows no images (otter shows them in kitty, Ghostty, iTerm2, WezTerm and terminals that speak sixel; OTTER_IMAGES=kitty, iterm2 or sixel forces one). The image: %s", img.label)
+	case img.format == "" || img.w*img.h > maxInlinePixels:
+		return nil, fmt.Errorf("This image cannot be drawn (only PNG, JPEG and GIF up to %d megapixels are): %s", maxInlinePixels/1_000_000, img.label)
+	}
+	var transmit string
+	if m.imgs.proto == imagesKitty {
+		img.id = kittyID(len(m.shown) + 1000) // clear of the conversation's images
+		img.cols, img.rows = fitCells(img.w, img.h, max(m.width, 20), max(m.height-3, 3))
+		seq, err := kittyTransmit(img.data, img.id, img.cols, img.rows, m.imgs.tmux)
+		if err != nil {
+			return nil, fmt.Errorf("cannot draw this image: %w", err)
+		}
+		transmit, img.sent = seq, true
+	}
+	v := m.imageViewer(img)
+	v.title = ansi.Truncate("resource image · "+strings.Trim(img.label, "[]"), max(m.width, 20), "…")
+	v.seq = transmit + v.seq
+	return v, nil
+}
+
 func (p *resourcesPanel) view(width, height int) string {
 	st := p.m.st
 	if p.preview != nil {
@@ -243,8 +300,12 @@ func (p *resourcesPanel) view(width, height int) string {
 		lines := strings.Split(wrap.Render(body), "\n")
 		room := max(height-3, 1)
 		p.scroll = min(p.scroll, max(len(lines)-room, 0))
+		keys := "↑/↓ scroll · a attach to the next message · esc back"
+		if len(p.preview.images) > 0 && p.m.imgs.proto != imagesOff {
+			keys = "v shows the image · " + keys
+		}
 		return st.title.Render(p.preview.key) + "\n" + clipLines(strings.Join(lines[p.scroll:], "\n"), room, true) +
-			"\n\n" + st.dim.Render("↑/↓ scroll · a attach to the next message · esc back")
+			"\n\n" + st.dim.Render(keys)
 	}
 	ms := p.matches()
 	p.cursor = min(p.cursor, max(len(ms)-1, 0))
