@@ -193,21 +193,49 @@ func (p *mcpPanel) view(width, height int) string {
 
 // toolsPanel is /mcp tools: a filterable list; enter shows one tool.
 type toolsPanel struct {
+	listNav
 	m      *model
 	server string
-	filter textinput.Model
-	cursor int
 	detail *tool.Entry
 	scroll int
-	done   bool
 }
 
 func newToolsPanel(m *model, server string) *toolsPanel {
+	return &toolsPanel{listNav: newListNav("filter: ", "type to filter tool names"), m: m, server: server}
+}
+
+// listNav is what the TUI's filterable lists (/mcp tools, /mcp resources,
+// the /resume picker) share: the filter being typed, the selected row and
+// whether the list was closed.
+type listNav struct {
+	filter textinput.Model
+	cursor int
+	done   bool
+}
+
+func newListNav(prompt, placeholder string) listNav {
 	ti := textinput.New()
-	ti.Prompt = "filter: "
-	ti.Placeholder = "type to filter tool names"
+	ti.Prompt = prompt
+	ti.Placeholder = placeholder
 	ti.Focus()
-	return &toolsPanel{m: m, server: server, filter: ti}
+	return listNav{filter: ti}
+}
+
+// navigate handles esc (close), up and down over rows() rows (counted
+// only for down: other keys cost nothing); it reports whether key was one
+// of them.
+func (l *listNav) navigate(key string, rows func() int) bool {
+	switch key {
+	case "esc":
+		l.done = true
+	case "up":
+		l.cursor = max(l.cursor-1, 0)
+	case "down":
+		l.cursor = min(l.cursor+1, max(rows()-1, 0))
+	default:
+		return false
+	}
+	return true
 }
 
 func (p *toolsPanel) finished() bool { return p.done }
@@ -247,16 +275,10 @@ func (p *toolsPanel) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if isKey {
+		if p.navigate(k.String(), func() int { return len(p.matches()) }) {
+			return nil
+		}
 		switch k.String() {
-		case "esc":
-			p.done = true
-			return nil
-		case "up":
-			p.cursor = max(p.cursor-1, 0)
-			return nil
-		case "down":
-			p.cursor++
-			return nil
 		case "enter":
 			if ms := p.matches(); len(ms) > 0 {
 				e := ms[min(p.cursor, len(ms)-1)]

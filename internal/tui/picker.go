@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -19,14 +18,12 @@ import (
 // title, age, message count and first prompt. Typing searches their full
 // text; enter continues the chosen one as /resume ID does; esc closes.
 type sessionPicker struct {
-	m      *model
-	sb     SessionBackend
-	filter textinput.Model
-	query  string // the words list is (being) found for
-	list   []session.Info
-	err    error
-	cursor int
-	done   bool
+	listNav
+	m     *model
+	sb    SessionBackend
+	query string // the words list is (being) found for
+	list  []session.Info
+	err   error
 	// searching: a search for query runs (a full-text search of a large
 	// store takes a moment, so it runs off the UI's loop).
 	searching bool
@@ -41,11 +38,7 @@ type sessionsFoundMsg struct {
 }
 
 func newSessionPicker(m *model, sb SessionBackend) *sessionPicker {
-	ti := textinput.New()
-	ti.Prompt = "search: "
-	ti.Placeholder = "type words from any message to search them all"
-	ti.Focus()
-	p := &sessionPicker{m: m, sb: sb, filter: ti}
+	p := &sessionPicker{listNav: newListNav("search: ", "type words from any message to search them all"), m: m, sb: sb}
 	p.find()
 	return p
 }
@@ -94,16 +87,10 @@ func (p *sessionPicker) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if p.navigate(k.String(), func() int { return len(p.list) }) {
+			return nil
+		}
 		switch k.String() {
-		case "esc":
-			p.done = true
-			return nil
-		case "up":
-			p.cursor = max(p.cursor-1, 0)
-			return nil
-		case "down":
-			p.cursor = min(p.cursor+1, max(len(p.list)-1, 0))
-			return nil
 		case "enter":
 			if len(p.list) == 0 {
 				return nil

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
@@ -81,24 +80,18 @@ type resourcePreviewMsg struct {
 
 // resourcesPanel is /mcp resources.
 type resourcesPanel struct {
+	listNav
 	m       *model
 	rb      ResourceBackend
 	items   []resourceItem
-	filter  textinput.Model
-	cursor  int
 	preview *resourcePreviewMsg // shown when set
 	shown   resourceItem        // what the preview shows
 	loading string
 	scroll  int
-	done    bool
 }
 
 func newResourcesPanel(m *model, rb ResourceBackend, server string) *resourcesPanel {
-	ti := textinput.New()
-	ti.Prompt = "filter: "
-	ti.Placeholder = "type to filter by server, URI or name"
-	ti.Focus()
-	return &resourcesPanel{m: m, rb: rb, items: resourceItems(rb, server), filter: ti}
+	return &resourcesPanel{listNav: newListNav("filter: ", "type to filter by server, URI or name"), m: m, rb: rb, items: resourceItems(rb, server)}
 }
 
 func (p *resourcesPanel) finished() bool { return p.done }
@@ -148,16 +141,10 @@ func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		}
+		if p.navigate(msg.String(), func() int { return len(p.matches()) }) {
+			return nil
+		}
 		switch msg.String() {
-		case "esc":
-			p.done = true
-			return nil
-		case "up":
-			p.cursor = max(p.cursor-1, 0)
-			return nil
-		case "down":
-			p.cursor++
-			return nil
 		case "enter":
 			it, ok := p.selected()
 			if !ok {
