@@ -28,8 +28,11 @@ type modal interface {
 // formModal wraps a huh form with a heading, a footer of keys, and what to
 // do when it is submitted or dismissed.
 type formModal struct {
-	m        *model
-	heading  string
+	m       *model
+	heading string
+	// layout, when set, draws the heading for the width it is shown at
+	// (wrapping paths and lists itself); it replaces heading.
+	layout   func(width int) string
 	footer   string
 	form     *huh.Form
 	onSubmit func() tea.Cmd
@@ -85,8 +88,8 @@ func (f *formModal) resize() {
 		return
 	}
 	h := f.m.mainHeight() - 2 - lipgloss.Height(f.footer) - 1
-	if f.heading != "" {
-		h -= lipgloss.Height(lipgloss.NewStyle().Width(w).Render(f.heading)) + 1
+	if heading := f.headingAt(w); heading != "" {
+		h -= lipgloss.Height(heading) + 1
 	}
 	f.form.WithWidth(w).WithHeight(max(h, 4))
 }
@@ -171,8 +174,8 @@ func (f *formModal) view(width, height int) string {
 	fv := f.form.View()
 	footer := lipgloss.NewStyle().Width(width).Render(f.footer)
 	var heading []string
-	if f.heading != "" {
-		heading = strings.Split(lipgloss.NewStyle().Width(width).Render(f.heading), "\n")
+	if h := f.headingAt(width); h != "" {
+		heading = strings.Split(h, "\n")
 	}
 	if f.dock {
 		// As high as its fields (no padding below them); when the panel
@@ -200,6 +203,17 @@ func (f *formModal) view(width, height int) string {
 		b.WriteString("\n" + footer)
 	}
 	return b.String()
+}
+
+// headingAt is the heading drawn at width.
+func (f *formModal) headingAt(width int) string {
+	if f.layout != nil {
+		return f.layout(width)
+	}
+	if f.heading == "" {
+		return ""
+	}
+	return lipgloss.NewStyle().Width(width).Render(f.heading)
 }
 
 func (f *formModal) finished() bool { return f.done }
@@ -541,14 +555,32 @@ func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
 
 // newTrustModal asks whether to trust a project that defines servers.
 func newTrustModal(m *model, req *TrustRequest) modal {
-	heading := m.st.warn.Render("This project defines MCP servers: "+req.Dir) + "\n" +
-		"Trusting it lets otter run:\n" + m.st.dim.Render("  "+strings.Join(req.Servers, "\n  "))
-	if len(req.Settings) > 0 {
-		heading += "\nand apply its settings:\n" + m.st.dim.Render("  "+strings.Join(req.Settings, ", "))
+	// Each server's command and each setting is an item of its own;
+	// laid out at the box's width so a path breaks only after a "/".
+	layout := func(width int) string {
+		var b strings.Builder
+		for _, l := range wrapWords("This project defines MCP servers: "+req.Dir, width) {
+			b.WriteString(m.st.warn.Render(l) + "\n")
+		}
+		b.WriteString("Trusting it lets otter run:")
+		for _, s := range req.Servers {
+			for _, l := range wrapItem(s, 2, 2, width) {
+				b.WriteString("\n" + m.st.dim.Render(l))
+			}
+		}
+		if len(req.Settings) > 0 {
+			b.WriteString("\nand apply its settings:")
+			for _, l := range wrapItem(strings.Join(req.Settings, ", "), 2, 0, width) {
+				b.WriteString("\n" + m.st.dim.Render(l))
+			}
+		}
+		return b.String()
 	}
 	yes := false
 	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
-	fm := newFormModal(m, heading, m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))
+	fm := newFormModal(m, "", m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))
+	fm.layout = layout
+	fm.resize()
 	b, ctx := m.b, m.ctx
 	notTrusted := func() tea.Cmd {
 		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled (trust it later with /trust, or `otter trust` in that directory)", req.Dir))

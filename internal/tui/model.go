@@ -140,7 +140,7 @@ func newModel(u *UI, b Backend) *model {
 		collapsed: map[string]string{},
 	}
 	m.input = textarea.New()
-	m.input.Placeholder = "Ask otter… (/help for commands, shift+enter for a new line)"
+	m.input.Placeholder = placeholders[0]
 	m.input.ShowLineNumbers = false
 	m.input.Prompt = "› "
 	m.input.CharLimit = 0
@@ -291,9 +291,25 @@ func (m *model) toolServer(name string) string {
 	return ""
 }
 
+// placeholders are the empty input's hint, longest first: the widest
+// that fits is shown, so a narrow terminal never cuts one mid-word.
+var placeholders = []string{
+	"Ask otter… (/help for commands, shift+enter for a new line)",
+	"Ask otter… (/help for commands)",
+	"Ask otter…",
+}
+
 // layout sizes the input to its content and the terminal.
 func (m *model) layout() {
 	m.input.SetWidth(max(m.width-1, 10))
+	room := m.input.Width() - 1 // the cursor's cell
+	m.input.Placeholder = placeholders[len(placeholders)-1]
+	for _, p := range placeholders {
+		if ansi.StringWidth(p) <= room {
+			m.input.Placeholder = p
+			break
+		}
+	}
 	lines := m.input.LineCount()
 	m.input.SetHeight(min(max(lines, 1), maxInputLines))
 	if lines <= maxInputLines && m.input.ScrollYOffset() > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +188,89 @@ func TestFormDescriptionsWrapAtSixtyColumns(t *testing.T) {
 	for _, w := range strings.Fields(desc) {
 		if !strings.Contains(s, w) {
 			t.Errorf("the description lacks %q:\n%s", w, s)
+		}
+	}
+}
+
+// At 60 columns the trust prompt keeps what it lists readable: a path wider
+// than the box breaks after a "/" (never inside a file or directory name,
+// not even at a hyphen), and every line an entry wraps onto is indented
+// under its first line, so each server still reads as one item.
+func TestTrustPromptWrapsPathsWhole(t *testing.T) {
+	t.Parallel()
+	long := "/home/someone/src/github.com/example-org/mcp-servers/packages/filesystem-server/dist/bin/server.js"
+	b := &fakeBackend{trust: &TrustRequest{
+		Dir:     "/home/someone/src/github.com/example-org/a-project-with-a-long-name",
+		Servers: []string{"fs: node " + long + " --root /tmp (in sub; env TOKEN)", "short: ./run --stdio"},
+	}}
+	h := start(t, b)
+	h.waitFor("Trust this directory?") // after the first size, which would undo the one below
+	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
+	var s string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s = h.waitFor("Trust this directory?", "short: ./run --stdio")
+		if top := strings.SplitN(s, "\n", 2)[0]; ansi.StringWidth(top) <= 60 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The box's text, without its border.
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if w := ansi.StringWidth(l); w > 60 {
+			t.Errorf("a line is %d wide at 60 columns: %q", w, l)
+		}
+		if rest, ok := strings.CutPrefix(l, "│ "); ok {
+			lines = append(lines, strings.TrimSuffix(strings.TrimRight(rest, " "), "│"))
+		}
+	}
+	text := strings.Join(lines, "\n")
+	for _, name := range append(strings.Split(strings.Trim(long, "/"), "/"), "a-project-with-a-long-name", "--root") {
+		if !strings.Contains(text, name) {
+			t.Errorf("at 60 columns %q is cut:\n%s", name, s)
+		}
+	}
+	fs := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "fs: node") })
+	short := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "short: ./run") })
+	if fs < 0 || short < fs+2 {
+		t.Fatalf("the fs entry does not wrap onto lines of its own (fs at %d, short at %d):\n%s", fs, short, s)
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	for _, l := range lines[fs+1 : short] {
+		if indent(l) <= indent(lines[fs]) {
+			t.Errorf("a wrapped line of the fs entry is not indented under it: %q\n%s", l, s)
+		}
+	}
+}
+
+// The empty input's hint shortens as the terminal narrows instead of
+// being cut mid-word ("shift+enter for a new").
+func TestPlaceholderFitsWhole(t *testing.T) {
+	t.Parallel()
+	h := start(t, &fakeBackend{})
+	h.waitFor("Ask otter…")
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{{100, "shift+enter for a new line)"}, {60, "Ask otter… (/help for commands)"}, {30, "Ask otter…"}} {
+		h.tm.Send(tea.WindowSizeMsg{Width: tc.width, Height: 24})
+		var line string
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			s := h.screen()
+			if top := strings.SplitN(s, "\n", 2)[0]; ansi.StringWidth(strings.TrimRight(top, " ")) <= tc.width {
+				for _, l := range strings.Split(s, "\n") {
+					if strings.Contains(l, "Ask otter") {
+						line = strings.TrimSpace(l)
+					}
+				}
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !strings.HasSuffix(line, tc.want) {
+			t.Errorf("at %d columns the input's hint reads %q, want it to end %q", tc.width, line, tc.want)
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -176,8 +175,8 @@ func (m *model) renderItem(it *item) string {
 		return st.user.Render("› ") + body
 	case itemInfo:
 		return st.info.Render(hangingWrap(it.text.String(), w-2))
-	case itemError:
-		return st.errText.Render(wrap.Render(it.text.String()))
+	case itemError: // paths and names stay whole, as in notices
+		return st.errText.Render(hangingWrap(it.text.String(), w-2))
 	case itemAssistant:
 		if it.streaming {
 			return m.renderStreaming(it)
@@ -188,84 +187,6 @@ func (m *model) renderItem(it *item) string {
 		return m.renderTool(it, w)
 	}
 	return ""
-}
-
-// hangingWrap wraps each line of text to width, continuing a wrapped line
-// under where its text starts: under the second column of a two-column
-// line ("  /mcp reload          re-read the config…", as in /help), else
-// under its indent.
-func hangingWrap(text string, width int) string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		if ansi.StringWidth(line) <= width {
-			out = append(out, line)
-			continue
-		}
-		col := len(line) - len(strings.TrimLeft(line, " "))
-		if col >= 4 {
-			if code, comment, ok := cutComment(line); ok {
-				out = append(out, wrapComment(code, comment, col, width)...)
-				continue
-			}
-		}
-		if i := strings.Index(line[col:], "  "); i > 0 {
-			gap := line[col+i:]
-			col += i + len(gap) - len(strings.TrimLeft(gap, " "))
-		}
-		if width-col < 20 { // too narrow for columns: wrap under the indent
-			col = len(line) - len(strings.TrimLeft(line, " "))
-		}
-		if width-col < 10 {
-			out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
-			continue
-		}
-		head, rest := line[:col], line[col:]
-		for i, part := range strings.Split(ansi.Wrap(rest, width-col, ""), "\n") {
-			if i == 0 {
-				out = append(out, head+part)
-			} else {
-				out = append(out, strings.Repeat(" ", col)+strings.TrimLeft(part, " "))
-			}
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-// cutComment splits a line of a code snippet (a shell command, a TOML
-// setting) at its "#" comment: one that starts the line's text or follows a
-// space.
-func cutComment(line string) (code, comment string, ok bool) {
-	for i := 0; i < len(line); i++ {
-		if line[i] == '#' && (i == 0 || line[i-1] == ' ') {
-			return line[:i], strings.TrimSpace(line[i+1:]), true
-		}
-	}
-	return "", "", false
-}
-
-// wrapComment wraps a snippet line's comment so that every line it takes
-// starts with "#", so the snippet still pastes into a shell or a config
-// file: beside the code when there is room, else on lines of its own above
-// it (indented by indent).
-func wrapComment(code, comment string, indent, width int) []string {
-	var out []string
-	col := ansi.StringWidth(code)
-	// Words are never cut (a comment names variables and paths).
-	parts := strings.Split(ansi.Wordwrap(comment, max(width-col-2, 1), ""), "\n")
-	if strings.TrimSpace(code) != "" && slices.ContainsFunc(parts, func(p string) bool { return ansi.StringWidth(p) > width-col-2 }) {
-		for _, part := range strings.Split(ansi.Wordwrap(comment, max(width-indent-2, 1), ""), "\n") {
-			out = append(out, strings.Repeat(" ", indent)+"# "+strings.TrimSpace(part))
-		}
-		return append(out, strings.TrimRight(code, " "))
-	}
-	for i, part := range parts {
-		head := code
-		if i > 0 {
-			head = strings.Repeat(" ", col)
-		}
-		out = append(out, head+"# "+strings.TrimSpace(part))
-	}
-	return out
 }
 
 func (m *model) renderMarkdown(text string) string {
