@@ -129,3 +129,33 @@ func TestMissingConfigFlagFile(t *testing.T) {
 		}
 	}
 }
+
+// A project whose only config file is broken and not yet trusted: otter
+// leaves the file out so the user's own config still works, and says so
+// with the file's path and what to change, headless (config validate, and
+// on stderr for other commands) as in the TUI.
+func TestBrokenUntrustedProjectFileIsReported(t *testing.T) {
+	configTestHome(t)
+	proj := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proj, ".otter"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(proj, ".otter", "config.toml")
+	if err := os.WriteFile(file, []byte("[mcp.servers.fs]\ncommand = \"node\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runOtter(t, "--cwd", proj, "config", "validate")
+	if err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	if strings.Contains(out, "no config files found") || !strings.Contains(out, "warning: "+file) || !strings.Contains(out, "[[mcp.servers]]") {
+		t.Errorf("validate does not name the broken project file:\n%s", out)
+	}
+	_, errOut, err := runOtter(t, "--cwd", proj, "mcp", "list")
+	if err != nil {
+		t.Fatalf("mcp list: %v", err)
+	}
+	if !strings.Contains(errOut, file) || !strings.Contains(errOut, "must be an array") {
+		t.Errorf("mcp list says nothing on stderr about the broken project file:\n%s", errOut)
+	}
+}

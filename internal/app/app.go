@@ -178,6 +178,10 @@ func (a *App) load() (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.Warnings {
+		// Headless, this reaches stderr; the TUI also shows them.
+		a.Logger.Warn("config", "warning", w.Error())
+	}
 	if a.opts.SelectServers != nil {
 		servers, err := a.opts.SelectServers(cfg.MCP.Servers)
 		if err != nil {

@@ -49,7 +49,12 @@ func RunConfigValidate(f *Factory, path string) error {
 		files = append(files, f.Path)
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(out, "ok: no config files found (the user file would be %s)\n", config.DefaultPaths().UserConfigFile())
+		found := "no config files found"
+		if len(cfg.Warnings) > 0 { // a broken project file, left out
+			found = "no config file applies"
+		}
+		fmt.Fprintf(out, "ok: %s (the user file would be %s)\n", found, config.DefaultPaths().UserConfigFile())
+		printWarnings(out, cfg)
 		return nil
 	}
 	fmt.Fprintf(out, "ok: %s from %s\n", plural(len(cfg.MCP.Servers), "server"), strings.Join(files, ", "))

@@ -46,7 +46,27 @@ func AppOptions(base app.Options, ui *UI) app.Options {
 func NewAppBackend(ui *UI, a *app.App, logger *slog.Logger) *AppBackend {
 	b := &AppBackend{ui: ui, app: a, logger: logger}
 	b.agent = a.NewAgent(app.AgentOptions{Approver: ui, OnEvent: b.onAgentEvent})
+	b.keepWarnings()
 	return b
+}
+
+// keepWarnings copies the loaded config's warnings for ConfigWarnings,
+// which must not wait for a reload in progress. Call it where no reload
+// runs at the same time: in NewAppBackend, or holding reloadMu.
+func (b *AppBackend) keepWarnings() {
+	var ws []string
+	for _, w := range b.app.Config.Warnings {
+		ws = append(ws, w.Error())
+	}
+	b.mu.Lock()
+	b.warnings = ws
+	b.mu.Unlock()
+}
+
+func (b *AppBackend) ConfigWarnings() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.warnings)
 }
 
 // WatchConfig reloads when a config file changes and auto_reload is on —
@@ -77,8 +97,9 @@ type AppBackend struct {
 
 	reloadMu sync.Mutex // serialises reloads (the /mcp reload command and the watcher)
 
-	mu   sync.Mutex
-	emit func(agent.Event) // the running Send's
+	mu       sync.Mutex
+	emit     func(agent.Event) // the running Send's
+	warnings []string          // ConfigWarnings
 }
 
 func (b *AppBackend) onAgentEvent(ev agent.Event) {
@@ -163,7 +184,11 @@ func (b *AppBackend) sendMessages(ctx context.Context, emit func(agent.Event), b
 func (b *AppBackend) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	b.reloadMu.Lock()
 	defer b.reloadMu.Unlock()
-	return b.app.Reload(ctx) // it hands the agent the new provider and settings
+	diff, err := b.app.Reload(ctx) // it hands the agent the new provider and settings
+	if err == nil {
+		b.keepWarnings()
+	}
+	return diff, err
 }
 
 // TrustPrompt asks about an untrusted project whose config defines servers.

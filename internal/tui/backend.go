@@ -65,6 +65,11 @@ type Backend interface {
 	TrustPrompt() *TrustRequest
 	// Trust marks the project directory trusted and reloads.
 	Trust(ctx context.Context) (mcphost.ReloadDiff, error)
+	// ConfigWarnings are the problems of the configuration loaded last
+	// that did not stop otter (a broken untrusted project file left out,
+	// servers whose tools would get the same names), each naming the
+	// file and line to change. It does not block.
+	ConfigWarnings() []string
 
 	ContextBackend // the model, its window and the cost (context.go)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,7 @@ type fakeBackend struct {
 	offer    agent.ToolOffer
 	prompts  []mcphost.Prompt
 	trust    *TrustRequest
+	warnings []string // ConfigWarnings
 	actions  []string
 	ctxState agent.ContextState
 	costs    []agent.ModelUsage
@@ -129,6 +131,12 @@ func (f *fakeBackend) Send(ctx context.Context, text string, emit func(agent.Eve
 func (f *fakeBackend) ResetChat() { f.record("reset") }
 
 func (f *fakeBackend) TrustPrompt() *TrustRequest { return f.trust }
+
+func (f *fakeBackend) ConfigWarnings() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.warnings)
+}
 
 func (f *fakeBackend) Trust(context.Context) (mcphost.ReloadDiff, error) {
 	f.record("trust")

@@ -165,6 +165,7 @@ func newModel(u *UI, b Backend) *model {
 	if m.provider.Help != "" {
 		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")
 	}
+	m.showConfigWarnings()
 	m.welcomed = true
 	if !slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.State == mcphost.StatePending }) {
 		m.announceLogins()
@@ -395,6 +396,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		was := m.provider
 		m.refresh()
 		m.showReload(msg, was)
+		if msg.err == nil {
+			m.showConfigWarnings()
+		}
 		return nil
 
 	case chatEventMsg:
@@ -856,6 +860,15 @@ func (m *model) endTurn(err error) {
 	}
 	m.busy, m.cancelTurn = false, nil
 	m.offer = m.b.ToolOffer() // the turn may have loaded tools
+}
+
+// showConfigWarnings says what of the configuration otter left out or
+// could not honour, with the file and line to change: nothing else would
+// tell the person that their project file is broken.
+func (m *model) showConfigWarnings() {
+	for _, w := range m.b.ConfigWarnings() {
+		m.notice(itemError, "config: "+w)
+	}
 }
 
 func (m *model) showReload(msg reloadedMsg, providerWas Provider) {
