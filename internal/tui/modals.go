@@ -454,10 +454,10 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 		footer += " · ctrl+o all arguments"
 	}
 	fm := newPanelForm(m, heading, m.st.dim.Render(footer), huh.NewGroup(sel))
-	pm := &permissionModal{formModal: fm, title: title, args: strings.Split(all, "\n")}
+	pm := &permissionModal{formModal: fm, tool: req.Tool, title: title, args: strings.Split(all, "\n")}
 	deny := func() tea.Cmd {
-		reply(ask.Deny)
-		return m.noticeCmd(itemInfo, "denied "+req.Tool)
+		reply(ask.Deny) // the call's line says "✗ denied" and why
+		return nil
 	}
 	fm.onSubmit = func() tea.Cmd {
 		switch choice {
@@ -480,6 +480,7 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 // arguments (ctrl+o), which takes the whole screen and scrolls.
 type permissionModal struct {
 	*formModal
+	tool   string // the qualified name of the tool it asks about
 	title  string
 	args   []string
 	all    bool // showing all arguments

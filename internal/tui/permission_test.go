@@ -13,7 +13,8 @@ import (
 
 // The permission prompt is a panel at the bottom: the chat stays in view
 // above it, it says which answer Enter gives, ctrl+o shows every argument,
-// and a denied call's block says "denied", not "failed".
+// the call's line says it waits for the person (not "running"), and a
+// denied call's block says "denied", not "failed", once.
 func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 	t.Parallel()
 	args := map[string]string{}
@@ -45,6 +46,9 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 	if strings.Contains(s, "key11") {
 		t.Errorf("the collapsed prompt shows every argument:\n%s", s)
 	}
+	if !strings.Contains(s, "waiting for your answer") || strings.Contains(s, "running") {
+		t.Errorf("while the prompt is open the call's line does not say it waits for the person:\n%s", s)
+	}
 	// The panel is at the bottom: the chat is above it, and nothing but
 	// the input and status bar is below it.
 	lines := strings.Split(s, "\n")
@@ -65,9 +69,12 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 	h.press("ctrl+o")
 	h.waitFor("Always allow")
 	h.press("esc")
-	s = h.waitFor("denied mcp__fs__write_file", "✗ denied", "the user denied permission")
+	s = h.waitFor("✗ denied", "the user denied permission")
 	if strings.Contains(s, "failed") {
 		t.Errorf("a denied call shows as failed:\n%s", s)
+	}
+	if strings.Contains(s, "denied mcp__fs__write_file") {
+		t.Errorf("the denial is said twice, on the call's line and in a notice:\n%s", s)
 	}
 }
 

@@ -203,6 +203,17 @@ func (m *model) renderMarkdown(text string) string {
 
 const previewLines = 4
 
+// askingPermission reports whether a permission prompt for the tool is
+// open: its call has not started, it waits for the person.
+func (m *model) askingPermission(tool string) bool {
+	for _, q := range m.questions {
+		if p, ok := q.md.(*permissionModal); ok && p.tool == tool && !p.finished() {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *model) renderTool(it *item, w int) string {
 	st := m.st
 	var b strings.Builder
@@ -211,6 +222,9 @@ func (m *model) renderTool(it *item, w int) string {
 	case toolRunning:
 		mark = st.accent.Render(m.spin.View())
 		status = st.dim.Render("running " + fmtDuration(time.Since(it.start)))
+		if m.askingPermission(it.name) {
+			status = st.warn.Render("waiting for your answer")
+		}
 	case toolOK:
 		mark = st.ok.Render("●")
 		status = st.ok.Render("✓ ") + st.dim.Render(fmtDuration(it.elapsed))

@@ -266,7 +266,7 @@ func TestPermissionPromptDenied(t *testing.T) {
 	h.waitFor("Allow mcp__fs__delete_file?", "may modify or delete data", `"path": "/tmp/x"`,
 		"Allow once", "Allow for this session", "Always allow", "Deny")
 	h.press("down", "down", "down", "enter")
-	s := h.waitFor("denied mcp__fs__delete_file", "I was not allowed to delete it.")
+	s := h.waitFor("I was not allowed to delete it.")
 	if strings.Contains(s, "deleted") && !strings.Contains(s, "not allowed to delete") {
 		t.Errorf("the tool ran although it was denied:\n%s", s)
 	}
