@@ -258,3 +258,61 @@ func member(raw json.RawMessage, name string) json.RawMessage {
 	}
 	return v
 }
+
+// Skeleton is a JSON value of the field's shape for a person to fill in,
+// indented by two spaces: its default when it has one, else its first
+// choice, else every property of an object in the server's order, one item
+// of an array, "" for a string, 0 for a number and false for a boolean.
+// Nesting deeper than 6 levels is left null.
+func (f Field) Skeleton() string {
+	var b bytes.Buffer
+	f.skeleton(&b, 0)
+	var out bytes.Buffer
+	if json.Indent(&out, b.Bytes(), "", "  ") != nil {
+		return b.String()
+	}
+	return out.String()
+}
+
+func (f Field) skeleton(b *bytes.Buffer, depth int) {
+	literal := func(v any) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			data = []byte("null")
+		}
+		b.Write(data)
+	}
+	switch {
+	case depth > 5:
+		b.WriteString("null")
+	case f.Default != nil:
+		literal(f.Default)
+	case len(f.Choices) > 0:
+		literal(f.Choices[0].Value)
+	case f.Type == "object":
+		b.WriteByte('{')
+		for i, sub := range f.Fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			literal(sub.Name)
+			b.WriteByte(':')
+			sub.skeleton(b, depth+1)
+		}
+		b.WriteByte('}')
+	case f.Type == "array":
+		b.WriteByte('[')
+		if f.Items != nil {
+			f.Items.skeleton(b, depth+1)
+		}
+		b.WriteByte(']')
+	case f.Type == "string":
+		b.WriteString(`""`)
+	case f.Type == "integer", f.Type == "number":
+		b.WriteByte('0')
+	case f.Type == "boolean":
+		b.WriteString("false")
+	default:
+		b.WriteString("null")
+	}
+}

@@ -136,3 +136,37 @@ func TestMembersFallBackToAlphabetical(t *testing.T) {
 		t.Errorf("fields without text = %v, want %v", names, want)
 	}
 }
+
+// A skeleton lists an object's properties in the server's order (not
+// alphabetically), one item of an array, and each default or first
+// choice, so the JSON editor reads like the tool's documentation.
+func TestSkeletonKeepsTheServersOrder(t *testing.T) {
+	o, err := Parse(json.RawMessage(`{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object",
+		"properties":{"name":{"type":"string"},"entityType":{"type":"string","enum":["person","place"]},
+		"observations":{"type":"array","items":{"type":"string"}},"weight":{"type":"number","default":1.5},
+		"meta":{"type":"object"},"ok":{"type":"boolean"},"any":{}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := o.Fields[0].Skeleton()
+	want := `[
+  {
+    "name": "",
+    "entityType": "person",
+    "observations": [
+      ""
+    ],
+    "weight": 1.5,
+    "meta": {},
+    "ok": false,
+    "any": null
+  }
+]`
+	if got != want {
+		t.Errorf("Skeleton() =\n%s\nwant\n%s", got, want)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(got), &v); err != nil {
+		t.Errorf("the skeleton is not JSON: %v", err)
+	}
+}

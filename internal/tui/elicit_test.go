@@ -67,7 +67,11 @@ func TestCallNestedInputHasASkeletonAndIsValidated(t *testing.T) {
 	b := &fakeBackend{tools: []tool.Entry{entry("memory", "create_entities", "Create entities", schema, nil)}}
 	h := start(t, b)
 	h.enterLine("/call mcp__memory__create_entities")
-	h.waitFor("entities * (JSON)", `"entityType": ""`, `"observations": [`)
+	s := h.waitFor("entities * (JSON)", `"entityType": ""`, `"observations": [`)
+	// In the server's order, as its documentation reads, not alphabetical.
+	if n, e := strings.Index(s, `"name": ""`), strings.Index(s, `"entityType": ""`); n < 0 || n > e {
+		t.Errorf("the skeleton does not list name before entityType, as the schema does:\n%s", s)
+	}
 	h.typeText("5, ") // after the closing bracket: not valid JSON
 	h.press("enter")
 	h.waitFor("not valid JSON")

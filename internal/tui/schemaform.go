@@ -156,10 +156,10 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 				}
 			}
 		}
-		return jsonField(name, title, desc, p, required)
+		return jsonField(name, title, desc, f, required)
 
 	case "object":
-		return jsonField(name, title, desc, p, required)
+		return jsonField(name, title, desc, f, required)
 
 	case "number", "integer":
 		v := defaultString(p)
@@ -201,11 +201,12 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 // jsonField is a JSON editor for a nested object or array, pre-filled
 // with a skeleton built from its schema (its default when it has one) and
 // checked against the schema before anything is sent.
-func jsonField(name, title, desc string, p *jsonschema.Schema, required bool) (huh.Field, func(map[string]any) error) {
+func jsonField(name, title, desc string, f schema.Field, required bool) (huh.Field, func(map[string]any) error) {
+	p := f.Schema
 	v := defaultString(p)
 	if v == "" {
-		if b, err := json.MarshalIndent(skeleton(p, 0), "", "  "); err == nil && string(b) != "null" {
-			v = string(b)
+		if sk := f.Skeleton(); sk != "null" {
+			v = sk
 		}
 	}
 	pre := v // an optional field left as pre-filled is not sent
@@ -243,47 +244,6 @@ func jsonField(name, title, desc string, p *jsonschema.Schema, required bool) (h
 		}
 		return nil
 	}
-}
-
-// skeleton is a value of the shape schema p describes, to fill in: every
-// property of an object, one item of an array, empty strings and zeros.
-func skeleton(p *jsonschema.Schema, depth int) any {
-	if p == nil || depth > 5 {
-		return nil
-	}
-	if len(p.Default) > 0 {
-		var v any
-		if json.Unmarshal(p.Default, &v) == nil {
-			return v
-		}
-	}
-	if len(p.Enum) > 0 {
-		return p.Enum[0]
-	}
-	typ := p.Type
-	if typ == "" && len(p.Types) > 0 {
-		typ = p.Types[0]
-	}
-	switch typ {
-	case "object":
-		m := map[string]any{}
-		for k, sp := range p.Properties {
-			m[k] = skeleton(sp, depth+1)
-		}
-		return m
-	case "array":
-		if p.Items != nil {
-			return []any{skeleton(p.Items, depth+1)}
-		}
-		return []any{}
-	case "string":
-		return ""
-	case "integer", "number":
-		return 0
-	case "boolean":
-		return false
-	}
-	return nil
 }
 
 func parseNumber(s string, integer bool, p *jsonschema.Schema, required bool) (any, error) {
