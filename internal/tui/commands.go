@@ -30,17 +30,21 @@ type promptReadyMsg struct {
 var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
 
 const helpText = `Commands
-  /mcp                 MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
-  /mcp tools [server]  filterable list of tools; enter shows description, input schema, annotations
-  /mcp reload          re-read the config; only changed servers restart
-  /call TOOL [json]    call a tool by hand (a form from its input schema) and see its whole result
-  /mcp__server__prompt [arg=value …]   use a server's prompt
-  /image [N]           view image N from a tool result (the latest without N)
-  /copy [N]            copy the last answer (N: the Nth back) to the clipboard as Markdown
-  /copy code [N]       copy code block N of the last answer (the last one without N)
-  /trust               ask again whether to trust this project (its servers and settings)
-  /clear               forget the conversation · saved ones: /new /fork /rename /resume [ID]
-  /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /help · /quit
+  /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
+  /mcp tools [server]      filterable list of tools; enter shows description, input schema, annotations
+  /mcp resources [server]  resources and templates; enter previews, tab attaches as @server:uri
+  /mcp prompts [server]    prompts and their arguments
+  /mcp reload              re-read the config; only changed servers restart
+  /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
+  /mcp__server__prompt     use a server's prompt: [arg=value …], or a form
+  @server:uri              in a message: attach that resource (tab completes after @)
+  /open [N]                preview resource link N of the last tool result
+  /image [N]               view image N from a tool result (the latest without N)
+  /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown
+  /copy code [N]           copy code block N of the last answer (the last one without N)
+  /trust                   ask again whether to trust this project (its servers and settings)
+  /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
+  /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /help · /quit
 
 Keys
   enter send (while otter works: queued, sent when it is done) · shift+enter / alt+enter new line

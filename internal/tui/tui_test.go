@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -837,7 +838,7 @@ func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
 // The same on the screen: /help at 60 columns keeps its two columns.
 func TestHelpAtNarrowWidth(t *testing.T) {
 	h := start(t, &fakeBackend{})
-	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
+	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 60}) // /help whole on the screen
 	h.enterLine("/help")
 	s := h.waitFor("filterable list", "forget the conversation")
 	lines := strings.Split(s, "\n")
@@ -1009,4 +1010,14 @@ func TestCallShowsResourcesAsTheCLIDoes(t *testing.T) {
 	h := start(t, b)
 	h.enterLine(`/call read {}`)
 	h.waitFor("[resource link: r, file:///r.txt, text/plain]", "[resource: mem://t, text/plain]", "inside")
+}
+
+// /help names every command Tab completes, so none is found only by
+// accident.
+func TestHelpNamesEveryCommand(t *testing.T) {
+	for _, c := range slashCommands {
+		if !regexp.MustCompile(regexp.QuoteMeta(c) + `\b`).MatchString(helpText) {
+			t.Errorf("/help does not mention %s", c)
+		}
+	}
 }
