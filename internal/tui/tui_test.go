@@ -899,8 +899,9 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 	h.waitFor("· 1 need login")
 	set(0, mcphost.StateNeedsAuth)
 	h.waitFor("· 2 need login")
+	h.tm.Send(tea.WindowSizeMsg{Width: 100, Height: 80}) // the notice and /help on one screen
 	h.enterLine("/help")
-	s = h.waitFor("forget the conversation")
+	s = h.waitFor("forget the conversation", "Commands")
 	if n := strings.Count(s, "servers need login") + strings.Count(s, "needs login"); n != 1 {
 		t.Errorf("the login notice shows %d times, want once:\n%s", n, s)
 	}
