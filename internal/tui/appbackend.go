@@ -123,7 +123,6 @@ func (b *AppBackend) Servers() []mcphost.Status  { return b.app.MCP.Statuses() }
 func (b *AppBackend) Tools() []tool.Entry        { return b.app.Tools.Entries() }
 func (b *AppBackend) ToolOffer() agent.ToolOffer { return b.agent.ToolOffer() }
 func (b *AppBackend) Prompts() []mcphost.Prompt  { return b.app.MCP.Prompts() }
-func (b *AppBackend) ResetChat()                 { b.agent.Reset() }
 func (b *AppBackend) Login(ctx context.Context, server string) error {
 	return b.app.MCP.Login(ctx, server)
 }

@@ -57,8 +57,9 @@ type Backend interface {
 	// is over. It reports the agent's events through emit, in order.
 	// Cancelling ctx stops the turn (Esc).
 	Send(ctx context.Context, text string, emit func(agent.Event)) error
-	// ResetChat forgets the conversation (/clear).
-	ResetChat()
+	// ResetChat forgets the conversation (/clear); the TUI calls it when
+	// no turn runs. A saved conversation stays saved as it was.
+	ResetChat(ctx context.Context) error
 
 	// TrustPrompt returns what to ask when the working directory is an
 	// untrusted project that defines MCP servers, or nil.

@@ -54,6 +54,13 @@ Keys
   shift+drag selects text while the wheel scrolls (option+drag in iTerm2); ctrl+s turns the mouse off/on
   ctrl+y view the latest image · ctrl+c twice quit`
 
+// resetChat has the core forget the conversation (/clear).
+func (m *model) resetChat() {
+	if err := m.b.ResetChat(m.ctx); err != nil {
+		m.notice(itemError, "the conversation is cleared here, but: "+err.Error())
+	}
+}
+
 func (m *model) command(line string) tea.Cmd {
 	cmd, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
@@ -66,7 +73,11 @@ func (m *model) command(line string) tea.Cmd {
 	case "/clear":
 		m.cancel()
 		m.queue = nil
-		m.b.ResetChat()
+		if m.busy { // the agent forgets once the canceled turn has ended
+			m.clearAfterTurn = true
+		} else {
+			m.resetChat()
+		}
 		m.tr.items = nil
 		m.follow()
 		m.usage = agent.Usage{}

@@ -128,7 +128,7 @@ func (f *fakeBackend) Send(ctx context.Context, text string, emit func(agent.Eve
 	return nil
 }
 
-func (f *fakeBackend) ResetChat() { f.record("reset") }
+func (f *fakeBackend) ResetChat(context.Context) error { f.record("reset"); return nil }
 
 func (f *fakeBackend) TrustPrompt() *TrustRequest { return f.trust }
 

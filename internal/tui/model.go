@@ -124,6 +124,9 @@ type model struct {
 	loginSaid map[string]bool
 	loginNew  []string
 	welcomed  bool // the welcome is in the transcript; notices may follow
+	// clearAfterTurn: /clear came while a turn ran; the core forgets the
+	// conversation when that turn has ended.
+	clearAfterTurn bool
 }
 
 func newModel(u *UI, b Backend) *model {
@@ -410,6 +413,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case turnDoneMsg:
 		if msg.turn == m.turn {
 			m.endTurn(msg.err)
+			if m.clearAfterTurn {
+				m.clearAfterTurn = false
+				m.resetChat()
+			}
 			return m.sendQueued()
 		}
 		return nil

@@ -87,3 +87,35 @@ func TestRetriesShowOnOneUpdatingLine(t *testing.T) {
 	close(release)
 	h.waitFor("the provider is down")
 }
+
+// /clear while otter works cancels the turn and has the core forget the
+// conversation only once that turn has ended (the agent refuses to be
+// reset mid-turn), not before and not never.
+func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{}
+	ended := make(chan struct{})
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.TextDelta{Text: "thinking about " + text})
+		<-ctx.Done()
+		b.record("turn ended")
+		close(ended)
+		return ctx.Err()
+	}
+	h := start(t, b)
+	h.enterLine("otters")
+	h.waitFor("thinking about otters")
+	h.enterLine("/clear")
+	<-ended
+	h.waitFor("conversation cleared")
+	deadline := time.Now().Add(20 * time.Second)
+	for !b.did("reset") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.mu.Lock()
+	actions := strings.Join(b.actions, ", ")
+	b.mu.Unlock()
+	if !strings.Contains(actions, "turn ended, reset") {
+		t.Errorf("the conversation was not forgotten after the turn ended: %s", actions)
+	}
+}

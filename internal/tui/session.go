@@ -152,6 +152,18 @@ func (b *AppBackend) restart(ctx context.Context, o app.SessionOptions) error {
 	return nil
 }
 
+// ResetChat implements Backend. Once something is saved, the cleared
+// conversation stays as it was and the next message starts a new session,
+// as /new does: /resume brings back what was cleared, and the cleared
+// session gets none of what follows.
+func (b *AppBackend) ResetChat(ctx context.Context) error {
+	b.agent.Reset()
+	if b.session.ID() == "" {
+		return nil
+	}
+	return b.NewSession(ctx)
+}
+
 // NewSession implements SessionBackend.
 func (b *AppBackend) NewSession(ctx context.Context) error {
 	if err := b.agent.Load(nil, nil); err != nil {

@@ -110,3 +110,59 @@ func TestContinueInTheTUI(t *testing.T) {
 	p.waitFor("Continuing session "+orig[:8], "So they do not drift apart.", "and then?")
 	quit()
 }
+
+// /clear starts over as /new does: the cleared conversation stays saved as
+// it was (so /resume brings it back), the model hears nothing of it, and
+// what follows is saved as a conversation of its own — before, it was
+// appended to the cleared one, and resuming brought back both.
+func TestClearStartsANewSession(t *testing.T) {
+	dir := t.TempDir()
+	model := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Text: []string{"Otters sleep holding hands."}},
+		llmtest.Reply{Text: []string{"Beavers build dams."}},
+	)
+	p := startTmux(t, dir, fakeModelConfig(model.URL), 100, 30)
+	p.waitFor("fake/fake-model")
+	p.keys("tell me about otters", "Enter")
+	p.waitFor("Otters sleep holding hands.")
+	p.keys("/clear", "Enter")
+	p.waitFor("conversation cleared")
+	p.keys("tell me about beavers", "Enter")
+	p.waitFor("Beavers build dams.")
+
+	reqs := model.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if strings.Contains(m.Text, "otters") || strings.Contains(m.Text, "Otters") {
+			t.Errorf("after /clear the model still received %s: %q", m.Role, m.Text)
+		}
+	}
+	db, err := session.Open(context.Background(), filepath.Join(p.home, ".local/share/otter", session.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	list, err := db.List(context.Background(), session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := map[string]string{}
+	for _, info := range list {
+		h, err := db.History(context.Background(), info.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, m := range h {
+			texts = append(texts, m.Text)
+		}
+		saved[info.ID[:8]] = strings.Join(texts, " | ")
+	}
+	if len(saved) != 2 {
+		t.Fatalf("want the cleared conversation and the new one saved apart, got %d sessions: %q", len(saved), saved)
+	}
+	for id, text := range saved {
+		if strings.Contains(text, "otters") == strings.Contains(text, "beavers") {
+			t.Errorf("session %s mixes or misses the conversations: %q", id, text)
+		}
+	}
+}
