@@ -340,8 +340,20 @@ func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reaso
 			}
 			return err
 		}
-		ev.Summary, ev.Summarized = summary, recent
-		history = append([]llm.Message{compact.SummaryMessage(summary)}, history[recent:]...)
+		// A summary that is not shorter than what it replaces (a model that
+		// ran on, or little to summarise) would only cost tokens: the
+		// messages stay. Asked for (/compact), say so.
+		got, was := compact.MessageTokens(compact.SummaryMessage(summary)), compact.MessagesTokens(history[:recent])
+		switch {
+		case got < was:
+			ev.Summary, ev.Summarized = summary, recent
+			history = append([]llm.Message{compact.SummaryMessage(summary)}, history[recent:]...)
+		case reason == "manual":
+			if ev.Elided > 0 {
+				a.replaceHistory(history, ev, fixed)
+			}
+			return fmt.Errorf("the model's summary (%d tokens) is not shorter than the %d tokens of the %d messages it would replace, so they are kept as they were", got, was, recent)
+		}
 	}
 	if ev.Elided == 0 && ev.Summarized == 0 {
 		return nil

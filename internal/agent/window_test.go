@@ -260,3 +260,37 @@ func TestToolResultsAreElidedAndCutAndOverflowRetried(t *testing.T) {
 		})
 	}
 }
+
+// A summary that is not shorter than the messages it would replace (a
+// model that runs on) is not used: /compact says so and the conversation
+// stays as it was, instead of growing ("7.5k → 7.6k tokens").
+func TestASummaryLongerThanItsMessagesIsNotUsed(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.OpenAI)
+	srv.Respond = func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Text: []string{strings.Repeat("The user said hello and I answered at great length. ", 60)}}
+		}
+		return llmtest.Reply{Text: []string{"Hi."}}
+	}
+	var log eventLog
+	a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Facts: factsWith(8000, 1000), OnEvent: log.add})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, q := range []string{"hello", "how are you?", "fine, thanks"} {
+		if err := a.Send(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := a.Messages()
+	err := a.Compact(ctx, "")
+	if err == nil || !strings.Contains(err.Error(), "not shorter") {
+		t.Errorf("Compact = %v, want it to say the summary is not shorter", err)
+	}
+	if after := a.Messages(); len(after) != len(before) || compact.IsSummary(after[0]) {
+		t.Errorf("the conversation changed: %d messages before, %d after (summary first: %v)", len(before), len(after), compact.IsSummary(after[0]))
+	}
+	if cs := log.compactions(); len(cs) != 0 {
+		t.Errorf("a compaction was reported: %+v", cs)
+	}
+}

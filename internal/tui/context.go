@@ -146,10 +146,14 @@ func (m *model) contextEvent(ev agent.Event) bool {
 func compactedText(ev agent.Compacted) string {
 	why := map[string]string{"auto": "it neared the model's context window", "manual": "you asked", "overflow": "the provider refused it as too long"}[ev.Reason]
 	var did []string
-	if ev.Elided > 0 {
+	if ev.Elided == 1 {
+		did = append(did, "1 old tool result replaced by a one-line stub")
+	} else if ev.Elided > 1 {
 		did = append(did, fmt.Sprintf("%d old tool results replaced by one-line stubs", ev.Elided))
 	}
-	if ev.Summarized > 0 {
+	if ev.Summarized == 1 {
+		did = append(did, "1 earlier message summarised")
+	} else if ev.Summarized > 1 {
 		did = append(did, fmt.Sprintf("%d earlier messages summarised", ev.Summarized))
 	}
 	return fmt.Sprintf("compacted the conversation because %s: %s → %s tokens (%s); the full history stays in the session",

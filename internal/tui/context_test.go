@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,4 +48,19 @@ func TestContextWindowCostAndModel(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("/compact did not reach the core: %v", b.actions)
+}
+
+func TestCompactedTextCountsInTheSingular(t *testing.T) {
+	got := compactedText(agent.Compacted{Reason: "auto", TokensBefore: 7500, TokensAfter: 3000, Elided: 1, Summarized: 1})
+	for _, want := range []string{"1 old tool result replaced by a one-line stub,", "1 earlier message summarised"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q does not say %q", got, want)
+		}
+	}
+	got = compactedText(agent.Compacted{Reason: "manual", TokensBefore: 7500, TokensAfter: 3000, Elided: 3, Summarized: 12})
+	for _, want := range []string{"because you asked", "3 old tool results replaced by one-line stubs", "12 earlier messages summarised"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q does not say %q", got, want)
+		}
+	}
 }
