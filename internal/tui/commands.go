@@ -48,7 +48,7 @@ const helpText = `Commands
 
 Keys
   enter send (while otter works: queued, sent when it is done) · shift+enter / alt+enter new line
-  ↑/↓ history (↑ first takes back the last queued message) · tab complete
+  ↑/↓ history (↑ first takes back the last queued message) · tab complete (again: the next; → keeps it)
   esc clear the queue, then cancel the running generation or call · ctrl+o expand tool results and pastes
   mouse wheel or pgup/pgdown scroll · home/end top/bottom (with an empty input; else ctrl+home/ctrl+end)
   shift+drag selects text while the wheel scrolls (option+drag in iTerm2); ctrl+s turns the mouse off/on

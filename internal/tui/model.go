@@ -565,6 +565,13 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.submit()
 	case "tab":
 		return m.complete()
+	case "right":
+		// → at the end of a candidate Tab cycled to keeps it: the next
+		// Tab completes from there (a template's next {variable}).
+		if c := m.cycle; c != nil && c.value == m.input.Value() && c.i >= 0 {
+			m.cycle, m.hint = nil, ""
+			return nil
+		}
 	case "pgup":
 		m.scrollUp(max(m.mainHeight()/2, 1))
 		return nil

@@ -455,14 +455,56 @@ func (m *model) mentionCandidates(v string) (base string, cands []string, ok boo
 	return v[:i+1], cands, true, nil
 }
 
-// templateVar splits a URI template at its first {variable}.
-func templateVar(tmpl string) (prefix, name, suffix string, ok bool) {
-	open := strings.Index(tmpl, "{")
-	end := strings.Index(tmpl, "}")
-	if open < 0 || end < open {
-		return "", "", "", false
+// templateSpot finds where in a URI template a mention typed after its
+// "@server:" stands: at the first variable still written as "{name}",
+// else at the variable whose value is being typed (the last one reached).
+// head is the typed text before that variable, value what stands for it,
+// suffix the typed text after it, and resolved the values of the
+// variables before it, which a server's completion may use. ok is false
+// when typed does not follow the template.
+func templateSpot(tmpl, typed string) (head, name, value, suffix string, resolved map[string]string, ok bool) {
+	resolved = map[string]string{}
+	pos := 0 // in typed
+	for {
+		open := strings.Index(tmpl, "{")
+		end := strings.Index(tmpl, "}")
+		if open < 0 || end < open {
+			return "", "", "", "", nil, false
+		}
+		lit, v, rest := tmpl[:open], tmpl[open+1:end], tmpl[end+1:]
+		if !strings.HasPrefix(typed[pos:], lit) {
+			return "", "", "", "", nil, false
+		}
+		pos += len(lit)
+		name = strings.Trim(v, "+#./;?&*")
+		after := typed[pos:]
+		if literal := "{" + v + "}"; strings.HasPrefix(after, literal) {
+			return typed[:pos], name, "", after[len(literal):], resolved, true
+		}
+		next := rest
+		if i := strings.Index(rest, "{"); i >= 0 {
+			next = rest[:i]
+		}
+		i := len(after) // the value runs to the end of what is typed
+		if next != "" {
+			if j := strings.Index(after, next); j >= 0 {
+				i = j
+			}
+		}
+		value = after[:i]
+		if strings.ContainsAny(value, "{}/") {
+			return "", "", "", "", nil, false
+		}
+		if i == len(after) { // typing this value: the template goes on after it
+			return typed[:pos], name, value, rest, resolved, true
+		}
+		if !strings.Contains(rest, "{") { // the last variable, with what follows it typed
+			return typed[:pos], name, value, after[i:], resolved, true
+		}
+		resolved[name] = value
+		pos += i
+		tmpl = rest
 	}
-	return tmpl[:open], strings.Trim(tmpl[open+1:end], "+#./;?&*"), tmpl[end+1:], true
 }
 
 // varValuesCache is what the server offered for a template's variable, for
@@ -480,23 +522,23 @@ type templateValuesMsg struct {
 	err                       error
 }
 
-// askTemplateVar asks cb for the values of its first variable when word
-// is its mention typed up to that variable (the variable still literal, or
-// a value being typed in its place); nil when word is not in it.
+// askTemplateVar asks cb for the values of the variable that word, a
+// mention of the template, stands at (see templateSpot): the first still
+// literal, else the one being typed, with the values before it; nil when
+// word is not a mention of it.
 func (m *model) askTemplateVar(cb CompletionBackend, v, base, word string, it resourceItem) tea.Cmd {
-	prefix, name, suffix, ok := templateVar(it.template)
-	head := "@" + it.server + ":" + prefix
-	if !ok || !strings.HasPrefix(word, head) {
+	mention := "@" + it.server + ":"
+	if !strings.HasPrefix(word, mention) {
 		return nil
 	}
-	value := strings.TrimPrefix(word[len(head):], "{"+name+"}")
-	value = strings.TrimSuffix(value, suffix)
-	if strings.ContainsAny(value, "{}/") {
+	head, name, value, suffix, resolved, ok := templateSpot(it.template, word[len(mention):])
+	if !ok {
 		return nil
 	}
+	head = mention + head
 	ctx := m.ctx
 	return func() tea.Msg {
-		vals, err := cb.Complete(ctx, it.server, "ref/resource", it.template, name, value, nil)
+		vals, err := cb.Complete(ctx, it.server, "ref/resource", it.template, name, value, resolved)
 		return templateValuesMsg{input: v, base: base, head: head, suffix: suffix, values: vals, err: err}
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -212,4 +213,79 @@ func TestAttachedResourceChangeIsNoted(t *testing.T) {
 	h.waitFor("ok")
 	h.ui.Notify(mcphost.ResourceUpdated{Server: "docs", URI: "demo://guide/architecture.md"})
 	h.waitFor("⟳ @docs:demo://guide/architecture.md changed on the server since it was attached")
+}
+
+func TestTemplateSpot(t *testing.T) {
+	const tmpl = "repo://{owner}/{name}/readme"
+	for _, tc := range []struct {
+		typed, head, name, value, suffix, resolved string
+		ok                                         bool
+	}{
+		{"repo://{owner}/{name}/readme", "repo://", "owner", "", "/{name}/readme", "", true},
+		{"repo://ott", "repo://", "owner", "ott", "/{name}/readme", "", true},
+		{"repo://otter-sh/{name}/readme", "repo://otter-sh/", "name", "", "/readme", "owner=otter-sh", true},
+		{"repo://otter-sh/ot", "repo://otter-sh/", "name", "ot", "/readme", "owner=otter-sh", true},
+		{"repo://otter-sh/otter/readme", "repo://otter-sh/", "name", "otter", "/readme", "owner=otter-sh", true},
+		{"file://x", "", "", "", "", "", false},
+	} {
+		head, name, value, suffix, resolved, ok := templateSpot(tmpl, tc.typed)
+		var res []string
+		for k, v := range resolved {
+			res = append(res, k+"="+v)
+		}
+		got := []string{head, name, value, suffix, strings.Join(res, ","), fmt.Sprint(ok)}
+		want := []string{tc.head, tc.name, tc.value, tc.suffix, tc.resolved, fmt.Sprint(tc.ok)}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("templateSpot(%q) = %q, want %q", tc.typed, got, want)
+		}
+	}
+}
+
+// repoFake is a server whose template has two variables; the values of
+// the second depend on the first (completion/complete's context).
+type repoFake struct{ resourceFake }
+
+func (repoFake) Resources() []mcphost.Resource { return nil }
+
+func (repoFake) ResourceTemplates() []mcphost.ResourceTemplate {
+	return []mcphost.ResourceTemplate{{Server: "gh", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "repo://{owner}/{name}/readme", Name: "README"}}}
+}
+
+func (f repoFake) Complete(_ context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
+	f.record("complete " + arg + "=" + value + " owner=" + resolved["owner"])
+	vals := map[string][]string{"owner": {"otter-sh", "golang"}}[arg]
+	if arg == "name" {
+		vals = map[string][]string{"otter-sh": {"otter", "otter-docs"}, "golang": {"go"}}[resolved["owner"]]
+	}
+	var out []string
+	for _, v := range vals {
+		if strings.HasPrefix(v, value) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Tab completes each {variable} of a template in turn, not only the
+// first, and the server hears the values chosen before.
+func TestMentionCompletesEveryTemplateVariable(t *testing.T) {
+	b := repoFake{resourceFake{&fakeBackend{
+		servers: []mcphost.Status{{Name: "gh", Transport: "stdio", State: mcphost.StateConnected, Templates: 1}},
+	}}}
+	h := startWith(t, b, b.fakeBackend)
+	h.typeText("read @gh:")
+	h.press("tab")
+	h.waitFor("› read @gh:repo://{owner}/{name}/readme")
+	h.press("tab") // {owner}
+	h.waitFor("repo://otter-sh/{name}/readme", "repo://golang/{name}/readme")
+	h.press("tab", "tab") // golang, then otter-sh
+	h.waitFor("› read @gh:repo://otter-sh/{name}/readme")
+	h.press("right") // keeps it
+	h.press("tab")   // {name}, given owner=otter-sh
+	h.waitFor("repo://otter-sh/otter/readme", "repo://otter-sh/otter-docs/readme")
+	if !b.did("complete name= owner=otter-sh") {
+		t.Errorf("Tab did not ask for {name} with owner=otter-sh; actions %v", b.actions)
+	}
+	h.press("tab", "tab") // otter-docs, then otter
+	h.waitFor("› read @gh:repo://otter-sh/otter/readme")
 }
