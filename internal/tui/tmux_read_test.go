@@ -33,7 +33,7 @@ func TestReadingAndCopyingInTmux(t *testing.T) {
 		t.Errorf("the clipboard holds %q; want the answer's Markdown with unwrapped lines", buf)
 	}
 	p.keys("/copy code", "Enter")
-	p.waitFor("copied code block 1 of 1")
+	p.waitFor("copied code block 1 of 1 of the last answer (1 line)")
 	if buf := p.tm("show-buffer"); buf != "echo hi\n" {
 		t.Errorf("the clipboard holds %q after /copy code, want the code block", buf)
 	}
