@@ -352,7 +352,7 @@ func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reaso
 			if ev.Elided > 0 {
 				a.replaceHistory(history, ev, fixed)
 			}
-			return fmt.Errorf("the model's summary (%d tokens) is not shorter than the %d tokens of the %d messages it would replace, so they are kept as they were", got, was, recent)
+			return fmt.Errorf("the model's summary (%d tokens) is not shorter than the %d tokens of the messages it would replace (%d), so they are kept as they were", got, was, recent)
 		}
 	}
 	if ev.Elided == 0 && ev.Summarized == 0 {

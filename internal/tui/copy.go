@@ -78,10 +78,7 @@ func (m *model) copyCommand(arg string) tea.Cmd {
 		content = blocks[code-1]
 		what = fmt.Sprintf("code block %d of %d of the last answer", code, len(blocks))
 	}
-	size := "1 line"
-	if n := strings.Count(strings.TrimRight(content, "\n"), "\n") + 1; n > 1 {
-		size = fmt.Sprintf("%d lines", n)
-	}
+	size := countOf(strings.Count(strings.TrimRight(content, "\n"), "\n")+1, "line")
 	m.notice(itemInfo, fmt.Sprintf("copied %s (%s) to the clipboard", what, size))
 	return tea.SetClipboard(content)
 }

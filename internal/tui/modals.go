@@ -617,5 +617,5 @@ func firstLines(s string, n int) string {
 	if len(lines) <= n {
 		return s
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… +%d lines", len(lines)-n)
+	return strings.Join(lines[:n], "\n") + "\n… +"+countOf(len(lines)-n, "line")
 }

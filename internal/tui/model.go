@@ -206,7 +206,7 @@ func (m *model) refresh() {
 	for _, s := range m.servers {
 		switch was := prev[s.Name]; {
 		case was == mcphost.StateNeedsAuth && s.State == mcphost.StateConnected:
-			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%d tools)", s.Name, s.Tools))
+			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%s)", s.Name, countOf(s.Tools, "tool")))
 		case was == mcphost.StateConnected && s.State == mcphost.StateFailed:
 			m.notice(itemError, fmt.Sprintf("%s failed: %s — /mcp for details", s.Name, s.Error))
 		case (was == "" || was == mcphost.StatePending) && s.State == mcphost.StateFailed:
@@ -253,6 +253,15 @@ func (m *model) announceLogins() {
 	default:
 		m.notice(itemInfo, fmt.Sprintf("%d servers need login (%s) — open /mcp and press l on each", len(names), strings.Join(names, ", ")))
 	}
+}
+
+// countOf is n and the noun, with an s unless n is 1 ("1 line", "3 lines").
+func countOf(n int, noun string) string {
+	s := fmt.Sprintf("%d %s", n, noun)
+	if n != 1 {
+		s += "s"
+	}
+	return s
 }
 
 func (m *model) notice(kind itemKind, text string) *item {

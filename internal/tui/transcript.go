@@ -302,7 +302,7 @@ func (m *model) renderTool(it *item, w int) string {
 	}
 	for i, l := range lines {
 		if i == limit {
-			b.WriteString("\n    " + st.dim.Render(fmt.Sprintf("… +%d lines (ctrl+o expands)", len(lines)-limit)))
+			b.WriteString("\n    " + st.dim.Render("… +"+countOf(len(lines)-limit, "line")+" (ctrl+o expands)"))
 			break
 		}
 		prefix := "    "

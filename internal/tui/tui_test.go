@@ -1022,3 +1022,26 @@ func TestHelpNamesEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// A tool result's preview counts what it leaves out in the singular too:
+// "… +1 line", never "… +1 lines".
+func TestPreviewCountsHiddenLines(t *testing.T) {
+	for _, tc := range []struct {
+		lines int
+		want  string
+	}{{previewLines + 1, "… +1 line (ctrl+o expands)"}, {previewLines + 3, "… +3 lines (ctrl+o expands)"}} {
+		var body []string
+		for i := range tc.lines {
+			body = append(body, fmt.Sprint("row ", i))
+		}
+		b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+			emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__read"})
+			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__read", Result: textResult(strings.Join(body, "\n"))})
+			emit(agent.TurnFinished{Text: "read it"})
+			return nil
+		}}
+		h := start(t, b)
+		h.enterLine("read")
+		h.waitFor("read it", tc.want)
+	}
+}
