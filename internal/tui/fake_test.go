@@ -77,6 +77,19 @@ func (f *fakeBackend) record(s string) {
 	f.mu.Unlock()
 }
 
+// waitDid waits until the backend was asked to do s (its calls come from
+// the UI's commands, off the test's goroutine), and reports whether it was.
+func (f *fakeBackend) waitDid(s string) bool {
+	deadline := time.Now().Add(20 * time.Second)
+	for !f.did(s) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 func (f *fakeBackend) did(s string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()

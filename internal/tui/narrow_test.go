@@ -274,3 +274,38 @@ func TestPlaceholderFitsWhole(t *testing.T) {
 		}
 	}
 }
+
+// /mcp at 80 and 60 columns drops whole columns, least useful first, and
+// never cuts a row's end: name, state, tools and errors stay, and the
+// selected server's line gives the values of the columns that went.
+func TestMCPPanelDropsWholeColumns(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{servers: []mcphost.Status{
+		{Name: "everything", Transport: "stdio", State: mcphost.StateConnected, Tools: 17, Resources: 7, Templates: 2, Prompts: 4, Calls: 12, Errors: 3, MedianLatency: 41 * time.Millisecond},
+		{Name: "memory", Transport: "stdio", State: mcphost.StateFailed, Error: "exit status 1"},
+	}}
+	h := start(t, b)
+	h.waitFor("/help")
+	for _, width := range []int{120, 80, 60} {
+		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 30})
+		h.enterLine("/mcp")
+		s := h.waitFor("MCP servers", "NAME")
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "NAME") || strings.Contains(l, "everything  ") || strings.Contains(l, "memory  ") {
+				if strings.Contains(l, "…") {
+					t.Errorf("at %d columns a row of the table is cut: %q\n%s", width, l, s)
+				}
+			}
+		}
+		for _, want := range []string{"STATE", "TOOLS", "ERRORS", "connected", "failed"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("at %d columns /mcp lost %q:\n%s", width, want, s)
+			}
+		}
+		if width < 100 && !strings.Contains(s, "prompts 4") {
+			t.Errorf("at %d columns the dropped PROMPTS column's value is nowhere:\n%s", width, s)
+		}
+		h.press("esc")
+		h.waitGone("NAME")
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,37 +116,77 @@ func (p *mcpPanel) view(width, height int) string {
 		return b.String()
 	}
 	sel, _ := p.selected()
-	rows := make([][]string, 0, len(servers))
-	for _, s := range servers {
-		p50 := "-"
-		if s.MedianLatency > 0 {
-			p50 = fmtDuration(s.MedianLatency)
-		}
-		rows = append(rows, []string{s.Name, s.Transport, string(s.State), m.toolCount(s),
-			fmt.Sprint(s.Resources + s.Templates), fmt.Sprint(s.Prompts), fmt.Sprint(s.Calls), fmt.Sprint(s.Errors), p50})
+	// The columns, and the order in which they give way when the panel is
+	// too narrow for all of them (0: never): whole columns go, not the
+	// ends of rows; the selected server's line below then has their values.
+	cols := []struct {
+		head string
+		drop int
+		cell func(s mcphost.Status) string
+	}{
+		{"NAME", 0, func(s mcphost.Status) string { return s.Name }},
+		{"TRANSPORT", 5, func(s mcphost.Status) string { return s.Transport }},
+		{"STATE", 0, func(s mcphost.Status) string { return string(s.State) }},
+		{"TOOLS", 0, m.toolCount},
+		{"RESOURCES", 2, func(s mcphost.Status) string { return fmt.Sprint(s.Resources + s.Templates) }},
+		{"PROMPTS", 1, func(s mcphost.Status) string { return fmt.Sprint(s.Prompts) }},
+		{"CALLS", 4, func(s mcphost.Status) string { return fmt.Sprint(s.Calls) }},
+		{"ERRORS", 6, func(s mcphost.Status) string { return fmt.Sprint(s.Errors) }},
+		{"P50", 3, func(s mcphost.Status) string {
+			if s.MedianLatency > 0 {
+				return fmtDuration(s.MedianLatency)
+			}
+			return "-"
+		}},
 	}
-	t := table.New().
-		Headers("NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "CALLS", "ERRORS", "P50").
-		Rows(rows...).
-		Border(lipgloss.NormalBorder()).BorderStyle(st.border).
-		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).BorderColumn(false).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			s := lipgloss.NewStyle().PaddingRight(2)
-			if row == table.HeaderRow {
-				return s.Inherit(st.dim).Bold(true)
+	dropped := 0
+	var t *table.Table
+	var tableStr string
+	for {
+		var heads []string
+		var keep []int
+		for i, c := range cols {
+			if c.drop == 0 || c.drop > dropped {
+				heads = append(heads, c.head)
+				keep = append(keep, i)
 			}
-			if col == 2 && row < len(servers) {
-				s = s.Inherit(st.stateColor[servers[row].State])
+		}
+		rows := make([][]string, 0, len(servers))
+		for _, s := range servers {
+			row := make([]string, 0, len(keep))
+			for _, i := range keep {
+				row = append(row, cols[i].cell(s))
 			}
-			if row == p.cursor {
-				s = s.Bold(true)
-				if col == 0 {
-					s = s.Inherit(st.accent)
+			rows = append(rows, row)
+		}
+		stateCol := slices.Index(heads, "STATE")
+		t = table.New().
+			Headers(heads...).
+			Rows(rows...).
+			Border(lipgloss.NormalBorder()).BorderStyle(st.border).
+			BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).BorderColumn(false).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				s := lipgloss.NewStyle().PaddingRight(2)
+				if row == table.HeaderRow {
+					return s.Inherit(st.dim).Bold(true)
 				}
-			}
-			return s
-		})
-	tableStr := t.Render()
+				if col == stateCol && row < len(servers) {
+					s = s.Inherit(st.stateColor[servers[row].State])
+				}
+				if row == p.cursor {
+					s = s.Bold(true)
+					if col == 0 {
+						s = s.Inherit(st.accent)
+					}
+				}
+				return s
+			})
+		tableStr = t.Render()
+		if lipgloss.Width(tableStr)+2 <= width || dropped >= 6 {
+			break
+		}
+		dropped++
+	}
 	// Mark the selected row.
 	lines := strings.Split(tableStr, "\n")
 	for i := range lines {
@@ -169,7 +210,16 @@ func (p *mcpPanel) view(width, height int) string {
 	if !sel.ConnectedAt.IsZero() && sel.State == mcphost.StateConnected {
 		head += st.dim.Render(" · up " + fmtDuration(time.Since(sel.ConnectedAt).Truncate(time.Second)))
 	}
-	b.WriteString(head + "\n")
+	b.WriteString(wrap.Render(head) + "\n")
+	if dropped > 0 { // what the table has no room for
+		var more []string
+		for _, c := range cols {
+			if c.drop > 0 && c.drop <= dropped {
+				more = append(more, strings.ToLower(c.head)+" "+c.cell(sel))
+			}
+		}
+		b.WriteString(st.dim.Render(wrap.Render(strings.Join(more, " · "))) + "\n")
+	}
 	if sel.Error != "" {
 		b.WriteString(st.errText.Render(wrap.Render("last error: "+sel.Error)) + "\n")
 	}

@@ -108,10 +108,7 @@ func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
 	h.enterLine("/clear")
 	<-ended
 	h.waitFor("conversation cleared")
-	deadline := time.Now().Add(20 * time.Second)
-	for !b.did("reset") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	b.waitDid("reset")
 	b.mu.Lock()
 	actions := strings.Join(b.actions, ", ")
 	b.mu.Unlock()

@@ -193,7 +193,7 @@ func TestPromptFormCompletesArguments(t *testing.T) {
 	h.waitFor("Review a file", "file *")
 	h.typeText("ma")
 	h.waitFor("main.go") // the server's value, suggested as the rest of what is typed
-	if !b.did("complete docs ref/prompt review file=ma") {
+	if !b.waitDid("complete docs ref/prompt review file=ma") {
 		t.Errorf("the form did not ask the server; actions %v", b.actions)
 	}
 	h.press("ctrl+e")
