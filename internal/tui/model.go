@@ -1034,7 +1034,14 @@ func (m *model) modalBox(md modal, h int, fill bool) string {
 	}
 	lines := strings.Split(body, "\n")
 	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, w, "…")
+		if ansi.StringWidth(l) <= w {
+			continue
+		}
+		tail := "…"
+		if ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " ")) <= w {
+			tail = "" // only padding goes: nothing is cut
+		}
+		lines[i] = ansi.Truncate(l, w, tail)
 	}
 	return m.st.modal.Width(max(m.width, 20)).Render(strings.Join(lines, "\n"))
 }

@@ -309,3 +309,29 @@ func TestMCPPanelDropsWholeColumns(t *testing.T) {
 		h.waitGone("NAME")
 	}
 }
+
+// At 60 columns a tool's input schema in /mcp tools reads whole: a long
+// description wraps under its key instead of being cut, and lines that fit
+// do not end in "…" because a longer one was.
+func TestToolSchemaWrapsAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	schema := `{"type":"object","properties":{"observations":{"type":"array","items":{"type":"string"},
+		"description":"An array of observation contents associated with the entity, each a sentence"}},"required":["observations"]}`
+	b := &fakeBackend{tools: []tool.Entry{entry("memory", "add_observations", "Add observations", schema, nil)}}
+	h := start(t, b)
+	h.waitFor("/help")
+	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
+	h.enterLine("/mcp tools")
+	h.waitFor("type to filter")
+	h.press("enter")
+	s := h.waitFor("input schema:", `"required"`)
+	flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ").Replace(s)), " ")
+	if !strings.Contains(flat, "associated with the entity, each a sentence") {
+		t.Errorf("the description is cut:\n%s", s)
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "│") && strings.Contains(l, "…") {
+			t.Errorf("a line is cut: %q\n%s", l, s)
+		}
+	}
+}

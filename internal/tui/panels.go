@@ -449,10 +449,10 @@ func (p *toolsPanel) detailView(width, height int) string {
 	}
 	b.WriteString("\n" + st.accent.Render("annotations: ") + strings.Join(ann, ", ") + "\n")
 	b.WriteString("\n" + st.accent.Render("input schema:") + "\n")
-	b.WriteString(st.dim.Render(prettyJSON(e.Info.InputSchema, 1000)) + "\n")
+	b.WriteString(st.dim.Render(wrapIndented(prettyJSON(e.Info.InputSchema, 1000), width)) + "\n")
 	if len(e.Info.OutputSchema) > 0 {
 		b.WriteString("\n" + st.accent.Render("output schema:") + "\n")
-		b.WriteString(st.dim.Render(prettyJSON(e.Info.OutputSchema, 1000)) + "\n")
+		b.WriteString(st.dim.Render(wrapIndented(prettyJSON(e.Info.OutputSchema, 1000), width)) + "\n")
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	room := max(height-2, 1)

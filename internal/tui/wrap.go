@@ -102,6 +102,25 @@ func splitAfterSlashes(word string) []string {
 	return parts
 }
 
+// wrapIndented wraps each line of text that is wider than width under its
+// own indent, two columns further in (indented JSON, a schema): a long
+// string value goes on below its key instead of being cut.
+func wrapIndented(text string, width int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		lead := len(line) - len(strings.TrimLeft(line, " "))
+		if width-lead-2 < 10 {
+			lead = 0
+		}
+		out = append(out, wrapItem(line[lead:], lead, 2, width)...)
+	}
+	return strings.Join(out, "\n")
+}
+
 // wrapItem lays out one item of a list (a server's command, a setting) at
 // indent, wrapped to width with wrapWords; the lines it wraps onto start
 // hang columns further in, so the item still reads as one.
