@@ -87,7 +87,7 @@ func (f *formModal) resize() {
 		f.form.WithWidth(w).WithHeight(max(f.m.mainHeight(), 4))
 		return
 	}
-	h := f.m.mainHeight() - 2 - lipgloss.Height(f.footer) - 1
+	h := f.m.mainHeight() - 2 - lipgloss.Height(f.footerAt(w)) - 1
 	if heading := f.headingAt(w); heading != "" {
 		h -= lipgloss.Height(heading) + 1
 	}
@@ -172,7 +172,7 @@ func (f *formModal) step(msg tea.Msg) tea.Cmd {
 
 func (f *formModal) view(width, height int) string {
 	fv := f.form.View()
-	footer := lipgloss.NewStyle().Width(width).Render(f.footer)
+	footer := f.footerAt(width)
 	var heading []string
 	if h := f.headingAt(width); h != "" {
 		heading = strings.Split(h, "\n")
@@ -203,6 +203,15 @@ func (f *formModal) view(width, height int) string {
 		b.WriteString("\n" + footer)
 	}
 	return b.String()
+}
+
+// footerAt is the footer drawn at width: a line of keys (all dim) too
+// long for it wraps between its keys.
+func (f *formModal) footerAt(width int) string {
+	if ansi.StringWidth(f.footer) <= width || strings.Contains(f.footer, "\n") {
+		return f.footer
+	}
+	return f.m.st.dim.Render(wrapKeys(ansi.Strip(f.footer), width))
 }
 
 // headingAt is the heading drawn at width.
@@ -520,17 +529,16 @@ func (p *permissionModal) view(width, height int) string {
 	if !p.all {
 		return p.formModal.view(width, height)
 	}
-	var lines []string
-	for _, l := range p.args { // long values wrap: nothing is cut
-		lines = append(lines, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
-	}
-	room := max(height-4, 1)
+	// Long values wrap under their key: nothing is cut.
+	lines := strings.Split(wrapIndented(strings.Join(p.args, "\n"), width), "\n")
+	keys := wrapKeys("↑/↓ pgup/pgdown scroll · ctrl+o or esc back to the question", width)
+	room := max(height-3-lipgloss.Height(keys), 1)
 	p.scroll = min(max(p.scroll, 0), max(len(lines)-room, 0))
 	shown := lines[p.scroll:min(len(lines), p.scroll+room)]
 	where := fmt.Sprintf("lines %d–%d of %d", p.scroll+1, p.scroll+len(shown), len(lines))
 	st := p.m.st
 	return p.title + "  " + st.dim.Render(where) + "\n\n" + st.dim.Render(strings.Join(shown, "\n")) +
-		"\n\n" + st.dim.Render("↑/↓ pgup/pgdown scroll · ctrl+o or esc back to the question")
+		"\n\n" + st.dim.Render(keys)
 }
 
 // newSamplingModal asks whether a server may use the model. Like the

@@ -335,3 +335,50 @@ func TestToolSchemaWrapsAtSixtyColumns(t *testing.T) {
 		}
 	}
 }
+
+// At 60 columns the keys under a panel wrap between keys, never inside
+// one, and none is cut: the permission panel's and /mcp's.
+func TestKeysWrapBetweenKeysAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	args := map[string]string{}
+	for i := range 12 {
+		args[fmt.Sprintf("key%02d", i)] = fmt.Sprintf("value %d", i)
+	}
+	raw, _ := json.Marshal(args)
+	var h *harness
+	b := &fakeBackend{servers: []mcphost.Status{{Name: "fs", Transport: "stdio", State: mcphost.StateConnected}}}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
+		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})
+		return err
+	}
+	h = start(t, b)
+	h.waitFor("/help")
+	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 30})
+	checkKeys := func(s string, keys ...string) {
+		t.Helper()
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(strings.Trim(l, "│ ")), "·") {
+				t.Errorf("a line of keys starts with a separator: %q\n%s", l, s)
+			}
+		}
+		for _, k := range keys {
+			if !strings.Contains(s, k) {
+				t.Errorf("the key %q is not shown whole:\n%s", k, s)
+			}
+		}
+	}
+	h.enterLine("write it")
+	s := h.waitFor("Allow mcp__fs__write_file?", "Deny")
+	checkKeys(s, "enter: Allow once (default)", "↑/↓ choose", "esc: Deny", "ctrl+o all arguments")
+	h.press("ctrl+o")
+	s = h.waitFor("key11", "lines 1–")
+	checkKeys(s, "↑/↓ pgup/pgdown scroll", "ctrl+o or esc back to the question")
+	h.press("ctrl+o")
+	h.waitFor("ctrl+o all arguments")
+	h.press("esc")
+	h.waitGone("Allow mcp__fs__write_file?")
+	h.enterLine("/mcp")
+	s = h.waitFor("NAME", "connected")
+	checkKeys(s, "↑/↓ select", "r reconnect", "e enable/disable", "l login", "t tools", "esc")
+}

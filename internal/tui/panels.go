@@ -232,7 +232,7 @@ func (p *mcpPanel) view(width, height int) string {
 			b.WriteString(st.dim.Render("  "+ansi.Truncate(l, max(width-4, 10), "…")) + "\n")
 		}
 	}
-	footer := st.dim.Render("↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc")
+	footer := st.dim.Render(wrapKeys("↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc", width))
 	if p.status != "" {
 		footer = p.status + "\n" + footer
 	}

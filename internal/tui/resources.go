@@ -291,7 +291,7 @@ func (p *resourcesPanel) view(width, height int) string {
 		if len(p.preview.images) > 0 && p.m.imgs.proto != imagesOff {
 			keys = "v shows the image · " + keys
 		}
-		return st.title.Render(p.preview.key) + "\n" + clipLines(strings.Join(lines[p.scroll:], "\n"), room, true) +
+		return st.title.Render(cutMiddle(p.preview.key, width)) + "\n" + clipLines(strings.Join(lines[p.scroll:], "\n"), room, true) +
 			"\n\n" + st.dim.Render(keys)
 	}
 	ms := p.matches()
@@ -305,7 +305,7 @@ func (p *resourcesPanel) view(width, height int) string {
 	b.WriteString(p.filter.View() + "\n")
 	for i := start; i < end; i++ {
 		it := ms[i]
-		name := it.label()
+		name := cutMiddle(it.label(), width-2) // a URI's end tells it from its neighbours
 		mark := "  "
 		if i == p.cursor {
 			mark = st.accent.Render("› ")
@@ -328,8 +328,9 @@ func (p *resourcesPanel) view(width, height int) string {
 	if p.loading != "" {
 		status = st.dim.Render("reading "+p.loading+"…") + "\n"
 	}
-	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
-	return body + "\n" + status + "\n" + st.dim.Render("type to filter · ↑/↓ select · enter preview · tab attach · esc close")
+	keys := wrapKeys("type to filter · ↑/↓ select · enter preview · tab attach · esc close", width)
+	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-1-lipgloss.Height(keys), 1), true)
+	return body + "\n" + status + "\n" + st.dim.Render(keys)
 }
 
 // mcpOffers opens /mcp resources or answers /mcp prompts.

@@ -87,6 +87,44 @@ func wrapWords(s string, width int) []string {
 	return lines
 }
 
+// wrapKeys wraps a line of keys ("↑/↓ select · enter preview · esc
+// close") between its items, so no line starts with a "·" and no key is
+// parted from what it does.
+func wrapKeys(keys string, width int) string {
+	var lines []string
+	cur := ""
+	for _, item := range strings.Split(keys, " · ") {
+		switch {
+		case cur == "":
+			cur = item
+		case ansi.StringWidth(cur+" · "+item) <= width:
+			cur += " · " + item
+		default:
+			lines = append(lines, cur)
+			cur = item
+		}
+	}
+	return strings.Join(append(lines, cur), "\n")
+}
+
+// cutMiddle fits s (a URI, a path) into width by leaving out its middle:
+// its end, which tells it from its neighbours ("…/document/startup.md"),
+// stays whole from a "/" where it can.
+func cutMiddle(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	if width < 8 {
+		return ansi.Truncate(s, width, "…")
+	}
+	r := []rune(s)
+	tail := string(r[len(r)-min(width*2/3, len(r)):])
+	if i := strings.IndexByte(tail, '/'); i > 0 && i < len(tail)/2 {
+		tail = tail[i:]
+	}
+	return ansi.Truncate(s, width-1-ansi.StringWidth(tail), "") + "…" + tail
+}
+
 // splitAfterSlashes splits a word after each "/" it holds:
 // "/usr/local/bin" → "/", "usr/", "local/", "bin".
 func splitAfterSlashes(word string) []string {

@@ -48,3 +48,29 @@ func TestWrapItemHangs(t *testing.T) {
 		t.Errorf("an item that fits: %q", got)
 	}
 }
+
+// cutMiddle keeps a URI's end, which tells it from its neighbours, and
+// starts it at a "/" where it can.
+func TestCutMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"everything:demo://resource/static/document/architecture.md", 56, "everything:demo://resou…/static/document/architecture.md"},
+		{"short:demo://a.md", 56, "short:demo://a.md"},
+		{"abcdefghijklmnopqrstuvwxyz", 12, "abc…stuvwxyz"},
+		{"abcdefghij", 5, "abcd…"},
+	} {
+		if got := cutMiddle(tc.in, tc.width); got != tc.want || ansi.StringWidth(got) > tc.width {
+			t.Errorf("cutMiddle(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestWrapKeys(t *testing.T) {
+	got := wrapKeys("type to filter · ↑/↓ select · enter preview · tab attach · esc close", 56)
+	if want := "type to filter · ↑/↓ select · enter preview · tab attach\nesc close"; got != want {
+		t.Errorf("wrapKeys = %q, want %q", got, want)
+	}
+}
