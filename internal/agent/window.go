@@ -48,6 +48,9 @@ type ModelUsage struct {
 	Provider, Model string
 	Usage           llm.Usage
 	Calls           int
+	// Unreported of the Calls came back without token counts (some
+	// OpenAI-compatible servers send none): Usage leaves them out.
+	Unreported int
 	// Cost in US dollars, when Priced (the model has a price).
 	Cost   float64
 	Priced bool
@@ -187,10 +190,9 @@ func (a *Agent) tokensInUse(history []llm.Message, fixed int) int {
 
 // account records the usage of one model call, for the ledger and, when
 // covering is ≥ 0, as the count of the history's first covering messages.
+// A call whose provider reported no usage (some OpenAI-compatible servers
+// do not) is still counted as a call.
 func (a *Agent) account(provider llm.Provider, model string, u llm.Usage, covering int) {
-	if u == (llm.Usage{}) {
-		return
-	}
 	f := a.facts(provider, model)
 	w := &a.window
 	w.mu.Lock()
@@ -203,6 +205,9 @@ func (a *Agent) account(provider llm.Provider, model string, u llm.Usage, coveri
 		e := &w.ledger[i]
 		if e.Provider == name && e.Model == model {
 			e.Usage, e.Calls = e.Usage.Add(u), e.Calls+1
+			if u == (llm.Usage{}) {
+				e.Unreported++
+			}
 			if e.Priced = f.HasPrice; e.Priced {
 				e.Cost += f.Price.Cost(u)
 			}
@@ -210,6 +215,9 @@ func (a *Agent) account(provider llm.Provider, model string, u llm.Usage, coveri
 		}
 	}
 	e := ModelUsage{Provider: name, Model: model, Usage: u, Calls: 1, Priced: f.HasPrice}
+	if u == (llm.Usage{}) {
+		e.Unreported = 1
+	}
 	if f.HasPrice {
 		e.Cost = f.Price.Cost(u)
 	}

@@ -294,3 +294,21 @@ func TestASummaryLongerThanItsMessagesIsNotUsed(t *testing.T) {
 		t.Errorf("a compaction was reported: %+v", cs)
 	}
 }
+
+// A provider that reports no token counts (some OpenAI-compatible servers
+// send none) still has its calls counted, so /cost does not say there were
+// none.
+func TestCallsWithoutUsageAreCounted(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Hi."}}, llmtest.Reply{Text: []string{"Hi again."}, InputTokens: 40, OutputTokens: 3})
+	a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m"})
+	for _, q := range []string{"hello", "again"} {
+		if err := a.Send(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	costs := a.Costs()
+	if len(costs) != 1 || costs[0].Calls != 2 || costs[0].Unreported != 1 || costs[0].Usage.InputTokens != 40 {
+		t.Errorf("costs = %+v, want 2 calls, 1 without token counts, 40 input tokens", costs)
+	}
+}

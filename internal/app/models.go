@@ -59,13 +59,26 @@ func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
 	var out []ModelChoice
 	var errs []error
 	for _, name := range names {
-		p, model, err := a.providerNamed(cfg, name, "")
+		configured := "" // the provider's own model, or [agent]'s for its provider
+		if name == cfg.Agent.Provider {
+			configured = cfg.Agent.Model
+		}
+		p, model, err := a.providerNamed(cfg, name, configured)
+		if err != nil && configured == "" && cfg.Providers[name].Model == "" {
+			// A server that has no default model (base_url, no model
+			// set) can still list what it serves.
+			p, _, err = a.providerNamed(cfg, name, "?")
+			model = ""
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		seen := map[string]bool{model: true}
-		out = append(out, ModelChoice{Provider: name, Model: model})
+		seen := map[string]bool{}
+		if model != "" {
+			seen[model] = true
+			out = append(out, ModelChoice{Provider: name, Model: model})
+		}
 		lister, ok := p.(llm.ModelLister)
 		if !ok {
 			continue
@@ -79,7 +92,11 @@ func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
 		}
 		for _, m := range listed {
 			if m == model {
-				out[len(out)-1].Listed = true
+				for i := range out {
+					if out[i].Provider == name && out[i].Model == m {
+						out[i].Listed = true
+					}
+				}
 			}
 			if !seen[m] {
 				seen[m] = true

@@ -369,7 +369,8 @@ func (p *promptPrinter) result(err error) {
 		var u llm.Usage
 		cost, priced := 0.0, true
 		for _, c := range p.costs {
-			u, cost, priced = u.Add(c.Usage), cost+c.Cost, priced && c.Priced
+			// A call without token counts has no known cost.
+			u, cost, priced = u.Add(c.Usage), cost+c.Cost, priced && c.Priced && c.Unreported == 0
 		}
 		res.Usage = promptUsage(u)
 		if priced {

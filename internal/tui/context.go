@@ -174,8 +174,17 @@ func costText(costs []agent.ModelUsage) string {
 		if c.Priced {
 			cost = fmt.Sprintf("$%.4f", c.Cost)
 		}
-		fmt.Fprintf(&b, "  %s/%s: %d calls · input %s (cached %s, written to cache %s) · output %s · %s\n",
-			c.Provider, c.Model, c.Calls, humanCount(u.InputTokens), humanCount(u.CachedTokens), humanCount(u.CacheWriteTokens), humanCount(u.OutputTokens), cost)
+		if c.Unreported == c.Calls {
+			fmt.Fprintf(&b, "  %s/%s: %s · the provider reported no token counts\n", c.Provider, c.Model, countOf(c.Calls, "call"))
+			total += c.Cost
+			continue
+		}
+		unreported := ""
+		if c.Unreported > 0 {
+			unreported = fmt.Sprintf(" (%d without token counts)", c.Unreported)
+		}
+		fmt.Fprintf(&b, "  %s/%s: %s%s · input %s (cached %s, written to cache %s) · output %s · %s\n",
+			c.Provider, c.Model, countOf(c.Calls, "call"), unreported, humanCount(u.InputTokens), humanCount(u.CachedTokens), humanCount(u.CacheWriteTokens), humanCount(u.OutputTokens), cost)
 		total += c.Cost
 		priced = priced && c.Priced
 	}

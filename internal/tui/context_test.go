@@ -64,3 +64,14 @@ func TestCompactedTextCountsInTheSingular(t *testing.T) {
 		}
 	}
 }
+
+func TestCostTextSaysWhenUsageWasNotReported(t *testing.T) {
+	got := costText([]agent.ModelUsage{{Provider: "local", Model: "llama3", Calls: 2, Unreported: 2}})
+	if !strings.Contains(got, "local/llama3: 2 calls · the provider reported no token counts") {
+		t.Errorf("costText = %q", got)
+	}
+	got = costText([]agent.ModelUsage{{Provider: "local", Model: "llama3", Calls: 3, Unreported: 1, Usage: llm.Usage{InputTokens: 40}}})
+	if !strings.Contains(got, "3 calls (1 without token counts) · input 40") {
+		t.Errorf("costText = %q", got)
+	}
+}
