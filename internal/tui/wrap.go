@@ -117,8 +117,17 @@ func cutMiddle(s string, width int) string {
 	if width < 8 {
 		return ansi.Truncate(s, width, "…")
 	}
+	// The tail takes up to two thirds of the width, in cells.
 	r := []rune(s)
-	tail := string(r[len(r)-min(width*2/3, len(r)):])
+	start, w := len(r), 0
+	for start > 0 {
+		rw := ansi.StringWidth(string(r[start-1]))
+		if w+rw > width*2/3 {
+			break
+		}
+		start, w = start-1, w+rw
+	}
+	tail := string(r[start:])
 	if i := strings.IndexByte(tail, '/'); i > 0 && i < len(tail)/2 {
 		tail = tail[i:]
 	}

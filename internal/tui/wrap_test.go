@@ -61,6 +61,7 @@ func TestCutMiddle(t *testing.T) {
 		{"short:demo://a.md", 56, "short:demo://a.md"},
 		{"abcdefghijklmnopqrstuvwxyz", 12, "abc…stuvwxyz"},
 		{"abcdefghij", 5, "abcd…"},
+		{"docs:demo://日本語/日本語日本語日本語", 20, "docs:de…日本語日本語"}, // cells, not runes
 	} {
 		if got := cutMiddle(tc.in, tc.width); got != tc.want || ansi.StringWidth(got) > tc.width {
 			t.Errorf("cutMiddle(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
