@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -146,8 +147,22 @@ func newModel(u *UI, b Backend) *model {
 	m.input.Placeholder = placeholders[0]
 	m.input.ShowLineNumbers = false
 	m.input.Prompt = "› "
+	// "›" on the first row only: later rows of a message indent under it,
+	// as they do in the transcript.
+	m.input.SetPromptFunc(2, func(p textarea.PromptInfo) string {
+		if p.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
 	m.input.CharLimit = 0
-	m.input.MaxHeight = 0
+	// As high as its wrapped lines, up to maxInputLines; past that it
+	// scrolls. No limit on what it holds (MaxContentHeight 0 would block
+	// typing at MaxHeight lines).
+	m.input.DynamicHeight = true
+	m.input.MinHeight = 1
+	m.input.MaxHeight = maxInputLines
+	m.input.MaxContentHeight = math.MaxInt32
 	m.input.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
 	m.input.SetStyles(textarea.DefaultStyles(true))
 	m.input.Focus()
@@ -322,17 +337,6 @@ func (m *model) layout() {
 			m.input.Placeholder = p
 			break
 		}
-	}
-	lines := m.input.LineCount()
-	m.input.SetHeight(min(max(lines, 1), maxInputLines))
-	if lines <= maxInputLines && m.input.ScrollYOffset() > 0 {
-		// The input grew after it had scrolled (a paste): show it all.
-		row, col := m.input.Line(), m.input.Column()
-		m.input.MoveToBegin()
-		for range row {
-			m.input.CursorDown()
-		}
-		m.input.SetCursorColumn(col)
 	}
 	if m.tr.width != m.width {
 		m.tr.width = m.width

@@ -1045,3 +1045,30 @@ func TestPreviewCountsHiddenLines(t *testing.T) {
 		h.waitFor("read it", tc.want)
 	}
 }
+
+// The input grows with the lines a long message wraps onto (up to
+// maxInputLines), and a new line after a wrapped one takes what is typed
+// next where the cursor is: before, the input stayed one row high and
+// the cursor jumped back to the start of the message.
+func TestInputWrapsLongLines(t *testing.T) {
+	b := &fakeBackend{}
+	h := start(t, b)
+	h.waitFor("/help")
+	h.tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	long := "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp qqqq rrrr"
+	h.typeText(long)
+	s := h.waitFor("rrrr")
+	if !strings.Contains(s, "aaaa bbbb") {
+		t.Errorf("the start of a wrapped message is hidden:\n%s", s)
+	}
+	h.press("alt+enter")
+	h.typeText("ZZZ")
+	s = h.waitFor("ZZZ")
+	if strings.Contains(s, "ZZZaaaa") {
+		t.Errorf("after a new line the typing went to the start of the message:\n%s", s)
+	}
+	h.press("enter")
+	if !b.waitDid("send " + long + "\nZZZ") {
+		t.Errorf("sent %q, want the long line, a new line and ZZZ", b.actions)
+	}
+}
