@@ -625,5 +625,5 @@ func firstLines(s string, n int) string {
 	if len(lines) <= n {
 		return s
 	}
-	return strings.Join(lines[:n], "\n") + "\n… +"+countOf(len(lines)-n, "line")
+	return strings.Join(lines[:n], "\n") + "\n… +" + countOf(len(lines)-n, "line")
 }
