@@ -124,7 +124,9 @@ type model struct {
 	// notice once no server is pending.
 	loginSaid map[string]bool
 	loginNew  []string
-	welcomed  bool // the welcome is in the transcript; notices may follow
+	welcomed  bool      // the welcome is in the transcript; notices may follow
+	typedAt   time.Time // the last key that went into the input
+	ctrlCs    int       // ctrl+c presses, to match ctrlCExpiredMsg
 	// clearAfterTurn: /clear came while a turn ran; the core forgets the
 	// conversation when that turn has ended.
 	clearAfterTurn bool
@@ -423,6 +425,15 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 
+	case ctrlCExpiredMsg:
+		if m.ctrlC && msg.n == m.ctrlCs {
+			m.ctrlC = false
+			if m.hint == "press ctrl+c again to quit" {
+				m.hint = ""
+			}
+		}
+		return nil
+
 	case turnDoneMsg:
 		if msg.turn == m.turn {
 			m.endTurn(msg.err)
@@ -545,18 +556,21 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 		m.ctrlC = true
-		if m.busy {
+		m.ctrlCs++
+		if m.busy || m.calls > 0 {
+			m.queue = nil // what was queued is not sent: ctrl+c stops it all
 			m.cancel()
 		}
 		m.hint = "press ctrl+c again to quit"
-		return nil
+		n := m.ctrlCs
+		return tea.Tick(ctrlCWindow, func(time.Time) tea.Msg { return ctrlCExpiredMsg{n} })
 	}
 	if m.ctrlC {
 		m.ctrlC = false
 		m.hint = ""
 	}
 
-	if top := m.focus(); top != nil {
+	if top := m.focus(); top != nil && !m.typingThrough(k) {
 		cmd := top.update(k)
 		return tea.Batch(cmd, m.afterFocus())
 	}
@@ -565,7 +579,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if len(m.queue) > 0 { // first the queue, then the turn
 			m.queue = nil
-			m.hint = "queue cleared · esc again cancels the answer"
+			m.hint = queueClearedHint
 			return nil
 		}
 		if m.busy || m.calls > 0 {
@@ -646,7 +660,35 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	m.hint = ""
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
+	m.typedAt = time.Now()
 	return cmd
+}
+
+// typingPause is how long the person must stop typing before a question
+// that appeared meanwhile takes their keys.
+const typingPause = 800 * time.Millisecond
+
+// ctrlCWindow is how long the second ctrl+c that quits may wait.
+const ctrlCWindow = 3 * time.Second
+
+// ctrlCExpiredMsg ends the window of the nth ctrl+c.
+type ctrlCExpiredMsg struct{ n int }
+
+// typingThrough reports whether k goes on into the message being typed
+// although a question (a permission, a form) is in front: the input holds
+// text, the person typed within typingPause, and k is text, a space,
+// backspace or Enter. A question that pops up mid-sentence must not take
+// the rest of the sentence, nor approve a tool call with its Enter; that
+// Enter queues the message instead.
+func (m *model) typingThrough(k tea.KeyPressMsg) bool {
+	if len(m.questions) == 0 || m.input.Value() == "" || time.Since(m.typedAt) > typingPause {
+		return false
+	}
+	switch k.String() {
+	case "enter", "space", "backspace":
+		return true
+	}
+	return k.Text != "" && k.Mod&^tea.ModShift == 0
 }
 
 // cancel stops the running generation and /call calls (Esc).
@@ -867,7 +909,14 @@ func (m *model) lastIsCanceledTool() bool {
 	return n > 0 && m.tr.items[n-1].kind == itemTool && m.tr.items[n-1].state == toolCanceled
 }
 
+// queueClearedHint is said when Esc cleared the queue; it goes with the
+// answer it was about.
+const queueClearedHint = "queue cleared · esc again cancels the answer"
+
 func (m *model) endTurn(err error) {
+	if m.hint == queueClearedHint {
+		m.hint = ""
+	}
 	m.endStreaming()
 	m.retry = nil
 	canceled := errors.Is(err, context.Canceled) || (m.cancelTurn != nil && m.ctx.Err() != nil)

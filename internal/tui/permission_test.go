@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
@@ -102,5 +103,51 @@ func TestSamplingPromptDefaultIsAllow(t *testing.T) {
 	h.press("esc")
 	if ok := recv(t, done, "sampling reply"); ok {
 		t.Error("esc allowed the sampling request")
+	}
+}
+
+// A permission panel that pops up while the person is typing does not take
+// the rest of their sentence, and its Enter does not approve the call: the
+// keys go on into the message, which Enter queues. Once they stop typing,
+// the panel takes keys as usual.
+func TestPermissionPanelDoesNotTakeKeysMidSentence(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	gate := make(chan struct{})
+	decided := make(chan ask.PermissionDecision, 1)
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		if text != "write it" {
+			return nil
+		}
+		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: json.RawMessage(`{"path":"/tmp/x"}`)})
+		<-gate
+		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: json.RawMessage(`{"path":"/tmp/x"}`)})
+		decided <- d
+		return err
+	}
+	h = start(t, b)
+	h.enterLine("write it")
+	h.waitFor("mcp__fs__write_file")
+	h.typeText("ok just")
+	h.waitFor("› ok just")
+	close(gate)
+	h.waitFor("Allow mcp__fs__write_file?")
+	h.typeText(" do it")
+	h.press("enter")
+	h.waitFor("queued › ok just do it")
+	select {
+	case d := <-decided:
+		t.Fatalf("the Enter that ended the sentence answered the permission panel: %v", d)
+	case <-time.After(typingPause + 200*time.Millisecond):
+	}
+	h.press("down", "down", "down", "enter") // after a pause: Deny
+	select {
+	case d := <-decided:
+		if d != ask.Deny {
+			t.Errorf("the panel's answer = %v, want Deny", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the panel did not take keys after the person stopped typing")
 	}
 }

@@ -116,3 +116,35 @@ func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
 		t.Errorf("the conversation was not forgotten after the turn ended: %s", actions)
 	}
 }
+
+// ctrl+c while otter works stops it all: the answer and what was queued
+// (which is not sent next); the "again to quit" warning then expires, so
+// a ctrl+c much later stops an answer instead of quitting.
+func TestCtrlCStopsTheQueueAndItsWarningExpires(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.TextDelta{Text: "answering " + text})
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	h := start(t, b)
+	h.enterLine("first")
+	h.waitFor("answering first")
+	h.enterLine("second")
+	h.waitFor("queued › second")
+	h.press("ctrl+c")
+	h.waitFor("press ctrl+c again to quit")
+	h.waitGone("queued › second")
+	time.Sleep(300 * time.Millisecond)
+	if b.did("send second") {
+		t.Error("ctrl+c stopped the answer but the queued message was sent")
+	}
+	h.waitGone("press ctrl+c again to quit") // after ctrlCWindow
+	h.enterLine("third")
+	h.waitFor("answering third")
+	h.press("ctrl+c") // stops the answer; does not quit
+	h.waitFor("press ctrl+c again to quit")
+	h.enterLine("fourth")
+	h.waitFor("answering fourth")
+}
