@@ -22,7 +22,21 @@ func (s *server) notConnectedError() error {
 	if reason == "" {
 		return fmt.Errorf("MCP server %q is %s", s.name, state)
 	}
-	return fmt.Errorf("MCP server %q is %s: %s", s.name, state, reason)
+	return fmt.Errorf("MCP server %q is %s: %s", s.name, state, s.mask(reason))
+}
+
+// maskErr returns err with the server's secrets masked in its text (an
+// error that echoes the server's stderr or its url); it still unwraps to
+// err. Every error about a server that leaves mcphost goes through it or
+// through s.mask.
+func (s *server) maskErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := s.mask(err.Error()); msg != err.Error() {
+		return &maskedError{msg: msg, err: err}
+	}
+	return err
 }
 
 // loginError words err, which wraps oauth.ErrLoginRequired, for the

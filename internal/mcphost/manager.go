@@ -367,7 +367,7 @@ func (m *Manager) reconnect(ctx context.Context, name string, interactive bool) 
 		if s.cfg.Problem != nil && st == StateFailed {
 			return fmt.Errorf("server %q cannot start until its configuration is fixed: %w", name, s.cfg.Problem)
 		}
-		return fmt.Errorf("server %q is %s: %s", name, st, why)
+		return fmt.Errorf("server %q is %s: %s", name, st, s.mask(why))
 	}
 	m.mu.Lock()
 	m.started = true
@@ -453,7 +453,7 @@ func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[s
 		if uerr := s.urlElicitation(ctx, err, fmt.Sprintf("prompt %q of MCP server %q", name, server), "try again"); uerr != nil {
 			return nil, uerr
 		}
-		return nil, fmt.Errorf("getting prompt %q from MCP server %q: %w", name, server, err)
+		return nil, s.maskErr(fmt.Errorf("getting prompt %q from MCP server %q: %w", name, server, err))
 	}
 	return res, nil
 }
@@ -488,7 +488,7 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*sdk.Re
 		if uerr := s.urlElicitation(ctx, err, fmt.Sprintf("resource %s of MCP server %q", uri, server), "try again"); uerr != nil {
 			return nil, uerr
 		}
-		return nil, fmt.Errorf("reading %s from MCP server %q: %w", uri, server, err)
+		return nil, s.maskErr(fmt.Errorf("reading %s from MCP server %q: %w", uri, server, err))
 	}
 	return res, nil
 }

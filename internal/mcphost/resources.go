@@ -93,7 +93,7 @@ func (m *Manager) Complete(ctx context.Context, server, ref, name, arg, value st
 	defer cancel()
 	res, err := c.cs.Complete(ctx, params)
 	if err != nil {
-		return nil, fmt.Errorf("completing %s of %s on MCP server %q: %w", arg, name, server, err)
+		return nil, s.maskErr(fmt.Errorf("completing %s of %s on MCP server %q: %w", arg, name, server, err))
 	}
 	return res.Completion.Values, nil
 }
@@ -123,7 +123,7 @@ func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout)
 	defer cancel()
 	if err := c.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
-		return fmt.Errorf("subscribing to %s on MCP server %q: %w", uri, server, err)
+		return s.maskErr(fmt.Errorf("subscribing to %s on MCP server %q: %w", uri, server, err))
 	}
 	return nil
 }
@@ -137,7 +137,7 @@ func (m *Manager) Unsubscribe(ctx context.Context, server, uri string) error {
 	ctx, cancel := context.WithTimeout(ctx, s.callTimeout)
 	defer cancel()
 	if err := c.cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
-		return fmt.Errorf("unsubscribing from %s on MCP server %q: %w", uri, server, err)
+		return s.maskErr(fmt.Errorf("unsubscribing from %s on MCP server %q: %w", uri, server, err))
 	}
 	return nil
 }

@@ -262,7 +262,7 @@ func (s *server) awaitSettled(ctx context.Context) error {
 		case StateConnected:
 			return nil
 		case StateFailed, StateNeedsAuth, StateDisabled:
-			return fmt.Errorf("MCP server %q is %s: %s", s.name, state, reason)
+			return fmt.Errorf("MCP server %q is %s: %s", s.name, state, s.mask(reason))
 		}
 		s.m.mu.Lock()
 		closed := s.m.closed

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+)
+
+// leakyServer is the TOML of a stdio server that echoes the secrets its
+// configuration hands it (env values, the values of secret-looking flags)
+// to stderr and exits before answering initialize.
+const leakyServer = `
+[[mcp.servers]]
+name = "leaky"
+command = "sh"
+args = ["-c", "echo \"starting with token=$API_TOKEN and pw=$DB_PASSWORD\" >&2; echo \"argv: $*\" >&2; exit 3", "leaky", "--api-key", "argsecret123456", "--token=flagsecret98765"]
+[mcp.servers.env]
+API_TOKEN = "supersecrettoken42"
+DB_PASSWORD = "hunter2hunter2"
+`
+
+// leakySecrets are the secrets leakyServer is handed.
+var leakySecrets = []string{"supersecrettoken42", "hunter2hunter2"}
+
+// wantMasked fails when out shows one of secrets, or shows no "****" where
+// they were.
+func wantMasked(t *testing.T, what, out string, secrets []string) {
+	t.Helper()
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("%s shows the secret %q:\n%s", what, s, out)
+		}
+	}
+	if !strings.Contains(out, "****") {
+		t.Errorf("%s: no **** where the secrets were:\n%s", what, out)
+	}
+}
+
+// TestFailedServerSecretsAreMaskedEverywhere: a server that echoes its
+// secrets on stderr and fails to start has them masked in every message
+// otter prints about it — `otter -p` with an @-mention of it (text and
+// JSON, stdout and stderr), `otter mcp list` (table and --json) and `otter
+// mcp call`. (Before, the mention's error carried the server's stderr in
+// clear while the other messages masked it.)
+func TestFailedServerSecretsAreMaskedEverywhere(t *testing.T) {
+	configTestHome(t)
+	work := t.TempDir()
+	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+	cfg := promptConfig(t, model, leakyServer)
+	for _, format := range []string{"text", "json"} {
+		stdout, stderr, err := runOtter(t, "--cwd", work, "--config", cfg, "-p", "see @leaky:foo://bar", "--output-format", format)
+		wantExit(t, err, 2)
+		wantMasked(t, fmt.Sprintf("otter -p --output-format %s (stdout, stderr, error)", format),
+			stdout+"\n"+stderr+"\n"+err.Error(), leakySecrets)
+	}
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "call", "leaky", "foo"}} {
+		stdout, stderr, err := runOtter(t, append([]string{"--cwd", work, "--config", cfg}, args...)...)
+		out := stdout + "\n" + stderr
+		if err != nil {
+			out += "\n" + err.Error()
+		}
+		wantMasked(t, "otter "+strings.Join(args, " "), out, leakySecrets)
+	}
+}
