@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -77,5 +79,29 @@ func TestCallNestedInputHasASkeletonAndIsValidated(t *testing.T) {
 	h.waitFor("not valid JSON")
 	if b.did("call mcp__memory__create_entities") {
 		t.Error("invalid input was sent")
+	}
+}
+
+// A string field meant for text of several lines (a file's content) keeps
+// the lines typed with alt+enter and the new lines of a paste; a path
+// stays one line.
+func TestCallFormTakesMultiLineText(t *testing.T) {
+	t.Parallel()
+	schema := `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`
+	b := &fakeBackend{tools: []tool.Entry{entry("fs", "write_file", "Write a file", schema, nil)}}
+	h := start(t, b)
+	h.enterLine("/call mcp__fs__write_file")
+	h.waitFor("path *", "content *", "alt+enter new line")
+	h.typeText("/tmp/notes.txt")
+	h.press("enter")
+	h.typeText("line1")
+	h.press("alt+enter")
+	h.typeText("line2")
+	h.press("alt+enter")
+	h.tm.Send(tea.PasteMsg{Content: "pasted A\npasted B"})
+	h.waitFor("pasted B")
+	h.press("enter")
+	if !b.waitDid(`call mcp__fs__write_file {"content":"line1\nline2\npasted A\npasted B","path":"/tmp/notes.txt"}`) {
+		t.Errorf("the call's arguments: %v", b.actions)
 	}
 }

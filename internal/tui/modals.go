@@ -32,7 +32,10 @@ type formModal struct {
 	heading string
 	// layout, when set, draws the heading for the width it is shown at
 	// (wrapping paths and lists itself); it replaces heading.
-	layout   func(width int) string
+	layout func(width int) string
+	// cutNote follows the "… +N lines" of a docked heading too long for
+	// the panel: how to see the rest.
+	cutNote  string
 	footer   string
 	form     *huh.Form
 	onSubmit func() tea.Cmd
@@ -190,7 +193,7 @@ func (f *formModal) view(width, height int) string {
 			room++
 		}
 		if n := len(heading); n > room && room >= 2 {
-			heading = append(heading[:room-1], f.m.st.dim.Render(fmt.Sprintf("… +%d lines", n-room+1)))
+			heading = append(heading[:room-1], f.m.st.dim.Render(fmt.Sprintf("… +%d lines", n-room+1)+f.cutNote))
 		}
 	}
 	var b strings.Builder
@@ -452,18 +455,29 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 		huh.NewOption(always, ask.AllowAlways),
 		huh.NewOption("Deny", ask.Deny),
 	).Value(&choice)
-	footer := "enter: Allow once (default) · ↑/↓ choose · esc: Deny"
-	heading := title
+	keys := "enter: Allow once (default) · ↑/↓ choose · esc: Deny"
 	args := prettyJSON(req.Arguments, 8)
 	all := prettyJSON(req.Arguments, math.MaxInt)
-	if args != "" {
-		heading += "\n" + m.st.dim.Render(args)
-	}
-	if args != all {
-		footer += " · ctrl+o all arguments"
-	}
-	fm := newPanelForm(m, heading, m.st.dim.Render(footer), huh.NewGroup(sel))
+	fm := newPanelForm(m, "", m.st.dim.Render(keys), huh.NewGroup(sel))
 	pm := &permissionModal{formModal: fm, tool: req.Tool, title: title, args: strings.Split(all, "\n")}
+	// The first lines of the arguments, long values wrapped under their
+	// key; ctrl+o shows them all. The panel says so when it shows less
+	// than all: more lines, or a value that wraps (one long string, such
+	// as a file's content, is one line of JSON).
+	fm.layout = func(width int) string {
+		h := lipgloss.NewStyle().Width(width).Render(title)
+		if args != "" {
+			h += "\n" + m.st.dim.Render(wrapIndented(args, width))
+		}
+		return h
+	}
+	fm.cutNote = " · ctrl+o shows all"
+	pm.footerKeys = func(width int) string {
+		if all != "" && (args != all || strings.Count(wrapIndented(all, width), "\n") > strings.Count(all, "\n")) {
+			return keys + " · ctrl+o all arguments"
+		}
+		return keys
+	}
 	deny := func() tea.Cmd {
 		reply(ask.Deny) // the call's line says "✗ denied" and why
 		return nil
@@ -489,11 +503,12 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 // arguments (ctrl+o), which takes the whole screen and scrolls.
 type permissionModal struct {
 	*formModal
-	tool   string // the qualified name of the tool it asks about
-	title  string
-	args   []string
-	all    bool // showing all arguments
-	scroll int
+	footerKeys func(width int) string // the footer's keys at a width
+	tool       string                 // the qualified name of the tool it asks about
+	title      string
+	args       []string
+	all        bool // showing all arguments
+	scroll     int
 }
 
 func (p *permissionModal) docked() bool { return !p.all }
@@ -504,7 +519,7 @@ func (p *permissionModal) update(msg tea.Msg) tea.Cmd {
 		return p.formModal.update(msg)
 	}
 	if !p.all {
-		if k.String() == "ctrl+o" && len(p.args) > 8 {
+		if k.String() == "ctrl+o" && len(p.args) > 0 && p.args[0] != "" {
 			p.all, p.scroll = true, 0
 			return nil
 		}
@@ -527,6 +542,7 @@ func (p *permissionModal) update(msg tea.Msg) tea.Cmd {
 
 func (p *permissionModal) view(width, height int) string {
 	if !p.all {
+		p.footer = p.m.st.dim.Render(p.footerKeys(width))
 		return p.formModal.view(width, height)
 	}
 	// Long values wrap under their key: nothing is cut.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
 )
@@ -150,4 +152,37 @@ func TestPermissionPanelDoesNotTakeKeysMidSentence(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the panel did not take keys after the person stopped typing")
 	}
+}
+
+// A call whose arguments are few but long (a file's whole content is one
+// line of JSON) still offers ctrl+o, and ctrl+o shows the content whole:
+// nobody should allow a write they cannot read.
+func TestPermissionPanelShowsALongValueWhole(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := range 80 {
+		lines = append(lines, fmt.Sprintf("line %02d of the file", i))
+	}
+	raw, _ := json.Marshal(map[string]string{"path": "/tmp/qa/notes.txt", "content": strings.Join(lines, "\n")})
+	var h *harness
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
+		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})
+		return err
+	}
+	h = start(t, b)
+	h.waitFor("/help")
+	h.tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.enterLine("write the notes")
+	h.waitFor("Allow mcp__fs__write_file?", "ctrl+o all arguments")
+	h.press("ctrl+o")
+	s := h.waitFor("lines 1–")
+	if !strings.Contains(s, "line 00 of the file") {
+		t.Errorf("ctrl+o does not show the content:\n%s", s)
+	}
+	for range 8 {
+		h.press("pgdown")
+	}
+	h.waitFor("line 79 of the file")
 }

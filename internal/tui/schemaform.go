@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,6 +60,21 @@ func options(cs []schema.Choice) []huh.Option[string] {
 		opts = append(opts, huh.NewOption(c.Label(), c.String()))
 	}
 	return opts
+}
+
+// longTextName matches the names of string fields that hold text of
+// several lines.
+var longTextName = regexp.MustCompile(`(?i)(content|text|body|message|code|source|script|patch|diff|prompt|markdown|notes|comment|sql)`)
+
+// longText reports whether the string field f likely holds text of
+// several lines: its name says so, and nothing (a format, a pattern, a
+// short maxLength) says it is one value.
+func longText(f schema.Field) bool {
+	p := f.Schema
+	if p == nil || p.Format != "" || p.Pattern != "" || (p.MaxLength != nil && *p.MaxLength <= 200) {
+		return false
+	}
+	return longTextName.MatchString(f.Name)
 }
 
 func defaultString(p *jsonschema.Schema) string {
@@ -183,11 +199,25 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 	// string (and anything unknown)
 	v := defaultString(p)
 	validate := stringValidator(p, required)
-	in := huh.NewInput().Title(title).Description(desc).Value(&v).Validate(validate)
-	if p.Format != "" {
-		in.Placeholder(formatHint(p.Format))
+	var field huh.Field
+	if longText(f) {
+		// Several lines (a file's content, a message): pasted new lines
+		// stay, alt+enter adds one, and ctrl+e opens $EDITOR when set.
+		keys := "alt+enter new line"
+		editor := os.Getenv("EDITOR") != ""
+		if editor {
+			keys += " · ctrl+e $EDITOR"
+		}
+		field = huh.NewText().Title(title).Description(strings.TrimSpace(desc + "\n" + keys)).Value(&v).
+			Lines(min(max(strings.Count(v, "\n")+1, 3), 8)).ExternalEditor(editor).Validate(validate)
+	} else {
+		in := huh.NewInput().Title(title).Description(desc).Value(&v).Validate(validate)
+		if p.Format != "" {
+			in.Placeholder(formatHint(p.Format))
+		}
+		field = in
 	}
-	return in, func(out map[string]any) error {
+	return field, func(out map[string]any) error {
 		if err := validate(v); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
