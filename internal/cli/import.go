@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/otter-sh/otter/internal/config"
 )
 
@@ -39,17 +38,17 @@ func RunImport(f *Factory, o ImportOptions) error {
 	if len(servers) == 0 {
 		return ExitCode(2, fmt.Errorf("import: %s has no servers in \"mcpServers\"", file))
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Imported from %s by `otter mcp import`.\n", file)
-	if err := config.WriteServersTOML(&b, servers); err != nil {
-		return ExitCode(2, err)
-	}
 	if !o.Write {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "# Imported from %s by `otter mcp import`.\n", file)
+		if err := config.WriteServersTOML(&b, servers); err != nil {
+			return ExitCode(2, err)
+		}
 		_, err := f.IO.Out.Write(b.Bytes())
 		return err
 	}
 	target := config.DefaultPaths().UserConfigFile()
-	if err := appendServers(target, servers, b.Bytes()); err != nil {
+	if err := appendServers(target, servers, file); err != nil {
 		return ExitCode(2, err)
 	}
 	names := make([]string, len(servers))
@@ -60,9 +59,9 @@ func RunImport(f *Factory, o ImportOptions) error {
 	return nil
 }
 
-// appendServers appends entries (the TOML of servers) to the config file
+// appendServers appends servers, imported from source, to the config file
 // target, refusing names it already defines; it never rewrites what is there.
-func appendServers(target string, servers []config.Server, entries []byte) error {
+func appendServers(target string, servers []config.Server, source string) error {
 	old, err := os.ReadFile(target)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("import: %w", err)
@@ -83,27 +82,8 @@ func appendServers(target string, servers []config.Server, entries []byte) error
 				target, strings.Join(clash, ", "))
 		}
 	}
-	var add bytes.Buffer
-	if len(old) > 0 {
-		if !bytes.HasSuffix(old, []byte("\n")) {
-			add.WriteString("\n")
-		}
-		add.WriteString("\n")
-	}
-	add.Write(entries)
-	if _, err := toml.Decode(string(old)+add.String(), new(map[string]any)); err != nil {
-		return fmt.Errorf("import: appending to %s would not parse (%w); nothing written", target, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+	if err := config.AddServers(target, servers, "Imported from "+source+" by `otter mcp import`."); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	if _, err := f.Write(add.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("import: %w", err)
-	}
-	return f.Close()
+	return nil
 }

@@ -14,8 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -28,9 +31,16 @@ var ErrServerExists = errors.New("a server of that name is already defined")
 // ErrNoServer is wrapped when the file defines no server of that name.
 var ErrNoServer = errors.New("no server of that name is defined")
 
+// ErrInlineServers is wrapped when the servers of a file are written as an
+// inline array (servers = [ {…}, {…} ]): otter edits only [[mcp.servers]]
+// entries, since a line of an inline array holds other servers too.
+var ErrInlineServers = errors.New("the servers are written as an inline array (servers = [ {…} ])")
+
 // serverEntry is where one [[mcp.servers]] entry is in a file.
 type serverEntry struct {
 	first, last int // 1-based lines: the [[mcp.servers]] header, the entry's last key line
+	idx         int // the entry's index in mcp.servers
+	inline      bool
 }
 
 // readTOMLFile reads a config file that may not exist yet; it must parse.
@@ -68,7 +78,11 @@ func findServer(text, name string) (serverEntry, bool) {
 		}
 		first := ix.lineOf(serversArr, serversArr, i)
 		if first == 0 {
-			return serverEntry{}, false // not a [[mcp.servers]] header (an inline array)
+			return serverEntry{}, false
+		}
+		if !ix.isHeader(first) {
+			// The { … } of an inline array: its line is not the entry's alone.
+			return serverEntry{first: first, last: first, idx: i, inline: true}, true
 		}
 		end := len(lines) + 1 // the line after the entry's last
 		for _, h := range ix.headers {
@@ -82,9 +96,33 @@ func findServer(text, name string) (serverEntry, bool) {
 		for last > first && isBlankOrComment(lines[last-1]) {
 			last--
 		}
-		return serverEntry{first: first, last: last}, true
+		return serverEntry{first: first, last: last, idx: i}, true
 	}
 	return serverEntry{}, false
+}
+
+// isHeader reports whether a [table] or [[array]] header is on line.
+func (ix *posIndex) isHeader(line int) bool {
+	return slices.ContainsFunc(ix.headers, func(h keyEvent) bool { return h.line == line })
+}
+
+// inlineServers returns the line where text writes mcp.servers as an inline
+// array (servers = [ … ], or mcp = { servers = … }), or 0.
+func inlineServers(text string) int {
+	ix := scanPositions(text)
+	for _, ev := range ix.byPath[serversArr] {
+		if !ix.isHeader(ev.line) {
+			return ev.line
+		}
+	}
+	return 0
+}
+
+// inlineError refuses an edit of a file whose servers are an inline array,
+// saying what to write by hand where.
+func inlineError(file string, line int, what, byHand string) error {
+	return fmt.Errorf("%s:%d: %w, and otter edits only [[mcp.servers]] entries: nothing changed. To %s, %s by hand at that line (or rewrite the array as [[mcp.servers]] tables)",
+		file, line, ErrInlineServers, what, byHand)
 }
 
 func isBlankOrComment(line string) bool {
@@ -92,8 +130,10 @@ func isBlankOrComment(line string) bool {
 	return t == "" || strings.HasPrefix(t, "#")
 }
 
-// serverIn reads file and finds server name's entry in it.
-func serverIn(file, name string) (string, serverEntry, error) {
+// serverIn reads file and finds server name's entry in it. An entry of an
+// inline array is refused: the error says what to write by hand (byHand)
+// instead of what otter would have done (what).
+func serverIn(file, name, what, byHand string) (string, serverEntry, error) {
 	text, err := readTOMLFile(file)
 	if err != nil {
 		return "", serverEntry{}, err
@@ -101,6 +141,9 @@ func serverIn(file, name string) (string, serverEntry, error) {
 	e, ok := findServer(text, name)
 	if !ok {
 		return "", serverEntry{}, fmt.Errorf("%s: %w: %q", file, ErrNoServer, name)
+	}
+	if e.inline {
+		return "", serverEntry{}, inlineError(file, e.first, what, byHand)
 	}
 	return text, e, nil
 }
@@ -123,33 +166,99 @@ func ServerLine(file, name string) int {
 // that already defines s.Name is not changed: the error wraps
 // ErrServerExists and names the file and line.
 func AddServer(file string, s Server) error {
+	return AddServers(file, []Server{s}, "")
+}
+
+// AddServers appends servers as [[mcp.servers]] entries to file, after a
+// comment line when comment is not "". Nothing is written when one of them
+// is already defined there (ErrServerExists), or when the file writes its
+// servers as an inline array (ErrInlineServers).
+func AddServers(file string, servers []Server, comment string) error {
 	text, err := readTOMLFile(file)
 	if err != nil {
 		return err
 	}
-	if e, ok := findServer(text, s.Name); ok {
-		return fmt.Errorf("%s:%d: %w: %q (remove it first with `otter mcp remove %s`, or edit it there)", file, e.first, ErrServerExists, s.Name, s.Name)
-	}
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	s.Scope, s.File, s.Line, s.DisabledReason, s.Problem = "", "", 0, "", nil
-	if err := writeServer(w, s); err != nil {
-		return err
+	if comment != "" {
+		fmt.Fprintf(w, "# %s\n", comment)
+	}
+	var names []string
+	for i, s := range servers {
+		if e, ok := findServer(text, s.Name); ok {
+			return fmt.Errorf("%s:%d: %w: %q (remove it first with `otter mcp remove %s`, or edit it there)", file, e.first, ErrServerExists, s.Name, s.Name)
+		}
+		if i > 0 {
+			w.WriteString("\n")
+		}
+		s.Scope, s.File, s.Line, s.DisabledReason, s.Problem = "", "", 0, "", nil
+		if err := writeServer(w, s); err != nil {
+			return err
+		}
+		names = append(names, s.Name)
 	}
 	w.Flush()
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	what := "add server " + strings.Join(names, ", ")
+	if l := inlineServers(text); l > 0 {
+		return inlineError(file, l, what, "add "+inlineEntries(b.String())+" to the array")
 	}
-	if text != "" {
-		text += "\n"
+	out := text
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
 	}
-	return writeEdited(file, text+b.String(), "add server "+s.Name)
+	if out != "" {
+		out += "\n"
+	}
+	out += b.String()
+	return writeEdited(file, text, out, what, func(old []map[string]any) ([]map[string]any, error) {
+		added, err := decodeServers(b.String())
+		return append(old, added...), err
+	})
+}
+
+// inlineEntries renders [[mcp.servers]] entries (as writeServer writes
+// them: one key a line, sub-tables last) as the inline tables to write into
+// a servers = [ … ] array instead.
+func inlineEntries(entries string) string {
+	var tables, keys, sub []string
+	subName := ""
+	endSub := func() {
+		if subName != "" {
+			keys = append(keys, subName+" = { "+strings.Join(sub, ", ")+" }")
+		}
+		subName, sub = "", nil
+	}
+	endEntry := func() {
+		endSub()
+		if keys != nil {
+			tables = append(tables, "{ "+strings.Join(keys, ", ")+" }")
+		}
+		keys = nil
+	}
+	for l := range strings.Lines(entries) {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "[[mcp.servers]]":
+			endEntry()
+			keys = []string{}
+		case strings.HasPrefix(l, "[mcp.servers."):
+			endSub()
+			subName = strings.TrimSuffix(strings.TrimPrefix(l, "[mcp.servers."), "]")
+		case l == "" || strings.HasPrefix(l, "#"):
+		case subName != "":
+			sub = append(sub, l)
+		default:
+			keys = append(keys, l)
+		}
+	}
+	endEntry()
+	return strings.Join(tables, ", ")
 }
 
 // RemoveServer deletes server name's entry from file, with the comment
 // lines right above its header, and leaves the rest as it is.
 func RemoveServer(file, name string) error {
-	text, e, err := serverIn(file, name)
+	text, e, err := serverIn(file, name, "remove "+name, "delete its { … } from the array")
 	if err != nil {
 		return err
 	}
@@ -169,25 +278,31 @@ func RemoveServer(file, name string) error {
 		first--
 	}
 	out := strings.Join(lines[:first-1], "") + strings.Join(lines[last:], "")
-	return writeEdited(file, out, "remove server "+name)
+	return writeEdited(file, text, out, "remove server "+name, func(old []map[string]any) ([]map[string]any, error) {
+		return slices.Delete(old, e.idx, e.idx+1), nil
+	})
 }
 
 // SetServerEnabled sets enabled = on in server name's entry of file: the
 // existing enabled line is rewritten in place (its comment kept), or a new
 // one goes right after the entry's header.
 func SetServerEnabled(file, name string, on bool) error {
-	text, e, err := serverIn(file, name)
+	val := fmt.Sprint(on)
+	text, e, err := serverIn(file, name, "set enabled = "+val+" for "+name, "write enabled = "+val+" inside its { … }")
 	if err != nil {
 		return err
 	}
+	what := "set enabled of server " + name
+	want := func(old []map[string]any) ([]map[string]any, error) {
+		s := maps.Clone(old[e.idx])
+		s["enabled"] = on
+		old[e.idx] = s
+		return old, nil
+	}
 	lines := strings.SplitAfter(text, "\n")
-	val := fmt.Sprint(on)
-	for l := e.first + 1; l <= e.last; l++ {
+	if l := scanPositions(text).lineOf(serversArr+".enabled", serversArr, e.idx); l > 0 {
 		line := lines[l-1]
-		key, rest, found := strings.Cut(line, "=")
-		if !found || strings.TrimSpace(key) != "enabled" {
-			continue
-		}
+		key, rest, _ := strings.Cut(line, "=")
 		// enabled = true   # comment: keep the indentation and the comment.
 		v := strings.TrimLeft(rest, " \t")
 		end := strings.IndexAny(v, " \t#\r\n")
@@ -195,26 +310,82 @@ func SetServerEnabled(file, name string, on bool) error {
 			end = len(v)
 		}
 		lines[l-1] = key + "=" + rest[:len(rest)-len(v)] + val + v[end:]
-		return writeEdited(file, strings.Join(lines, ""), "set enabled of server "+name)
+		return writeEdited(file, text, strings.Join(lines, ""), what, want)
 	}
 	nl := "\n"
 	if !strings.HasSuffix(lines[e.first-1], "\n") {
 		lines[e.first-1] += nl
 	}
-	lines = append(lines[:e.first], append([]string{"enabled = " + val + nl}, lines[e.first:]...)...)
-	return writeEdited(file, strings.Join(lines, ""), "set enabled of server "+name)
+	lines = slices.Insert(lines, e.first, "enabled = "+val+nl)
+	return writeEdited(file, text, strings.Join(lines, ""), what, want)
 }
 
-// writeEdited checks that text still parses and writes it to file.
-func writeEdited(file, text, what string) error {
-	if _, err := toml.Decode(text, new(map[string]any)); err != nil {
-		return fmt.Errorf("config: %s in %s would break the file (%w); not changed", what, file, err)
+// writeEdited writes text, the edited before, to file once it is sure the
+// edit made the change asked for and no other: the servers of the edited
+// text must be want(the servers of before) and everything else the same.
+func writeEdited(file, before, text, what string, want func([]map[string]any) ([]map[string]any, error)) error {
+	refuse := func(why error) error {
+		return fmt.Errorf("config: %s in %s would %w; not changed (edit the file by hand)", what, file, why)
+	}
+	var old, got map[string]any
+	if _, err := toml.Decode(before, &old); err != nil {
+		return refuse(fmt.Errorf("start from a file that does not parse: %w", err))
+	}
+	if _, err := toml.Decode(text, &got); err != nil {
+		return refuse(fmt.Errorf("break the file: %w", err))
+	}
+	wantServers, err := want(takeServers(old))
+	if err != nil {
+		return refuse(err)
+	}
+	if len(wantServers) == 0 {
+		wantServers = nil
+	}
+	if gotServers := takeServers(got); !reflect.DeepEqual(gotServers, wantServers) || !reflect.DeepEqual(got, old) {
+		return refuse(errors.New("change more than that"))
 	}
 	perm := fs.FileMode(0o600)
 	if fi, err := os.Stat(file); err == nil {
 		perm = fi.Mode().Perm()
 	}
 	return writeFileAtomic(file, []byte(text), perm)
+}
+
+// takeServers removes mcp.servers from a decoded document and returns its
+// entries (nil for none); an [mcp] table left empty goes too, so that a
+// document whose last entry was removed compares equal.
+func takeServers(doc map[string]any) []map[string]any {
+	mcp, _ := doc["mcp"].(map[string]any)
+	if mcp == nil {
+		return nil
+	}
+	var out []map[string]any
+	switch v := mcp["servers"].(type) {
+	case []map[string]any:
+		out = v
+	case []any:
+		for _, e := range v {
+			m, _ := e.(map[string]any)
+			out = append(out, m)
+		}
+	}
+	delete(mcp, "servers")
+	if len(mcp) == 0 {
+		delete(doc, "mcp")
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// decodeServers decodes the [[mcp.servers]] entries of text.
+func decodeServers(text string) ([]map[string]any, error) {
+	var doc map[string]any
+	if _, err := toml.Decode(text, &doc); err != nil {
+		return nil, err
+	}
+	return takeServers(doc), nil
 }
 
 // ScopeFile returns the TOML file of a scope, for workDir: the user's

@@ -239,3 +239,53 @@ func TestScopeFile(t *testing.T) {
 		t.Errorf("masked header = %q", m.Headers["Authorization"])
 	}
 }
+
+// TestServerEditsRefuseInlineArrays: an edit of a file whose servers are an
+// inline array changes nothing and names the array's line, whether the
+// array is written under [mcp] or as a dotted key, on one line or many.
+func TestServerEditsRefuseInlineArrays(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"[mcp]\nservers = [ {name=\"x\", command=\"echo\"}, {name=\"mem\", command=\"echo\"} ]\n",
+		"# mine\nmcp.servers = [\n  {name=\"x\", command=\"echo\"},\n  {name=\"mem\", command=\"echo\"},\n]\n",
+	} {
+		f := writeTemp(t, text)
+		for what, edit := range map[string]func() error{
+			"disable": func() error { return SetServerEnabled(f, "x", false) },
+			"enable":  func() error { return SetServerEnabled(f, "mem", true) },
+			"remove":  func() error { return RemoveServer(f, "mem") },
+			"add":     func() error { return AddServer(f, Server{Name: "y", Command: "echo"}) },
+		} {
+			err := edit()
+			if !errors.Is(err, ErrInlineServers) || !strings.HasPrefix(err.Error(), f+":") {
+				t.Errorf("%s in %q: %v", what, text, err)
+			}
+			if read(t, f) != text {
+				t.Fatalf("%s changed the file to\n%s", what, read(t, f))
+			}
+		}
+	}
+}
+
+// TestWriteEditedRefusesAnyOtherChange: the last guard of every edit
+// refuses a text whose servers or other settings differ from what was asked.
+func TestWriteEditedRefusesAnyOtherChange(t *testing.T) {
+	t.Parallel()
+	before := "[mcp]\nauto_reload = true\n\n[[mcp.servers]]\nname = \"a\"\ncommand = \"a\"\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"b\"\n"
+	removeA := func(old []map[string]any) ([]map[string]any, error) { return slices.Delete(old, 0, 1), nil }
+	f := writeTemp(t, before)
+	for _, after := range []string{
+		"[mcp]\nauto_reload = true\n", // b went too
+		"[mcp]\nenabled = false\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"b\"\n", // a setting changed
+	} {
+		if err := writeEdited(f, before, after, "remove server a", removeA); err == nil || !strings.Contains(err.Error(), "change more than that") {
+			t.Errorf("writing %q: %v", after, err)
+		}
+		if read(t, f) != before {
+			t.Fatal("a refused edit changed the file")
+		}
+	}
+	if err := writeEdited(f, before, "[mcp]\nauto_reload = true\n\n[[mcp.servers]]\nname = \"b\"\ncommand = \"b\"\n", "remove server a", removeA); err != nil {
+		t.Error(err)
+	}
+}
