@@ -21,8 +21,9 @@ API_TOKEN = "supersecrettoken42"
 DB_PASSWORD = "hunter2hunter2"
 `
 
-// leakySecrets are the secrets leakyServer is handed.
-var leakySecrets = []string{"supersecrettoken42", "hunter2hunter2"}
+// leakySecrets are the secrets leakyServer is handed: its env values and
+// its secret-looking flags' values (which `otter config show` masks).
+var leakySecrets = []string{"supersecrettoken42", "hunter2hunter2", "argsecret123456", "flagsecret98765"}
 
 // wantMasked fails when out shows one of secrets, or shows no "****" where
 // they were.
@@ -43,7 +44,8 @@ func wantMasked(t *testing.T, what, out string, secrets []string) {
 // otter prints about it — `otter -p` with an @-mention of it (text and
 // JSON, stdout and stderr), `otter mcp list` (table and --json) and `otter
 // mcp call`. (Before, the mention's error carried the server's stderr in
-// clear while the other messages masked it.)
+// clear while the other messages masked it, and every message showed the
+// echoed --api-key and --token values in clear.)
 func TestFailedServerSecretsAreMaskedEverywhere(t *testing.T) {
 	configTestHome(t)
 	work := t.TempDir()
@@ -62,5 +64,25 @@ func TestFailedServerSecretsAreMaskedEverywhere(t *testing.T) {
 			out += "\n" + err.Error()
 		}
 		wantMasked(t, "otter "+strings.Join(args, " "), out, leakySecrets)
+	}
+}
+
+// TestAdhocServerURLSecretsAreMasked: `otter mcp call --url` names the ad
+// hoc server by its URL in its messages, with the password and the
+// api_key masked — for a server that cannot be reached and for a live one.
+// (Before, "MCP server http://user:pw…@…?api_key=… failed" was printed.)
+func TestAdhocServerURLSecretsAreMasked(t *testing.T) {
+	configTestHome(t)
+	const pw, key = "pw123456789", "cliquerysecret1"
+	live := strings.TrimPrefix(httpToolServer(t, "adhoc", "echo"), "http://")
+	for _, host := range []string{"127.0.0.1:1", live} {
+		u := "http://user:" + pw + "@" + host + "/mcp?api_key=" + key
+		_, stderr, err := runOtter(t, "--cwd", t.TempDir(), "mcp", "call", "--url", u, "foo")
+		wantExit(t, err, 2)
+		out := stderr + "\n" + err.Error()
+		wantMasked(t, "otter mcp call --url "+host, out, []string{pw, key})
+		if !strings.Contains(out, "MCP server http://user:****@"+host+"/mcp?api_key=****") {
+			t.Errorf("otter mcp call --url %s does not name the server by its masked URL:\n%s", host, out)
+		}
 	}
 }

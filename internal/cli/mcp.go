@@ -455,10 +455,10 @@ func serverStateText(label string, st mcphost.Status) string {
 }
 
 // adhocLabel is how messages name an ad hoc server: a remote one by its
-// URL rather than by the host it is registered under; a stdio one by its
-// program's name.
+// URL (its password and secret-looking query values masked) rather than by
+// the host it is registered under; a stdio one by its program's name.
 func adhocLabel(srv *config.Server) string {
-	return cmp.Or(srv.URL, srv.Name)
+	return cmp.Or(config.MaskURL(srv.URL), srv.Name)
 }
 
 func mcpServerNames(servers []config.Server) string {

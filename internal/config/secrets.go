@@ -14,7 +14,10 @@ const minSecretLen = 6
 // logs about server s (its errors, its stderr, its status), the secrets
 // the configuration handed it: the password in its url and the values of
 // secret-looking query parameters (also as url-encoded), every value of its
-// headers and env, and its OAuth client secret. Each becomes "****". A
+// headers and env, the values of its secret-looking command-line flags
+// ("--api-key X", "--token=X"), well-known tokens and URL passwords among
+// its args (what `otter config show` masks there), and its OAuth client
+// secret. Each becomes "****". A
 // server's stderr that echoes its token thus shows "****".
 func SecretMasker(s Server) func(string) string {
 	var secrets []string
@@ -27,7 +30,11 @@ func SecretMasker(s Server) func(string) string {
 			secrets = append(secrets, e)
 		}
 	}
-	if u, err := url.Parse(s.URL); err == nil && s.URL != "" {
+	addURL := func(raw string) {
+		u, err := url.Parse(raw)
+		if err != nil || raw == "" {
+			return
+		}
 		if pw, ok := u.User.Password(); ok {
 			add(pw)
 		}
@@ -37,6 +44,15 @@ func SecretMasker(s Server) func(string) string {
 					add(v)
 				}
 			}
+		}
+	}
+	addURL(s.URL)
+	flagSecrets(s.Args, func(_ int, _, v string) { add(v) })
+	for _, a := range s.Args {
+		if maskInValue(a) == maskSecret(a) { // a well-known token
+			add(a)
+		} else if i := strings.Index(a, "://"); i >= 0 { // a URL, maybe after "--db="
+			addURL(a[strings.LastIndex(a[:i], "=")+1:])
 		}
 	}
 	for _, v := range s.Headers {

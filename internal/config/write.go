@@ -241,20 +241,28 @@ func maskArgs(args []string) []string {
 	out := slices.Clone(args)
 	for i, a := range out {
 		out[i] = maskInValue(a)
+	}
+	flagSecrets(args, func(i int, prefix, _ string) { out[i] = prefix + maskSecret(args[i][len(prefix):]) })
+	return out
+}
+
+// flagSecrets calls f for each value of a secret-looking flag in args:
+// "--token X" (f(i+1, "", X)) and "--api-key=X" (f(i, "--api-key=", X)).
+func flagSecrets(args []string, f func(i int, prefix, val string)) {
+	for i, a := range args {
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
 		if name, val, ok := strings.Cut(a, "="); ok {
 			if secretName(name) {
-				out[i] = name + "=" + maskSecret(val)
+				f(i, name+"=", val)
 			}
 			continue
 		}
-		if secretName(a) && i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
-			out[i+1] = maskSecret(out[i+1])
+		if secretName(a) && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			f(i+1, "", args[i+1])
 		}
 	}
-	return out
 }
 
 // tokenPrefixes begin well-known kinds of API tokens.
