@@ -102,6 +102,19 @@ type AppBackend struct {
 	warnings []string          // ConfigWarnings
 }
 
+// emitTo sends the agent's events to emit until the returned func is
+// called (the end of a turn).
+func (b *AppBackend) emitTo(emit func(agent.Event)) (done func()) {
+	b.mu.Lock()
+	b.emit = emit
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		b.emit = nil
+		b.mu.Unlock()
+	}
+}
+
 func (b *AppBackend) onAgentEvent(ev agent.Event) {
 	b.mu.Lock()
 	emit := b.emit
@@ -154,19 +167,12 @@ func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Even
 // agent's events through emit.
 func (b *AppBackend) sendMessages(ctx context.Context, emit func(agent.Event), build func() ([]llm.Message, error)) error {
 	finished := false
-	b.mu.Lock()
-	b.emit = func(ev agent.Event) {
+	defer b.emitTo(func(ev agent.Event) {
 		if _, ok := ev.(agent.TurnFinished); ok {
 			finished = true
 		}
 		emit(ev)
-	}
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		b.emit = nil
-		b.mu.Unlock()
-	}()
+	})()
 	msgs, err := build()
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ func (b *AppBackend) Complete(ctx context.Context, server, ref, name, arg, value
 func (b *AppBackend) withMentions(ctx context.Context, text string, emit func(agent.Event)) (llm.Message, error) {
 	ex, err := attach.Expand(ctx, b.app.MCP, b.app.Tools, text)
 	if err != nil {
-		return llm.Message{}, err
+		return llm.Message{}, fmt.Errorf("%w: could not read %w", ErrNotSent, err)
 	}
 	chips(ex.Attachments, emit)
 	b.subscribe(ctx, ex.Attachments)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -97,7 +98,8 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 		t.Error("sending a mention did not subscribe to the attached resource")
 	}
 	// A resource that cannot be read fails the message before the model is asked.
-	if err := b.Send(ctx, "@docs:docs://missing", func(agent.Event) {}); err == nil || !strings.Contains(err.Error(), "@docs:docs://missing") {
+	// It says it was not sent (so the TUI gives the text back) and why.
+	if err := b.Send(ctx, "@docs:docs://missing", func(agent.Event) {}); !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "could not read @docs:docs://missing") {
 		t.Errorf("unreadable mention: %v", err)
 	}
 	if len(model.Requests()) != 1 {

@@ -11,7 +11,8 @@ import (
 func (b *AppBackend) Context() agent.ContextState { return b.agent.Context() }
 func (b *AppBackend) Costs() []agent.ModelUsage   { return b.agent.Costs() }
 
-func (b *AppBackend) Compact(ctx context.Context, keep string) error {
+func (b *AppBackend) Compact(ctx context.Context, keep string, emit func(agent.Event)) error {
+	defer b.emitTo(emit)()
 	return b.agent.Compact(ctx, keep)
 }
 

@@ -16,6 +16,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,7 +56,9 @@ type Backend interface {
 
 	// Send sends one user message to the agent and blocks until the turn
 	// is over. It reports the agent's events through emit, in order.
-	// Cancelling ctx stops the turn (Esc).
+	// Cancelling ctx stops the turn (Esc). An error that wraps ErrNotSent
+	// means the message never reached the model (an @-mention could not
+	// be read): the TUI gives the text back to fix.
 	Send(ctx context.Context, text string, emit func(agent.Event)) error
 	// ResetChat forgets the conversation (/clear); the TUI calls it when
 	// no turn runs. A saved conversation stays saved as it was.
@@ -73,6 +76,15 @@ type Backend interface {
 	ConfigWarnings() []string
 
 	ContextBackend // the model, its window and the cost (context.go)
+}
+
+// ErrNotSent is wrapped by Send's error when the message did not reach
+// the model, e.g. an @-mention's resource could not be read.
+var ErrNotSent = errors.New("the message was not sent")
+
+// notSent reports whether err means the message never reached the model.
+func notSent(err error) bool {
+	return errors.Is(err, ErrNotSent) || errors.Is(err, agent.ErrBusy)
 }
 
 // Provider describes the model provider the agent talks to.

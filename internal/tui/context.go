@@ -23,8 +23,9 @@ type ContextBackend interface {
 	// Costs are the tokens and cost of each model used in this session.
 	Costs() []agent.ModelUsage
 	// Compact compacts the conversation now, keeping in particular what
-	// keep names (/compact).
-	Compact(ctx context.Context, keep string) error
+	// keep names (/compact), reporting the agent's events (Compacted)
+	// through emit. It is a turn of its own: ctx cancels it.
+	Compact(ctx context.Context, keep string, emit func(agent.Event)) error
 	// Models lists the models of the configured providers (the provider's
 	// own list where it has one).
 	Models(ctx context.Context) ([]ModelChoice, error)
@@ -47,15 +48,11 @@ func (c ModelChoice) String() string { return c.Provider + "/" + c.Model }
 // contextCommands are the slash commands of this file, for completion.
 var contextCommands = []string{"/compact", "/cost", "/usage", "/model"}
 
-type (
-	// compactedMsg ends a /compact.
-	compactedMsg struct{ err error }
-	// modelsMsg carries /model's list, or the error getting it.
-	modelsMsg struct {
-		choices []ModelChoice
-		err     error
-	}
-)
+// modelsMsg carries /model's list, or the error getting it.
+type modelsMsg struct {
+	choices []ModelChoice
+	err     error
+}
 
 // contextCommand runs /compact, /cost, /usage and /model; ok is false for
 // other commands.
@@ -68,7 +65,14 @@ func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.notice(itemInfo, "compacting the conversation…")
-		return func() tea.Msg { return compactedMsg{err: b.Compact(ctx, rest)} }, true
+		// A turn like a message's: busy, the spinner, Esc cancels it, and
+		// what is typed meanwhile is queued.
+		return m.startTurn(func(ctx context.Context, emit func(agent.Event)) error {
+			if err := b.Compact(ctx, rest, emit); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("could not compact the conversation: %w", err)
+			}
+			return ctx.Err()
+		}), true
 	case "/cost", "/usage":
 		m.notice(itemInfo, costText(b.Costs()))
 		return nil, true
@@ -113,12 +117,6 @@ func (m *model) switchModel(name string) tea.Cmd {
 // contextMsg handles the messages of this file.
 func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case compactedMsg:
-		m.ctxLine = m.contextStatus()
-		if msg.err != nil {
-			m.notice(itemError, "could not compact the conversation: "+msg.err.Error())
-		}
-		return nil, true
 	case modelsMsg:
 		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider))
 		return nil, true

@@ -38,6 +38,8 @@ type fakeBackend struct {
 	send   func(ctx context.Context, text string, emit func(agent.Event)) error
 	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
 	reload func() mcphost.ReloadDiff
+	// compact, when set, is /compact's work (Compact records it first).
+	compact func(ctx context.Context, keep string, emit func(agent.Event)) error
 }
 
 func (f *fakeBackend) Provider() Provider {
@@ -264,6 +266,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "esc":
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "up":

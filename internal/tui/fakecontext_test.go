@@ -21,8 +21,11 @@ func (f *fakeBackend) Costs() []agent.ModelUsage {
 	return f.costs
 }
 
-func (f *fakeBackend) Compact(_ context.Context, keep string) error {
+func (f *fakeBackend) Compact(ctx context.Context, keep string, emit func(agent.Event)) error {
 	f.record("compact " + keep)
+	if f.compact != nil {
+		return f.compact(ctx, keep, emit)
+	}
 	return nil
 }
 

@@ -99,8 +99,9 @@ type model struct {
 	turn       int
 	cancelTurn context.CancelFunc
 	streaming  *item
-	retry      *item // the turn's retry notice, updated in place
-	turnText   bool  // the current turn streamed text
+	retry      *item  // the turn's retry notice, updated in place
+	turnText   bool   // the current turn streamed text
+	turnInput  string // the current turn's message as typed, given back if it was not sent
 	toolItems  map[string]*item
 	calls      int // running /call calls
 	callSeq    int
@@ -763,16 +764,26 @@ func (m *model) chatWith(text string, send func(ctx context.Context, emit func(a
 		m.notice(itemInfo, m.provider.Help)
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.turn++
-	m.busy, m.cancelTurn, m.turnText = true, cancel, false
-	turn, b, ui := m.turn, m.b, m.ui
 	if send == nil {
+		b := m.b
 		send = func(ctx context.Context, emit func(agent.Event)) error { return b.Send(ctx, text, emit) }
 	}
+	cmd := m.startTurn(send)
+	m.turnInput = text
+	return cmd
+}
+
+// startTurn runs work as the agent's turn (a message, a prompt, /compact):
+// the UI is busy, the spinner turns, Esc cancels work's context, and
+// messages typed meanwhile are queued until it ends.
+func (m *model) startTurn(work func(ctx context.Context, emit func(agent.Event)) error) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.turn++
+	m.busy, m.cancelTurn, m.turnText, m.turnInput = true, cancel, false, ""
+	turn, ui := m.turn, m.ui
 	run := func() tea.Msg {
 		defer cancel()
-		err := send(ctx, func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
+		err := work(ctx, func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
 		return turnDoneMsg{turn, err}
 	}
 	return tea.Batch(run, m.startSpinner())
@@ -931,10 +942,16 @@ func (m *model) endTurn(err error) {
 		if !m.lastIsCanceledTool() {
 			m.notice(itemInfo, "canceled")
 		}
+	case err != nil && notSent(err) && m.turnInput != "":
+		// Nothing reached the model: the text goes back to the input, to
+		// fix (an @-mention) and send again.
+		m.notice(itemError, err.Error()+"\nthe message is back in the input: fix it and press enter to send it again")
+		m.giveBack(m.turnInput)
 	case err != nil:
 		m.notice(itemError, err.Error())
 	}
-	m.busy, m.cancelTurn = false, nil
+	m.busy, m.cancelTurn, m.turnInput = false, nil, ""
+	m.ctxLine = m.contextStatus()
 	m.offer = m.b.ToolOffer() // the turn may have loaded tools
 }
 

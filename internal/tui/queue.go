@@ -60,3 +60,13 @@ func (m *model) queueView() []string {
 	out = append(out, m.st.dim.Render(ansi.Truncate(last, max(m.width, 10), "…")))
 	return out
 }
+
+// giveBack puts a message that was not sent back into the input, before
+// what was typed since, so nothing typed is lost.
+func (m *model) giveBack(text string) {
+	if v := m.input.Value(); v != "" {
+		text += "\n" + v
+	}
+	m.input.SetValue(text)
+	m.input.Focus()
+}

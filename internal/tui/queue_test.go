@@ -148,3 +148,85 @@ func TestCtrlCStopsTheQueueAndItsWarningExpires(t *testing.T) {
 	h.enterLine("fourth")
 	h.waitFor("answering fourth")
 }
+
+// /compact is a turn like a message: the status bar says otter works, a
+// message typed meanwhile is queued and sent once the compaction is done,
+// and Esc cancels the compaction itself.
+func TestCompactIsATurnThatQueuesAndCancels(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{}, 1)
+	canceled := make(chan struct{})
+	b := &fakeBackend{}
+	b.compact = func(ctx context.Context, keep string, emit func(agent.Event)) error {
+		select {
+		case <-release:
+			emit(agent.Compacted{Reason: "manual", TokensBefore: 9000, TokensAfter: 3000, Summarized: 4})
+			return nil
+		case <-ctx.Done():
+			close(canceled)
+			return ctx.Err()
+		}
+	}
+	h := start(t, b)
+	h.enterLine("/compact")
+	h.waitFor("compacting the conversation…", "working", "esc cancels")
+	h.enterLine("during compact")
+	s := h.waitFor("queued › during compact")
+	if strings.Contains(s, "still working") || b.did("send during compact") {
+		t.Fatalf("the message typed during /compact was not queued:\n%s", s)
+	}
+	release <- struct{}{}
+	h.waitFor("compacted the conversation because you asked", "› during compact")
+	if !b.waitDid("send during compact") {
+		t.Fatalf("the queued message was not sent after /compact: %v", b.actions)
+	}
+	h.waitGone("queued ›")
+
+	h.enterLine("/compact again")
+	h.waitFor("working")
+	h.press("esc")
+	recv(t, canceled, "Esc did not cancel /compact's context")
+	h.waitFor("canceled")
+	h.waitGone("esc cancels")
+}
+
+// A message whose @-attachment cannot be read is not sent: the error says
+// what failed, and the text comes back into the input to fix and resend.
+func TestMessageNotSentComesBackToTheInput(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{}
+	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
+		if strings.Contains(text, "{resourceId}") {
+			return fmt.Errorf("%w: could not read @everything:demo://resource/dynamic/blob/{resourceId}: resource not found", ErrNotSent)
+		}
+		emit(agent.TurnFinished{Text: "answered: " + text})
+		return nil
+	}
+	h := start(t, b)
+	h.enterLine("@everything:demo://resource/dynamic/blob/{resourceId}  what is this")
+	h.waitFor("could not read @everything:demo://resource/dynamic/blob/{resourceId}:", "resource not found", "back in the input")
+	// The text is in the input: Enter alone sends it again.
+	h.press("enter")
+	sent := "send @everything:demo://resource/dynamic/blob/{resourceId}  what is this"
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		b.mu.Lock()
+		n := len(b.actions)
+		again := n == 2 && b.actions[1] == sent
+		b.mu.Unlock()
+		if again {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Enter on the given-back input did not send the same text again: %v", b.actions)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.waitFor("back in the input")
+	// Fixed in the input, it is sent.
+	for range len("{resourceId}  what is this") {
+		h.press("backspace")
+	}
+	h.typeText("1 what is this")
+	h.press("enter")
+	h.waitFor("answered: @everything:demo://resource/dynamic/blob/1 what is this")
+}
