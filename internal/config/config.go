@@ -121,12 +121,18 @@ func (m MCP) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
 // Server is one [[mcp.servers]] entry, after merging scopes and expanding
 // ${VAR} references.
 type Server struct {
-	Name           string            `toml:"name,omitempty"`
-	Transport      string            `toml:"transport,omitempty"` // stdio | sse | http; inferred from command/url when empty
-	Command        string            `toml:"command,omitempty"`
-	Args           []string          `toml:"args,omitempty"`
-	Env            map[string]string `toml:"env,omitempty"`
-	Cwd            string            `toml:"cwd,omitempty"`
+	Name      string            `toml:"name,omitempty"`
+	Transport string            `toml:"transport,omitempty"` // stdio | sse | http; inferred from command/url when empty
+	Command   string            `toml:"command,omitempty"`
+	Args      []string          `toml:"args,omitempty"`
+	Env       map[string]string `toml:"env,omitempty"`
+	Cwd       string            `toml:"cwd,omitempty"`
+	// Roots are the directories offered to the server as MCP roots
+	// (absolute, ~/…, or relative as cwd is). Unset: the working
+	// directory. Empty (roots = []): none, and the roots capability is not
+	// offered, so a server such as server-filesystem keeps the directories
+	// on its command line.
+	Roots          []string          `toml:"roots,omitempty"`
 	URL            string            `toml:"url,omitempty"`
 	Headers        map[string]string `toml:"headers,omitempty"`
 	Enabled        *bool             `toml:"enabled,omitempty"`         // nil means true

@@ -347,6 +347,13 @@ func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 	}
 	s.Env = expandMap(s.Env, func(k, v string) string { return do(v, toml.Key{"env", k}) })
 	s.Cwd = do(s.Cwd, toml.Key{"cwd"})
+	if s.Roots != nil {
+		roots := make([]string, len(s.Roots))
+		for i, d := range s.Roots {
+			roots[i] = do(d, toml.Key{"roots"})
+		}
+		s.Roots = roots
+	}
 	s.URL = do(s.URL, toml.Key{"url"})
 	s.Headers = expandMap(s.Headers, func(k, v string) string { return do(v, toml.Key{"headers", k}) })
 	if s.OAuth != nil {
@@ -426,12 +433,15 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 	if strings.HasPrefix(s.Command, "~/") {
 		s.Command = absPath(s.Command, "")
 	}
+	base := r.workDir // of a relative cwd or root
+	if (s.Scope == ScopeProject || s.Scope == ScopeLocal) && r.projDir != "" {
+		base = r.projDir
+	}
 	if s.Cwd != "" {
-		base := r.workDir
-		if (s.Scope == ScopeProject || s.Scope == ScopeLocal) && r.projDir != "" {
-			base = r.projDir
-		}
 		s.Cwd = absPath(s.Cwd, base)
+	}
+	for i, d := range s.Roots {
+		s.Roots[i] = absPath(d, base)
 	}
 	if s.StartupTimeout.Duration == 0 {
 		s.StartupTimeout.Duration = DefaultStartupTimeout

@@ -17,7 +17,17 @@ import (
 // handlers that route a server's requests and notifications to the manager.
 func (s *server) newClient(c *conn) *sdk.Client {
 	m := s.m
-	caps := &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}}
+	roots := m.roots
+	if s.cfg.Roots != nil { // the server's own roots = [...]
+		roots = nil
+		for _, d := range s.cfg.Roots {
+			roots = append(roots, fileRoot(d))
+		}
+	}
+	caps := &sdk.ClientCapabilities{}
+	if len(roots) > 0 || s.cfg.Roots == nil {
+		caps.RootsV2 = &sdk.RootCapabilities{}
+	}
 	opts := &sdk.ClientOptions{
 		Logger:       m.logger.With("server", s.name),
 		Capabilities: caps,
@@ -62,7 +72,7 @@ func (s *server) newClient(c *conn) *sdk.Client {
 		version = "dev"
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "otter", Version: version}, opts)
-	client.AddRoots(m.roots...)
+	client.AddRoots(roots...)
 	c.obs.watch(client)
 	return client
 }
