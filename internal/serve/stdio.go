@@ -25,8 +25,9 @@ const DrainTimeout = 5 * time.Second
 // until in ends or ctx is cancelled.
 //
 // It differs from the go-sdk's StdioTransport in two ways a client relies
-// on: a line that is not a JSON-RPC message gets a JSON-RPC error answer
-// (-32700 or -32600) and the session goes on, where the SDK would end it;
+// on: a line that is not a JSON-RPC message, or is a batch, gets a JSON-RPC
+// error answer (-32700 or -32600) and the session goes on, where the SDK
+// would end it;
 // and when in ends, the calls already running may finish (for at most
 // DrainTimeout) and their answers are written before the session closes.
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -90,7 +91,7 @@ func (l *lineWriter) unanswered() int {
 
 func (l *lineWriter) Close() error { return nil }
 
-// stdioReader hands the SDK only lines that are JSON-RPC messages (or
+// stdioReader hands the SDK only lines that are JSON-RPC messages (not
 // batches), answers the others itself, and holds back the end of input
 // while tool calls are in flight.
 type stdioReader struct {
@@ -136,7 +137,9 @@ func (r *stdioReader) accept(line []byte) bool {
 	case !json.Valid(line):
 		problem = "the line is not valid JSON"
 	case line[0] == '[':
-		return true // a batch: the SDK answers or refuses it
+		// MCP since 2025-06-18 has no batches, and the SDK ends the
+		// session on one: refuse it as any other line that is no message.
+		code, problem = jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message a line"
 	default:
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {

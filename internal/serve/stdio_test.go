@@ -119,6 +119,26 @@ func TestStdioMalformedLinesAreAnsweredNotFatal(t *testing.T) {
 	p.waitDone()
 }
 
+// A JSON-RPC batch, empty or not, is answered with a -32600 error (id
+// null) and the session goes on. (Before, the SDK ended the session on it:
+// `otter mcp serve` exited 2 with "empty batch" and no answer.)
+func TestStdioBatchIsAnsweredNotFatal(t *testing.T) {
+	p := startStdio(t, newTestServer(t, Options{}))
+	p.initialize()
+	for _, batch := range []string{`[]`, `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`} {
+		p.send(batch)
+		if m := p.next(); errorCodeOf(m) != -32600 || m["id"] != nil || !strings.Contains(mustJSON(m), "batches are not supported") {
+			t.Errorf("batch %s: got %v, want a -32600 error with id null that says batches are not supported", batch, m)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if m := p.next(); m["id"] != float64(4) || m["result"] == nil {
+		t.Errorf("a ping after the batches: %v", m)
+	}
+	p.in.Close()
+	p.waitDone()
+}
+
 // A client that sends a call and closes its end at once still gets the
 // answer: the session ends when the calls in flight have answered.
 func TestStdioAnswersCallsInFlightAfterEOF(t *testing.T) {
