@@ -52,7 +52,7 @@ Keys
   esc clear the queue, then cancel the running generation or call · ctrl+o expand tool results and pastes
   mouse wheel or pgup/pgdown scroll · home/end top/bottom (with an empty input; else ctrl+home/ctrl+end)
   shift+drag selects text while the wheel scrolls (option+drag in iTerm2); ctrl+s turns the mouse off/on
-  ctrl+y view the latest image · ctrl+c twice quit`
+  ctrl+y view the latest image · ctrl+c stops what runs, twice quits`
 
 // resetChat has the core forget the conversation (/clear).
 func (m *model) resetChat() {
