@@ -23,3 +23,22 @@ func TestPromptResumeWithoutIDIsAnError(t *testing.T) {
 		t.Errorf("the model got %d requests", n)
 	}
 }
+
+// TestResumeWithAnEmptyIDIsAnError: `otter -r "$SID" -p …` with $SID empty
+// exits 2 and says the ID is empty, as for an unknown ID, and sends the
+// model nothing. (Before, it started a new conversation and exited 0.)
+func TestResumeWithAnEmptyIDIsAnError(t *testing.T) {
+	configTestHome(t)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+	cfg := promptConfig(t, srv, "")
+	for _, args := range [][]string{{"-r", ""}, {"-r", " "}, {"--resume="}, {"--resume", ""}} {
+		_, _, err := otterWithStdin(t, strings.NewReader(""), append([]string{"--config", cfg, "-p", "follow-up"}, args...)...)
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), "the session ID is empty") {
+			t.Errorf("%q: the error does not say the ID is empty: %v", args, err)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+}

@@ -22,6 +22,10 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			args = takeResumeID(cmd, sessionOpts, args)
+			if cmd.Flags().Changed("resume") && strings.TrimSpace(sessionOpts.Resume) == "" {
+				// `otter -r "$SID"` with $SID empty: not a new conversation.
+				return exitCode(2, errors.New(`--resume "": the session ID is empty; give an ID (`+"`otter sessions list`"+` lists them), --continue for the latest, or -r alone to pick one in the TUI`))
+			}
 			if err := checkSessionFlags(sessionOpts); err != nil {
 				return exitCode(2, err)
 			}
