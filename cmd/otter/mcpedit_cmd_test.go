@@ -1,10 +1,17 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/otter-sh/otter/internal/config"
 )
 
 // TestMCPEditsRefuseAnInlineServersArray: with the servers written as an
@@ -45,5 +52,116 @@ func TestMCPEditsRefuseAnInlineServersArray(t *testing.T) {
 	stdout, _, err := runOtter(t, "mcp", "get", "x", "--json")
 	if err != nil || !strings.Contains(stdout, `"enabled": true`) {
 		t.Errorf("x after the refused edits: %v\n%s", err, stdout)
+	}
+}
+
+// TestParallelMCPAddsKeepEveryServer runs 20 real otter processes at once,
+// each adding a server to the same user config file: every one of them must
+// be in the file afterwards, and the file keeps its comment and its mode.
+// Before, each read the file, added its entry and wrote it back, so the
+// processes lost each other's servers.
+func TestParallelMCPAddsKeepEveryServer(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "otter")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	paths := configTestHome(t)
+	file := paths.UserConfigFile()
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("# mine\n[mcp]\nauto_reload = true\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			out, err := exec.Command(bin, "mcp", "add", fmt.Sprintf("r%d", i), "--", "echo").CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Errorf("otter mcp add r%d: %w\n%s", i, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	servers, err := config.FileServers(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	if len(slices.Compact(names)) != n {
+		t.Errorf("after %d parallel adds the file has %d servers: %v", n, len(names), names)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.HasPrefix(string(data), "# mine\n[mcp]\nauto_reload = true\n") {
+		t.Errorf("the file lost its beginning:\n%s", data)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode after the edits: %v %v, want 0640", fi.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".config.toml.*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestMCPEditsFollowASymlinkedConfig: a config.toml that is a symlink into
+// a dotfiles repository stays a symlink through add, disable and remove,
+// and the file it points to gets the changes.
+func TestMCPEditsFollowASymlinkedConfig(t *testing.T) {
+	paths := configTestHome(t)
+	file := paths.UserConfigFile()
+	dotfiles := t.TempDir()
+	real := filepath.Join(dotfiles, "otter.toml")
+	mine := "# kept in dotfiles\n[mcp]\nauto_reload = true\n"
+	if err := os.WriteFile(real, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, file); err != nil {
+		t.Fatal(err)
+	}
+	isLink := func(step string) {
+		t.Helper()
+		if fi, err := os.Lstat(file); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("after %s, %s is no longer a symlink: %v %v", step, file, fi.Mode(), err)
+		}
+	}
+	if _, stderr, err := runOtter(t, "mcp", "add", "docs", "--", "docs-mcp"); err != nil {
+		t.Fatalf("add: %v\n%s", err, stderr)
+	}
+	isLink("add")
+	data, _ := os.ReadFile(real)
+	if !strings.HasPrefix(string(data), mine+"\n[[mcp.servers]]\nname = \"docs\"\n") {
+		t.Errorf("%s after add:\n%s", real, data)
+	}
+	if _, _, err := runOtter(t, "mcp", "disable", "docs"); err != nil {
+		t.Fatal(err)
+	}
+	isLink("disable")
+	if data, _ := os.ReadFile(real); !strings.Contains(string(data), "enabled = false") {
+		t.Errorf("%s after disable:\n%s", real, data)
+	}
+	if _, _, err := runOtter(t, "mcp", "remove", "docs"); err != nil {
+		t.Fatal(err)
+	}
+	isLink("remove")
+	if data, _ := os.ReadFile(real); string(data) != mine {
+		t.Errorf("%s after add, disable and remove:\n%s\nwant\n%s", real, data, mine)
+	}
+	if fi, _ := os.Stat(real); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode of %s: %v, want 0644", real, fi.Mode())
+	}
+	if left, _ := os.ReadDir(filepath.Dir(file)); len(left) != 1 {
+		t.Errorf("files next to the link: %v", left)
 	}
 }

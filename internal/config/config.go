@@ -3,7 +3,8 @@
 // every error with the file and line it comes from.
 //
 // It sits at the bottom of otter's packages: it may import the standard
-// library, the TOML library and the leaf toolname, nothing else of otter.
+// library, the TOML library and the leaves toolname and filelock, nothing
+// else of otter.
 package config
 
 import (

@@ -37,6 +37,10 @@ func SavePermission(workDir, pattern, decision string) error {
 		return fmt.Errorf("config: permission pattern %q: %w", pattern, err)
 	}
 	file, _ := PermissionsFile(workDir)
+	return editConfigFile(file, func(file string) error { return savePermission(file, pattern, decision) })
+}
+
+func savePermission(file, pattern, decision string) error {
 	data, err := readBounded(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: %w", err)
@@ -52,7 +56,7 @@ func SavePermission(workDir, pattern, decision string) error {
 	if _, err := toml.Decode(text, new(map[string]any)); err != nil {
 		return fmt.Errorf("config: updating %s would break it (%w); add %q under [permissions] by hand", file, err, strings.TrimSpace(entry))
 	}
-	return writeFileAtomic(file, []byte(text), 0o600)
+	return writeConfigFile(file, text)
 }
 
 // setPermissionLine puts entry into the [permissions] table of text,

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -174,6 +173,10 @@ func AddServer(file string, s Server) error {
 // is already defined there (ErrServerExists), or when the file writes its
 // servers as an inline array (ErrInlineServers).
 func AddServers(file string, servers []Server, comment string) error {
+	return editConfigFile(file, func(file string) error { return addServers(file, servers, comment) })
+}
+
+func addServers(file string, servers []Server, comment string) error {
 	text, err := readTOMLFile(file)
 	if err != nil {
 		return err
@@ -258,6 +261,10 @@ func inlineEntries(entries string) string {
 // RemoveServer deletes server name's entry from file, with the comment
 // lines right above its header, and leaves the rest as it is.
 func RemoveServer(file, name string) error {
+	return editConfigFile(file, func(file string) error { return removeServer(file, name) })
+}
+
+func removeServer(file, name string) error {
 	text, e, err := serverIn(file, name, "remove "+name, "delete its { … } from the array")
 	if err != nil {
 		return err
@@ -287,6 +294,10 @@ func RemoveServer(file, name string) error {
 // existing enabled line is rewritten in place (its comment kept), or a new
 // one goes right after the entry's header.
 func SetServerEnabled(file, name string, on bool) error {
+	return editConfigFile(file, func(file string) error { return setServerEnabled(file, name, on) })
+}
+
+func setServerEnabled(file, name string, on bool) error {
 	val := fmt.Sprint(on)
 	text, e, err := serverIn(file, name, "set enabled = "+val+" for "+name, "write enabled = "+val+" inside its { … }")
 	if err != nil {
@@ -344,11 +355,7 @@ func writeEdited(file, before, text, what string, want func([]map[string]any) ([
 	if gotServers := takeServers(got); !reflect.DeepEqual(gotServers, wantServers) || !reflect.DeepEqual(got, old) {
 		return refuse(errors.New("change more than that"))
 	}
-	perm := fs.FileMode(0o600)
-	if fi, err := os.Stat(file); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	return writeFileAtomic(file, []byte(text), perm)
+	return writeConfigFile(file, text)
 }
 
 // takeServers removes mcp.servers from a decoded document and returns its

@@ -3,7 +3,7 @@
 // auth package leaves to the host, and the flow of a re-login that
 // replaces a stored token (BeginLogin).
 //
-// It may import ask and config; never the MCP client manager, the agent or
+// It may import ask, config and filelock; never the MCP client manager, the agent or
 // a front end.
 package oauth
 

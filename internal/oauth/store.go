@@ -17,6 +17,8 @@ import (
 
 	"github.com/zalando/go-keyring"
 	"golang.org/x/oauth2"
+
+	"github.com/otter-sh/otter/internal/filelock"
 )
 
 // recordVersion is the format version of a token file.
@@ -186,12 +188,12 @@ func (s *store) lock(serverURL string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("open token lock file: %w", err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := filelock.Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock token file %s: %w", name, err)
 	}
 	return func() {
-		unlockFile(f)
+		filelock.Unlock(f)
 		f.Close()
 	}, nil
 }

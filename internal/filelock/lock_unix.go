@@ -1,6 +1,6 @@
 //go:build unix
 
-package oauth
+package filelock
 
 import (
 	"os"
@@ -20,3 +20,5 @@ func lockFile(f *os.File) error {
 }
 
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+func openDirLock(dir string) (*os.File, error) { return os.Open(dir) }

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package oauth
+package filelock
 
 import (
 	"os"
@@ -13,3 +13,5 @@ var processLock sync.Mutex
 
 func lockFile(*os.File) error   { processLock.Lock(); return nil }
 func unlockFile(*os.File) error { processLock.Unlock(); return nil }
+
+func openDirLock(dir string) (*os.File, error) { return os.Open(dir) }

@@ -1,9 +1,10 @@
 //go:build windows
 
-package oauth
+package filelock
 
 import (
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/windows"
 )
@@ -20,4 +21,8 @@ func lockFile(f *os.File) error {
 func unlockFile(f *os.File) error {
 	var ol windows.Overlapped
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
+}
+
+func openDirLock(dir string) (*os.File, error) {
+	return os.OpenFile(filepath.Join(dir, ".otter.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 }
