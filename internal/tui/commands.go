@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
@@ -261,14 +262,11 @@ func (m *model) findPrompt(cmd string) (mcphost.Prompt, bool) {
 }
 
 func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
-	vals := map[string]string{}
-	for _, tok := range strings.Fields(rest) {
-		if k, v, ok := strings.Cut(tok, "="); ok {
-			vals[k] = v
-		}
-	}
-	if len(vals) == 0 && rest != "" && len(p.Arguments) == 1 {
-		vals[p.Arguments[0].Name] = rest
+	vals, err := promptArgs(p, rest)
+	if err != nil {
+		m.notice(itemError, fmt.Sprintf("%s: %v", promptCommand(p), err))
+		m.giveBack(strings.TrimSpace(promptCommand(p) + " " + rest))
+		return nil
 	}
 	missing := false
 	for _, a := range p.Arguments {
@@ -280,16 +278,30 @@ func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
 		return m.expandPrompt(p, vals)
 	}
 	var fields []huh.Field
-	ptrs := map[string]*string{}
+	accs := map[string]*lockedValue{}
 	for _, a := range p.Arguments {
 		v := vals[a.Name]
-		ptrs[a.Name] = &v
+		accs[a.Name] = &lockedValue{plain: &v, v: v}
+	}
+	// others is the completion context of an argument: what the other
+	// fields hold now (completable-prompt's name depends on department).
+	others := func(arg string) map[string]string {
+		ctx := map[string]string{}
+		for k, acc := range accs {
+			if v := acc.Get(); k != arg && v != "" {
+				ctx[k] = v
+			}
+		}
+		return ctx
+	}
+	for _, a := range p.Arguments {
+		acc := accs[a.Name]
 		title := a.Name
 		if a.Required {
 			title += " *"
 		}
-		in := huh.NewInput().Title(title).Description(a.Description).Value(&v)
-		m.completeArg(in, p, a.Name, &v)
+		in := huh.NewInput().Title(title).Description(a.Description).Accessor(acc)
+		m.completeArg(in, p, a.Name, acc, others)
 		if a.Required {
 			in.Validate(func(s string) error {
 				if strings.TrimSpace(s) == "" {
@@ -303,15 +315,122 @@ func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
 	heading := m.st.title.Render(promptCommand(p)) + "\n" + p.Description
 	fm := newFormModal(m, heading, m.st.dim.Render("enter next · esc close"), huh.NewGroup(fields...))
 	fm.onSubmit = func() tea.Cmd {
-		for k, v := range ptrs {
-			if *v != "" {
-				vals[k] = *v
+		for k, acc := range accs {
+			if v := acc.Get(); v != "" {
+				vals[k] = v
 			}
 		}
 		return m.expandPrompt(p, vals)
 	}
 	m.panel = fm
 	return fm.init()
+}
+
+// promptArgs parses a prompt's arguments as typed after its command:
+// key=value words, a value quoted like the shell's ("New York" or
+// 'New York'; \" in double quotes). A prompt with one argument also takes
+// the whole rest as its value. Unknown names and unbalanced quotes are
+// refused, naming what is wrong.
+func promptArgs(p mcphost.Prompt, rest string) (map[string]string, error) {
+	vals := map[string]string{}
+	rest = strings.TrimSpace(rest)
+	if rest == "" {
+		return vals, nil
+	}
+	words, err := splitWords(rest)
+	if len(p.Arguments) == 1 && !strings.Contains(rest, "=") {
+		if err != nil || len(words) != 1 {
+			words = []string{rest} // the whole rest, as typed
+		}
+		vals[p.Arguments[0].Name] = words[0]
+		return vals, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, a := range p.Arguments {
+		names = append(names, a.Name)
+	}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q is not NAME=VALUE (quote a value with spaces: city=\"New York\")", w)
+		}
+		if !slices.Contains(names, k) {
+			if len(names) == 0 {
+				return nil, fmt.Errorf("the prompt takes no arguments, but %q was given", k)
+			}
+			return nil, fmt.Errorf("the prompt has no argument %q; its arguments are %s", k, strings.Join(names, ", "))
+		}
+		vals[k] = v
+	}
+	return vals, nil
+}
+
+// splitWords splits s into words at unquoted white space, as a shell
+// does without expanding anything: '…' is literal, "…" takes \" and \\,
+// and a backslash outside quotes escapes the next character.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	var quote rune
+	escaped := false
+	for _, r := range s {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped = false
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				w.WriteRune(r)
+			}
+		case quote == '"':
+			switch r {
+			case '"':
+				quote = 0
+			case '\\':
+				escaped = true
+			default:
+				w.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '\\':
+			escaped, inWord = true, true
+		case unicode.IsSpace(r):
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("a %c quote is not closed", quote)
+	}
+	if escaped {
+		w.WriteRune('\\')
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// quoteWord quotes v, when it needs it, so that splitWords reads it back
+// as one word: the transcript's summary of a prompt can be typed again.
+func quoteWord(v string) string {
+	if v != "" && !strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("\"'\\", r) }) {
+		return v
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
 
 func (m *model) expandPrompt(p mcphost.Prompt, vals map[string]string) tea.Cmd {

@@ -290,6 +290,9 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
 	}
 	r := []rune(k)
+	if len(r) == 6 && strings.HasPrefix(k, "ctrl+") {
+		return tea.KeyPressMsg{Code: r[5], Mod: tea.ModCtrl}
+	}
 	return tea.KeyPressMsg{Code: r[0], Text: k}
 }
 

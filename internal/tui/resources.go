@@ -350,6 +350,8 @@ func (m *model) mcpOffers(what, server string) tea.Cmd {
 			for _, a := range p.Arguments {
 				if a.Required {
 					fmt.Fprintf(&b, " %s=…", a.Name)
+				} else {
+					fmt.Fprintf(&b, " [%s=…]", a.Name)
 				}
 			}
 			if p.Description != "" {
@@ -412,7 +414,7 @@ func promptSummary(p mcphost.Prompt, vals map[string]string, parts []string) str
 	line := promptCommand(p)
 	for _, a := range p.Arguments {
 		if v := vals[a.Name]; v != "" {
-			line += " " + a.Name + "=" + v
+			line += " " + a.Name + "=" + quoteWord(v)
 		}
 	}
 	if len(parts) == 0 {
@@ -574,24 +576,23 @@ func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
 }
 
 // completeArg has the server complete prompt p's argument arg in the
-// form's input in (completion/complete): its values show as suggestions
+// form's input in (completion/complete), with the values others gives of
+// the other arguments as its context: its values show as suggestions
 // while typing, ctrl+e takes one. The lookup runs off the UI goroutine, so
-// it reads the typed value through a locked copy; v (what huh hashes to
-// notice a change) is written only on the UI goroutine.
-func (m *model) completeArg(in *huh.Input, p mcphost.Prompt, arg string, v *string) {
+// it reads the fields through their locked copies (acc).
+func (m *model) completeArg(in *huh.Input, p mcphost.Prompt, arg string, acc *lockedValue, others func(arg string) map[string]string) {
 	cb, ok := m.b.(CompletionBackend)
 	if !ok {
 		return
 	}
-	acc := &lockedValue{plain: v, v: *v}
 	ctx := m.ctx
-	in.Accessor(acc).SuggestionsFunc(func() []string {
-		vals, err := cb.Complete(ctx, p.Server, "ref/prompt", p.Name, arg, acc.Get(), nil)
+	in.SuggestionsFunc(func() []string {
+		vals, err := cb.Complete(ctx, p.Server, "ref/prompt", p.Name, arg, acc.Get(), others(arg))
 		if err != nil {
 			slog.Debug("completing a prompt argument", "server", p.Server, "prompt", p.Name, "arg", arg, "err", err)
 		}
 		return vals
-	}, v)
+	}, acc.plain)
 }
 
 // lockedValue is a huh accessor that a goroutine may read.
