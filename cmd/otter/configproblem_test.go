@@ -119,3 +119,68 @@ env = { GITHUB_TOKEN = "${%s}" }
 		t.Errorf("validate with the variable set: %q, %v", out, err)
 	}
 }
+
+// TestMissingProviderKeyFailsOnlyWhatUsesTheModel: the provider's api_key
+// names a variable that is not set. What does not use the model works —
+// `otter mcp list`, `mcp call`, `mcp serve`, `config show` (which notes the
+// problem) — while `otter -p` and `otter config validate` exit 2 naming
+// the variable, the file and the line. (Before, every command failed to
+// load the configuration.)
+func TestMissingProviderKeyFailsOnlyWhatUsesTheModel(t *testing.T) {
+	configTestHome(t)
+	const unset = "OTTER_TEST_MISSING_PROVIDER_KEY"
+	t.Setenv(unset, "")
+	os.Unsetenv(unset) // restored by t.Setenv's cleanup
+	work := t.TempDir()
+	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+	file := filepath.Join(t.TempDir(), "otter.toml")
+	cfg := fmt.Sprintf(`[agent]
+provider = "fake"
+model = "fake-model"
+
+[providers.fake]
+type = "openai"
+base_url = %q
+api_key = "${%s}"
+
+[[mcp.servers]]
+name = "ts"
+url = %q
+`, model.URL, unset, sumServer(t))
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reason := fmt.Sprintf("%s:8: environment variable %s is not set (in providers.fake.api_key)", file, unset)
+	run := func(stdin string, args ...string) (string, string, error) {
+		return otterWithStdin(t, strings.NewReader(stdin), append([]string{"--cwd", work, "--config", file}, args...)...)
+	}
+
+	if out, errOut, err := run("", "mcp", "list"); err != nil || !strings.Contains(out, "ts") {
+		t.Errorf("otter mcp list: %v\n%s%s", err, out, errOut)
+	}
+	if out, errOut, err := run("", "mcp", "call", "ts", "sum", `{"a":2,"b":3}`); err != nil || !strings.Contains(out, "sum: ") {
+		t.Errorf("otter mcp call: %v\n%s%s", err, out, errOut)
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n"
+	if out, errOut, err := run(initialize, "mcp", "serve"); err != nil || !strings.Contains(out, `"id":1,"result"`) {
+		t.Errorf("otter mcp serve: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err := run("", "config", "show")
+	if err != nil || !strings.Contains(out, "# problem: [providers.fake]: "+reason) {
+		t.Errorf("otter config show: %v, want it to note %q\n%s%s", err, reason, out, errOut)
+	}
+
+	_, _, err = run("", "-p", "hello")
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), reason) {
+		t.Errorf("otter -p: %v, want %q", err, reason)
+	}
+	if n := len(model.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+	_, _, err = run("", "config", "validate")
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), reason) {
+		t.Errorf("otter config validate: %v, want %q", err, reason)
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -39,7 +41,7 @@ func RunConfigValidate(f *Factory, path string) error {
 		cfg, err = config.Load(f.LoadOptions())
 	}
 	if err == nil {
-		err = cfg.ServerProblems()
+		err = errors.Join(cfg.ServerProblems(), agentProviderProblem(cfg))
 	}
 	if err != nil {
 		return ExitCode(2, &configError{err})
@@ -63,6 +65,14 @@ func RunConfigValidate(f *Factory, path string) error {
 	return nil
 }
 
+// agentProviderProblem is the Problem of the provider [agent] uses (an
+// unset ${VAR} in its api_key, say): -p and the TUI's chat cannot work
+// with it, so validate reports it as an error. Other providers' problems
+// are notes (printDisabled): they matter only once chosen.
+func agentProviderProblem(cfg *config.Config) error {
+	return cfg.Providers[cfg.Agent.Provider].Problem
+}
+
 // printWarnings prints what the configuration costs the user without
 // stopping otter, such as servers whose tools get the same names; each
 // warning names the file and line to change.
@@ -72,8 +82,14 @@ func printWarnings(w io.Writer, cfg *config.Config) {
 	}
 }
 
-// printDisabled lists servers that will not start and why.
+// printDisabled lists servers that will not start, and providers that
+// cannot be used, and why.
 func printDisabled(w io.Writer, cfg *config.Config) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Providers)) {
+		if p := cfg.Providers[name].Problem; p != nil {
+			fmt.Fprintf(w, "note: [providers.%s] cannot be used: %s\n", name, strings.ReplaceAll(p.Error(), "\n", "\n  "))
+		}
+	}
 	for _, s := range cfg.MCP.Servers {
 		switch {
 		case s.DisabledReason != "":

@@ -276,6 +276,12 @@ type Provider struct {
 	MaxOutputTokens int `toml:"max_output_tokens,omitzero"`
 	// Models overrides those limits per model ([providers.NAME.models."MODEL"]).
 	Models map[string]ModelLimits `toml:"models,omitempty"`
+	// Problem, when not nil, is why this provider cannot be used: a
+	// ${VAR} in its api_key, base_url or headers that could not be
+	// expanded (an *Error naming file and line; several joined with
+	// errors.Join). It fails only what builds the provider (llm.FromConfig),
+	// not Load; `otter config validate` reports it for [agent]'s provider.
+	Problem error `toml:"-"`
 }
 
 // ModelLimits is one [providers.NAME.models."MODEL"] table.

@@ -79,7 +79,8 @@ type LoadOptions struct {
 //     so that the other servers still start; in a server that does not
 //     start anyway (enabled = false, or untrusted) it is ignored;
 //   - in serve.api_keys it goes to Serve.KeysError;
-//   - in a provider other than the one [agent] uses it is ignored.
+//   - in a provider it becomes that provider's Problem, reported when the
+//     provider is built.
 //
 // Every problem is an *Error naming file and line; several are joined with
 // errors.Join.

@@ -547,13 +547,17 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 		})
 	}
 	do := func(v string, key toml.Key, quiet bool) string { return doInto(errs, v, key, quiet) }
-	// Only the provider [agent] uses must resolve: the others may name keys
-	// this machine does not have.
+	// A provider's expansion errors stay with that provider (its Problem):
+	// only what builds it (-p, the TUI's chat) fails, not mcp list or
+	// config show; and another provider may name keys this machine does
+	// not have.
 	for name, p := range cfg.Providers {
-		quiet := name != cfg.Agent.Provider
-		p.APIKey = do(p.APIKey, toml.Key{"providers", name, "api_key"}, quiet)
-		p.BaseURL = do(p.BaseURL, toml.Key{"providers", name, "base_url"}, quiet)
-		p.Headers = expandMap(p.Headers, func(k, v string) string { return do(v, toml.Key{"providers", name, "headers", k}, quiet) })
+		var problems errList
+		do := func(v string, key toml.Key) string { return doInto(&problems, v, key, false) }
+		p.APIKey = do(p.APIKey, toml.Key{"providers", name, "api_key"})
+		p.BaseURL = do(p.BaseURL, toml.Key{"providers", name, "base_url"})
+		p.Headers = expandMap(p.Headers, func(k, v string) string { return do(v, toml.Key{"providers", name, "headers", k}) })
+		p.Problem = errors.Join(problems...)
 		cfg.Providers[name] = p
 	}
 	// serve.api_keys matter only to `otter mcp serve --http`: a missing

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"reflect"
 	"slices"
@@ -94,8 +95,8 @@ func tomlKey(k string) string { return toml.Key{k}.String() }
 // WriteResolved writes the resolved configuration as TOML for
 // `otter config show`: the files read, then every table, each server with
 // a comment naming its scope and file (and why it is disabled or cannot
-// start: a "# problem:" line per Problem), and every secret masked (see
-// maskSecret).
+// start: a "# problem:" line per Problem), a "# problem:" line per
+// provider Problem, and every secret masked (see maskSecret).
 func (c *Config) WriteResolved(w io.Writer) error {
 	m := c.masked()
 	bw := bufio.NewWriter(w)
@@ -137,6 +138,13 @@ func (c *Config) WriteResolved(w io.Writer) error {
 		}
 	}
 	bw.WriteString("\n")
+	for _, name := range slices.Sorted(maps.Keys(m.Providers)) {
+		if p := m.Providers[name].Problem; p != nil {
+			for l := range strings.Lines(p.Error()) {
+				fmt.Fprintf(bw, "# problem: [providers.%s]: %s\n", tomlKey(name), strings.TrimSuffix(l, "\n"))
+			}
+		}
+	}
 	if err := encodeTOML(bw, struct {
 		Agent       Agent               `toml:"agent,omitempty"`
 		Providers   map[string]Provider `toml:"providers,omitempty"`

@@ -117,6 +117,9 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 		return nil, "", fmt.Errorf("%w: [agent] provider = %q but there is no [providers.%s] table (%s).\n\n%s",
 			ErrNoProvider, agent.Provider, agent.Provider, known, HowToConfigure())
 	}
+	if pc.Problem != nil {
+		return nil, "", fmt.Errorf("[providers.%s] cannot be used: %w", agent.Provider, pc.Problem)
+	}
 	model := agent.Model
 	if model == "" {
 		model = pc.Model
