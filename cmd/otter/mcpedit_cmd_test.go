@@ -165,3 +165,61 @@ func TestMCPEditsFollowASymlinkedConfig(t *testing.T) {
 		t.Errorf("files next to the link: %v", left)
 	}
 }
+
+// TestMCPAddRefusesAURLAsACommand: a URL with words after it, or a URL
+// with --transport stdio, is refused with exit 2 and nothing written —
+// before, both saved a stdio server whose command was the URL.
+func TestMCPAddRefusesAURLAsACommand(t *testing.T) {
+	paths := configTestHome(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"foo6", "http://x", "extra"}, `an http server takes one URL and nothing after it, not "http://x extra"`},
+		{[]string{"--transport", "stdio", "foo7", "http://x/mcp"}, `"http://x/mcp" is a URL, not a command to run`},
+		{[]string{"foo8", "--", "https://x/mcp", "--flag"}, `an http server takes one URL and nothing after it`},
+	} {
+		_, _, err := runOtter(t, append([]string{"mcp", "add"}, c.args...)...)
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("mcp add %s: %v\nwant %s", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+	if _, err := os.Stat(paths.UserConfigFile()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused add wrote %s (%v)", paths.UserConfigFile(), err)
+	}
+}
+
+// TestConfigValidateReportsTheProviderPRefuses: `otter config validate`
+// exits 2 at the file and line of what `otter -p` refuses in [agent] and
+// [providers] (before, it printed ok), and still passes a configuration that
+// leaves the provider to the environment.
+func TestConfigValidateReportsTheProviderPRefuses(t *testing.T) {
+	paths := configTestHome(t)
+	file := paths.UserConfigFile()
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ toml, want string }{
+		{"# mine\n[agent]\nprovider = \"nope\"\n", `:3: [agent] provider = "nope" but there is no [providers.nope] table (none are defined).`},
+		{"[agent]\nprovider = \"local\"\n\n[providers.local]\ntype = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\n", ":4: [providers.local]: set model"},
+		{"[providers.a]\ntype = \"openai\"\n[providers.b]\ntype = \"anthropic\"\n", `:1: [providers] defines several (a, b); choose one with [agent] provider = "a"`},
+	} {
+		if err := os.WriteFile(file, []byte(c.toml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := runOtter(t, "config", "validate")
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), file+c.want) {
+			t.Errorf("validate of\n%s: %v\nwant …%s%s", c.toml, err, file, c.want)
+		}
+		_, _, err = runOtter(t, "-p", "hi")
+		wantExit(t, err, 2)
+	}
+	if err := os.WriteFile(file, []byte("[agent]\nmodel = \"gpt-5\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runOtter(t, "config", "validate"); err != nil || !strings.HasPrefix(out, "ok: ") {
+		t.Errorf("validate without a provider: %q %v", out, err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm"
 )
 
 // configError formats one or more config errors one per line.
@@ -43,6 +44,9 @@ func RunConfigValidate(f *Factory, path string) error {
 	if err == nil {
 		err = errors.Join(cfg.ServerProblems(), agentProviderProblem(cfg))
 	}
+	if err == nil && path == "" {
+		err = providerProblem(cfg)
+	}
 	if err != nil {
 		return ExitCode(2, &configError{err})
 	}
@@ -71,6 +75,33 @@ func RunConfigValidate(f *Factory, path string) error {
 // are notes (printDisabled): they matter only once chosen.
 func agentProviderProblem(cfg *config.Config) error {
 	return cfg.Providers[cfg.Agent.Provider].Problem
+}
+
+// providerProblem is what `otter -p` would refuse in the [agent] and
+// [providers] settings of cfg (the check is llm.FromConfig's), at the file
+// and line to change. A configuration that names no provider is left to
+// the environment's API keys, which validate does not judge.
+func providerProblem(cfg *config.Config) error {
+	if cfg.Agent.Provider == "" && len(cfg.Providers) == 0 {
+		return nil
+	}
+	_, _, err := llm.FromConfig(cfg, func(string) (string, bool) { return "", false })
+	if err == nil {
+		return nil
+	}
+	msg, more, _ := strings.Cut(err.Error(), "\n\n") // the problem, without the how-to that follows
+	msg = strings.TrimPrefix(msg, llm.ErrNoProvider.Error()+": ")
+	if strings.HasSuffix(msg, " with") { // "choose one with" and the lines to write
+		example, _, _ := strings.Cut(more, "\n\n")
+		msg += " " + strings.Join(strings.Fields(example), " ")
+	}
+	file, line := cfg.KeyLine("agent", "provider")
+	if _, ok := cfg.Providers[cfg.Agent.Provider]; ok {
+		file, line = cfg.KeyLine("providers", cfg.Agent.Provider) // the table is there: its settings are wrong
+	} else if file == "" {
+		file, line = cfg.KeyLine("providers", slices.Sorted(maps.Keys(cfg.Providers))[0])
+	}
+	return &config.Error{File: file, Line: line, Msg: msg, Hint: "otter -p and the TUI refuse it too"}
 }
 
 // printWarnings prints what the configuration costs the user without

@@ -64,22 +64,26 @@ func (o MCPAddOptions) server() (config.Server, error) {
 	if len(o.Target) == 0 {
 		return srv, errors.New("give the server's command after --, or its URL: otter mcp add NAME -- COMMAND ARGS… | otter mcp add NAME URL")
 	}
+	isURL := strings.Contains(o.Target[0], "://")
 	transport := o.Transport
 	if transport == "" {
 		transport = config.TransportStdio
-		if u, err := url.Parse(o.Target[0]); err == nil && (u.Scheme == "http" || u.Scheme == "https") && len(o.Target) == 1 {
+		if isURL {
 			transport = config.TransportHTTP
 		}
 	}
 	switch transport {
 	case config.TransportStdio:
+		if isURL {
+			return srv, fmt.Errorf("%q is a URL, not a command to run: a stdio server is started with its command (otter mcp add NAME -- COMMAND ARGS…); for a server at a URL use --transport http or sse, or leave --transport out", o.Target[0])
+		}
 		srv.Command, srv.Args = o.Target[0], slices.Clone(o.Target[1:])
 		if len(o.Headers) > 0 {
 			return srv, errors.New("--header is for http and sse servers; a stdio server takes --env")
 		}
 	case config.TransportHTTP, config.TransportSSE:
 		if len(o.Target) != 1 {
-			return srv, fmt.Errorf("a %s server takes one URL, not %q", transport, strings.Join(o.Target, " "))
+			return srv, fmt.Errorf("an %s server takes one URL and nothing after it, not %q: give its headers with --header, or for a stdio server its command after --", transport, strings.Join(o.Target, " "))
 		}
 		u, err := url.Parse(o.Target[0])
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

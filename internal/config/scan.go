@@ -1,6 +1,8 @@
 package config
 
 import (
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -372,4 +374,24 @@ func (sc *posScanner) value(path toml.Key) {
 			sc.advance()
 		}
 	}
+}
+
+// KeyLine returns the file of c with the highest scope that writes key
+// (say "agent", "provider") and the line it is written on, for an error
+// found in the merged configuration; "" and 0 when no TOML file writes it.
+// Untrusted files are skipped: their settings were not merged.
+func (c *Config) KeyLine(key ...string) (file string, line int) {
+	for _, src := range slices.Backward(c.Files) {
+		if !src.Trusted || filepath.Ext(src.Path) != ".toml" {
+			continue
+		}
+		data, err := readBounded(src.Path)
+		if err != nil {
+			continue
+		}
+		if l := scanPositions(string(data)).find(toml.Key(key).String(), "", 0); l > 0 {
+			return src.Path, l
+		}
+	}
+	return "", 0
 }
