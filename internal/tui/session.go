@@ -283,6 +283,7 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 		m.tr.items = nil
 		m.follow()
 		m.usage = agent.Usage{}
+		m.ctxLine = m.contextStatus()
 		m.notice(itemInfo, "a new conversation (the last one is saved: /resume lists it)")
 		return m.forgetImages(), true
 	case "/fork":
@@ -291,6 +292,7 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 			m.notice(itemError, err.Error())
 			return nil, true
 		}
+		m.ctxLine = m.contextStatus()
 		m.notice(itemInfo, fmt.Sprintf("forked: you now continue %s, a copy of %s, which stays as it was", info.ID[:8], info.ParentID[:8]))
 	case "/rename":
 		if rest == "" {
@@ -365,6 +367,7 @@ func (m *model) showResumed(info session.Info, entries []session.Entry) tea.Cmd 
 	m.tr.items = nil
 	m.follow()
 	m.usage = agent.Usage{}
+	m.ctxLine = m.contextStatus()
 	m.replay(entries)
 	m.notice(itemInfo, fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
 	return m.forgetImages()
