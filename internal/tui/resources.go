@@ -88,6 +88,9 @@ type resourcesPanel struct {
 	shown   resourceItem        // what the preview shows
 	loading string
 	scroll  int
+	// direct: the panel was opened on a preview (/open N), so leaving the
+	// preview leaves the panel, back to the chat.
+	direct bool
 }
 
 func newResourcesPanel(m *model, rb ResourceBackend, server string) *resourcesPanel {
@@ -128,6 +131,7 @@ func (p *resourcesPanel) update(msg tea.Msg) tea.Cmd {
 			switch msg.String() {
 			case "esc", "q", "backspace":
 				p.preview = nil
+				p.done = p.direct
 			case "up", "k":
 				p.scroll = max(p.scroll-1, 0)
 			case "down", "j":
@@ -288,6 +292,9 @@ func (p *resourcesPanel) view(width, height int) string {
 		room := max(height-3, 1)
 		p.scroll = min(p.scroll, max(len(lines)-room, 0))
 		keys := "↑/↓ scroll · a attach to the next message · esc back"
+		if p.direct {
+			keys = "↑/↓ scroll · a attach to the next message · esc close"
+		}
 		if len(p.preview.images) > 0 && p.m.imgs.proto != imagesOff {
 			keys = "v shows the image · " + keys
 		}
@@ -694,6 +701,7 @@ func (m *model) openLink(arg string) tea.Cmd {
 		return nil
 	}
 	p := newResourcesPanel(m, rb, link.server)
+	p.direct = true
 	m.panel = p
 	return p.open(link)
 }

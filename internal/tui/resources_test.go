@@ -156,6 +156,14 @@ func TestOpenResourceLinkOfToolResult(t *testing.T) {
 	if !b.did("read docs demo://guide/architecture.md") {
 		t.Errorf("/open did not read the linked resource; actions %v", b.actions)
 	}
+	// Esc goes back to the chat, not to the browser /open did not show.
+	h.press("esc")
+	s := h.waitGone("# Architecture")
+	if strings.Contains(s, "type to filter") || strings.Contains(s, "shown") {
+		t.Fatalf("esc from /open's preview opened the resource list:\n%s", s)
+	}
+	h.enterLine("/open 2")
+	h.waitFor("# Architecture", "esc close")
 	h.press("a") // attaches what the preview shows, not the browser's first row
 	h.waitFor("› @docs:demo://guide/architecture.md")
 }
