@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,6 +39,33 @@ func TestResumeWithAnEmptyIDIsAnError(t *testing.T) {
 		wantExit(t, err, 2)
 		if !strings.Contains(err.Error(), "the session ID is empty") {
 			t.Errorf("%q: the error does not say the ID is empty: %v", args, err)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+}
+
+// TestPromptRefusesAnUnknownSessionBeforeStartingServers: `otter -r nosuch
+// -p …` exits 2 saying the ID names no session without starting the
+// configured servers — so a server that hangs does not hold the answer up
+// for its startup_timeout (before, it waited 15 s here, then refused).
+func TestPromptRefusesAnUnknownSessionBeforeStartingServers(t *testing.T) {
+	configTestHome(t)
+	srv := llmtest.New(t, llmtest.OpenAI)
+	started := filepath.Join(t.TempDir(), "started")
+	cfg := promptConfig(t, srv, fmt.Sprintf(`
+[[mcp.servers]]
+name = "hung"
+command = "sh"
+args = ["-c", "touch %s; exec sleep 300"]
+startup_timeout = "15s"
+`, started))
+	for _, args := range [][]string{{"-r", "nosuch"}, {"-c"}} {
+		_, _, err := otterWithStdin(t, strings.NewReader(""), append([]string{"--cwd", t.TempDir(), "--config", cfg, "-p", "hi"}, args...)...)
+		wantExit(t, err, 2)
+		if _, serr := os.Stat(started); serr == nil {
+			t.Fatalf("%q: the server was started before the session was refused (%v)", args, err)
 		}
 	}
 	if n := len(srv.Requests()); n != 0 {

@@ -91,6 +91,30 @@ func (s *Session) ID() string {
 	return s.Recorder.ID()
 }
 
+// CheckResume reports an error when o resumes a session that cannot be
+// found (an unknown ID, no conversation to continue), so that a front end
+// can refuse it before it starts the MCP servers.
+func (a *App) CheckResume(ctx context.Context, o SessionOptions) error {
+	if !o.Resuming() || o.Off {
+		return nil // StartSession reports resuming with saving off
+	}
+	store, err := a.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = a.resumed(ctx, store, o)
+	return err
+}
+
+// resumed is the saved session o resumes: the one its ID (or unique
+// prefix) names, or for --continue the latest of the working directory.
+func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOptions) (session.Info, error) {
+	if o.Continue && o.Resume == "" {
+		return store.Latest(ctx, a.WorkDir)
+	}
+	return store.Get(ctx, o.Resume)
+}
+
 // StartSession gives ag the session o asks for: a new one (created with
 // its first message), the latest of the working directory (Continue), or
 // the one named by Resume, whose history and tools allowed for the session
@@ -123,12 +147,7 @@ func (a *App) StartSession(ctx context.Context, ag *agent.Agent, o SessionOption
 	info := session.Info{Cwd: a.WorkDir, Provider: a.Config.Agent.Provider, Model: ag.Model()}
 	out := &Session{}
 	if o.Resuming() {
-		var src session.Info
-		if o.Continue && o.Resume == "" {
-			src, err = store.Latest(ctx, a.WorkDir)
-		} else {
-			src, err = store.Get(ctx, o.Resume)
-		}
+		src, err := a.resumed(ctx, store, o)
 		if err != nil {
 			return nil, err
 		}

@@ -123,6 +123,11 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 		return ExitCode(2, err)
 	}
 	out.provider, out.model = provider.Name(), model
+	// A session ID that names nothing is refused before any server starts
+	// (and is waited for).
+	if err := checkPromptResume(ctx, a, o.Session); err != nil {
+		return err
+	}
 
 	a.Start(ctx)
 	if len(a.MCP.Statuses()) > 0 {

@@ -23,8 +23,8 @@ import (
 // stderr when the conversation is not saved. An ID that names no session is
 // a usage error (exit 2).
 func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.SessionOptions, out *promptPrinter) (*app.Session, error) {
-	if o.Resume == ResumePicker {
-		return nil, ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
+	if err := checkPromptResume(ctx, a, o); err != nil {
+		return nil, err
 	}
 	sess, err := a.StartSession(ctx, ag, o, func(err error) { out.progress("otter: %v", err) })
 	if err != nil {
@@ -41,6 +41,19 @@ func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.
 		out.progress("otter: %s session %s (%s, %d messages)", verb, sess.Resumed.ID, sess.Resumed.Title, sess.Resumed.Messages)
 	}
 	return sess, nil
+}
+
+// checkPromptResume refuses, as a usage error (exit 2), a -p that resumes
+// no session it can find: -r without an ID, an unknown ID, --continue with
+// no conversation here.
+func checkPromptResume(ctx context.Context, a *app.App, o app.SessionOptions) error {
+	if o.Resume == ResumePicker {
+		return ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
+	}
+	if err := a.CheckResume(ctx, o); err != nil {
+		return ExitCode(2, err)
+	}
+	return nil
 }
 
 // ResumePicker is the value of --resume given without an ID: the TUI
