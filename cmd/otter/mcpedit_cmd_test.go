@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
 
 // TestMCPEditsRefuseAnInlineServersArray: with the servers written as an
@@ -221,5 +222,61 @@ func TestConfigValidateReportsTheProviderPRefuses(t *testing.T) {
 	}
 	if out, _, err := runOtter(t, "config", "validate"); err != nil || !strings.HasPrefix(out, "ok: ") {
 		t.Errorf("validate without a provider: %q %v", out, err)
+	}
+}
+
+// TestAllowToolsRefusesABadGlob: `otter -p --allow-tools '[bad'` exits 2
+// before the model is asked, with the hint a bad glob in allowed_tools
+// gets — before, the pattern was taken, never matched, and the answer went
+// on without the tools it was meant to allow.
+func TestAllowToolsRefusesABadGlob(t *testing.T) {
+	configTestHome(t)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hello"}})
+	cfg := promptConfig(t, srv, "")
+	_, _, err := runOtter(t, "--config", cfg, "-p", "hi", "--allow-tools", "mcp__docs__*", "--allow-tools", "[bad")
+	wantExit(t, err, 2)
+	if want := `--allow-tools: bad glob pattern "[bad" (` + config.GlobHint + ")"; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
+	}
+	// The same hint as for a bad pattern in the config.
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	if err := os.WriteFile(bad, []byte("[[mcp.servers]]\nname = \"docs\"\ncommand = \"docs\"\nallowed_tools = [\"[bad\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runOtter(t, "config", "validate", bad)
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), bad+`:4: server "docs": bad glob pattern "[bad" in allowed_tools (`+config.GlobHint+")") {
+		t.Errorf("validate: %v", err)
+	}
+}
+
+// TestHealthCheckIntervalHasAFloor: an [mcp] health_check_interval under a
+// second (which pinged every server in a busy loop) is refused at its line
+// by validate and by the commands that start servers; a negative one still
+// turns the pings off.
+func TestHealthCheckIntervalHasAFloor(t *testing.T) {
+	configTestHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hc.toml")
+	if err := os.WriteFile(file, []byte("[mcp]\nauto_reload = true\nhealth_check_interval = \"1ns\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"config", "validate", file}, {"mcp", "list", "--config", file}} {
+		_, _, err := runOtter(t, args...)
+		wantExit(t, err, 2)
+		if !strings.Contains(err.Error(), file+`:3: mcp.health_check_interval = 1ns is too short`) || !strings.Contains(err.Error(), "1s or more") {
+			t.Errorf("otter %s: %v", strings.Join(args, " "), err)
+		}
+	}
+	for _, ok := range []string{"1s", "-1s"} {
+		if err := os.WriteFile(file, []byte("[mcp]\nhealth_check_interval = \""+ok+"\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := runOtter(t, "config", "validate", file); err != nil {
+			t.Errorf("health_check_interval = %q: %v", ok, err)
+		}
 	}
 }

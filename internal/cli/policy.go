@@ -6,6 +6,7 @@ import (
 	"path"
 
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
 )
 
 // PromptPolicy answers the core's questions without a person, for
@@ -23,6 +24,18 @@ type PromptPolicy struct {
 }
 
 var _ ask.Asker = (*PromptPolicy)(nil)
+
+// check refuses an AllowTools pattern that is not a glob, as the config
+// refuses one in allowed_tools: it would never match, and every call it
+// was meant to allow would be denied.
+func (p *PromptPolicy) check() error {
+	for _, pat := range p.AllowTools {
+		if !config.ValidGlob(pat) {
+			return fmt.Errorf("--allow-tools: bad glob pattern %q (%s)", pat, config.GlobHint)
+		}
+	}
+	return nil
+}
 
 // ApproveTool implements ask.Approver.
 func (p *PromptPolicy) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {

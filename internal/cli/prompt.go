@@ -90,6 +90,10 @@ func RunPrompt(ctx context.Context, f *Factory, o PromptOptions) error {
 }
 
 func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrinter) error {
+	policy := &PromptPolicy{AllowTools: o.AllowTools, AllowAll: o.AllowAll, AllowSampling: o.AllowSampling}
+	if err := policy.check(); err != nil {
+		return ExitCode(2, err)
+	}
 	arg := o.Prompt
 	if strings.TrimSpace(arg) == "" && !f.IO.IsStdinTTY() {
 		arg = "-" // an empty -p with stdin not a terminal: the prompt is piped in
@@ -104,7 +108,6 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	}
 	defer closeLog()
 
-	policy := &PromptPolicy{AllowTools: o.AllowTools, AllowAll: o.AllowAll, AllowSampling: o.AllowSampling}
 	opts := f.AppOptions(logger)
 	opts.Asker = policy
 	opts.SamplingApprover = samplingNotes{policy, out}

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -38,6 +37,7 @@ const (
 	DefaultStartupTimeout       = 30 * time.Second
 	DefaultTimeout              = 5 * time.Minute
 	DefaultHealthCheckInterval  = 30 * time.Second
+	MinHealthCheckInterval      = time.Second // shorter would keep a core busy pinging
 	DefaultMaxReconnectAttempts = 5
 	DefaultReconnectDelay       = time.Second
 	DefaultMaxTurns             = 50
@@ -536,6 +536,10 @@ func (f *fileData) checkNames(errs *errList) {
 func (f *fileData) check(errs *errList) {
 	file := f.src.Path
 	c := &f.cfg
+	if d := c.MCP.HealthCheckInterval.Duration; d > 0 && d < MinHealthCheckInterval {
+		errs.add(file, f.line(toml.Key{"mcp", "health_check_interval"}), fmt.Sprintf("use a duration of %s or more, such as the default %q, or a negative one to stop the pings", MinHealthCheckInterval, DefaultHealthCheckInterval.String()),
+			"mcp.health_check_interval = %s is too short: every connected server would be pinged that often", d)
+	}
 	if d := c.MCP.ReconnectDelay.Duration; d < 0 {
 		errs.add(file, f.line(toml.Key{"mcp", "reconnect_delay"}), "use a positive duration such as \"1s\"", "mcp.reconnect_delay must not be negative")
 	}
@@ -607,8 +611,8 @@ func (f *fileData) check(errs *errList) {
 	}
 	for pattern, decision := range c.Permissions {
 		line := f.line(toml.Key{"permissions", pattern})
-		if _, err := path.Match(pattern, ""); err != nil {
-			errs.add(file, line, "see `go doc path.Match` for the syntax: * ? [a-z] and \\ escapes", "permissions: bad glob pattern %q", pattern)
+		if !ValidGlob(pattern) {
+			errs.add(file, line, GlobHint, "permissions: bad glob pattern %q", pattern)
 		}
 		if !validDecision(decision) {
 			errs.add(file, line, `use "allow", "ask" or "deny"`, "permissions: %q has unknown decision %q", pattern, decision)
@@ -663,8 +667,8 @@ func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs
 		patterns []string
 	}{{"allowed_tools", s.AllowedTools}, {"denied_tools", s.DeniedTools}} {
 		for _, p := range list.patterns {
-			if _, err := path.Match(p, ""); err != nil {
-				errs.add(file, lineOf(list.key), "glob patterns use * ? [a-z] and \\ escapes (path.Match)", "%s: bad glob pattern %q in %s", who, p, list.key)
+			if !ValidGlob(p) {
+				errs.add(file, lineOf(list.key), GlobHint, "%s: bad glob pattern %q in %s", who, p, list.key)
 			}
 		}
 	}

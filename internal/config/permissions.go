@@ -33,8 +33,8 @@ func SavePermission(workDir, pattern, decision string) error {
 	if !validDecision(decision) {
 		return fmt.Errorf("config: permission decision %q: use allow, ask or deny", decision)
 	}
-	if _, err := path.Match(pattern, ""); err != nil {
-		return fmt.Errorf("config: permission pattern %q: %w", pattern, err)
+	if !ValidGlob(pattern) {
+		return fmt.Errorf("config: bad glob pattern %q for a permission (%s)", pattern, GlobHint)
 	}
 	file, _ := PermissionsFile(workDir)
 	return editConfigFile(file, func(file string) error { return savePermission(file, pattern, decision) })
@@ -79,4 +79,16 @@ func setPermissionLine(text, pattern, entry string) string {
 		text += "\n"
 	}
 	return text + "[permissions]\n" + entry
+}
+
+// GlobHint says how tool-name glob patterns are written; every error about
+// a bad one — in [permissions], allowed_tools, denied_tools or a flag such
+// as --allow-tools — gives it.
+const GlobHint = "glob patterns use * ? [a-z] and \\ escapes (path.Match)"
+
+// ValidGlob reports whether pattern is a glob that can match a qualified
+// tool name; one that is not ("[bad") would silently never match.
+func ValidGlob(pattern string) bool {
+	_, err := path.Match(pattern, "")
+	return err == nil
 }
