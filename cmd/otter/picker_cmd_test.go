@@ -72,3 +72,29 @@ startup_timeout = "15s"
 		t.Errorf("the model got %d requests", n)
 	}
 }
+
+// TestPromptSaysWhichServersItWaitsFor: `otter -p` waits for a server that
+// does not answer for at most its startup_timeout, says on stderr which
+// server it waits for and how long at most, then answers without it and
+// says why it is missing.
+func TestPromptSaysWhichServersItWaitsFor(t *testing.T) {
+	configTestHome(t)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+	cfg := promptConfig(t, srv, `
+[[mcp.servers]]
+name = "hung"
+command = "sleep"
+args = ["300"]
+startup_timeout = "3s"
+`)
+	stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--cwd", t.TempDir(), "--config", cfg, "-p", "hi")
+	if err != nil || stdout != "hi\n" {
+		t.Fatalf("otter -p: %q, %v\n%s", stdout, err, stderr)
+	}
+	for _, want := range []string{"otter: waiting for MCP servers to start, so that the model is offered their tools: hung (at most 3s)",
+		"otter: MCP server hung failed: no answer to initialize within 3s"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}

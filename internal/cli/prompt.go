@@ -14,6 +14,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/render"
@@ -22,7 +23,17 @@ import (
 // settleTimeout bounds how long `otter -p` waits for MCP servers to connect
 // before it starts; servers still pending then join late (their tools are
 // offered from the next model call on).
+//
+// -p waits, where the TUI does not, because a one-shot prompt often has
+// only one model call: a server still starting would miss it, and the
+// model would answer without its tools — a wrong answer a script cannot
+// tell from a right one. The wait is bounded by each server's
+// startup_timeout (a hung server fails then), and after waitNoteAfter
+// otter says on stderr which servers it waits for and how long at most.
 const settleTimeout = 30 * time.Second
+
+// waitNoteAfter is how long -p waits for servers before it says so.
+const waitNoteAfter = time.Second
 
 // Output formats of -p.
 const (
@@ -135,7 +146,9 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	a.Start(ctx)
 	if len(a.MCP.Statuses()) > 0 {
 		wctx, cancel := context.WithTimeout(ctx, settleTimeout)
+		note := time.AfterFunc(waitNoteAfter, func() { out.waiting(a.MCP.Statuses(), a.Config.MCP.Servers) })
 		_ = a.MCP.WaitSettled(wctx)
+		note.Stop()
 		cancel()
 		if ctx.Err() != nil {
 			return ExitCode(1, fmt.Errorf("interrupted while the MCP servers were starting: %w", ctx.Err()))
@@ -267,6 +280,31 @@ func (p *promptPrinter) servers(statuses []mcphost.Status) {
 			}
 		}
 	}
+}
+
+// waiting says which servers -p is still waiting for, each with the
+// longest it may take (its startup_timeout, within settleTimeout).
+func (p *promptPrinter) waiting(statuses []mcphost.Status, servers []config.Server) {
+	var names []string
+	for _, st := range statuses {
+		if st.State != mcphost.StatePending {
+			continue
+		}
+		limit := config.DefaultStartupTimeout
+		for _, s := range servers {
+			if s.Name == st.Name && s.StartupTimeout.Duration > 0 {
+				limit = s.StartupTimeout.Duration
+			}
+		}
+		names = append(names, fmt.Sprintf("%s (at most %s)", st.Name, min(limit, settleTimeout)))
+	}
+	if len(names) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.progress("otter: waiting for MCP servers to start, so that the model is offered their tools: %s; "+
+		"a shorter startup_timeout, or enabled = false, spares a server -p need not wait for", strings.Join(names, ", "))
 }
 
 func (p *promptPrinter) sampling(server string, allowed bool) {
