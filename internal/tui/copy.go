@@ -73,7 +73,7 @@ func (m *model) copyCommand(arg string) tea.Cmd {
 			code = len(blocks)
 		}
 		if code > len(blocks) {
-			return fail(fmt.Sprintf("the last answer has %d code blocks", len(blocks)))
+			return fail("the last answer has " + countOf(len(blocks), "code block"))
 		}
 		content = blocks[code-1]
 		what = fmt.Sprintf("code block %d of %d of the last answer", code, len(blocks))

@@ -536,7 +536,11 @@ func (m *model) afterFocus() tea.Cmd {
 		return m.startQuestion(true)
 	}
 	if len(m.questions) == 0 && m.panel != nil && m.panel.finished() {
-		m.panel = nil
+		if tp, ok := m.panel.(*toolsPanel); ok && tp.back != nil {
+			m.panel = tp.back // esc in /mcp's tool list goes back to /mcp
+		} else {
+			m.panel = nil
+		}
 	}
 	return nil
 }

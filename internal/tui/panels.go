@@ -87,8 +87,8 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 			}
 		case "t":
 			if ok {
-				p.done = true
 				tp := newToolsPanel(p.m, srv.Name)
+				tp.back = p
 				return func() tea.Msg { return openPanelMsg{tp} }
 			}
 		}
@@ -207,8 +207,10 @@ func (p *mcpPanel) view(width, height int) string {
 	if sel.Scope != "" {
 		head += st.dim.Render(" · " + sel.Scope + " scope")
 	}
-	if !sel.ConnectedAt.IsZero() && sel.State == mcphost.StateConnected {
-		head += st.dim.Render(" · up " + fmtDuration(time.Since(sel.ConnectedAt).Truncate(time.Second)))
+	// Uptime in whole seconds: the panel is not redrawn every second, so
+	// "up 0ms" would stay on screen after a reconnect.
+	if up := time.Since(sel.ConnectedAt); !sel.ConnectedAt.IsZero() && sel.State == mcphost.StateConnected && up >= time.Second {
+		head += st.dim.Render(" · up " + fmtDuration(up.Truncate(time.Second)))
 	}
 	b.WriteString(wrap.Render(head) + "\n")
 	if dropped > 0 { // what the table has no room for
@@ -220,7 +222,11 @@ func (p *mcpPanel) view(width, height int) string {
 		}
 		b.WriteString(st.dim.Render(wrap.Render(strings.Join(more, " · "))) + "\n")
 	}
-	if sel.Error != "" {
+	switch {
+	case sel.Error == "":
+	case sel.State == mcphost.StateDisabled: // its state and why, not a failure
+		b.WriteString(st.dim.Render(wrap.Render(sel.Error)) + "\n")
+	default:
 		b.WriteString(st.errText.Render(wrap.Render("last error: "+sel.Error)) + "\n")
 	}
 	if !sel.TokenExpiry.IsZero() {
@@ -248,6 +254,7 @@ type toolsPanel struct {
 	server string
 	detail *tool.Entry
 	scroll int
+	back   *mcpPanel // the /mcp view it was opened from (t), which esc returns to
 }
 
 func newToolsPanel(m *model, server string) *toolsPanel {
@@ -318,7 +325,7 @@ func (p *toolsPanel) update(msg tea.Msg) tea.Cmd {
 				p.scroll++
 			case "c":
 				name := p.detail.Name
-				p.done = true
+				p.done, p.back = true, nil
 				return func() tea.Msg { return callRequestMsg{name} }
 			}
 		}
@@ -406,7 +413,11 @@ func (p *toolsPanel) view(width, height int) string {
 		b.WriteString(st.dim.Render("  no tool matches") + "\n")
 	}
 	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
-	return body + "\n\n" + st.dim.Render("type to filter · ↑/↓ select · enter details · esc close")
+	esc := "esc close"
+	if p.back != nil {
+		esc = "esc back to /mcp"
+	}
+	return body + "\n\n" + st.dim.Render("type to filter · ↑/↓ select · enter details · "+esc)
 }
 
 func (p *toolsPanel) detailView(width, height int) string {

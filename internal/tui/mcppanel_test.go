@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// In /mcp, a server switched off shows that as its state, not as an
+// error; a server that has just (re)connected shows no "up 0ms" that
+// would stay until the next key; t's tool list goes back to /mcp on esc.
+func TestMCPPanelStatesAndToolsGoBack(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{
+		servers: []mcphost.Status{
+			{Name: "alpha", Transport: "stdio", State: mcphost.StateConnected, Tools: 1, ConnectedAt: time.Now()},
+			{Name: "beta", Transport: "stdio", State: mcphost.StateDisabled, Error: "disabled for this session"},
+		},
+		tools: []tool.Entry{entry("alpha", "a1", "First", `{}`, nil)},
+	}
+	h := start(t, b)
+	h.enterLine("/mcp")
+	s := h.waitFor("MCP servers", "alpha", "beta")
+	if strings.Contains(s, "up 0") {
+		t.Errorf("a server connected a moment ago shows a frozen uptime:\n%s", s)
+	}
+	h.press("down")
+	s = h.waitFor("disabled for this session")
+	if strings.Contains(s, "last error") {
+		t.Errorf("a server switched off is shown as an error:\n%s", s)
+	}
+	h.press("up", "t")
+	h.waitFor("Tools of alpha", "mcp__alpha__a1", "esc back to /mcp")
+	h.press("esc")
+	h.waitFor("MCP servers", "1/2 connected")
+	h.press("esc")
+	h.waitGone("1/2 connected")
+}
+
+// /copy code N past the last block counts them in the singular too.
+func TestCopyCodeCountsBlocks(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{}
+	b.send = func(_ context.Context, _ string, emit func(agent.Event)) error {
+		emit(agent.TurnFinished{Text: "Run this:\n\n```sh\ngo test ./...\n```\n"})
+		return nil
+	}
+	h := start(t, b)
+	h.enterLine("how do I test?")
+	h.waitFor("go test ./...")
+	h.enterLine("/copy code 2")
+	s := h.waitFor("the last answer has 1 code block")
+	if strings.Contains(s, "1 code blocks") {
+		t.Errorf("the count is not in the singular:\n%s", s)
+	}
+}
