@@ -53,7 +53,7 @@ func (s *server) newClient(c *conn) *sdk.Client {
 			if err != nil {
 				data = nil
 			}
-			m.emit(ServerLog{Server: s.name, Level: string(req.Params.Level), Logger: req.Params.Logger, Data: data})
+			m.emit(ServerLog{Server: s.name, Level: string(req.Params.Level), Logger: req.Params.Logger, Data: []byte(s.mask(string(data)))})
 		},
 	}
 	if m.opts.Eliciter != nil {

@@ -162,7 +162,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 	}
 	if caps := capabilities(cs); caps.Logging != nil {
 		if err := cs.SetLoggingLevel(startCtx, &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
-			s.m.logger.Debug("MCP server refused logging/setLevel", "server", s.name, "err", err)
+			s.m.logger.Debug("MCP server refused logging/setLevel", "server", s.name, "err", s.mask(err.Error()))
 		}
 	}
 	return c, nil
@@ -216,7 +216,7 @@ func (s *server) serve(ctx context.Context, c *conn) error {
 				continue // the connection is closing; its end is reported below
 			}
 			if err != nil {
-				s.m.logger.Warn("refreshing an MCP server's lists failed", "server", s.name, "err", err)
+				s.m.logger.Warn("refreshing an MCP server's lists failed", "server", s.name, "err", s.mask(err.Error()))
 				continue
 			}
 			if kinds&kindTools != 0 {
@@ -258,14 +258,14 @@ func (s *server) fetch(ctx context.Context, c *conn, kinds uint32) error {
 	if kinds&kindPrompts != 0 && caps.Prompts != nil {
 		prompts, err := collect(c.cs.Prompts(ctx, nil))
 		if err != nil {
-			s.m.logger.Warn("listing an MCP server's prompts failed", "server", s.name, "err", err)
+			s.m.logger.Warn("listing an MCP server's prompts failed", "server", s.name, "err", s.mask(err.Error()))
 		}
 		l.prompts = prompts
 	}
 	if kinds&kindResources != 0 && caps.Resources != nil {
 		res, err := collect(c.cs.Resources(ctx, nil))
 		if err != nil {
-			s.m.logger.Warn("listing an MCP server's resources failed", "server", s.name, "err", err)
+			s.m.logger.Warn("listing an MCP server's resources failed", "server", s.name, "err", s.mask(err.Error()))
 		}
 		l.resources = res
 		l.templates = s.fetchTemplates(ctx, c)

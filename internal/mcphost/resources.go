@@ -26,7 +26,7 @@ var ErrNoCompletions = errors.New("the server does not offer completions")
 func (s *server) fetchTemplates(ctx context.Context, c *conn) []*sdk.ResourceTemplate {
 	ts, err := collect(c.cs.ResourceTemplates(ctx, nil))
 	if err != nil {
-		s.m.logger.Debug("listing an MCP server's resource templates failed", "server", s.name, "err", err)
+		s.m.logger.Debug("listing an MCP server's resource templates failed", "server", s.name, "err", s.mask(err.Error()))
 	}
 	return ts
 }

@@ -49,3 +49,20 @@ func TestSecretsAreMaskedInStatusAndLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsAreMaskedInServerLogs: a server's notifications/message log
+// entry (shown by /mcp logs and -p's stream) that echoes a secret the
+// configuration handed it shows "****" instead.
+func TestSecretsAreMaskedInServerLogs(t *testing.T) {
+	const token = "tok-abcdefgh"
+	srv := stdioServer(t, "normal", "normal")
+	srv.Env["OTTER_TEST_ECHO"] = token
+	h := newHarness(t, servers(srv), Options{})
+	h.m.Start(context.Background())
+	h.waitState("normal", StateConnected)
+	h.callText("normal", "log", `{}`)
+	logs := h.eventsOf(func(e Event) bool { _, ok := e.(ServerLog); return ok })
+	if len(logs) != 1 || string(logs[0].(ServerLog).Data) != `"disk almost full (token ****)"` {
+		t.Errorf("log events = %+v, want the token masked", logs)
+	}
+}

@@ -307,7 +307,11 @@ func newTestServer(mode string) *sdk.Server {
 		})
 	srv.AddTool(&sdk.Tool{Name: "log", InputSchema: objectSchema(nil)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "test", Data: "disk almost full"})
+			msg := "disk almost full"
+			if v := os.Getenv("OTTER_TEST_ECHO"); v != "" {
+				msg += " (token " + v + ")" // a server that logs a secret otter passed it
+			}
+			req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "test", Data: msg})
 			req.Session.ListRoots(ctx, nil) // see the progress tool
 			return text("logged"), nil
 		})

@@ -151,7 +151,7 @@ func (s *server) urlElicitation(ctx context.Context, err error, what, again stri
 			req.Message = e.Message
 		}
 		if _, aerr := s.m.opts.Eliciter.Elicit(ctx, req); aerr != nil {
-			s.m.logger.Debug("asking to open a URL the server needs failed", "server", s.name, "err", aerr)
+			s.m.logger.Debug("asking to open a URL the server needs failed", "server", s.name, "err", s.mask(aerr.Error()))
 			break
 		}
 	}
