@@ -280,3 +280,21 @@ func TestHealthCheckIntervalHasAFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPRemoveOutsideAProjectCreatesNothing: removing or disabling a
+// server in the project scope of a directory that is no project fails
+// without creating .otter there (which would make it a project).
+func TestMCPRemoveOutsideAProjectCreatesNothing(t *testing.T) {
+	configTestHome(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{{"remove", "x", "--scope", "project"}, {"disable", "x", "--scope", "local"}} {
+		_, _, err := runOtter(t, append([]string{"--cwd", dir, "mcp"}, args...)...)
+		wantExit(t, err, 2)
+		if !errors.Is(err, config.ErrNoServer) {
+			t.Errorf("mcp %s: %v", strings.Join(args, " "), err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("mcp %s left %v in %s", strings.Join(args, " "), entries, dir)
+		}
+	}
+}

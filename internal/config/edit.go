@@ -16,12 +16,22 @@ import (
 // writes with writeConfigFile (a temporary file renamed into place), so a
 // reader never sees half a file. When file is a symlink (a dotfile manager's
 // link), edit is given the file the link leads to, so the link stays.
-func editConfigFile(file string, edit func(target string) error) error {
+// The file's directory is created when create is set (an edit that adds);
+// an edit that only changes what is there finds no file without it.
+func editConfigFile(file string, create bool, edit func(target string) error) error {
 	target, err := linkTarget(file)
 	if err != nil {
 		return err
 	}
-	unlock, err := filelock.LockDir(filepath.Dir(target))
+	dir := filepath.Dir(target)
+	if create {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	} else if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return edit(target) // no file to change, and no .otter to create for nothing
+	}
+	unlock, err := filelock.LockDir(dir)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

@@ -37,7 +37,7 @@ func SavePermission(workDir, pattern, decision string) error {
 		return fmt.Errorf("config: bad glob pattern %q for a permission (%s)", pattern, GlobHint)
 	}
 	file, _ := PermissionsFile(workDir)
-	return editConfigFile(file, func(file string) error { return savePermission(file, pattern, decision) })
+	return editConfigFile(file, true, func(file string) error { return savePermission(file, pattern, decision) })
 }
 
 func savePermission(file, pattern, decision string) error {

@@ -173,7 +173,7 @@ func AddServer(file string, s Server) error {
 // is already defined there (ErrServerExists), or when the file writes its
 // servers as an inline array (ErrInlineServers).
 func AddServers(file string, servers []Server, comment string) error {
-	return editConfigFile(file, func(file string) error { return addServers(file, servers, comment) })
+	return editConfigFile(file, true, func(file string) error { return addServers(file, servers, comment) })
 }
 
 func addServers(file string, servers []Server, comment string) error {
@@ -261,7 +261,7 @@ func inlineEntries(entries string) string {
 // RemoveServer deletes server name's entry from file, with the comment
 // lines right above its header, and leaves the rest as it is.
 func RemoveServer(file, name string) error {
-	return editConfigFile(file, func(file string) error { return removeServer(file, name) })
+	return editConfigFile(file, false, func(file string) error { return removeServer(file, name) })
 }
 
 func removeServer(file, name string) error {
@@ -294,7 +294,7 @@ func removeServer(file, name string) error {
 // existing enabled line is rewritten in place (its comment kept), or a new
 // one goes right after the entry's header.
 func SetServerEnabled(file, name string, on bool) error {
-	return editConfigFile(file, func(file string) error { return setServerEnabled(file, name, on) })
+	return editConfigFile(file, false, func(file string) error { return setServerEnabled(file, name, on) })
 }
 
 func setServerEnabled(file, name string, on bool) error {

@@ -18,14 +18,11 @@ func Lock(f *os.File) error { return lockFile(f) }
 // Unlock releases the lock of f taken by Lock.
 func Unlock(f *os.File) error { return unlockFile(f) }
 
-// LockDir takes the exclusive lock of directory dir (created if missing),
+// LockDir takes the exclusive lock of directory dir, which must exist,
 // waiting for it, and returns the function that releases it. On unix the
 // directory itself is locked, so no file is left behind; on Windows, which
 // cannot lock a directory, the file .otter.lock in it is.
 func LockDir(dir string) (unlock func(), err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
 	f, err := openDirLock(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open %s to lock it: %w", dir, err)

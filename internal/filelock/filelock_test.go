@@ -13,7 +13,7 @@ import (
 // LockDir; no increment is lost.
 func TestLockDirSerializesReadModifyWrite(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "sub")
+	dir := t.TempDir()
 	counter := filepath.Join(dir, "n")
 	var wg sync.WaitGroup
 	for range 8 {
