@@ -155,8 +155,8 @@ url = %q
 		return otterWithStdin(t, strings.NewReader(stdin), append([]string{"--cwd", work, "--config", file}, args...)...)
 	}
 
-	if out, errOut, err := run("", "mcp", "list"); err != nil || !strings.Contains(out, "ts") {
-		t.Errorf("otter mcp list: %v\n%s%s", err, out, errOut)
+	if out, errOut, err := run("", "mcp", "list"); err != nil || !strings.Contains(out, "ts") || strings.Contains(errOut, unset) {
+		t.Errorf("otter mcp list: %v, want it to work and say nothing of the provider\n%s%s", err, out, errOut)
 	}
 	if out, errOut, err := run("", "mcp", "call", "ts", "sum", `{"a":2,"b":3}`); err != nil || !strings.Contains(out, "sum: ") {
 		t.Errorf("otter mcp call: %v\n%s%s", err, out, errOut)

@@ -121,7 +121,10 @@ func (a *App) refreshProvider(cfg *config.Config) {
 	}
 	if err != nil {
 		p, model = nil, ""
-		if !errors.Is(err, llm.ErrNoProvider) {
+		// No provider, or one whose config has a Problem (an unset ${VAR}):
+		// what uses the model reports it; mcp list and the like need not.
+		var cerr *config.Error
+		if !errors.Is(err, llm.ErrNoProvider) && !errors.As(err, &cerr) {
 			a.Logger.Warn("model provider", "err", err)
 		}
 	}
