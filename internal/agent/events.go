@@ -24,6 +24,10 @@ type ToolCallStarted struct {
 	Args json.RawMessage
 }
 
+// ToolCallRunning reports that a tool call was allowed and starts to run;
+// the Elapsed of its ToolCallFinished counts from here.
+type ToolCallRunning struct{ ID string }
+
 // ToolProgress is a progress report of a running tool call.
 type ToolProgress struct {
 	ID       string
@@ -78,6 +82,7 @@ type TurnFinished struct {
 
 func (TextDelta) isEvent()        {}
 func (ToolCallStarted) isEvent()  {}
+func (ToolCallRunning) isEvent()  {}
 func (ToolProgress) isEvent()     {}
 func (ToolCallFinished) isEvent() {}
 func (Usage) isEvent()            {}

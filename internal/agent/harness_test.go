@@ -169,11 +169,15 @@ type approver struct {
 	asked     []ask.Permission
 	sampling  bool
 	samples   []ask.Sampling
+	onAsk     func() // called as a tool permission is asked, when set
 }
 
 func (a *approver) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.onAsk != nil {
+		a.onAsk()
+	}
 	a.asked = append(a.asked, req)
 	if len(a.decisions) == 0 {
 		return ask.Deny, nil

@@ -170,3 +170,53 @@ func TestLoadWhileBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A tool call's elapsed time is the time it ran, from the moment it was
+// allowed: ToolCallRunning comes after the permission answer, and the
+// session records the same Elapsed as ToolCallFinished reports, so a
+// resumed conversation shows what the live one showed.
+func TestToolElapsedCountsFromWhenItWasAllowed(t *testing.T) {
+	store := openStore(t)
+	rec := session.NewRecorder(store, session.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { t.Error(err) })
+	var notes int
+	h := newHarness(t, llmtest.OpenAI, setup{
+		builtins: []tool.Tool{writeNote(&notes)},
+		opts:     func(o *agent.Options) { o.Recorder = rec },
+	},
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "call_note", Name: "write_note", Args: `{}`}}},
+		llmtest.Reply{Text: []string{"Written."}},
+	)
+	h.approver.decisions = []ask.PermissionDecision{ask.AllowOnce}
+	askedAt := -1
+	h.approver.onAsk = func() { askedAt = len(h.allEvents()) }
+	if err := h.send(t, "write a note"); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.allEvents()
+	running := -1
+	for i, ev := range evs {
+		if r, ok := ev.(agent.ToolCallRunning); ok && r.ID == "call_note" {
+			running = i
+		}
+	}
+	if askedAt < 0 || running < askedAt {
+		t.Fatalf("ToolCallRunning at event %d, the permission asked at %d: it must come after the answer; events %#v", running, askedAt, evs)
+	}
+	fin := h.toolFinished()
+	if len(fin) != 1 || fin[0].Elapsed <= 0 {
+		t.Fatalf("ToolCallFinished = %+v", fin)
+	}
+	entries, err := store.Entries(context.Background(), rec.ID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded time.Duration
+	for _, e := range entries {
+		for _, r := range e.Message.ToolResults {
+			recorded = r.Elapsed
+		}
+	}
+	if recorded != fin[0].Elapsed.Truncate(time.Microsecond) {
+		t.Errorf("the session records the call took %v, the live view was told %v", recorded, fin[0].Elapsed)
+	}
+}

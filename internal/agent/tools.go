@@ -180,8 +180,12 @@ func matchRule(rules map[string]string, name string) string {
 
 // runOne runs a call (or reports why it did not run) and sets its result.
 func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
-	defer func() { a.recordResult(p.result) }()
-	start := time.Now()
+	var elapsed time.Duration // of a call that ran
+	defer func() {
+		r := p.result
+		r.Elapsed = elapsed
+		a.recordResult(r)
+	}()
 	if p.err != nil {
 		a.emit(ToolCallFinished{ID: p.call.ID, Name: p.call.Name, Err: p.err})
 		p.result = a.resultForModel(p.call, nil, p.err)
@@ -194,6 +198,8 @@ func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
 		return
 	}
 	id := p.call.ID
+	start := time.Now()
+	a.emit(ToolCallRunning{ID: id})
 	pctx := tool.WithProgress(ctx, func(pr tool.Progress) {
 		a.emit(ToolProgress{ID: id, Progress: pr})
 	})
@@ -209,7 +215,8 @@ func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
 		}
 		res = nil
 	}
-	a.emit(ToolCallFinished{ID: id, Name: p.call.Name, Result: res, Err: err, Elapsed: time.Since(start)})
+	elapsed = time.Since(start)
+	a.emit(ToolCallFinished{ID: id, Name: p.call.Name, Result: res, Err: err, Elapsed: elapsed})
 	p.result = a.resultForModel(p.call, res, err)
 }
 

@@ -49,6 +49,9 @@ type ToolResult struct {
 	Text    string  // the whole result as text, images described
 	Images  []Image // also passed as images to providers that accept them
 	IsError bool
+	// Elapsed is how long the tool ran, from the moment it was allowed
+	// (0: not known). Sessions record it; providers do not send it.
+	Elapsed time.Duration
 }
 
 // Message is one message of a conversation.

@@ -54,6 +54,8 @@ type result struct {
 	Name    string     `json:"name"`
 	IsError bool       `json:"is_error,omitempty"`
 	Images  []imageRef `json:"images,omitempty"`
+	// ElapsedUS is how long the tool ran, in microseconds (0: not known).
+	ElapsedUS int64 `json:"elapsed_us,omitempty"`
 }
 
 // imageRef is an image stored as a file next to the database (images are
@@ -129,7 +131,7 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 		}
 		r := m.ToolResults[0]
 		text = r.Text
-		p.Result = &result{CallID: r.CallID, Name: r.Name, IsError: r.IsError}
+		p.Result = &result{CallID: r.CallID, Name: r.Name, IsError: r.IsError, ElapsedUS: r.Elapsed.Microseconds()}
 		if p.Result.Images, err = s.saveImages(r.Images); err != nil {
 			return "", nil, err
 		}
@@ -179,7 +181,8 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 		}
 	}
 	if res := p.Get("result"); res.Exists() {
-		r := llm.ToolResult{CallID: res.Get("call_id").String(), Name: res.Get("name").String(), Text: text, IsError: res.Get("is_error").Bool()}
+		r := llm.ToolResult{CallID: res.Get("call_id").String(), Name: res.Get("name").String(), Text: text, IsError: res.Get("is_error").Bool(),
+			Elapsed: time.Duration(res.Get("elapsed_us").Int()) * time.Microsecond}
 		if imgs := res.Get("images"); imgs.Exists() {
 			var missing string
 			r.Images, missing = s.loadImages(imageRefs(imgs))

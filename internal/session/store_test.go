@@ -92,7 +92,7 @@ func TestConversationRoundTrip(t *testing.T) {
 		// Parallel calls finish out of order; c3 never finished.
 		llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c2", Name: "mcp__fs__read", Text: "B", Images: []llm.Image{{MIMEType: "image/png", Data: png}}}}},
 		llm.Message{Role: RoleNotice, Text: "model changed"},
-		llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c1", Name: "mcp__fs__read", Text: "A", IsError: true}}},
+		llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c1", Name: "mcp__fs__read", Text: "A", IsError: true, Elapsed: 4100 * time.Millisecond}}},
 		llm.Message{Role: llm.RoleUser, Text: "go on"},
 		llm.Message{Role: llm.RoleAssistant, Text: "half an ans", Interrupted: true},
 	)
@@ -112,7 +112,7 @@ func TestConversationRoundTrip(t *testing.T) {
 			{ID: "c3", Name: "mcp__fs__write", Args: json.RawMessage(`{"path":"c"}`)},
 		}},
 		{Role: llm.RoleTool, ToolResults: []llm.ToolResult{
-			{CallID: "c1", Name: "mcp__fs__read", Text: "A", IsError: true},
+			{CallID: "c1", Name: "mcp__fs__read", Text: "A", IsError: true, Elapsed: 4100 * time.Millisecond}, // how long it ran
 			{CallID: "c2", Name: "mcp__fs__read", Text: "B", Images: []llm.Image{{MIMEType: "image/png", Data: png}}},
 			{CallID: "c3", Name: "mcp__fs__write", Text: InterruptedResult, IsError: true},
 		}},

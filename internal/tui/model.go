@@ -823,6 +823,10 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		it := m.tr.add(&item{kind: itemTool, id: ev.ID, name: ev.Name, args: compactJSON(ev.Args), start: time.Now()})
 		m.toolItems[ev.ID] = it
 		return m.startSpinner()
+	case agent.ToolCallRunning:
+		if it := m.toolItems[ev.ID]; it != nil {
+			it.start = time.Now() // its time runs from when it was allowed
+		}
 	case agent.ToolProgress:
 		if it := m.toolItems[ev.ID]; it != nil {
 			p := ev.Progress

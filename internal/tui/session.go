@@ -93,7 +93,11 @@ func (m *model) replay(entries []session.Entry) {
 					text += fmt.Sprintf("\n[%s image, %d bytes]", img.MIMEType, len(img.Data))
 				}
 				res := &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: r.IsError}
-				m.finishTool(it, res, nil, max(e.Time.Sub(callTime[r.CallID].Time), 1))
+				elapsed := r.Elapsed // how long it ran; older sessions: since the call
+				if elapsed <= 0 {
+					elapsed = max(e.Time.Sub(callTime[r.CallID].Time), 1)
+				}
+				m.finishTool(it, res, nil, elapsed)
 			}
 		case session.RoleNotice:
 			m.notice(itemInfo, msg.Text)

@@ -2,9 +2,13 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/session"
 )
 
@@ -61,4 +65,33 @@ func TestContextMeterFollowsTheConversation(t *testing.T) {
 	h.waitFor("Continuing session 12345678", "50% of 200.0k")
 	h.enterLine("/fork")
 	h.waitFor("forked: you now continue", "20% of 200.0k")
+}
+
+// resumerFake continues a saved conversation.
+type resumerFake struct {
+	*fakeBackend
+	entries []session.Entry
+}
+
+func (f resumerFake) Resumed() (session.Info, []session.Entry, []string) {
+	return session.Info{ID: "0123456789", Title: "notes", Messages: len(f.entries)}, f.entries, nil
+}
+
+// A resumed tool call shows the time it ran, as the live view did, not
+// the time since the model asked for it (which includes the wait at the
+// permission panel).
+func TestResumedToolCallShowsTheTimeItRan(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	b := resumerFake{fakeBackend: &fakeBackend{}, entries: []session.Entry{
+		{Time: t0, Message: llm.Message{Role: llm.RoleUser, Text: "write a note"}},
+		{Time: t0, Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "write_note", Args: json.RawMessage(`{}`)}}}},
+		{Time: t0.Add(7900 * time.Millisecond), Message: llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{
+			{CallID: "c1", Name: "write_note", Text: "note written", Elapsed: 4100 * time.Millisecond}}}},
+	}}
+	h := startWith(t, b, b.fakeBackend)
+	s := h.waitFor("write_note", "✓ 4.1s")
+	if strings.Contains(s, "7.9s") {
+		t.Errorf("the resumed call counts the wait for permission:\n%s", s)
+	}
 }
