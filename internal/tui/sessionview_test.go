@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
@@ -94,4 +98,26 @@ func TestResumedToolCallShowsTheTimeItRan(t *testing.T) {
 	if strings.Contains(s, "7.9s") {
 		t.Errorf("the resumed call counts the wait for permission:\n%s", s)
 	}
+}
+
+// The live timer of a tool call runs from the moment it was allowed, as
+// the finished and the resumed views count: the wait at the permission
+// panel before is not the tool's time.
+func TestLiveToolTimerStartsWhenAllowed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newModel(New(Options{}), &fakeBackend{})
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		m.chatEvent(agent.ToolCallStarted{ID: "c1", Name: "write_note", Args: json.RawMessage(`{}`)})
+		time.Sleep(5 * time.Second) // the person reads the permission panel
+		m.chatEvent(agent.ToolCallRunning{ID: "c1"})
+		time.Sleep(2 * time.Second)
+		if s := ansi.Strip(m.render()); !strings.Contains(s, "running 2.0s") {
+			t.Errorf("the live timer, 2s after the call was allowed:\n%s", s)
+		}
+		m.chatEvent(agent.ToolCallFinished{ID: "c1", Name: "write_note", Result: textResult("note written"), Elapsed: 2 * time.Second})
+		if s := ansi.Strip(m.render()); !strings.Contains(s, "✓ 2.0s") {
+			t.Errorf("the finished call:\n%s", s)
+		}
+		m.stop()
+	})
 }
