@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,12 +50,24 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.ConfigFile, "config", "", "read this config file too, above every scope")
+	pf.Var(onceString{&f.ConfigFile, "--config", "otter reads one extra config file: merge them into one, or put one in $XDG_CONFIG_HOME/otter/config.toml"}, "config", "read this config file too, above every scope")
 	pf.StringVar(&f.LogFile, "log-file", "", "write logs to this file")
 	pf.StringVar(&f.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&f.WorkDir, "cwd", "", "run as if started in this directory")
-	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		f.LogLevelSet = cmd.Flags().Changed("log-level")
+		if f.WorkDir != "" {
+			// Not a silent run somewhere else, nor sessions saved under a
+			// directory that is not there.
+			if fi, err := os.Stat(f.WorkDir); errors.Is(err, fs.ErrNotExist) {
+				return exitCode(2, fmt.Errorf("--cwd %s: no such directory", f.WorkDir))
+			} else if err != nil {
+				return exitCode(2, fmt.Errorf("--cwd: %w", err))
+			} else if !fi.IsDir() {
+				return exitCode(2, fmt.Errorf("--cwd %s: not a directory", f.WorkDir))
+			}
+		}
+		return nil
 	}
 
 	mcpCmd := groupCommand(&cobra.Command{
@@ -167,3 +181,28 @@ func addUsageToArgErrors(cmd *cobra.Command) {
 		return exitCode(2, fmt.Errorf("%w\nUsage: %s\nRun '%s --help' for more.", err, cmd.UseLine(), cmd.CommandPath()))
 	}
 }
+
+// onceString is a string flag that refuses to be given twice, where the
+// second would silently replace the first.
+type onceString struct {
+	p    *string
+	name string
+	why  string // what to do instead
+}
+
+func (o onceString) String() string {
+	if o.p == nil {
+		return ""
+	}
+	return *o.p
+}
+
+func (o onceString) Set(v string) error {
+	if *o.p != "" {
+		return fmt.Errorf("%s given twice (%s, then %s): %s", o.name, *o.p, v, o.why)
+	}
+	*o.p = v
+	return nil
+}
+
+func (onceString) Type() string { return "string" }

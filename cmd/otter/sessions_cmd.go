@@ -16,7 +16,7 @@ func addSessionFlags(root *cobra.Command) *app.SessionOptions {
 	var o app.SessionOptions
 	fs := root.Flags()
 	fs.BoolVarP(&o.Continue, "continue", "c", false, "continue the latest conversation of this directory")
-	fs.StringVarP(&o.Resume, "resume", "r", "", "continue the saved conversation with this ID (or unique ID prefix); without an ID the TUI lets you pick one")
+	fs.VarP(sessionID{&o.Resume}, "resume", "r", "continue the saved conversation with this ID (or unique ID prefix); without an ID the TUI lets you pick one")
 	fs.Lookup("resume").NoOptDefVal = cli.ResumePicker
 	fs.BoolVar(&o.Fork, "fork-session", false, "with --continue or --resume: continue a copy, leaving the saved conversation as it was")
 	fs.BoolVar(&o.Off, "no-session", false, "save nothing of this conversation")
@@ -119,3 +119,17 @@ otter -c continues this directory's latest conversation, otter -r ID another.`,
 	cmd.AddCommand(listCmd, showCmd, searchCmd, rmCmd, exportCmd)
 	return cmd
 }
+
+// sessionID is --resume's value: a session ID, shown as such in --help.
+type sessionID struct{ p *string }
+
+func (s sessionID) String() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
+
+func (s sessionID) Set(v string) error { *s.p = v; return nil }
+
+func (sessionID) Type() string { return "ID" }

@@ -421,7 +421,8 @@ func serverStateError(st mcphost.Status, adhoc *config.Server) error {
 	if st.State == mcphost.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
 		fmt.Fprintf(&b, " (run `otter mcp login %s`)", label)
 	}
-	if len(st.StderrTail) > 0 {
+	// The error quotes the last stderr line already; more lines say more.
+	if n := len(st.StderrTail); n > 1 || (n == 1 && !strings.Contains(b.String(), st.StderrTail[0])) {
 		b.WriteString("\nits last stderr lines:\n  " + strings.Join(st.StderrTail, "\n  "))
 	}
 	return errors.New(b.String())
@@ -884,8 +885,4 @@ func mcpFirstLine(s string) string {
 	return s
 }
 
-func mcpWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func mcpWriteJSON(w io.Writer, v any) error { return writeJSON(w, v) }

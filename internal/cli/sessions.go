@@ -57,8 +57,9 @@ func checkPromptResume(ctx context.Context, a *app.App, o app.SessionOptions) er
 }
 
 // ResumePicker is the value of --resume given without an ID: the TUI
-// opens its session picker.
-const ResumePicker = "\x00pick"
+// opens its session picker. It cannot be an ID or an ID's prefix (those
+// are hex digits), and it is what `otter --help` shows (--resume ID[=pick]).
+const ResumePicker = "pick"
 
 // SessionsOptions are the options of `otter sessions`.
 type SessionsOptions struct {
@@ -183,9 +184,12 @@ func entryJSON(e session.Entry) messageJSON {
 	return out
 }
 
+// writeJSON writes v as indented JSON for a script or a person: &, < and >
+// as they are, not as \u0026 (this is not HTML).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

@@ -409,6 +409,10 @@ var lastKeyRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): 
 
 var typeMismatchRE = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
 
+// tableMismatchRE is the toml package's message for a value where a table
+// goes ("mcp = 5"), which names otter's Go type.
+var tableMismatchRE = regexp.MustCompile(`^type mismatch for \S+: expected table but found (\S+)$`)
+
 // tomlTypeName names a type from the toml package's messages for a user.
 func tomlTypeName(t string) string {
 	switch {
@@ -455,6 +459,8 @@ func (f *fileData) decodeError(err error, arr string, idx int, server string) er
 	}
 	if m := typeMismatchRE.FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("must be %s, not %s", tomlTypeName(m[2]), tomlTypeName(m[1]))
+	} else if m := tableMismatchRE.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("must be a table ([%s]), not %s", key, tomlTypeName(m[1]))
 	}
 	last := key
 	if i := strings.LastIndexByte(key, '.'); i >= 0 {
