@@ -165,27 +165,64 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 	if !gjson.Valid(partsJSON.String) {
 		return m, fmt.Errorf("its parts are not valid JSON")
 	}
-	p := gjson.Parse(partsJSON.String)
-	if imgs := p.Get("images"); imgs.Exists() {
+	// One pass over each object (a Get per key would scan it again for
+	// every key): resuming decodes thousands of these.
+	var calls, res, imgs gjson.Result
+	gjson.Parse(partsJSON.String).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "images":
+			imgs = v
+		case "tool_calls":
+			calls = v
+		case "result":
+			res = v
+		}
+		return true
+	})
+	if imgs.Exists() {
 		var missing string
 		m.Images, missing = s.loadImages(imageRefs(imgs))
 		m.Text += missing
 	}
-	if calls := p.Get("tool_calls").Array(); len(calls) > 0 {
-		m.ToolCalls = make([]llm.ToolCall, len(calls))
-		for i, c := range calls {
-			m.ToolCalls[i] = llm.ToolCall{ID: c.Get("id").String(), Name: c.Get("name").String()}
-			if a := c.Get("args"); a.Exists() {
-				m.ToolCalls[i].Args = json.RawMessage(a.Raw)
-			}
-		}
+	if calls.IsArray() {
+		calls.ForEach(func(_, c gjson.Result) bool {
+			var tc llm.ToolCall
+			c.ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "id":
+					tc.ID = v.String()
+				case "name":
+					tc.Name = v.String()
+				case "args":
+					tc.Args = json.RawMessage(v.Raw)
+				}
+				return true
+			})
+			m.ToolCalls = append(m.ToolCalls, tc)
+			return true
+		})
 	}
-	if res := p.Get("result"); res.Exists() {
-		r := llm.ToolResult{CallID: res.Get("call_id").String(), Name: res.Get("name").String(), Text: text, IsError: res.Get("is_error").Bool(),
-			Elapsed: time.Duration(res.Get("elapsed_us").Int()) * time.Microsecond}
-		if imgs := res.Get("images"); imgs.Exists() {
+	if res.Exists() {
+		r := llm.ToolResult{Text: text}
+		var rimgs gjson.Result
+		res.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "call_id":
+				r.CallID = v.String()
+			case "name":
+				r.Name = v.String()
+			case "is_error":
+				r.IsError = v.Bool()
+			case "elapsed_us":
+				r.Elapsed = time.Duration(v.Int()) * time.Microsecond
+			case "images":
+				rimgs = v
+			}
+			return true
+		})
+		if rimgs.Exists() {
 			var missing string
-			r.Images, missing = s.loadImages(imageRefs(imgs))
+			r.Images, missing = s.loadImages(imageRefs(rimgs))
 			r.Text += missing
 		}
 		m.Text = ""
@@ -288,7 +325,10 @@ func History(entries []Entry) []llm.Message {
 		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
-		got := map[string]llm.ToolResult{}
+		// The results that follow, in the order of the calls (a call has
+		// a few results at most: a scan beats a map).
+		results := make([]llm.ToolResult, len(m.ToolCalls))
+		found := make([]bool, len(m.ToolCalls))
 		for ; i < len(entries); i++ {
 			e := entries[i].Message
 			if e.Role == RoleNotice {
@@ -298,16 +338,17 @@ func History(entries []Entry) []llm.Message {
 				break
 			}
 			for _, r := range e.ToolResults {
-				got[r.CallID] = r
+				for j, c := range m.ToolCalls {
+					if c.ID == r.CallID {
+						results[j], found[j] = r, true
+					}
+				}
 			}
 		}
-		results := make([]llm.ToolResult, len(m.ToolCalls))
 		for j, c := range m.ToolCalls {
-			r, ok := got[c.ID]
-			if !ok {
-				r = llm.ToolResult{CallID: c.ID, Name: c.Name, Text: InterruptedResult, IsError: true}
+			if !found[j] {
+				results[j] = llm.ToolResult{CallID: c.ID, Name: c.Name, Text: InterruptedResult, IsError: true}
 			}
-			results[j] = r
 		}
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolResults: results})
 	}
