@@ -244,16 +244,11 @@ func (c *ConnOptions) AdhocServer() (*config.Server, error) {
 			return nil, fmt.Errorf("%s %q is not an http(s) URL of an MCP server", given[0], raw)
 		}
 		srv.Transport, srv.URL, srv.Name = transport, raw, u.Hostname()
-		for _, h := range c.Headers {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, fmt.Errorf("--header %q: write it as 'Name: value'", h)
-			}
-			if srv.Headers == nil {
-				srv.Headers = map[string]string{}
-			}
-			srv.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		headers, err := parseHeaders(c.Headers)
+		if err != nil {
+			return nil, err
 		}
+		srv.Headers = headers
 		c.OAuth.Apply(srv)
 	}
 	return srv, nil
@@ -500,7 +495,7 @@ func printServerList(w io.Writer, statuses []mcphost.Status, asJSON bool) error 
 		rows = append(rows, r)
 	}
 	if asJSON {
-		return mcpWriteJSON(w, rows)
+		return writeJSON(w, rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATE\tTOOLS\tERROR")
@@ -582,7 +577,7 @@ func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
 		for _, e := range entries {
 			out = append(out, toolJSON(e))
 		}
-		return mcpWriteJSON(w, out)
+		return writeJSON(w, out)
 	}
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "no tools")
@@ -853,7 +848,7 @@ func runCall(ctx context.Context, f *Factory, s *mcpSession, name string, args j
 	}
 	out := f.IO.Out
 	if asJSON {
-		if err := mcpWriteJSON(out, res); err != nil {
+		if err := writeJSON(out, res); err != nil {
 			return ExitCode(2, err)
 		}
 		if res.IsError {
@@ -884,5 +879,3 @@ func mcpFirstLine(s string) string {
 	}
 	return s
 }
-
-func mcpWriteJSON(w io.Writer, v any) error { return writeJSON(w, v) }

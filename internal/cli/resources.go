@@ -62,7 +62,7 @@ func RunMCPResources(ctx context.Context, f *Factory, o MCPResourcesOptions) err
 		list = append(list, resourceJSON{Server: r.Server, URITemplate: r.URITemplate, Name: r.Name, MIMEType: r.MIMEType, Description: r.Description})
 	}
 	if o.JSON {
-		return mcpWriteJSON(f.IO.Out, list)
+		return writeJSON(f.IO.Out, list)
 	}
 	if len(list) == 0 {
 		_, err := fmt.Fprintln(f.IO.ErrOut, "no resources")
@@ -96,7 +96,7 @@ func RunMCPRead(ctx context.Context, f *Factory, o MCPReadOptions) error {
 		return ExitCode(2, err)
 	}
 	if o.JSON {
-		return mcpWriteJSON(f.IO.Out, res)
+		return writeJSON(f.IO.Out, res)
 	}
 	if len(res.Contents) == 0 {
 		return ExitCode(2, fmt.Errorf("MCP server %q returned no contents for %s", o.Server, o.URI))
@@ -175,7 +175,7 @@ func RunMCPPrompts(ctx context.Context, f *Factory, o MCPPromptsOptions) error {
 		list = append(list, promptJSON{Server: p.Server, Name: p.Name, Description: p.Description, Arguments: args})
 	}
 	if o.JSON {
-		return mcpWriteJSON(f.IO.Out, list)
+		return writeJSON(f.IO.Out, list)
 	}
 	if len(list) == 0 {
 		_, err := fmt.Fprintln(f.IO.ErrOut, "no prompts")
@@ -235,7 +235,7 @@ func RunMCPPrompt(ctx context.Context, f *Factory, o MCPPromptOptions) error {
 		return ExitCode(2, err)
 	}
 	if o.JSON {
-		return mcpWriteJSON(f.IO.Out, res)
+		return writeJSON(f.IO.Out, res)
 	}
 	_, err = io.WriteString(f.IO.Out, attach.PromptText(res))
 	return err

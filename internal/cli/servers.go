@@ -107,17 +107,28 @@ func (o MCPAddOptions) server() (config.Server, error) {
 		}
 		srv.Env[k] = v
 	}
-	for _, h := range o.Headers {
+	headers, err := parseHeaders(o.Headers)
+	if err != nil {
+		return srv, err
+	}
+	srv.Headers = headers
+	return srv, nil
+}
+
+// parseHeaders reads --header values, each 'Name: value'; nil for none.
+func parseHeaders(flags []string) (map[string]string, error) {
+	var headers map[string]string
+	for _, h := range flags {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return srv, fmt.Errorf("--header %q: write it as 'Name: value'", h)
+			return nil, fmt.Errorf("--header %q: write it as 'Name: value'", h)
 		}
-		if srv.Headers == nil {
-			srv.Headers = map[string]string{}
+		if headers == nil {
+			headers = map[string]string{}
 		}
-		srv.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
-	return srv, nil
+	return headers, nil
 }
 
 func scopeFile(f *Factory, scope config.Scope) (string, error) {
@@ -230,7 +241,7 @@ func RunMCPGet(f *Factory, o MCPServerOptions) error {
 	}
 	m := serverJSONOf(srv.Masked())
 	if o.JSON {
-		return mcpWriteJSON(f.IO.Out, m)
+		return writeJSON(f.IO.Out, m)
 	}
 	return writeServerText(f.IO.Out, m)
 }

@@ -77,7 +77,7 @@ func printSearch(w io.Writer, matches []tool.Match, asJSON bool) error {
 		for _, m := range matches {
 			out = append(out, SearchJSON{ToolJSON: toolJSON(m.Entry), Score: m.Score})
 		}
-		return mcpWriteJSON(w, out)
+		return writeJSON(w, out)
 	}
 	if len(matches) == 0 {
 		_, err := fmt.Fprintln(w, "no tool matches: try other words, or the name of a server")
