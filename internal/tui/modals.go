@@ -35,6 +35,9 @@ type formModal struct {
 	layout func(width int) string
 	// cutNote follows the "… +N lines" of a docked heading too long for
 	// the panel: how to see the rest.
+	// keysAt, when set, is the footer's line of keys at a width (which
+	// keys apply may depend on it); it replaces footer.
+	keysAt   func(width int) string
 	cutNote  string
 	footer   string
 	form     *huh.Form
@@ -211,6 +214,9 @@ func (f *formModal) view(width, height int) string {
 // footerAt is the footer drawn at width: a line of keys (all dim) too
 // long for it wraps between its keys.
 func (f *formModal) footerAt(width int) string {
+	if f.keysAt != nil {
+		return f.m.st.dim.Render(wrapKeys(f.keysAt(width), width))
+	}
 	if ansi.StringWidth(f.footer) <= width || strings.Contains(f.footer, "\n") {
 		return f.footer
 	}
@@ -472,7 +478,7 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 		return h
 	}
 	fm.cutNote = " · ctrl+o shows all"
-	pm.footerKeys = func(width int) string {
+	fm.keysAt = func(width int) string {
 		if all != "" && (args != all || strings.Count(wrapIndented(all, width), "\n") > strings.Count(all, "\n")) {
 			return keys + " · ctrl+o all arguments"
 		}
@@ -503,12 +509,11 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 // arguments (ctrl+o), which takes the whole screen and scrolls.
 type permissionModal struct {
 	*formModal
-	footerKeys func(width int) string // the footer's keys at a width
-	tool       string                 // the qualified name of the tool it asks about
-	title      string
-	args       []string
-	all        bool // showing all arguments
-	scroll     int
+	tool   string // the qualified name of the tool it asks about
+	title  string
+	args   []string
+	all    bool // showing all arguments
+	scroll int
 }
 
 func (p *permissionModal) docked() bool { return !p.all }
@@ -542,7 +547,6 @@ func (p *permissionModal) update(msg tea.Msg) tea.Cmd {
 
 func (p *permissionModal) view(width, height int) string {
 	if !p.all {
-		p.footer = p.m.st.dim.Render(p.footerKeys(width))
 		return p.formModal.view(width, height)
 	}
 	// Long values wrap under their key: nothing is cut.

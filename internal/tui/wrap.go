@@ -173,11 +173,11 @@ func wrapIndented(text string, width int) string {
 // hang columns further in, so the item still reads as one.
 func wrapItem(item string, indent, hang, width int) []string {
 	pad := strings.Repeat(" ", indent)
+	if ansi.StringWidth(item) <= width-indent {
+		return []string{pad + item}
+	}
 	more := strings.Repeat(" ", indent+hang)
 	lines := wrapWords(item, width-indent-hang)
-	if first := wrapWords(item, width-indent); len(first) == 1 {
-		lines = first
-	}
 	for i := range lines {
 		if i == 0 {
 			lines[i] = pad + lines[i]
