@@ -21,6 +21,11 @@ import (
 const (
 	MaxFileBytes = 256 << 10 // 256 KiB
 	MaxNesting   = 16        // open { and [ at any point, table headers included
+	// MaxKeyDepth bounds how deep a key reaches, counting the parts of
+	// its dotted name, of its [table] header and of the keys of the inline
+	// tables it is written in; MaxKeyLength bounds each part.
+	MaxKeyDepth  = 32
+	MaxKeyLength = 256
 )
 
 // readBounded reads a config file of at most MaxFileBytes and checks its
@@ -65,33 +70,87 @@ func DecodeFile(p string, v any) error {
 	return nil
 }
 
-// checkNesting reports the first line where more than MaxNesting tables
-// or arrays are open. It follows TOML's strings and comments (or JSON's
-// strings) so that brackets inside them do not count; it is not a parser,
-// and leaves every other judgement to the decoder that runs after it.
+// checkNesting reports the first line where a document is nested deeper
+// than the bounds: more than MaxNesting tables or arrays open, or (TOML
+// only) a key deeper than MaxKeyDepth or a key part longer than
+// MaxKeyLength. Dotted keys and table headers nest as deeply as brackets
+// do ("a.a.a… = 1" is "a = {a = {a = …}}") and cost the decoder as much
+// (10,000 parts in 20 KB took it 37 s and 2 GB), so they count towards one
+// key depth: the header's parts, the parts of the keys leading to each
+// open inline table, and the key's own parts.
+//
+// It follows TOML's strings, quoted keys and comments (or JSON's strings)
+// so that brackets and dots inside them do not count, and it knows where
+// TOML expects a key: at the start of a line, in a [header], and after {
+// or a comma inside an inline table. It is not a parser, and leaves every
+// other judgement to the decoder that runs after it.
 func checkNesting(file string, data []byte, json bool) error {
-	depth, line := 0, 1
+	type open struct {
+		kind  byte // '{' inline table, '[' array, 'h' table header
+		depth int  // the key depth its keys start from
+	}
+	var (
+		stack       []open
+		line        = 1
+		expectKey   = !json // a key, or the next part of a dotted key, may come next
+		keyParts    int     // parts of the key being read
+		headerParts int     // parts of the last [header]: the depth its keys start from
+	)
+	base := func() int {
+		n := len(stack)
+		switch {
+		case n == 0:
+			return headerParts
+		case stack[n-1].kind == 'h':
+			return 0
+		}
+		return stack[n-1].depth
+	}
+	keyPart := func(length int) error {
+		keyParts++
+		if length > MaxKeyLength {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("a key longer than %d bytes", MaxKeyLength),
+				Hint: "otter's settings have short names; look for generated content or a missing = or quote"}
+		}
+		if base()+keyParts > MaxKeyDepth {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("keys nested more than %d levels deep (dotted keys, table headers and inline tables together)", MaxKeyDepth),
+				Hint: "otter's settings nest a few levels at most; look for a long dotted key such as a.b.c… or for generated content"}
+		}
+		return nil
+	}
+	// afterPart looks past blanks from i for a dot continuing a dotted
+	// key, and returns where the loop goes on (it steps past the result).
+	afterPart := func(i int) int {
+		j := i
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t') {
+			j++
+		}
+		if j < len(data) && data[j] == '.' {
+			return j
+		}
+		expectKey = false
+		return i - 1
+	}
 	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '\n':
+		switch c := data[i]; {
+		case c == '\n':
 			line++
-		case '#':
-			if json {
-				continue
+			if len(stack) == 0 && !json {
+				expectKey, keyParts = true, 0
 			}
+		case c == ' ' || c == '\t' || c == '\r':
+		case c == '#' && !json:
 			for i < len(data) && data[i] != '\n' {
 				i++
 			}
 			i-- // the newline is counted by the loop
-		case '"', '\'':
-			if c == '\'' && json {
-				continue
-			}
+		case c == '"' || (c == '\'' && !json):
 			delim := []byte{c}
 			if !json && i+2 < len(data) && data[i+1] == c && data[i+2] == c {
 				delim = []byte{c, c, c}
 			}
 			i += len(delim)
+			start, closed := i, false
 			for i < len(data) {
 				if data[i] == '\n' {
 					line++
@@ -107,24 +166,68 @@ func checkNesting(file string, data []byte, json bool) error {
 					continue
 				}
 				if bytes.HasPrefix(data[i:], delim) {
-					i += len(delim) - 1
+					closed = true
 					break
 				}
 				i++
 			}
-		case '{', '[':
-			depth++
-			if depth > MaxNesting {
+			if expectKey && len(delim) == 1 && closed { // a quoted key (part)
+				if err := keyPart(i - start); err != nil {
+					return err
+				}
+				i = afterPart(i + 1)
+				continue
+			}
+			expectKey = false
+			i += len(delim) - 1
+		case expectKey && isBareKeyChar(c):
+			start := i
+			for i < len(data) && isBareKeyChar(data[i]) {
+				i++
+			}
+			if err := keyPart(i - start); err != nil {
+				return err
+			}
+			i = afterPart(i)
+		case c == '{' || c == '[':
+			kind := c
+			if c == '[' && !json && expectKey && keyParts == 0 && (len(stack) == 0 || stack[len(stack)-1].kind == 'h') {
+				kind = 'h' // a [table] or [[array of tables]] header
+			}
+			if len(stack) >= MaxNesting {
 				return &Error{File: file, Line: line, Msg: fmt.Sprintf("tables and arrays nested more than %d levels deep", MaxNesting),
 					Hint: "otter's settings nest a few levels at most; look for an unclosed { or [ or for generated content"}
 			}
-		case '}', ']':
-			if depth > 0 {
-				depth--
+			stack = append(stack, open{kind: kind, depth: base() + keyParts})
+			keyParts = 0
+			expectKey = !json && kind != '['
+		case c == '}' || c == ']':
+			n := len(stack)
+			if n == 0 {
+				continue
 			}
+			closed := stack[n-1].kind
+			stack = stack[:n-1]
+			if closed == 'h' && len(stack) > 0 && stack[len(stack)-1].kind == 'h' {
+				continue // the first ] of ]]: the header's parts still count
+			}
+			if closed == 'h' {
+				headerParts = keyParts
+			}
+			keyParts, expectKey = 0, false
+		case c == ',':
+			keyParts = 0
+			expectKey = !json && len(stack) > 0 && stack[len(stack)-1].kind == '{'
+		default: // '=', a value's characters
+			expectKey = false
 		}
 	}
 	return nil
+}
+
+// isBareKeyChar reports whether c may appear in a bare TOML key.
+func isBareKeyChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // isJSONFile reports whether p is read as a .mcp.json document.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // nested returns `x = {a = {a = … 1 … }}` with depth inline tables.
@@ -89,5 +90,99 @@ func BenchmarkWorstBoundedConfig(b *testing.B) {
 	}
 	for b.Loop() {
 		_, _ = LoadFile(p)
+	}
+}
+
+// TestDeepDottedKeysAreRefusedBeforeDecoding: dotted keys and table
+// headers nest as deeply as brackets and cost the decoder as much, so they
+// are bounded before it runs, with file:line, like brackets — at the top
+// level, in a header and inside an inline table — and so is a key's
+// length. (Before, a 20 KB file holding a.a.a… = 1 with 10,000 parts took
+// 37 s and 2 GB to load; 30,000 parts in a header 59 s; in an inline
+// table 94 s.) Dots and quotes in strings, comments, floats and dates do
+// not count, and otter's own settings load.
+func TestDeepDottedKeysAreRefusedBeforeDecoding(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dotted := func(n int) string { return strings.TrimSuffix(strings.Repeat("a.", n), ".") }
+	for _, tc := range []struct {
+		name, text string
+		line       int
+		want       string
+	}{
+		{"dotted key", "[agent]\nmodel = \"m\"\n" + dotted(10_000) + " = 1\n", 3, "keys nested more than 32 levels"},
+		{"header", "# hostile\n[" + dotted(30_000) + "]\n", 2, "keys nested more than 32 levels"},
+		{"array header", "[[" + dotted(30_000) + "]]\n", 1, "keys nested more than 32 levels"},
+		{"inline table", "x = { " + dotted(30_000) + " = 1 }\n", 1, "keys nested more than 32 levels"},
+		{"quoted parts", "x = 1\n" + strings.TrimSuffix(strings.Repeat(`"a". 'b' .`, 5_000), ".") + " = 1\n", 2, "keys nested more than 32 levels"},
+		{"header plus key", "[" + dotted(20) + "]\n" + dotted(20) + " = 1\n", 2, "keys nested more than 32 levels"},
+		{"inline tables add up", "x = {" + dotted(10) + " = {" + dotted(10) + " = {" + dotted(20) + " = 1}}}\n", 1, "keys nested more than 32 levels"},
+		{"long bare key", "[agent]\n" + strings.Repeat("k", 100_000) + " = 1\n", 2, "a key longer than 256 bytes"},
+		{"long quoted key", "env = { \"" + strings.Repeat("k", 300) + "\" = \"v\" }\n", 1, "a key longer than 256 bytes"},
+	} {
+		p := write(tc.name+".toml", tc.text)
+		start := time.Now()
+		_, err := LoadFile(p)
+		var e *Error
+		if !errors.As(err, &e) || e.File != p || e.Line != tc.line || !strings.Contains(e.Msg, tc.want) || e.Hint == "" {
+			t.Errorf("%s: LoadFile = %v; want %s:%d: …%s… (what to do)", tc.name, err, p, tc.line, tc.want)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("%s: refusing took %s; the bound must come before decoding", tc.name, took)
+		}
+	}
+
+	// What a real file holds passes: dots and brackets inside strings,
+	// quoted keys, comments, floats, dates and version numbers.
+	ok := write("fine.toml", "# a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h\n"+
+		"[agent]\nmodel = \"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h\"\n"+
+		"compact_at = 0.5\n"+
+		"[[mcp.servers]]\nname = \"s\"\ncommand = \"x\"\nargs = ['1.2.3.4.5.6.7.8.9.10.11.12.13.14.15.16.17.18.19.20.21.22.23.24.25.26.27.28.29.30.31.32.33', \"\"\"\n"+strings.Repeat("a.", 100)+"\"\"\"]\n"+
+		"env.\"X.Y.Z\" = \"1979-05-27T07:32:00.999\"\n"+
+		"headers = { \"X-A.b.c\" = \"v\", X-B = \"w\" }\n"+
+		"[mcp.servers.oauth]\nclient_id = \"c\"\n")
+	if _, err := LoadFile(ok); err != nil {
+		t.Errorf("an ordinary file refused: %v", err)
+	}
+}
+
+// TestManyProblemsOfAKindAreOneWarning: an untrusted project file with
+// thousands of unknown keys gives one warning naming the first and
+// counting the rest, not one per key (a 248 KB file printed 18,000).
+func TestManyProblemsOfAKindAreOneWarning(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "proj")
+	var b strings.Builder
+	for i := 0; b.Len() < MaxFileBytes-100; i++ {
+		fmt.Fprintf(&b, "k%d = 1\n", i)
+	}
+	proj := filepath.Join(work, ".otter", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(proj), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(proj, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(LoadOptions{Paths: Paths{ConfigDir: home, DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), CacheDir: filepath.Join(dir, "cache")}, WorkDir: work})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(cfg.Warnings) != 1 {
+		t.Fatalf("%d warnings; want 1 for one kind of problem (first: %v)", len(cfg.Warnings), cfg.Warnings[:min(3, len(cfg.Warnings))])
+	}
+	w := cfg.Warnings[0].Error()
+	if !strings.Contains(w, proj+`:1: unknown key "k0"`) || !strings.Contains(w, "more like it on lines 2, 3, 4, 5, 6, …") || len(w) > 1000 {
+		t.Errorf("warning = %.1000s; want the first unknown key with file:line and a count of the rest", w)
 	}
 }

@@ -17,6 +17,8 @@ type Error struct {
 	Line int    // 1-based; 0 if the problem is not on one line
 	Msg  string // what is wrong
 	Hint string // what to do about it; may be empty
+
+	kind string // the format of its message, for collapse; "" if none
 }
 
 // Error returns "file:line: msg (hint)".
@@ -42,7 +44,50 @@ func (e *Error) Error() string {
 type errList []error
 
 func (l *errList) add(file string, line int, hint, format string, args ...any) {
-	*l = append(*l, &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Hint: hint})
+	*l = append(*l, &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...), Hint: hint, kind: format})
+}
+
+// collapse keeps the first problem of each kind in each file and folds the
+// others of that kind into it ("…; 17,999 more like it on lines 2, 3, …"):
+// a generated file with thousands of unknown keys is one problem to the
+// person reading, not thousands of lines (a 248 KB file printed 18,000
+// warnings).
+func (l errList) collapse() errList {
+	type group struct {
+		first *Error
+		lines []int
+	}
+	groups := map[[2]string]*group{}
+	var out errList
+	for _, err := range l {
+		e, ok := err.(*Error)
+		if !ok || e.kind == "" {
+			out = append(out, err)
+			continue
+		}
+		k := [2]string{e.File, e.kind}
+		if g := groups[k]; g != nil {
+			g.lines = append(g.lines, e.Line)
+			continue
+		}
+		groups[k] = &group{first: e}
+		out = append(out, e)
+	}
+	for _, g := range groups {
+		if len(g.lines) == 0 {
+			continue
+		}
+		const shown = 5
+		var ls []string
+		for _, n := range g.lines[:min(len(g.lines), shown)] {
+			ls = append(ls, fmt.Sprint(n))
+		}
+		if len(g.lines) > shown {
+			ls = append(ls, "…")
+		}
+		g.first.Msg += fmt.Sprintf("; %d more like it on lines %s", len(g.lines), strings.Join(ls, ", "))
+	}
+	return out
 }
 
 // tomlName returns the TOML key of a struct field, or "" if it has none.

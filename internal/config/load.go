@@ -293,7 +293,7 @@ func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errLi
 	if isJSONFile(p) {
 		servers, errs := parseMCPJSON(data, p, scope == ScopeProject)
 		if len(errs) > 0 {
-			return nil, errs
+			return nil, errs.collapse()
 		}
 		f := &fileData{src: Source{Path: p, Scope: scope, Trusted: true}}
 		for i, s := range servers {
@@ -302,7 +302,8 @@ func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errLi
 		}
 		return f, nil
 	}
-	return parseTOML(p, data, scope)
+	f, errs := parseTOML(p, data, scope)
+	return f, errs.collapse()
 }
 
 func unwrapPathError(err error) string {
