@@ -73,6 +73,11 @@ type Config struct {
 	// Permissions maps qualified tool names or glob patterns to "allow",
 	// "ask" or "deny" ([permissions] table).
 	Permissions map[string]string `toml:"permissions,omitempty"`
+	// Hooks are commands run at points of a conversation ([[hooks.EVENT]]
+	// groups, Claude Code's hooks written as TOML). Unlike other tables, the
+	// hooks of every trusted file add up: a project's hooks run besides the
+	// user's. Each command carries the file it came from.
+	Hooks map[string][]HookGroup `toml:"hooks,omitempty"`
 
 	// Files lists every file that contributed, lowest scope first.
 	Files []Source `toml:"-"`
@@ -360,3 +365,24 @@ type Serve struct {
 // may name; internal/webdata's DefaultRateLimits has one entry for each
 // (a test there holds the two together).
 var RateLimitedTools = []string{"scrape_page", "scrape_api", "analyze_site", "export_data", "get_status", "list_presets"}
+
+// HookGroup is a [[hooks.EVENT]] group: a matcher (a regular expression on
+// the tool name, for the tool events) and the hooks that run when it
+// matches.
+type HookGroup struct {
+	Matcher string        `toml:"matcher,omitempty"`
+	Hooks   []HookCommand `toml:"hooks"`
+}
+
+// HookCommand is one [[hooks.EVENT.hooks]] entry.
+type HookCommand struct {
+	// Type is "command", the only kind otter runs.
+	Type    string `toml:"type"`
+	Command string `toml:"command"`
+	// Timeout is in seconds, as Claude Code and Codex write it; 0 means the
+	// default (60).
+	Timeout int `toml:"timeout,omitempty"`
+	// File and Line are where it was configured.
+	File string `toml:"-"`
+	Line int    `toml:"-"`
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/otter-sh/otter/internal/hooks"
 )
 
 // File names inside a project.
@@ -341,6 +344,7 @@ func parseTOML(p string, data []byte, scope Scope) (*fileData, errList) {
 		return nil, errList{f.decodeError(err, "", 0, "")}
 	}
 	f.cfg = doc.Config
+	f.placeHooks()
 	f.cfg.MCP = doc.MCP.MCP
 	f.cfg.MCP.Servers = nil
 	rawServers := rawServerList(f.raw)
@@ -543,6 +547,7 @@ func (f *fileData) checkNames(errs *errList) {
 func (f *fileData) check(errs *errList) {
 	file := f.src.Path
 	c := &f.cfg
+	f.checkHooks(errs)
 	if d := c.MCP.HealthCheckInterval.Duration; d > 0 && d < MinHealthCheckInterval {
 		errs.add(file, f.line(toml.Key{"mcp", "health_check_interval"}), fmt.Sprintf("use a duration of %s or more, such as the default %q, or a negative one to stop the pings", MinHealthCheckInterval, DefaultHealthCheckInterval.String()),
 			"mcp.health_check_interval = %s is too short: every connected server would be pinged that often", d)
@@ -772,4 +777,63 @@ func checkRateLimit(name string, rl RateLimit, file string, lineOf func(key stri
 		errs.add(file, lineOf("burst"), "write how many calls may come at once, at least 1, or leave burst out for the default",
 			"tools.rate_limits.%s.burst = %d is not a number of calls", name, rl.Burst)
 	}
+}
+
+// placeHooks records the file and line of each hook command: its
+// [[hooks.EVENT.hooks]] header, else its group's [[hooks.EVENT]].
+func (f *fileData) placeHooks() {
+	for ev, groups := range f.cfg.Hooks {
+		k := 0 // the n-th [[hooks.EVENT.hooks]] header of the file
+		for gi := range groups {
+			gline, _, _ := f.ix.nth(toml.Key{"hooks", ev}.String(), gi)
+			for hi := range groups[gi].Hooks {
+				h := &groups[gi].Hooks[hi]
+				l, _, _ := f.ix.nth(toml.Key{"hooks", ev, "hooks"}.String(), k)
+				k++
+				h.File, h.Line = f.src.Path, cmp.Or(l, gline)
+			}
+		}
+	}
+}
+
+// checkHooks refuses an event otter does not know, a matcher that is not a
+// regular expression, a hook of another type than "command" or without a
+// command, and a negative timeout.
+func (f *fileData) checkHooks(errs *errList) {
+	file := f.src.Path
+	for _, ev := range slices.Sorted(maps.Keys(f.cfg.Hooks)) {
+		line := f.line(toml.Key{"hooks", ev})
+		if !hooks.Event(ev).Valid() {
+			errs.add(file, line, "the events are "+hookEventNames(), "hooks.%s is not an event otter runs hooks for", ev)
+			continue
+		}
+		for _, g := range f.cfg.Hooks[ev] {
+			if g.Matcher != "" && g.Matcher != "*" {
+				if _, err := regexp.Compile(g.Matcher); err != nil {
+					errs.add(file, line, "write a regular expression such as \"mcp__github__.*\"", "hooks.%s: matcher %q is not a regular expression: %v", ev, g.Matcher, err)
+				}
+			}
+			if len(g.Hooks) == 0 {
+				errs.add(file, line, "add a [[hooks."+ev+".hooks]] entry with type = \"command\" and command = \"…\"", "hooks.%s: a group has no hooks", ev)
+			}
+			for _, h := range g.Hooks {
+				switch {
+				case h.Type != "command":
+					errs.add(file, cmp.Or(h.Line, line), "otter runs hooks of type = \"command\"", "hooks.%s: hook type %q is not supported", ev, h.Type)
+				case strings.TrimSpace(h.Command) == "":
+					errs.add(file, cmp.Or(h.Line, line), "set command to the shell command to run", "hooks.%s: a hook has no command", ev)
+				case h.Timeout < 0:
+					errs.add(file, cmp.Or(h.Line, line), "give the timeout in seconds, or leave it out for 60", "hooks.%s: timeout must not be negative", ev)
+				}
+			}
+		}
+	}
+}
+
+func hookEventNames() string {
+	names := make([]string, len(hooks.Events))
+	for i, e := range hooks.Events {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
 }

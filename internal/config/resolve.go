@@ -66,6 +66,7 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 	for rank, f := range files {
 		cfg.Files = append(cfg.Files, f.src)
 		if f.src.Trusted {
+			addHooks(cfg, f)
 			overlay(reflect.ValueOf(cfg).Elem(), reflect.ValueOf(&f.cfg).Elem(), f.raw, nil, func(p toml.Key) {
 				top[p.String()] = origin{f.src.Path, f.line(p), rank}
 			})
@@ -206,8 +207,8 @@ func overlay(dst, src reflect.Value, raw map[string]any, prefix toml.Key, set fu
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name := tomlName(f)
-		if name == "" || f.Type == reflect.TypeFor[[]Server]() {
-			continue
+		if name == "" || f.Type == reflect.TypeFor[[]Server]() || f.Type == reflect.TypeFor[map[string][]HookGroup]() {
+			continue // merged on their own: see resolve
 		}
 		rv, ok := raw[name]
 		if !ok {
@@ -636,4 +637,15 @@ func (c *Config) Server(name string) (Server, bool) {
 		}
 	}
 	return Server{}, false
+}
+
+// addHooks appends f's hooks to cfg's: hooks add up across scopes, as
+// Claude Code's do, so that a project's hooks run besides the user's.
+func addHooks(cfg *Config, f *fileData) {
+	for ev, groups := range f.cfg.Hooks {
+		if cfg.Hooks == nil {
+			cfg.Hooks = map[string][]HookGroup{}
+		}
+		cfg.Hooks[ev] = append(cfg.Hooks[ev], groups...)
+	}
 }

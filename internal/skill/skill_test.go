@@ -1,0 +1,100 @@
+package skill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fixture(t *testing.T) (user, proj string) {
+	user, proj = t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "pdf-forms", "SKILL.md"), "---\nname: pdf-forms\ndescription: Fill PDF forms.\n---\nUser body")
+	write(t, filepath.Join(proj, "pdf-forms", "SKILL.md"), "---\nname: pdf-forms\ndescription: Fill the team's PDF forms.\n---\n# PDF forms\nRead reference/fields.md first.")
+	write(t, filepath.Join(proj, "pdf-forms", "reference", "fields.md"), "Field names: a, b, c")
+	write(t, filepath.Join(proj, "pdf-forms", "scripts", "fill.py"), "print('x')")
+	write(t, filepath.Join(proj, "no-desc", "SKILL.md"), "---\nname: no-desc\n---\nx")
+	write(t, filepath.Join(proj, "wrong", "SKILL.md"), "---\nname: other\ndescription: d\n---\nx")
+	write(t, filepath.Join(proj, "plain", "SKILL.md"), "no header")
+	write(t, filepath.Join(proj, "not-a-skill", "README.md"), "x")
+	write(t, filepath.Join(proj, "secret.txt"), "outside")
+	return user, proj
+}
+
+func TestDiscover(t *testing.T) {
+	user, proj := fixture(t)
+	skills, problems := Discover([]Root{{user, User}, {proj, Project}, {filepath.Join(proj, "missing"), Project}})
+	if len(skills) != 1 || skills[0].Description != "Fill the team's PDF forms." || skills[0].Scope != Project {
+		t.Fatalf("skills %+v", skills)
+	}
+	all := ""
+	for _, p := range problems {
+		all += p.Error() + "\n"
+	}
+	for _, want := range []string{
+		filepath.Join(proj, "no-desc", "SKILL.md") + ":1: the header has no description",
+		filepath.Join(proj, "wrong", "SKILL.md") + `:2: name "other" must be the name of its folder`,
+		filepath.Join(proj, "plain", "SKILL.md") + ":1: SKILL.md must start with a YAML header",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems lack %q:\n%s", want, all)
+		}
+	}
+	if c := Catalog(skills); !strings.Contains(c, "- pdf-forms: Fill the team's PDF forms.") || strings.Contains(c, "Read reference") {
+		t.Fatalf("catalog %q", c)
+	}
+}
+
+func call(t *testing.T, skills []Skill, args string) (string, bool) {
+	t.Helper()
+	res, err := Tool(func() []Skill { return skills }).Call(context.Background(), json.RawMessage(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+func TestToolLoadsAndReadsConfined(t *testing.T) {
+	_, proj := fixture(t)
+	skills, _ := Discover([]Root{{proj, Project}})
+	text, isErr := call(t, skills, `{"name":"pdf-forms"}`)
+	if isErr || !strings.Contains(text, "Read reference/fields.md first.") || !strings.Contains(text, "- reference/fields.md") || !strings.Contains(text, "- scripts/fill.py") {
+		t.Fatalf("load: %q", text)
+	}
+	if text, isErr = call(t, skills, `{"name":"pdf-forms","file":"reference/fields.md"}`); isErr || text != "Field names: a, b, c" {
+		t.Fatalf("read: %q", text)
+	}
+	for _, bad := range []string{"../secret.txt", "/etc/passwd", "reference/../../secret.txt"} {
+		if text, isErr = call(t, skills, `{"name":"pdf-forms","file":"`+bad+`"}`); !isErr || !strings.Contains(text, "outside the skill's folder") {
+			t.Errorf("%s: %q", bad, text)
+		}
+	}
+	// A symbolic link out of the folder is refused too.
+	if err := os.Symlink(filepath.Join(proj, "secret.txt"), filepath.Join(proj, "pdf-forms", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr = call(t, skills, `{"name":"pdf-forms","file":"link.txt"}`); !isErr || strings.Contains(text, "outside\n") || text == "outside" {
+		t.Fatalf("symlink: %q", text)
+	}
+	if text, _ = call(t, skills, `{"name":"nope"}`); !strings.Contains(text, `no skill "nope"; the skills are: pdf-forms`) {
+		t.Fatalf("%q", text)
+	}
+	if _, err := skills[0].ReadFile("../x"); !errors.Is(err, ErrOutside) {
+		t.Fatal(err)
+	}
+}
