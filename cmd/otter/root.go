@@ -82,6 +82,7 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 	root.AddCommand(mcpCmd)
 	root.AddCommand(configCommands(f)...)   // config_cmd.go: config validate|show, trust
 	root.AddCommand(newCmdSessions(f, nil)) // sessions_cmd.go
+	root.AddCommand(newCmdHooks(f, nil))    // hooks_cmd.go
 
 	runPrompt := addPromptFlags(root, f, sessionOpts, nil) // prompt_cmd.go: -p and its flags
 	root.RunE = func(cmd *cobra.Command, args []string) error {

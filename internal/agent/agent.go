@@ -85,6 +85,10 @@ type Options struct {
 	// SavePermission persists an "allow always" answer; nil means
 	// config.SavePermission.
 	SavePermission func(workDir, pattern, decision string) error
+	// Hooks runs the user's hooks at the tool calls and when the model
+	// has answered (PreToolUse, PostToolUse, PostToolUseFailure, Stop); nil
+	// runs none.
+	Hooks HookRunner
 	// Recorder saves the conversation as it grows (a session store); nil
 	// saves nothing. SetRecorder replaces it.
 	Recorder Recorder
@@ -252,6 +256,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 	}
 
 	lastText := ""
+	stopHookActive := false
 	for rounds := 0; ; {
 		tools := a.offeredTools(provider, model, settings.ToolSearch) // before the system prompt, which names deferred tools' servers
 		req := llm.Request{
@@ -293,6 +298,11 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 		}
 		a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}, resp.Usage)
 		if len(resp.ToolCalls) == 0 {
+			if goOn := a.stopHook(ctx, stopHookActive); goOn != "" && ctx.Err() == nil {
+				stopHookActive = true
+				a.appendRecorded(llm.Message{Role: llm.RoleUser, Text: goOn}, llm.Usage{})
+				continue
+			}
 			a.emit(TurnFinished{Text: resp.Text, Truncated: resp.StopReason == llm.StopMaxTokens})
 			return nil
 		}

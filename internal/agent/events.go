@@ -88,3 +88,4 @@ func (ToolCallFinished) isEvent() {}
 func (Usage) isEvent()            {}
 func (Retrying) isEvent()         {}
 func (TurnFinished) isEvent()     {}
+func (HookMessage) isEvent()      {}

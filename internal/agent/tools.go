@@ -86,7 +86,14 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 	if err := json.Unmarshal(p.call.Args, &obj); err != nil || obj == nil {
 		return fmt.Errorf("invalid arguments for %s: they must be a JSON object, got %s", p.call.Name, truncate(string(p.call.Args), 200))
 	}
-	return a.permit(ctx, e, p.call)
+	decision, err := a.preToolUse(ctx, p.call)
+	if err != nil {
+		return err
+	}
+	if decision == "allow" {
+		return nil
+	}
+	return a.permit(ctx, e, p.call, decision == "ask")
 }
 
 // permit applies the permission rules:
@@ -96,7 +103,10 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 //  3. read-only tools (readOnlyHint) run, except built-ins that reach the
 //     network or write files (tool.Info.NeedsConsent);
 //  4. otherwise the Approver is asked.
-func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) error {
+//
+// forceAsk (a PreToolUse hook's "ask") asks where 2 and 3 would run the
+// call; a "deny" rule still refuses.
+func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, forceAsk bool) error {
 	a.mu.Lock()
 	rule := matchRule(a.settings.Permissions, e.Name)
 	session := a.session[e.Name]
@@ -111,7 +121,10 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall) err
 	if rule == "ask" {
 		reason = "the [permissions] configuration says ask"
 	}
-	if session || (rule == "" && !needs) {
+	if forceAsk {
+		reason = "a PreToolUse hook says ask"
+	}
+	if !forceAsk && (session || (rule == "" && !needs)) {
 		return nil
 	}
 	if a.opts.Approver == nil {
@@ -216,8 +229,11 @@ func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
 		res = nil
 	}
 	elapsed = time.Since(start)
-	a.emit(ToolCallFinished{ID: id, Name: p.call.Name, Result: res, Err: err, Elapsed: elapsed})
 	p.result = a.resultForModel(p.call, res, err)
+	if ctx.Err() == nil {
+		a.postToolUse(ctx, p.call, res, err, &p.result)
+	}
+	a.emit(ToolCallFinished{ID: id, Name: p.call.Name, Result: res, Err: err, Elapsed: elapsed})
 }
 
 func truncate(s string, n int) string {

@@ -63,3 +63,35 @@ func TestHookConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A Claude Code settings file's hooks become TOML that loads back to the
+// same hooks.
+func TestHooksImportRoundTrip(t *testing.T) {
+	settings := `{
+  "permissions": {"allow": ["Bash(ls)"]},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "jq -r '.tool_input.command' | grep -v \"rm\"", "timeout": 30}]}],
+    "PostToolUse": [{"hooks": [{"type": "command", "command": "./log.sh"}, {"type": "prompt", "prompt": "x"}]}],
+    "SubagentStop": [{"hooks": [{"type": "command", "command": "x"}]}]
+  }
+}`
+	groups, skipped, err := ParseHooksJSON([]byte(settings), "settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 2 || !strings.Contains(strings.Join(skipped, ";"), "SubagentStop") {
+		t.Errorf("skipped %q", skipped)
+	}
+	paths, _ := testEnv(t)
+	if err := AddHooks(paths.UserConfigFile(), groups, "Imported from settings.json"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir()})
+	pre := cfg.Hooks["PreToolUse"]
+	if len(pre) != 1 || pre[0].Matcher != "Bash|Write" || pre[0].Hooks[0].Command != `jq -r '.tool_input.command' | grep -v "rm"` || pre[0].Hooks[0].Timeout != 30 {
+		t.Fatalf("PreToolUse %+v", pre)
+	}
+	if post := cfg.Hooks["PostToolUse"]; len(post) != 1 || len(post[0].Hooks) != 1 || post[0].Hooks[0].Command != "./log.sh" {
+		t.Fatalf("PostToolUse %+v", post)
+	}
+}

@@ -35,7 +35,7 @@ type Input struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Stop: true when the agent is already going on because of a Stop hook,
 	// so that a hook can let it stop this time.
-	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	StopHookActive bool `json:"stop_hook_active"`
 	// SessionStart: "startup", "resume", "clear" or "compact".
 	Source string `json:"source,omitempty"`
 	// PreCompact: "manual" or "auto", and the user's instructions.
