@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,6 +12,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/skill"
 )
 
 // providerState is the model provider the configuration names, read again
@@ -82,7 +84,7 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions) agent.Settings {
 		Permissions:  cfg.Permissions,
 		MaxTurns:     cfg.Agent.MaxTurns,
 		MaxTokens:    cfg.Agent.MaxTokens,
-		SystemPrompt: cfg.Agent.SystemPrompt,
+		SystemPrompt: joinPrompt(cfg.Agent.SystemPrompt, skill.Catalog(a.skills())),
 		ToolSearch:   agent.ToolSearchConfig(cfg),
 		CompactAt:    cfg.Agent.CompactAt,
 	}
@@ -144,4 +146,15 @@ func (a *App) refreshProvider(cfg *config.Config) {
 func (a *App) sample(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
 	p, model, _ := a.Provider()
 	return agent.SamplingHandler(p, model, a.opts.SamplingApprover)(ctx, server, req)
+}
+
+// joinPrompt joins the non-empty parts of a system prompt section.
+func joinPrompt(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }

@@ -91,6 +91,7 @@ type App struct {
 	opts     Options
 	llm      providerState
 	sessions sessionStore
+	ext      extensionState
 	closeMu  sync.Mutex
 	closed   bool
 
@@ -124,6 +125,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	a.Config = cfg
 	a.refreshProvider(cfg)
+	a.refreshExtensions(cfg)
 
 	a.Tools = tool.NewSet(tool.Options{
 		MaxOutputChars: cfg.Tools.MaxOutputChars,
@@ -204,6 +206,7 @@ func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	if err != nil {
 		return mcphost.ReloadDiff{}, err
 	}
+	a.refreshExtensions(cfg)
 	builtins, err := a.builtins(cfg)
 	if err != nil {
 		return mcphost.ReloadDiff{}, err

@@ -4,12 +4,14 @@ import (
 	"fmt"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/skill"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
 )
 
 // builtins returns otter's built-in web-data tools, set up from cfg's
-// [tools] table. get_status reports the MCP servers and recent calls.
+// [tools] table (get_status reports the MCP servers and recent calls), and
+// the skill tool when the user has skills.
 func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 	ts, err := webdata.Tools(webdata.Options{
 		Config:  cfg.Tools,
@@ -19,6 +21,9 @@ func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("set up the built-in tools from [tools]: %w", err)
+	}
+	if len(a.Extensions().Skills) > 0 {
+		ts = append(ts, skill.Tool(a.skills))
 	}
 	return ts, nil
 }

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/otter-sh/otter/internal/skill"
+)
+
+func put(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// In an untrusted clone the project's commands, skills and hooks do
+// nothing; the user's own do. Once the project is trusted, all count.
+func TestExtensionsWaitForTrust(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // no ~/.claude/skills of the machine's
+	paths := testPaths(t, "")
+	put(t, filepath.Join(paths.ConfigDir, "commands", "mine.md"), "Mine.")
+	proj := t.TempDir()
+	put(t, filepath.Join(proj, ".otter", "config.toml"), "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"exit 2\"\n")
+	put(t, filepath.Join(proj, ".otter", "commands", "review", "pr.md"), "---\ndescription: Review a PR\n---\nReview #$1")
+	put(t, filepath.Join(proj, ".claude", "commands", "legacy.md"), "Legacy.")
+	put(t, filepath.Join(proj, ".claude", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.")
+
+	open := func() *App {
+		a, err := New(context.Background(), Options{Paths: paths, WorkDir: proj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		return a
+	}
+	a := open()
+	ext := a.Extensions()
+	if len(ext.Commands) != 1 || ext.Commands[0].Name != "mine" || len(ext.Skills) != 0 || !ext.Hooks.Empty() {
+		t.Fatalf("untrusted: %+v", ext)
+	}
+	if _, ok := a.Tools.Lookup(skill.ToolName); ok {
+		t.Fatal("the skill tool is offered with no skill")
+	}
+	if strings.Contains(a.agentSettings(a.Config, AgentOptions{}).SystemPrompt, "release") {
+		t.Fatal("an untrusted project's skill reached the system prompt")
+	}
+
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
+	a = open()
+	ext = a.Extensions()
+	var names []string
+	for _, c := range ext.Commands {
+		names = append(names, c.Name+"("+string(c.Scope)+")")
+	}
+	if got := strings.Join(names, " "); got != "legacy(project) mine(user) review:pr(project)" {
+		t.Fatalf("commands: %s", got)
+	}
+	if len(ext.Skills) != 1 || ext.Hooks.Empty() {
+		t.Fatalf("trusted: %+v", ext)
+	}
+	if _, ok := a.Tools.Lookup(skill.ToolName); !ok {
+		t.Fatal("the skill tool is not offered")
+	}
+	if p := a.agentSettings(a.Config, AgentOptions{}).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
+		t.Fatalf("system prompt lacks the skill catalog:\n%s", p)
+	}
+}
