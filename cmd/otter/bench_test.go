@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // BenchmarkStartup compares `otter --version` with a minimal Go program
@@ -20,10 +22,7 @@ import (
 //	startup: otter=… baseline=… ratio=…   (median wall time of one start; ratio otter/baseline)
 func BenchmarkStartup(b *testing.B) {
 	dir := b.TempDir()
-	otter := filepath.Join(dir, "otter")
-	if out, err := exec.Command("go", "build", "-o", otter, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
-	}
+	otter := testpeer.Otter(b)
 	src := filepath.Join(dir, "baseline")
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // TestThirtyTurnsInASmallWindow is issue 19's "done when", through the real
@@ -21,11 +22,7 @@ import (
 // 30 questions, and the compactions.
 func TestThirtyTurnsInASmallWindow(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "otter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
-	}
+	bin := testpeer.Otter(t)
 	for _, kind := range llmtest.Kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // TestMCPEditsRefuseAnInlineServersArray: with the servers written as an
@@ -62,10 +63,7 @@ func TestMCPEditsRefuseAnInlineServersArray(t *testing.T) {
 // Before, each read the file, added its entry and wrote it back, so the
 // processes lost each other's servers.
 func TestParallelMCPAddsKeepEveryServer(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "otter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testpeer.Otter(t)
 	paths := configTestHome(t)
 	file := paths.UserConfigFile()
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
@@ -148,11 +149,7 @@ func runSessionTestServer() int {
 // (every tool call answered).
 func TestKillNineLosesOnlyWhatWasStreaming(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "otter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
-	}
+	bin := testpeer.Otter(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

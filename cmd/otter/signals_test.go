@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // The test binary doubles as a stdio MCP server: with envSigServer set,
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envSessionServer) != "" {
 		os.Exit(runSessionTestServer())
 	}
-	os.Exit(m.Run())
+	os.Exit(testpeer.Run(m))
 }
 
 func runSignalTestServer() int {
@@ -67,10 +69,7 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "otter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
-	}
+	bin := testpeer.Otter(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

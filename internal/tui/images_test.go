@@ -25,15 +25,17 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // TestMain pins image detection for the tests that use the real
 // environment (the harness's default Options): run from kitty or iTerm2,
-// they would otherwise see images their assertions do not expect.
+// they would otherwise see images their assertions do not expect. The tmux
+// tests share one otter binary, which testpeer.Run removes afterwards.
 func TestMain(m *testing.M) {
 	os.Setenv("OTTER_IMAGES", "off")
-	os.Exit(m.Run())
+	os.Exit(testpeer.Run(m))
 }
 
 func envOf(kv ...string) func(string) (string, bool) {

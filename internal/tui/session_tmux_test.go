@@ -10,6 +10,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // TestContinueInTheTUI is the "done when", as a new user would:
@@ -53,7 +54,7 @@ func TestContinueInTheTUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "otter")
+	bin := testpeer.Otter(t) // the binary run.sh starts
 	cont := strings.Replace(string(script), "\""+bin+"\"\n", "\""+bin+"\" -c\n", 1)
 	if cont == string(script) {
 		t.Fatalf("run.sh does not start %s on a line of its own:\n%s", bin, script)

@@ -178,7 +178,7 @@ type tmuxPane struct {
 	home, work, cfgFile, exitFile string
 }
 
-// startTmux builds otter and runs it in a w×h tmux pane (session
+// startTmux runs the package's otter binary in a w×h tmux pane (session
 // "otter-tui") in dir/work, with cfg as the user config.
 func startTmux(t *testing.T, dir, cfg string, w, h int) *tmuxPane {
 	t.Helper()
@@ -189,17 +189,11 @@ func startTmux(t *testing.T, dir, cfg string, w, h int) *tmuxPane {
 // arguments.
 func startTmuxAs(t *testing.T, name, dir, cfg string, w, h int, args ...string) *tmuxPane {
 	t.Helper()
-	peers := testpeer.Require(t)
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
 	}
-	bin := filepath.Join(dir, "otter")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/otter")
-	build.Dir = peers.Root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/otter: %v\n%s", err, out)
-	}
+	bin := testpeer.Otter(t)
 	p := &tmuxPane{t: t, tmux: tmux, name: name, sock: filepath.Join(dir, "tmux.sock"),
 		home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"), exitFile: filepath.Join(dir, "exit-status")}
 	cfgDir := filepath.Join(p.home, ".config", "otter")
