@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -233,5 +235,40 @@ func TestCollidingServers(t *testing.T) {
 	}
 	if out, stderr, err := runOtter(t, "--cwd", work, "mcp", "call", "mcp__my_srv__echo", "{}"); err != nil || !strings.Contains(out, "echo from my.srv") {
 		t.Errorf("call of the shared name: %q, %v\n%s", out, err, stderr)
+	}
+}
+
+// `otter mcp call TOOL` takes a server's own tool name when exactly one
+// server has it, as /call does in the TUI (both resolve names through
+// tool.Resolve), and names the choices when several have it. The real
+// binary, as a script would run it.
+func TestCallTakesABareToolNameOneServerHas(t *testing.T) {
+	bin := otterBinary(t)
+	home, env := otterHome(t)
+	cfgDir := filepath.Join(home, "xdg_config_home", "otter")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"calc\"\nurl = %q\ntransport = \"http\"\n\n[[mcp.servers]]\nname = \"text\"\nurl = %q\ntransport = \"http\"\n",
+		httpToolServer(t, "calc", "get-sum", "echo"), httpToolServer(t, "text", "echo"))
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	otter := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = home, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := otter("mcp", "call", "get-sum", `{"a":1,"b":2}`); err != nil || !strings.Contains(out, "get-sum from calc") {
+		t.Errorf("mcp call get-sum: %v\n%s", err, out)
+	}
+	if out, err := otter("mcp", "call", "get-sum"); err != nil || !strings.Contains(out, "get-sum from calc") {
+		t.Errorf("mcp call get-sum (no arguments): %v\n%s", err, out)
+	}
+	out, err := otter("mcp", "call", "echo", "{}")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(out, "echo is ambiguous: 2 servers offer it (mcp__calc__echo, mcp__text__echo)") {
+		t.Errorf("mcp call echo (two servers have it): %v\n%s", err, out)
 	}
 }

@@ -121,6 +121,12 @@ func RunMCPTools(ctx context.Context, f *Factory, o MCPToolsOptions) error {
 	return printTools(f.IO.Out, entries, o.JSON)
 }
 
+// builtinNames are otter's own tools: calling one starts no server. Any
+// other name may be a server's tool (qualified, or a bare name that one
+// server has), so the servers start.
+var builtinNames = []string{webdata.NameScrapePage, webdata.NameScrapeAPI, webdata.NameAnalyzeSite,
+	webdata.NameExportData, webdata.NameGetStatus, webdata.NameListPresets}
+
 // MCPCallOptions are the options of `otter mcp call`.
 type MCPCallOptions struct {
 	Args    []string // [SERVER] TOOL [JSON_ARGS]
@@ -152,7 +158,7 @@ func RunMCPCall(ctx context.Context, f *Factory, o MCPCallOptions) error {
 		opts.only = target.Server
 	case target.Tool == webdata.NameGetStatus:
 		// It reports the servers, so they start as for `otter mcp list`.
-	case !strings.HasPrefix(target.Tool, "mcp__"):
+	case slices.Contains(builtinNames, target.Tool):
 		opts.none = true // a built-in: no server needs to start
 	}
 	s, err := startMCPSession(ctx, f, opts)
@@ -699,8 +705,13 @@ func mcpErrText(err error) string {
 // resolveTool finds the qualified name of the tool t names.
 func resolveTool(set *tool.Set, t CallTarget) (string, error) {
 	if t.Server == "" {
-		if e, ok := set.Lookup(t.Tool); ok {
+		e, err := tool.Resolve(set.Entries(), t.Tool)
+		var amb *tool.AmbiguousError
+		switch {
+		case err == nil:
 			return e.Name, nil
+		case errors.As(err, &amb):
+			return "", fmt.Errorf("%w; give SERVER TOOL or the qualified name", amb)
 		}
 		var builtins []string
 		for _, e := range set.Entries() {
@@ -708,7 +719,7 @@ func resolveTool(set *tool.Set, t CallTarget) (string, error) {
 				builtins = append(builtins, e.Name)
 			}
 		}
-		return "", fmt.Errorf("no tool named %q: give SERVER TOOL, a qualified name (mcp__server__tool) or a built-in (%s); `otter mcp tools` lists them",
+		return "", fmt.Errorf("no tool named %q: give SERVER TOOL, a qualified name (mcp__server__tool), a tool name one server has, or a built-in (%s); `otter mcp tools` lists them",
 			t.Tool, strings.Join(builtins, ", "))
 	}
 	var names []string

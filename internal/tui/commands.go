@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -152,28 +153,6 @@ func (m *model) command(line string) tea.Cmd {
 	return nil
 }
 
-// lookupTool finds a tool by its qualified name, or by a server's own tool
-// name ("get-sum") when exactly one server offers a tool of that name;
-// when several do, it returns their qualified names instead.
-func (m *model) lookupTool(name string) (e tool.Entry, ok bool, ambiguous []string) {
-	var found []tool.Entry
-	for _, e := range m.tools {
-		if e.Name == name {
-			return e, true, nil
-		}
-		if e.Info.Server != "" && e.Info.Name == name {
-			found = append(found, e)
-		}
-	}
-	if len(found) == 1 {
-		return found[0], true, nil
-	}
-	for _, e := range found {
-		ambiguous = append(ambiguous, e.Name)
-	}
-	return tool.Entry{}, false, ambiguous
-}
-
 func (m *model) callCommand(args string) tea.Cmd {
 	name, raw, _ := strings.Cut(args, " ")
 	if name == "" {
@@ -181,12 +160,13 @@ func (m *model) callCommand(args string) tea.Cmd {
 		return nil
 	}
 	m.refresh()
-	e, ok, ambiguous := m.lookupTool(name)
+	e, err := tool.Resolve(m.tools, name)
+	var amb *tool.AmbiguousError
 	switch {
-	case len(ambiguous) > 0:
-		m.notice(itemError, fmt.Sprintf("%s is ambiguous: %d servers offer it — use one of %s", name, len(ambiguous), strings.Join(ambiguous, ", ")))
+	case errors.As(err, &amb):
+		m.notice(itemError, fmt.Sprintf("%s is ambiguous: %d servers offer it — use one of %s", name, len(amb.Candidates), strings.Join(amb.Candidates, ", ")))
 		return nil
-	case !ok:
+	case err != nil:
 		m.notice(itemError, fmt.Sprintf("no tool named %s — /mcp tools lists them", name))
 		return nil
 	}
