@@ -102,7 +102,10 @@ otter -c continues this directory's latest conversation, otter -r ID another.`,
 	showCmd.Flags().BoolVar(&show.Markdown, "markdown", false, "print Markdown (the default)")
 	showCmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	rmCmd := byID("rm", "rm ID", "Delete a saved conversation", &rm)
-	exportCmd := byID("export", "export ID", "Print a saved conversation as Markdown", &export)
+	exportCmd := byID("export", "export ID", "Print a saved conversation as Markdown (or JSON)", &export)
+	exportCmd.Flags().BoolVar(&export.JSON, "json", false, "print {id, title, …, messages: [{role, content, …}]}, as show --json")
+	exportCmd.Flags().BoolVar(&export.Markdown, "markdown", false, "print Markdown (the default)")
+	exportCmd.MarkFlagsMutuallyExclusive("json", "markdown")
 
 	var search cli.SessionsOptions
 	searchCmd := &cobra.Command{

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/testpeer"
@@ -244,5 +245,53 @@ func TestKillNineLosesOnlyWhatWasStreaming(t *testing.T) {
 				t.Errorf("after the second kill the model got:\n%s", got)
 			}
 		})
+	}
+}
+
+// `otter sessions export ID --json` prints what `show --json` prints, for
+// a script that archives conversations; without --json, Markdown.
+func TestSessionsExportJSON(t *testing.T) {
+	bin := otterBinary(t)
+	home, env := otterHome(t)
+	ctx := context.Background()
+	s, err := session.Open(ctx, filepath.Join(home, "xdg_data_home", "otter", session.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Create(ctx, session.Info{Cwd: home, Provider: "fake", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []llm.Message{{Role: llm.RoleUser, Text: "where do otters sleep?"}, {Role: llm.RoleAssistant, Text: "In the water, holding hands."}} {
+		if _, err := s.Append(ctx, info.ID, m, llm.Usage{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	export := func(args ...string) string {
+		cmd := exec.Command(bin, append([]string{"sessions", "export", info.ID[:8]}, args...)...)
+		cmd.Dir, cmd.Env = home, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("otter sessions export %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	var got struct {
+		ID       string `json:"id"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	out := export("--json")
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("export --json is not JSON: %v\n%s", err, out)
+	}
+	if got.ID != info.ID || len(got.Messages) != 2 || got.Messages[1].Role != "assistant" || got.Messages[1].Content != "In the water, holding hands." {
+		t.Errorf("export --json = %+v", got)
+	}
+	if md := export(); !strings.Contains(md, "In the water, holding hands.") || strings.HasPrefix(strings.TrimSpace(md), "{") {
+		t.Errorf("export without --json is not Markdown:\n%s", md)
 	}
 }

@@ -36,7 +36,7 @@ func (a *Agent) Load(history []llm.Message, allowed []string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = history
-	a.forgetCount()
+	a.newConversation()
 	a.session = make(map[string]bool, len(allowed))
 	for _, t := range allowed {
 		a.session[t] = true

@@ -43,7 +43,8 @@ func (c ContextState) Share() float64 {
 	return float64(c.Used) / float64(c.Window)
 }
 
-// ModelUsage is what one model was used for in this agent's lifetime.
+// ModelUsage is what one model was used for in this conversation (since
+// it started or was loaded in this run).
 type ModelUsage struct {
 	Provider, Model string
 	Usage           llm.Usage
@@ -113,11 +114,14 @@ func (a *Agent) promptTime() time.Time {
 	return w.started
 }
 
-// newConversation forgets what belonged to the previous conversation.
+// newConversation forgets what belonged to the previous conversation,
+// its ledger included: /cost reports the conversation in front of the
+// person, not earlier ones of the same run.
 func (a *Agent) newConversation() {
 	a.forgetCount()
 	a.window.mu.Lock()
 	a.window.started = time.Time{}
+	a.window.ledger = nil
 	a.window.mu.Unlock()
 }
 
@@ -224,8 +228,8 @@ func (a *Agent) account(provider llm.Provider, model string, u llm.Usage, coveri
 	w.ledger = append(w.ledger, e)
 }
 
-// Costs returns the tokens and cost of every model this agent called, in
-// the order they were first used.
+// Costs returns the tokens and cost of every model called in this
+// conversation, in the order they were first used.
 func (a *Agent) Costs() []ModelUsage {
 	a.window.mu.Lock()
 	defer a.window.mu.Unlock()

@@ -282,9 +282,10 @@ func SessionsShow(ctx context.Context, f *Factory, o SessionsOptions) error {
 	return err
 }
 
-// SessionsExport is `otter sessions export ID`: Markdown on stdout.
+// SessionsExport is `otter sessions export ID`: Markdown on stdout, or
+// with JSON what `show --json` prints.
 func SessionsExport(ctx context.Context, f *Factory, o SessionsOptions) error {
-	o.JSON, o.Markdown = false, true
+	o.Markdown = !o.JSON
 	return SessionsShow(ctx, f, o)
 }
 

@@ -75,3 +75,97 @@ func (s *Store) Search(ctx context.Context, query string, opts SearchOptions) ([
 	}
 	return out, s.fail("search sessions", rows.Err())
 }
+
+// Found is a session that Find found, with what matched.
+type Found struct {
+	Info
+	// Match is the title (when it holds the words) or the best matching
+	// message's snippet, the matched words between « and ».
+	Match string
+}
+
+// Find finds the sessions a person means by words, as a picker lists
+// them: those whose title holds every word (renamed sessions are found by
+// their new name), then those with a message that does (Search), each
+// session once, best matches first, up to limit (0: 200 messages searched).
+func (s *Store) Find(ctx context.Context, words string, limit int) ([]Found, error) {
+	ws := strings.Fields(strings.ToLower(words))
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 200
+	}
+	q := "SELECT " + infoColumns + " FROM sessions s WHERE messages > 0"
+	var args []any
+	for _, w := range ws {
+		// Titles are short: a substring match in any case, the first
+		// prompt standing in for a title never set.
+		q += ` AND instr(lower(CASE WHEN s.title = '' THEN s.first_prompt ELSE s.title END), ?) > 0`
+		args = append(args, w)
+	}
+	q += fmt.Sprintf(" ORDER BY updated DESC LIMIT %d", limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.fail("search session titles", err)
+	}
+	var out []Found
+	seen := map[string]bool{}
+	for rows.Next() {
+		i, err := scanInfo(rows)
+		if err != nil {
+			rows.Close()
+			return nil, s.fail("search session titles", err)
+		}
+		seen[i.ID] = true
+		out = append(out, Found{Info: i, Match: markWords(i.Title, ws)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("search session titles", err)
+	}
+	hits, err := s.Search(ctx, words, SearchOptions{Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		if !seen[h.Session.ID] {
+			seen[h.Session.ID] = true
+			out = append(out, Found{Info: h.Session, Match: h.Snippet})
+		}
+	}
+	return out, nil
+}
+
+// markWords puts « and » around each occurrence of the (lower-case) words
+// in text, as Search's snippets do.
+func markWords(text string, words []string) string {
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) { // a case change resized the text: leave it plain
+		return text
+	}
+	in := make([]bool, len(text)) // the bytes inside a match
+	for _, w := range words {
+		for off := 0; w != ""; {
+			i := strings.Index(lower[off:], w)
+			if i < 0 {
+				break
+			}
+			for j := off + i; j < off+i+len(w); j++ {
+				in[j] = true
+			}
+			off += i + len(w)
+		}
+	}
+	var b strings.Builder
+	for i := range len(text) {
+		if in[i] && (i == 0 || !in[i-1]) {
+			b.WriteString("«")
+		}
+		b.WriteByte(text[i])
+		if in[i] && (i == len(text)-1 || !in[i+1]) {
+			b.WriteString("»")
+		}
+	}
+	return b.String()
+}

@@ -1243,9 +1243,13 @@ func keptParts(parts []barPart, level int) []string {
 	return out
 }
 
+// humanCount writes a token count short: 950, 8.2k, 200.0k, 1M, 1.5M.
 func humanCount(n int64) string {
-	if n < 1000 {
+	switch {
+	case n < 1000:
 		return fmt.Sprint(n)
+	case n < 999_950:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
-	return fmt.Sprintf("%.1fk", float64(n)/1000)
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1_000_000), ".0") + "M"
 }

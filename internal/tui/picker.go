@@ -22,7 +22,7 @@ type sessionPicker struct {
 	m     *model
 	sb    SessionBackend
 	query string // the words list is (being) found for
-	list  []session.Info
+	list  []session.Found
 	err   error
 	// searching: a search for query runs (a full-text search of a large
 	// store takes a moment, so it runs off the UI's loop).
@@ -33,7 +33,7 @@ type sessionPicker struct {
 type sessionsFoundMsg struct {
 	p     *sessionPicker
 	query string
-	list  []session.Info
+	list  []session.Found
 	err   error
 }
 
@@ -145,7 +145,10 @@ func (p *sessionPicker) view(width, height int) string {
 			meta += " · " + filepath.Base(s.Cwd)
 		}
 		line := mark + title + st.dim.Render(meta)
-		if room := width - lipgloss.Width(line) - 4; room > 8 && s.FirstPrompt != "" {
+		// What matched the search, else the first prompt.
+		if room := width - lipgloss.Width(line) - 4; room > 8 && s.Match != "" {
+			line += "  " + matchText(st, truncateText(s.Match, room))
+		} else if room > 8 && s.FirstPrompt != "" {
 			line += "  " + truncateText(s.FirstPrompt, room)
 		}
 		b.WriteString(line + "\n")
@@ -161,4 +164,25 @@ func (p *sessionPicker) view(width, height int) string {
 	}
 	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
 	return body + "\n\n" + st.dim.Render("type to search · ↑/↓ select · enter resume · esc close")
+}
+
+// matchText shows a search match: the words found (between « and ») in
+// the accent colour, the brackets dropped.
+func matchText(st styles, s string) string {
+	var b strings.Builder
+	for {
+		open := strings.Index(s, "«")
+		if open < 0 {
+			break
+		}
+		end := strings.Index(s[open:], "»")
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:open])
+		b.WriteString(st.accent.Render(s[open+len("«") : open+end]))
+		s = s[open+end+len("»"):]
+	}
+	b.WriteString(s)
+	return b.String()
 }

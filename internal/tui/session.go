@@ -131,8 +131,8 @@ type SessionBackend interface {
 	// RenameSession sets the current session's title.
 	RenameSession(ctx context.Context, title string) error
 	// FindSessions lists saved sessions, this directory's first; with
-	// words, those whose messages hold them all.
-	FindSessions(ctx context.Context, words string) ([]session.Info, error)
+	// words, those whose title or messages hold them all, with the match.
+	FindSessions(ctx context.Context, words string) ([]session.Found, error)
 	// ResumeSession continues the session with this ID or unique prefix.
 	ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error)
 	// SessionDir is the directory whose sessions FindSessions lists first.
@@ -202,13 +202,15 @@ func (b *AppBackend) RenameSession(ctx context.Context, title string) error {
 }
 
 // FindSessions implements SessionBackend.
-func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.Info, error) {
+func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.Found, error) {
 	s, err := b.sessionStore(ctx)
 	if err != nil {
 		return nil, err
 	}
+	here := b.app.WorkDir
+	var out []session.Found
 	if strings.TrimSpace(words) == "" {
-		here, err := s.List(ctx, session.ListOptions{Cwd: b.app.WorkDir, Limit: 10})
+		mine, err := s.List(ctx, session.ListOptions{Cwd: here, Limit: 10})
 		if err != nil {
 			return nil, err
 		}
@@ -216,28 +218,18 @@ func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.
 		if err != nil {
 			return nil, err
 		}
-		for _, i := range all {
-			if i.Cwd != b.app.WorkDir {
-				here = append(here, i)
+		for _, i := range append(mine, all...) {
+			if len(out) < len(mine) || i.Cwd != here {
+				out = append(out, session.Found{Info: i})
 			}
 		}
-		return here, nil
+		return out, nil
 	}
-	hits, err := s.Search(ctx, words, session.SearchOptions{Limit: 200})
-	if err != nil {
+	if out, err = s.Find(ctx, words, 0); err != nil {
 		return nil, err
 	}
-	var out []session.Info
-	seen := map[string]bool{}
-	for _, h := range hits {
-		if !seen[h.Session.ID] {
-			seen[h.Session.ID] = true
-			out = append(out, h.Session)
-		}
-	}
 	// This directory's first, each part best match first.
-	here := b.app.WorkDir
-	slices.SortStableFunc(out, func(x, y session.Info) int {
+	slices.SortStableFunc(out, func(x, y session.Found) int {
 		switch {
 		case x.Cwd == here && y.Cwd != here:
 			return -1

@@ -39,7 +39,7 @@ func (f sessionFake) ForkSession(context.Context) (session.Info, error) {
 
 func (f sessionFake) RenameSession(context.Context, string) error { return nil }
 
-func (f sessionFake) FindSessions(context.Context, string) ([]session.Info, error) { return nil, nil }
+func (f sessionFake) FindSessions(context.Context, string) ([]session.Found, error) { return nil, nil }
 
 func (f sessionFake) ResumeSession(_ context.Context, id string) (session.Info, []session.Entry, error) {
 	f.setUsed(100_000)
