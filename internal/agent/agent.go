@@ -26,7 +26,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
@@ -82,13 +81,19 @@ type Options struct {
 	// Send and from tool goroutines (never concurrently), and must not
 	// block for long. May be nil.
 	OnEvent func(Event)
-	// SavePermission persists an "allow always" answer; nil means
-	// config.SavePermission.
+	// SavePermission persists an "allow always" answer (the front end's
+	// config file); nil keeps such an answer for this session only.
 	SavePermission func(workDir, pattern, decision string) error
 	// Hooks runs the user's hooks at the tool calls and when the model
 	// has answered (PreToolUse, PostToolUse, PostToolUseFailure, Stop); nil
 	// runs none.
 	Hooks HookRunner
+	// PermissionsFile names, for the person asked, where SavePermission
+	// saves the answers given in workDir; may be nil.
+	PermissionsFile func(workDir string) string
+	// ProviderHelp says how to configure a model provider: the error of a
+	// message sent without one ends with it.
+	ProviderHelp string
 	// Recorder saves the conversation as it grows (a session store); nil
 	// saves nothing. SetRecorder replaces it.
 	Recorder Recorder
@@ -154,9 +159,6 @@ func New(opts Options) *Agent {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.SavePermission == nil {
-		opts.SavePermission = config.SavePermission
-	}
 	return &Agent{
 		opts:     opts,
 		provider: opts.Provider,
@@ -165,6 +167,15 @@ func New(opts Options) *Agent {
 		settings: opts.settings().normalized(),
 		recorder: opts.Recorder,
 	}
+}
+
+// noProvider is the error of a message sent with no model provider:
+// ErrNoProvider, with how to configure one.
+func (a *Agent) noProvider() error {
+	if a.opts.ProviderHelp == "" {
+		return fmt.Errorf("%w", llm.ErrNoProvider)
+	}
+	return fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, a.opts.ProviderHelp)
 }
 
 // Configure replaces the settings from the config (after a reload). A
@@ -247,7 +258,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 	provider, model, settings := a.provider, a.model, a.settings
 	a.mu.Unlock()
 	if provider == nil {
-		err := fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure())
+		err := a.noProvider()
 		a.emit(TurnFinished{Err: err})
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
@@ -50,8 +49,8 @@ func BenchmarkToolsRequestBytes2000(b *testing.B) {
 		}
 		return total
 	}
-	otter := bytesOf(config.ToolSearchAuto)
-	baseline := bytesOf(config.ToolSearchNever)
+	otter := bytesOf(agent.ToolSearchAuto)
+	baseline := bytesOf(agent.ToolSearchNever)
 	ratio := float64(otter) / float64(baseline)
 	b.ReportMetric(float64(otter), "otter-bytes")
 	b.ReportMetric(ratio, "ratio")

@@ -19,7 +19,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -45,7 +44,7 @@ const (
 // ToolSearch configures deferred tools ([agent] tool_search,
 // tool_search_budget and each server's always_load).
 type ToolSearch struct {
-	// Mode is config.ToolSearchAuto ("" too), ToolSearchAlways or
+	// Mode is ToolSearchAuto ("" too), ToolSearchAlways or
 	// ToolSearchNever.
 	Mode string
 	// Budget is how many tokens the MCP tools' definitions may take in a
@@ -59,21 +58,13 @@ type ToolSearch struct {
 	AlwaysLoad map[string]bool
 }
 
-// ToolSearchConfig reads the ToolSearch settings of cfg: [agent]
-// tool_search and tool_search_budget, and the servers with always_load.
-func ToolSearchConfig(cfg *config.Config) ToolSearch {
-	ts := ToolSearch{Mode: cfg.Agent.ToolSearch, Budget: cfg.Agent.ToolSearchBudget, AlwaysLoad: map[string]bool{},
-		ContextWindow: func(provider, model string) (int, bool) {
-			f := llm.Facts(cfg, provider, model)
-			return f.ContextWindow, f.WindowKnown
-		}}
-	for _, s := range cfg.MCP.Servers {
-		if s.AlwaysLoad {
-			ts.AlwaysLoad[s.Name] = true
-		}
-	}
-	return ts
-}
+// The modes of ToolSearch: defer the MCP tools when their definitions
+// pass the budget (or the provider's cap on tools), always, or never.
+const (
+	ToolSearchAuto   = "auto"
+	ToolSearchAlways = "always"
+	ToolSearchNever  = "never"
+)
 
 // budget returns the token budget of the MCP tools' definitions for
 // model, served by the provider named provider.
@@ -197,8 +188,8 @@ func (a *Agent) planTools(provider llm.Provider, model string, ts ToolSearch) to
 	}
 	budget := ts.budget(provider.Name(), model)
 	switch ts.Mode {
-	case config.ToolSearchNever:
-	case config.ToolSearchAlways:
+	case ToolSearchNever:
+	case ToolSearchAlways:
 		p.deferring = len(p.counts) > 0
 	default:
 		p.deferring = mcpTokens > budget || (limit > 0 && len(p.entries) > limit)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
@@ -134,7 +133,7 @@ func TestFewToolsAreAllOffered(t *testing.T) {
 func TestDeferredToolCalledByName(t *testing.T) {
 	t.Parallel()
 	name := toolname.Qualified("many", "delete_invoice_5")
-	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: config.ToolSearchAlways})},
+	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: agent.ToolSearchAlways})},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: name, Args: `{"id":"x"}`}}},
 		llmtest.Reply{Text: []string{"Done."}},
 	)
@@ -159,7 +158,7 @@ func TestDeferredToolCalledByName(t *testing.T) {
 // always_load servers stay offered.
 func TestLoadedToolsAreUnloadedLeastRecentlyUsedFirst(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: config.ToolSearchAlways, Budget: 300, AlwaysLoad: map[string]bool{"calc": true}})},
+	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: agent.ToolSearchAlways, Budget: 300, AlwaysLoad: map[string]bool{"calc": true}})},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "s1", Name: agent.ToolSearchName, Args: `{"query":"invoice","limit":2}`}}},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "s2", Name: agent.ToolSearchName, Args: `{"query":"secret","limit":20}`}}},
 		llmtest.Reply{Text: []string{"ok"}},
@@ -211,7 +210,7 @@ func TestLoadedToolsAreUnloadedLeastRecentlyUsedFirst(t *testing.T) {
 func TestLoadToolsOffersThemAtOnce(t *testing.T) {
 	t.Parallel()
 	name := toolname.Qualified("many", "create_ticket_14")
-	h := newHarness(t, llmtest.Anthropic, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: config.ToolSearchAlways})}, llmtest.Reply{Text: []string{"hi"}})
+	h := newHarness(t, llmtest.Anthropic, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: agent.ToolSearchAlways})}, llmtest.Reply{Text: []string{"hi"}})
 	withMany(t, h, 30)
 	h.agent.LoadTools([]string{name})
 	if err := h.send(t, "hi"); err != nil {
@@ -225,7 +224,7 @@ func TestLoadToolsOffersThemAtOnce(t *testing.T) {
 // tool_search without a query tells the model how to call it.
 func TestToolSearchWithoutQuery(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: config.ToolSearchAlways})},
+	h := newHarness(t, llmtest.OpenAI, setup{opts: toolSearchOpts(agent.ToolSearch{Mode: agent.ToolSearchAlways})},
 		llmtest.Reply{Calls: []llmtest.Call{{ID: "s1", Name: agent.ToolSearchName, Args: `{}`}}},
 		llmtest.Reply{Text: []string{"ok"}},
 	)
@@ -237,13 +236,13 @@ func TestToolSearchWithoutQuery(t *testing.T) {
 	}
 }
 
-// The budget is a tenth of the model's context window, from the model
-// table and the provider's config.
+// The budget is a tenth of the model's context window, as the
+// configuration gives it.
 func TestBudgetFollowsTheContextWindow(t *testing.T) {
 	t.Parallel()
 	for window, deferred := range map[int]bool{20_000: true, 1_000_000: false} {
-		cfg := &config.Config{Providers: map[string]config.Provider{"fake-anthropic": {Type: "anthropic", ContextWindow: window}}}
-		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) { o.ToolSearch = agent.ToolSearchConfig(cfg) }}, llmtest.Reply{Text: []string{"hi"}})
+		ts := agent.ToolSearch{ContextWindow: func(string, string) (int, bool) { return window, true }}
+		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) { o.ToolSearch = ts }}, llmtest.Reply{Text: []string{"hi"}})
 		withMany(t, h, 150) // about 6,000 tokens of definitions
 		if err := h.send(t, "hi"); err != nil {
 			t.Fatal(err)

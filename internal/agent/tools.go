@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -137,7 +136,7 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, for
 		ReadOnly:    e.Info.ReadOnly(),
 		Destructive: e.Info.Destructive(),
 		Reason:      reason,
-		SaveTo:      permissionsFile(a.opts.WorkDir),
+		SaveTo:      a.permissionsFile(),
 	})
 	if ctx.Err() != nil {
 		return fmt.Errorf("not run: %w", ctx.Err())
@@ -154,7 +153,9 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, for
 		a.mu.Unlock()
 		a.recordAllowed(e.Name)
 		if d == ask.AllowAlways {
-			if err := a.opts.SavePermission(a.opts.WorkDir, e.Name, "allow"); err != nil {
+			if a.opts.SavePermission == nil {
+				a.opts.Logger.Warn("no place to save tool permissions; the tool is allowed for this session only", "tool", e.Name)
+			} else if err := a.opts.SavePermission(a.opts.WorkDir, e.Name, "allow"); err != nil {
 				a.opts.Logger.Warn("could not save the tool permission; it is allowed for this session only",
 					"tool", e.Name, "err", err)
 			}
@@ -165,10 +166,12 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, for
 }
 
 // permissionsFile is where an "allow always" answer is saved, for the
-// person.
-func permissionsFile(workDir string) string {
-	_, short := config.PermissionsFile(workDir)
-	return short
+// person; "" when it is not saved.
+func (a *Agent) permissionsFile() string {
+	if a.opts.SavePermission == nil || a.opts.PermissionsFile == nil {
+		return ""
+	}
+	return a.opts.PermissionsFile(a.opts.WorkDir)
 }
 
 // matchRule returns the rule for name: an exact key wins, else the longest

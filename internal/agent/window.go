@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/compact"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 )
 
@@ -136,7 +135,7 @@ func (a *Agent) facts(provider llm.Provider, model string) llm.ModelFacts {
 	if a.opts.Facts != nil {
 		f = a.opts.Facts(name, model)
 	} else {
-		f = llm.Facts(nil, name, model)
+		f = llm.Facts(llm.Configured{}, model)
 	}
 	w := &a.window
 	w.mu.Lock()
@@ -171,9 +170,14 @@ func (a *Agent) Context() ContextState {
 	return c
 }
 
+// DefaultCompactAt is the share of the context window at which a
+// conversation is compacted when Settings.CompactAt does not say (the
+// config's own default is the same figure).
+const DefaultCompactAt = 0.8
+
 func compactAt(s Settings) float64 {
 	if s.CompactAt <= 0 || s.CompactAt > 1 {
-		return config.DefaultCompactAt
+		return DefaultCompactAt
 	}
 	return s.CompactAt
 }
@@ -479,7 +483,7 @@ func (a *Agent) Compact(ctx context.Context, keep string) error {
 	n := len(a.history)
 	a.mu.Unlock()
 	if provider == nil {
-		return fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, llm.HowToConfigure())
+		return a.noProvider()
 	}
 	if n < 2 {
 		return errors.New("there is nothing to compact yet")

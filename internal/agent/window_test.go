@@ -13,7 +13,6 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/compact"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/session"
@@ -54,11 +53,8 @@ func smallWindow(t *testing.T, kind llmtest.Kind, window int) *llmtest.Server {
 // factsWith gives the fake provider the window as a [providers] table
 // would.
 func factsWith(window, output int) func(string, string) llm.ModelFacts {
-	cfg := &config.Config{Providers: map[string]config.Provider{
-		"fake-openai":    {ContextWindow: window, MaxOutputTokens: output},
-		"fake-anthropic": {ContextWindow: window, MaxOutputTokens: output},
-	}}
-	return func(p, m string) llm.ModelFacts { return llm.Facts(cfg, p, m) }
+	c := llm.Configured{Limits: []llm.Limits{{ContextWindow: window, MaxOutputTokens: output}}}
+	return func(p, m string) llm.ModelFacts { return llm.Facts(c, m) }
 }
 
 type eventLog struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llmconfig"
 	"github.com/otter-sh/otter/internal/skill"
 )
 
@@ -71,6 +72,11 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		WorkDir:      a.WorkDir,
 		OnEvent:      o.OnEvent,
 		Logger:       a.Logger,
+
+		// The agent takes the config file's parts as options.
+		SavePermission:  config.SavePermission,
+		PermissionsFile: permissionsFile,
+		ProviderHelp:    llmconfig.HowToConfigure(),
 	})
 	a.llm.mu.Lock()
 	a.llm.agents = append(a.llm.agents, builtAgent{agent: ag, opts: o})
@@ -85,7 +91,7 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions) agent.Settings {
 		MaxTurns:     cfg.Agent.MaxTurns,
 		MaxTokens:    cfg.Agent.MaxTokens,
 		SystemPrompt: joinPrompt(cfg.Agent.SystemPrompt, skill.Catalog(a.skills())),
-		ToolSearch:   agent.ToolSearchConfig(cfg),
+		ToolSearch:   toolSearch(cfg),
 		CompactAt:    cfg.Agent.CompactAt,
 	}
 	if o.MaxTurns > 0 {
@@ -108,7 +114,7 @@ func (a *App) Provider() (llm.Provider, string, error) {
 // cfg's settings, to every agent NewAgent built: the one place a
 // configuration change reaches the agents.
 func (a *App) refreshProvider(cfg *config.Config) {
-	p, model, err := llm.FromConfig(cfg, a.opts.LookupEnv)
+	p, model, err := llmconfig.FromConfig(cfg, a.opts.LookupEnv)
 	if err == nil && a.opts.Model != "" {
 		model = a.opts.Model
 	}

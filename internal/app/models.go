@@ -10,6 +10,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llmconfig"
 )
 
 // listTimeout bounds one provider's answer to a model list.
@@ -30,7 +31,7 @@ func (a *App) Facts(provider, model string) llm.ModelFacts {
 	a.llm.mu.Lock()
 	cfg := a.llm.cfg
 	a.llm.mu.Unlock()
-	return llm.Facts(cfg, provider, model)
+	return llmconfig.Facts(cfg, provider, model)
 }
 
 // providerNamed builds the provider [providers.name] configures, with
@@ -41,7 +42,7 @@ func (a *App) providerNamed(cfg *config.Config, name, model string) (llm.Provide
 	if _, ok := cfg.Providers[name]; !ok && len(cfg.Providers) == 0 {
 		c.Agent.Provider = "" // the provider picked from the environment
 	}
-	return llm.FromConfig(&c, a.opts.LookupEnv)
+	return llmconfig.FromConfig(&c, a.opts.LookupEnv)
 }
 
 // Models lists the models of every configured provider: each one's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llmconfig"
 )
 
 // configError formats one or more config errors one per line.
@@ -78,14 +79,14 @@ func agentProviderProblem(cfg *config.Config) error {
 }
 
 // providerProblem is what `otter -p` would refuse in the [agent] and
-// [providers] settings of cfg (the check is llm.FromConfig's), at the file
+// [providers] settings of cfg (the check is llmconfig.FromConfig's), at the file
 // and line to change. A configuration that names no provider is left to
 // the environment's API keys, which validate does not judge.
 func providerProblem(cfg *config.Config) error {
 	if cfg.Agent.Provider == "" && len(cfg.Providers) == 0 {
 		return nil
 	}
-	_, _, err := llm.FromConfig(cfg, func(string) (string, bool) { return "", false })
+	_, _, err := llmconfig.FromConfig(cfg, func(string) (string, bool) { return "", false })
 	if err == nil {
 		return nil
 	}

@@ -284,7 +284,7 @@ type Provider struct {
 	// Problem, when not nil, is why this provider cannot be used: a
 	// ${VAR} in its api_key, base_url or headers that could not be
 	// expanded (an *Error naming file and line; several joined with
-	// errors.Join). It fails only what builds the provider (llm.FromConfig),
+	// errors.Join). It fails only what builds the provider (llmconfig.FromConfig),
 	// not Load; `otter config validate` reports it for [agent]'s provider.
 	Problem error `toml:"-"`
 }

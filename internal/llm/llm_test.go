@@ -5,20 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
-
-func env(m map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-}
 
 func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Response, []llm.Event, error) {
 	t.Helper()
@@ -31,136 +24,6 @@ func stream(t *testing.T, p llm.Provider, req llm.Request) (*llm.Response, []llm
 
 func hello(model string) llm.Request {
 	return llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}
-}
-
-// The help names the config file otter reads, $XDG_CONFIG_HOME included.
-func TestHowToConfigureNamesTheUserConfigFile(t *testing.T) {
-	xdg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", xdg)
-	if want := filepath.Join(xdg, "otter", "config.toml"); !strings.Contains(llm.HowToConfigure(), want) {
-		t.Errorf("HowToConfigure does not name %s:\n%s", want, llm.HowToConfigure())
-	}
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("HOME", xdg)
-	if want := "~/.config/otter/config.toml"; !strings.Contains(llm.HowToConfigure(), want) {
-		t.Errorf("HowToConfigure does not name %s:\n%s", want, llm.HowToConfigure())
-	}
-}
-
-// The snippet shown to a user without a provider must work as it is for
-// the local Ollama it names, where no OPENAI_API_KEY is set.
-func TestHowToConfigureSnippetWorksAsWritten(t *testing.T) {
-	var snippet []string
-	for _, line := range strings.Split(llm.HowToConfigure(), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "[agent]" || len(snippet) > 0 {
-			snippet = append(snippet, line)
-		}
-	}
-	dir := t.TempDir()
-	paths := config.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"),
-		StateDir: filepath.Join(dir, "state"), CacheDir: filepath.Join(dir, "cache")}
-	if err := os.MkdirAll(paths.ConfigDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(paths.ConfigDir, "config.toml"), []byte(strings.Join(snippet, "\n")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{Paths: paths, WorkDir: dir, LookupEnv: env(nil)})
-	if err != nil {
-		t.Fatalf("the snippet of HowToConfigure does not load without OPENAI_API_KEY: %v\n%s", err, strings.Join(snippet, "\n"))
-	}
-	p, model, err := llm.FromConfig(cfg, env(nil))
-	if err != nil || p.Name() != "local" || model != "qwen3:8b" {
-		t.Errorf("FromConfig = %v, %q, %v; want the local provider with qwen3:8b", p, model, err)
-	}
-}
-
-func TestFromConfig(t *testing.T) {
-	t.Run("nothing configured", func(t *testing.T) {
-		_, _, err := llm.FromConfig(&config.Config{}, env(nil))
-		if !errors.Is(err, llm.ErrNoProvider) {
-			t.Fatalf("err = %v, want ErrNoProvider", err)
-		}
-		for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "[providers.local]", `type = "openai"`, "base_url"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("message lacks %q:\n%s", want, err)
-			}
-		}
-	})
-	t.Run("environment", func(t *testing.T) {
-		p, model, err := llm.FromConfig(nil, env(map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}))
-		if err != nil || p.Name() != "anthropic" || model != llm.DefaultAnthropicModel {
-			t.Errorf("both keys: %v %q %v, want anthropic", p, model, err)
-		}
-		// OPENAI_BASE_URL is honoured: the request reaches that server.
-		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
-		p, model, err = llm.FromConfig(&config.Config{Agent: config.Agent{Model: "m1"}},
-			env(map[string]string{"OPENAI_API_KEY": "o-key", "OPENAI_BASE_URL": srv.URL}))
-		if err != nil || p.Name() != "openai" || model != "m1" {
-			t.Fatalf("openai from env: %v %q %v", p, model, err)
-		}
-		if _, _, err := stream(t, p, hello(model)); err != nil {
-			t.Fatal(err)
-		}
-		if r := srv.Requests(); len(r) != 1 || r[0].Header.Get("Authorization") != "Bearer o-key" || r[0].Model != "m1" {
-			t.Errorf("requests = %+v", r)
-		}
-	})
-	t.Run("named provider", func(t *testing.T) {
-		srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: []string{"hi"}})
-		cfg := &config.Config{
-			Agent: config.Agent{Provider: "claude"},
-			Providers: map[string]config.Provider{"claude": {
-				Type: "anthropic", BaseURL: srv.URL, APIKey: "k", Model: "claude-x", Headers: map[string]string{"X-Team": "otters"},
-			}},
-		}
-		p, model, err := llm.FromConfig(cfg, env(nil))
-		if err != nil || p.Name() != "claude" || model != "claude-x" {
-			t.Fatalf("got %v %q %v", p, model, err)
-		}
-		if _, _, err := stream(t, p, hello(model)); err != nil {
-			t.Fatal(err)
-		}
-		if r := srv.Requests()[0]; r.Header.Get("X-Team") != "otters" || r.Header.Get("X-Api-Key") != "k" {
-			t.Errorf("headers = %v", r.Header)
-		}
-	})
-	t.Run("one provider table without [agent]", func(t *testing.T) {
-		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
-		cfg := &config.Config{Providers: map[string]config.Provider{"local": {Type: "openai", BaseURL: srv.URL, Model: "qwen3:8b"}}}
-		p, model, err := llm.FromConfig(cfg, env(map[string]string{"ANTHROPIC_API_KEY": "from-env"}))
-		if err != nil || p.Name() != "local" || model != "qwen3:8b" {
-			t.Fatalf("got %v %q %v; want the only table, local, over the environment's key", p, model, err)
-		}
-		if _, _, err := stream(t, p, hello(model)); err != nil {
-			t.Fatal(err)
-		}
-		if len(srv.Requests()) != 1 {
-			t.Errorf("the configured server got %d requests", len(srv.Requests()))
-		}
-	})
-	for _, tc := range []struct {
-		name string
-		cfg  config.Config
-		want string
-	}{
-		{"several provider tables without [agent]", config.Config{Providers: map[string]config.Provider{"b": {}, "a": {}}},
-			"[providers] defines several (a, b); choose one with\n\n    [agent]\n    provider = \"a\""},
-		{"missing table", config.Config{Agent: config.Agent{Provider: "nope"}, Providers: map[string]config.Provider{"local": {}}},
-			`no [providers.nope] table (defined: local)`},
-		{"unknown type", config.Config{Agent: config.Agent{Provider: "x"}, Providers: map[string]config.Provider{"x": {Type: "gemini"}}},
-			`unknown type "gemini"`},
-		{"compatible server without model", config.Config{Agent: config.Agent{Provider: "local"}, Providers: map[string]config.Provider{"local": {BaseURL: "http://localhost:11434/v1"}}},
-			"set model"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := llm.FromConfig(&tc.cfg, env(nil))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want %q", err, tc.want)
-			}
-		})
-	}
 }
 
 func TestStreamAssemblesToolCalls(t *testing.T) {

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/otter-sh/otter/internal/config"
 )
 
 // Price is what a model costs, in US dollars per million tokens.
@@ -156,13 +154,26 @@ func BuiltinModels() []string {
 	return out
 }
 
-// Facts returns what otter knows of model as served by the provider
-// configured as [providers.provider]: the built-in table, overridden by
-// the provider's context_window / max_output_tokens, overridden by
-// [providers.provider.models."model"], and the price from [pricing."model"]
-// over the built-in one. Unknown limits are the conservative defaults,
-// with WindowKnown unset. cfg may be nil.
-func Facts(cfg *config.Config, provider, model string) ModelFacts {
+// Limits are a provider's or a model's configured limits ([providers.NAME]
+// context_window and max_output_tokens); zero fields are unset.
+type Limits struct {
+	ContextWindow   int
+	MaxOutputTokens int
+}
+
+// Configured is what the configuration says of a model: its limits, in
+// the order they apply (the provider's, then the model's own), and the
+// prices of [pricing] by model name. The zero value says nothing.
+type Configured struct {
+	Limits  []Limits
+	Pricing map[string]Price // zero fields are unset
+}
+
+// Facts returns what otter knows of model: the built-in table, overridden
+// by each of c.Limits in turn, and the price from c.Pricing (under the
+// model's name as given, or as the table knows it) over the built-in one.
+// Unknown limits are the conservative defaults, with WindowKnown unset.
+func Facts(c Configured, model string) ModelFacts {
 	f := ModelFacts{Model: model}
 	canon := canonicalModel(model)
 	if b, ok := builtinModels[canon]; ok {
@@ -178,21 +189,16 @@ func Facts(cfg *config.Config, provider, model string) ModelFacts {
 			}
 		}
 	}
-	if cfg != nil {
-		if pc, ok := cfg.Providers[provider]; ok {
-			// A provider with a base_url of its own may serve a model of
-			// the same name with other limits (a quantised local copy):
-			// its table wins over the built-in figures.
-			f.apply(config.ModelLimits{ContextWindow: pc.ContextWindow, MaxOutputTokens: pc.MaxOutputTokens})
-			if l, ok := pc.Models[model]; ok {
-				f.apply(l)
-			}
-		}
-		if p, ok := cfg.Pricing[model]; ok {
-			f.applyPrice(p)
-		} else if p, ok := cfg.Pricing[canon]; ok {
-			f.applyPrice(p)
-		}
+	// A provider with a base_url of its own may serve a model of the same
+	// name with other limits (a quantised local copy): its limits win over
+	// the built-in figures.
+	for _, l := range c.Limits {
+		f.apply(l)
+	}
+	if p, ok := c.Pricing[model]; ok {
+		f.applyPrice(p)
+	} else if p, ok := c.Pricing[canon]; ok {
+		f.applyPrice(p)
 	}
 	if f.ContextWindow == 0 {
 		f.ContextWindow = DefaultContextWindow
@@ -203,7 +209,7 @@ func Facts(cfg *config.Config, provider, model string) ModelFacts {
 	return f
 }
 
-func (f *ModelFacts) apply(l config.ModelLimits) {
+func (f *ModelFacts) apply(l Limits) {
 	if l.ContextWindow > 0 {
 		f.ContextWindow, f.WindowKnown = l.ContextWindow, true
 	}
@@ -213,7 +219,7 @@ func (f *ModelFacts) apply(l config.ModelLimits) {
 }
 
 // applyPrice lays the keys a [pricing] table sets over the built-in price.
-func (f *ModelFacts) applyPrice(p config.Price) {
+func (f *ModelFacts) applyPrice(p Price) {
 	if !f.HasPrice {
 		f.Price = Price{}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
@@ -23,7 +22,7 @@ func TestFactsOfWellKnownModels(t *testing.T) {
 		{"gpt-5.4-mini-2026-03-17", 400_000, 128_000, 0.75, 4.5},
 		{"gpt-4o", 128_000, 16_384, 2.5, 10},
 	} {
-		f := llm.Facts(nil, "p", tc.model)
+		f := llm.Facts(llm.Configured{}, tc.model)
 		if !f.WindowKnown || f.ContextWindow != tc.window || f.MaxOutputTokens != tc.output {
 			t.Errorf("%s: window %d (known %v), output %d; want %d, %d", tc.model, f.ContextWindow, f.WindowKnown, f.MaxOutputTokens, tc.window, tc.output)
 		}
@@ -32,14 +31,14 @@ func TestFactsOfWellKnownModels(t *testing.T) {
 		}
 	}
 	// A newer model of a known family: its family's window, no price.
-	if f := llm.Facts(nil, "p", "claude-opus-9"); !f.WindowKnown || f.ContextWindow != 200_000 || f.HasPrice {
+	if f := llm.Facts(llm.Configured{}, "claude-opus-9"); !f.WindowKnown || f.ContextWindow != 200_000 || f.HasPrice {
 		t.Errorf("unknown Claude model: %+v", f)
 	}
 }
 
 func TestFactsOfALocalModelAskForTheFigure(t *testing.T) {
 	t.Parallel()
-	f := llm.Facts(nil, "ollama", "qwen3:8b")
+	f := llm.Facts(llm.Configured{}, "qwen3:8b")
 	if f.WindowKnown || f.ContextWindow != llm.DefaultContextWindow || f.MaxOutputTokens <= 0 || f.MaxOutputTokens >= f.ContextWindow || f.HasPrice {
 		t.Fatalf("facts = %+v, want the conservative default and no price", f)
 	}
@@ -51,36 +50,9 @@ func TestFactsOfALocalModelAskForTheFigure(t *testing.T) {
 	}
 }
 
-func TestFactsFromConfig(t *testing.T) {
-	t.Parallel()
-	cfg := &config.Config{
-		Providers: map[string]config.Provider{
-			"ollama": {Type: "openai", ContextWindow: 32768, MaxOutputTokens: 4096,
-				Models: map[string]config.ModelLimits{"big": {ContextWindow: 131072}}},
-		},
-		Pricing: map[string]config.Price{
-			"qwen3:8b":     {Input: 0.1, Output: 0.2},
-			"gpt-5.4-mini": {CachedInput: 0.05}, // only the cache price changes
-		},
-	}
-	f := llm.Facts(cfg, "ollama", "qwen3:8b")
-	if !f.WindowKnown || f.ContextWindow != 32768 || f.MaxOutputTokens != 4096 {
-		t.Errorf("provider-wide limits: %+v", f)
-	}
-	if !f.HasPrice || f.Price != (llm.Price{Input: 0.1, Output: 0.2, CachedInput: 0.1, CacheWrite: 0.1}) {
-		t.Errorf("configured price: %+v", f.Price)
-	}
-	if f := llm.Facts(cfg, "ollama", "big"); f.ContextWindow != 131072 || f.MaxOutputTokens != 4096 {
-		t.Errorf("per-model window over the provider's: %+v", f)
-	}
-	if f := llm.Facts(cfg, "openai", "gpt-5.4-mini"); f.Price != (llm.Price{Input: 0.75, Output: 4.5, CachedInput: 0.05, CacheWrite: 0.75}) {
-		t.Errorf("[pricing] over the built-in price: %+v", f.Price)
-	}
-}
-
 func TestCost(t *testing.T) {
 	t.Parallel()
-	p := llm.Facts(nil, "anthropic", "claude-sonnet-4-5").Price
+	p := llm.Facts(llm.Configured{}, "claude-sonnet-4-5").Price
 	// 1M input of which 600k read from the cache and 100k written to it,
 	// and 100k output.
 	u := llm.Usage{InputTokens: 1_000_000, CachedTokens: 600_000, CacheWriteTokens: 100_000, OutputTokens: 100_000}

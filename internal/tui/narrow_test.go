@@ -14,7 +14,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llmconfig"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -25,7 +25,7 @@ import (
 func TestNoProviderSnippetWrapsCommentsAsComments(t *testing.T) {
 	t.Parallel()
 	for _, width := range []int{80, 60} {
-		b := &fakeBackend{provider: Provider{Help: llm.HowToConfigure()}}
+		b := &fakeBackend{provider: Provider{Help: llmconfig.HowToConfigure()}}
 		h := start(t, b)
 		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 40})
 		h.enterLine("hello")

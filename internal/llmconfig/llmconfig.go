@@ -1,4 +1,8 @@
-package llm
+// Package llmconfig builds what the llm package needs from otter's config
+// file: the model provider [agent] and [providers] name, and a model's
+// facts with [providers] limits and [pricing] laid over the built-in
+// table. It keeps llm (and the agent above it) free of the config file.
+package llmconfig
 
 import (
 	"fmt"
@@ -8,23 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/otter-sh/otter/internal/config"
-)
-
-// Provider types of [providers.NAME].type.
-const (
-	TypeOpenAI    = "openai"
-	TypeAnthropic = "anthropic"
-)
-
-// Default models used when neither [agent].model nor the provider's model
-// names one.
-const (
-	DefaultAnthropicModel = string(anthropic.ModelClaudeSonnet4_6)
-	DefaultOpenAIModel    = string(shared.ChatModelGPT5_4Mini)
+	"github.com/otter-sh/otter/internal/llm"
 )
 
 // HowToConfigure returns the text that explains how to configure a
@@ -54,10 +43,10 @@ or configure one in USER_CONFIG (or .otter/config.toml), e.g. a local Ollama:
 // to use. With no [agent].provider it uses the only [providers] table when
 // there is exactly one; with none it picks Anthropic when ANTHROPIC_API_KEY
 // is set, else OpenAI when OPENAI_API_KEY is set (honouring
-// OPENAI_BASE_URL). With neither it returns an error wrapping ErrNoProvider
+// OPENAI_BASE_URL). With neither it returns an error wrapping llm.ErrNoProvider
 // whose message explains how to configure one. lookupEnv nil means
 // os.LookupEnv.
-func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Provider, string, error) {
+func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.Provider, string, error) {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
@@ -75,26 +64,26 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 		names := slices.Sorted(maps.Keys(cfg.Providers))
 		if len(names) > 1 {
 			return nil, "", fmt.Errorf("%w: [providers] defines several (%s); choose one with\n\n    [agent]\n    provider = %q",
-				ErrNoProvider, strings.Join(names, ", "), names[0])
+				llm.ErrNoProvider, strings.Join(names, ", "), names[0])
 		}
 		agent.Provider = names[0]
 	}
 	if agent.Provider == "" {
-		var p Provider
+		var p llm.Provider
 		model := agent.Model
 		switch {
 		case env("ANTHROPIC_API_KEY") != "":
-			p = NewAnthropic(Options{Name: "anthropic", APIKey: env("ANTHROPIC_API_KEY"), BaseURL: env("ANTHROPIC_BASE_URL")})
+			p = llm.NewAnthropic(llm.Options{Name: "anthropic", APIKey: env("ANTHROPIC_API_KEY"), BaseURL: env("ANTHROPIC_BASE_URL")})
 			if model == "" {
-				model = DefaultAnthropicModel
+				model = llm.DefaultAnthropicModel
 			}
 		case env("OPENAI_API_KEY") != "":
-			p = NewOpenAI(Options{Name: "openai", APIKey: env("OPENAI_API_KEY"), BaseURL: env("OPENAI_BASE_URL")})
+			p = llm.NewOpenAI(llm.Options{Name: "openai", APIKey: env("OPENAI_API_KEY"), BaseURL: env("OPENAI_BASE_URL")})
 			if model == "" {
-				model = DefaultOpenAIModel
+				model = llm.DefaultOpenAIModel
 			}
 		default:
-			return nil, "", fmt.Errorf("%w.\n\n%s", ErrNoProvider, HowToConfigure())
+			return nil, "", fmt.Errorf("%w.\n\n%s", llm.ErrNoProvider, HowToConfigure())
 		}
 		return p, model, nil
 	}
@@ -115,7 +104,7 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 			known = "defined: " + strings.Join(names, ", ")
 		}
 		return nil, "", fmt.Errorf("%w: [agent] provider = %q but there is no [providers.%s] table (%s).\n\n%s",
-			ErrNoProvider, agent.Provider, agent.Provider, known, HowToConfigure())
+			llm.ErrNoProvider, agent.Provider, agent.Provider, known, HowToConfigure())
 	}
 	if pc.Problem != nil {
 		return nil, "", fmt.Errorf("[providers.%s] cannot be used: %w", agent.Provider, pc.Problem)
@@ -125,16 +114,16 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 		model = pc.Model
 	}
 	switch pc.Type {
-	case TypeAnthropic:
+	case llm.TypeAnthropic:
 		key := pc.APIKey
 		if key == "" {
 			key = env("ANTHROPIC_API_KEY")
 		}
 		if model == "" {
-			model = DefaultAnthropicModel
+			model = llm.DefaultAnthropicModel
 		}
-		return NewAnthropic(Options{Name: agent.Provider, BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), model, nil
-	case TypeOpenAI, "":
+		return llm.NewAnthropic(llm.Options{Name: agent.Provider, BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), model, nil
+	case llm.TypeOpenAI, "":
 		key := pc.APIKey
 		base := pc.BaseURL
 		if key == "" && base == "" {
@@ -144,10 +133,41 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (Prov
 			if base != "" {
 				return nil, "", fmt.Errorf("[providers.%s]: set model (here or in [agent]): a server at %s has no default model", agent.Provider, base)
 			}
-			model = DefaultOpenAIModel
+			model = llm.DefaultOpenAIModel
 		}
-		return NewOpenAI(Options{Name: agent.Provider, BaseURL: base, APIKey: key, Headers: pc.Headers}), model, nil
+		return llm.NewOpenAI(llm.Options{Name: agent.Provider, BaseURL: base, APIKey: key, Headers: pc.Headers}), model, nil
 	default:
-		return nil, "", fmt.Errorf("[providers.%s]: unknown type %q (use %q or %q)", agent.Provider, pc.Type, TypeOpenAI, TypeAnthropic)
+		return nil, "", fmt.Errorf("[providers.%s]: unknown type %q (use %q or %q)", agent.Provider, pc.Type, llm.TypeOpenAI, llm.TypeAnthropic)
 	}
+}
+
+// Facts returns what otter knows of model as served by the provider
+// configured as [providers.provider]: the built-in table, overridden by
+// the provider's context_window / max_output_tokens, overridden by
+// [providers.provider.models."model"], and the price from [pricing."model"]
+// over the built-in one. cfg may be nil.
+func Facts(cfg *config.Config, provider, model string) llm.ModelFacts {
+	return llm.Facts(Configured(cfg, provider, model), model)
+}
+
+// Configured is what cfg says of model as served by provider, for
+// llm.Facts.
+func Configured(cfg *config.Config, provider, model string) llm.Configured {
+	var c llm.Configured
+	if cfg == nil {
+		return c
+	}
+	if pc, ok := cfg.Providers[provider]; ok {
+		c.Limits = append(c.Limits, llm.Limits{ContextWindow: pc.ContextWindow, MaxOutputTokens: pc.MaxOutputTokens})
+		if l, ok := pc.Models[model]; ok {
+			c.Limits = append(c.Limits, llm.Limits{ContextWindow: l.ContextWindow, MaxOutputTokens: l.MaxOutputTokens})
+		}
+	}
+	if len(cfg.Pricing) > 0 {
+		c.Pricing = make(map[string]llm.Price, len(cfg.Pricing))
+		for name, p := range cfg.Pricing {
+			c.Pricing[name] = llm.Price{Input: p.Input, Output: p.Output, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite}
+		}
+	}
+	return c
 }
