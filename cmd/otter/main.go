@@ -46,7 +46,7 @@ func main() {
 	if errors.As(err, &ee) {
 		code = ee.Code
 	}
-	if msg := err.Error(); msg != "" {
+	if msg := explained(err); msg != "" {
 		fmt.Fprintln(streams.ErrOut, "otter:", msg)
 	}
 	os.Exit(code)

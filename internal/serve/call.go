@@ -285,7 +285,7 @@ func quotaResult(name string, limit int, reset, now time.Time) *mcp.CallToolResu
 		Code:        codeQuotaExceeded,
 		Message:     fmt.Sprintf("this client has used its %d tool calls for today", limit),
 		Details:     map[string]any{"limit": limit, "remaining": 0, "reset_at": reset.UTC().Format(time.RFC3339), "retry_after": int(reset.Sub(now).Seconds()) + 1},
-		Suggestion:  "wait until reset_at, or ask the operator to raise the quota (otter mcp serve --daily-quota)",
+		Suggestion:  "wait until reset_at, or ask the operator to raise the daily quota",
 		Recoverable: true,
 	})
 }

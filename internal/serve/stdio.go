@@ -108,7 +108,7 @@ func (r *stdioReader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
 		line, n, tooLong, err := r.readLine()
 		if tooLong {
-			r.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request", fmt.Sprintf("the message is longer than %d MiB, the limit of otter mcp serve", MaxMessageBytes>>20), n)
+			r.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request", fmt.Sprintf("the message is longer than %d MiB, the limit of this server", MaxMessageBytes>>20), n)
 		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			if r.accept(trimmed) {
 				r.pending = append(trimmed, '\n')

@@ -127,7 +127,7 @@ func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) 
 	}
 	switch len(ids) {
 	case 0:
-		return "", fmt.Errorf("%w %q; `otter sessions list --all` lists them", ErrNotFound, idOrPrefix)
+		return "", fmt.Errorf("%w %q", ErrNotFound, idOrPrefix)
 	case 1:
 		return ids[0], nil
 	}

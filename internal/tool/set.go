@@ -254,7 +254,7 @@ func (s *Set) CheckArguments(name string, args json.RawMessage) error {
 	e, ok := s.byName[name]
 	s.mu.RUnlock()
 	if !ok {
-		return fmt.Errorf("%w %q: see `otter mcp tools` for the tools offered", ErrUnknownTool, name)
+		return fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -274,7 +274,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Res
 	e, ok := s.byName[name]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w %q: see `otter mcp tools` for the tools offered", ErrUnknownTool, name)
+		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/otter-sh/otter/internal/cli"
+	"github.com/otter-sh/otter/internal/iostreams"
+	"github.com/otter-sh/otter/internal/testpeer"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// corePackages serve every front end: what they say must fit the TUI, a
+// shell and a remote MCP client alike, so none of their strings names a
+// flag or a subcommand of this command line. They return typed errors and
+// the front end words the hint (cli.Explain for a shell).
+var corePackages = []string{"agent", "app", "attach", "compact", "config", "mcphost", "oauth", "serve", "session", "tool"}
+
+// notYet are the files that still name a flag or command, each waiting
+// for a typed error whose hint the front ends word (issue 23). The test
+// fails once a file here is clean, so that the list only shrinks.
+var notYet = map[string]string{
+	"config/resolve.go":    "an untrusted project's servers: `otter trust DIR` (the TUI says /trust)",
+	"config/serveredit.go": "mcp add of a server that exists: `otter mcp remove NAME`",
+	"oauth/errors.go":      "LoginRequiredError carries the `otter mcp login` command (LoginCommand): move it to the CLI",
+	"oauth/prompt.go":      "LoginRequiredError's command, as above",
+	"oauth/authorizer.go":  "no OAuth metadata: --header for an API key",
+	"oauth/clientcreds.go": "client_credentials without a client_id: --oauth-client-id",
+	"serve/http.go":        "a public address without API keys: --http 127.0.0.1:8080",
+}
+
+// TestCorePackagesNameNoFlagOrCommand reads every string literal of the
+// core packages' non-test files and fails on one that holds `--NAME` for a
+// flag NAME of otter's command line, or "otter CMD" for a subcommand CMD.
+func TestCorePackagesNameNoFlagOrCommand(t *testing.T) {
+	streams, _, _, _ := iostreams.Test()
+	root := newRootCmd(&cli.Factory{IO: streams})
+	flags, cmds := map[string]bool{}, map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { flags[f.Name] = true })
+		}
+		for _, sub := range c.Commands() {
+			if sub.Parent() == root {
+				cmds[sub.Name()] = true
+				for _, a := range sub.Aliases {
+					cmds[a] = true
+				}
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
+	if !flags["oauth-client-id"] || !cmds["mcp"] || !cmds["sessions"] {
+		t.Fatalf("the command tree lacks flags or commands the rule is about: flags %v, commands %v", flags, cmds)
+	}
+	flagRE := regexp.MustCompile(`--([a-z][a-z0-9-]*)`)
+	cmdRE := regexp.MustCompile(`\botter ([a-z][a-z-]*)`)
+
+	modRoot, err := testpeer.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	waiting := map[string]bool{}
+	report := func(file string, pos token.Position, format string, args ...any) {
+		if _, ok := notYet[file]; ok {
+			waiting[file] = true
+			return
+		}
+		t.Errorf("%s: "+format, append([]any{pos}, args...)...)
+	}
+	for _, pkg := range corePackages {
+		dir := filepath.Join(modRoot, "internal", pkg)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			rel := pkg + "/" + name
+			ast.Inspect(file, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					return true
+				}
+				for _, m := range flagRE.FindAllStringSubmatch(s, -1) {
+					if flags[m[1]] {
+						report(rel, fset.Position(lit.Pos()), "names the flag --%s: %q", m[1], s)
+					}
+				}
+				for _, m := range cmdRE.FindAllStringSubmatch(s, -1) {
+					if cmds[m[1]] {
+						report(rel, fset.Position(lit.Pos()), "names the command `otter %s`: %q", m[1], s)
+					}
+				}
+				return true
+			})
+		}
+	}
+	for file := range notYet {
+		if !waiting[file] {
+			t.Errorf("%s names no flag or command any more: take it off notYet", file)
+		}
+	}
+	if checked < 50 {
+		t.Errorf("read only %d files of the core packages", checked)
+	}
+}
+
+// The hints the core no longer words reach a person at a shell: the real
+// binary adds them to the core's typed errors.
+func TestShellHintsForCoreErrors(t *testing.T) {
+	bin := testpeer.Otter(t)
+	home := t.TempDir()
+	cmd := exec.Command(bin, "sessions", "show", "nosuch")
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_DATA_HOME="+filepath.Join(home, "data"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `no such session "nosuch"; `+"`otter sessions list --all` lists them") {
+		t.Errorf("otter sessions show nosuch: %v\n%s", err, out)
+	}
+	if got := explained(fmt.Errorf("call: %w %q", tool.ErrUnknownTool, "x")); !strings.HasSuffix(got, "; `otter mcp tools` lists the tools offered") {
+		t.Errorf("an unknown tool's error at a shell: %s", got)
+	}
+}

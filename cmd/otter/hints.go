@@ -1,0 +1,30 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// hint is what a person at a shell can do about err, in this command
+// line's words. The core packages serve the TUI and remote MCP clients
+// too, so their typed errors name no command; the front end adds it.
+func hint(err error) string {
+	switch {
+	case errors.Is(err, tool.ErrUnknownTool):
+		return "`otter mcp tools` lists the tools offered"
+	case errors.Is(err, session.ErrNotFound):
+		return "`otter sessions list --all` lists them"
+	}
+	return ""
+}
+
+// explained is err's message with its hint, if it has one.
+func explained(err error) string {
+	msg := err.Error()
+	if h := hint(err); h != "" && msg != "" {
+		msg += "; " + h
+	}
+	return msg
+}
