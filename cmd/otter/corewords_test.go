@@ -18,6 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/iostreams"
+	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -38,7 +39,6 @@ var notYet = map[string]string{
 	"oauth/prompt.go":      "LoginRequiredError's command, as above",
 	"oauth/authorizer.go":  "no OAuth metadata: --header for an API key",
 	"oauth/clientcreds.go": "client_credentials without a client_id: --oauth-client-id",
-	"serve/http.go":        "a public address without API keys: --http 127.0.0.1:8080",
 }
 
 // TestCorePackagesNameNoFlagOrCommand reads every string literal of the
@@ -149,5 +149,9 @@ func TestShellHintsForCoreErrors(t *testing.T) {
 	}
 	if got := explained(fmt.Errorf("call: %w %q", tool.ErrUnknownTool, "x")); !strings.HasSuffix(got, "; `otter mcp tools` lists the tools offered") {
 		t.Errorf("an unknown tool's error at a shell: %s", got)
+	}
+	if got := explained(serve.CheckAddr("0.0.0.0:8080", false)); !strings.Contains(got, "refusing to serve without API keys on 0.0.0.0:8080") ||
+		!strings.HasSuffix(got, "; `otter mcp serve --http 127.0.0.1:8080` serves this machine only") {
+		t.Errorf("the refusal of a public address at a shell: %s", got)
 	}
 }

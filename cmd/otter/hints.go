@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -16,6 +17,8 @@ func hint(err error) string {
 		return "`otter mcp tools` lists the tools offered"
 	case errors.Is(err, session.ErrNotFound):
 		return "`otter sessions list --all` lists them"
+	case errors.Is(err, serve.ErrPublicWithoutKeys):
+		return "`otter mcp serve --http 127.0.0.1:8080` serves this machine only"
 	}
 	return ""
 }

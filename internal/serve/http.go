@@ -29,16 +29,20 @@ const (
 // sessionIdleTimeout closes HTTP sessions nobody has used for this long.
 const sessionIdleTimeout = 30 * time.Minute
 
+// ErrPublicWithoutKeys is CheckAddr's refusal (wrapped): an address other
+// machines can reach, and no API keys.
+var ErrPublicWithoutKeys = errors.New("refusing to serve without API keys")
+
 // CheckAddr refuses to serve on an address other machines can reach
 // without API keys.
 func CheckAddr(addr string, haveKeys bool) error {
 	if haveKeys || isLoopbackAddr(addr) {
 		return nil
 	}
-	return fmt.Errorf("refusing to serve on %s without API keys: anyone who can reach that address could use otter's tools. "+
-		"Either bind to 127.0.0.1 (otter mcp serve --http 127.0.0.1:8080), or set keys in config.toml:\n"+
+	return fmt.Errorf("%w on %s: anyone who can reach that address could use otter's tools. "+
+		"Either bind to a loopback address such as 127.0.0.1:8080, or set keys in config.toml:\n"+
 		"  [serve]\n  api_keys = [\"${OTTER_SERVE_KEY:-}\"]\n"+
-		"and export OTTER_SERVE_KEY=$(openssl rand -hex 32); clients then send \"Authorization: Bearer <key>\"", addr)
+		"and export OTTER_SERVE_KEY=$(openssl rand -hex 32); clients then send \"Authorization: Bearer <key>\"", ErrPublicWithoutKeys, addr)
 }
 
 // isLoopbackAddr reports whether a listen address (host:port) binds to
