@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,4 +87,42 @@ func TestAdhocServerURLSecretsAreMasked(t *testing.T) {
 			t.Errorf("otter mcp call --url %s does not name the server by its masked URL:\n%s", host, out)
 		}
 	}
+}
+
+// TestShortURLSecretsAreMaskedByStructure: a server whose URL carries short
+// secrets — a four-letter password, token=t0K, code=xyz12, api_key=k1Z —
+// has each of them masked wherever otter prints or logs the URL: `mcp list`
+// (table and --json), `mcp get` (and --json), `config show`, `mcp call`,
+// the errors of `-p` and otter.log; and so has an ad hoc server named by
+// such a URL. (Before, masking replaced known values of six characters or
+// more: the URL was printed whole in the errors, and code= by `mcp get`,
+// `config show` and in the ad hoc server's name.)
+func TestShortURLSecretsAreMaskedByStructure(t *testing.T) {
+	configTestHome(t)
+	work := t.TempDir()
+	const u = "http://user:pw9Q@127.0.0.1:1/mcp?token=t0K&code=xyz12&api_key=k1Z"
+	short := []string{"pw9Q", "t0K", "xyz12", "k1Z"}
+	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
+	cfg := promptConfig(t, model, "[[mcp.servers]]\nname = \"remote\"\nurl = \""+u+"\"\ntransport = \"http\"\n")
+	logFile := filepath.Join(t.TempDir(), "otter.log")
+	for _, args := range [][]string{
+		{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "get", "remote"}, {"mcp", "get", "remote", "--json"},
+		{"config", "show"}, {"mcp", "call", "remote", "foo"}, {"-p", "hi", "--log-file", logFile, "--log-level", "debug"},
+		{"mcp", "call", "--url", u, "foo"}, {"mcp", "tools", "--url", u},
+	} {
+		stdout, stderr, err := runOtter(t, append([]string{"--cwd", work, "--config", cfg}, args...)...)
+		out := stdout + "\n" + stderr
+		if err != nil {
+			out += "\n" + err.Error()
+		}
+		wantMasked(t, "otter "+strings.Join(args, " "), out, short)
+	}
+	log, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "127.0.0.1:1") {
+		t.Errorf("otter.log does not mention the server's URL, so it tests nothing:\n%s", log)
+	}
+	wantMasked(t, "otter.log", string(log), short)
 }

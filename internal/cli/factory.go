@@ -11,6 +11,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/iostreams"
+	"github.com/otter-sh/otter/internal/secret"
 )
 
 // Factory is what every command shares: its streams, otter's version and
@@ -102,7 +103,7 @@ func (f *Factory) Logger(s LogSetup) (*slog.Logger, func(), error) {
 		}
 		w, closeFn = file, func() { file.Close() }
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: maskLogAttr}
 	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if s.JSON {
 		h = slog.NewJSONHandler(w, opts)
@@ -110,6 +111,21 @@ func (f *Factory) Logger(s LogSetup) (*slog.Logger, func(), error) {
 	logger := slog.New(h)
 	slog.SetDefault(logger)
 	return logger, closeFn, nil
+}
+
+// maskLogAttr masks secrets by their structure (secret.MaskText) in each
+// string and error of a log record, the message included, before the log
+// file sees them: whichever package logged a URL or an error quoting one.
+func maskLogAttr(_ []string, a slog.Attr) slog.Attr {
+	switch a.Value.Kind() {
+	case slog.KindString:
+		a.Value = slog.StringValue(secret.MaskText(a.Value.String()))
+	case slog.KindAny:
+		if err, ok := a.Value.Any().(error); ok {
+			a.Value = slog.StringValue(secret.MaskText(err.Error()))
+		}
+	}
+	return a
 }
 
 // headlessLogger is the logger of headless commands: warnings and errors

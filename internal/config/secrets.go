@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/otter-sh/otter/internal/secret"
 )
 
 // minSecretLen is the shortest value SecretMasker hides: shorter ones
@@ -11,8 +13,11 @@ import (
 const minSecretLen = 6
 
 // SecretMasker returns a function that hides, in any text otter prints or
-// logs about server s (its errors, its stderr, its status), the secrets
-// the configuration handed it: the password in its url and the values of
+// logs about server s (its errors, its stderr, its status), secrets by
+// their structure wherever they are (see secret.MaskText: any URL's
+// userinfo and secret-named query values, however short, credentials,
+// secret key=value pairs), and besides, wherever they appear, the values
+// the configuration handed the server: the password in its url and the values of
 // secret-looking query parameters (also as url-encoded), every value of its
 // headers and env, the values of its secret-looking command-line flags
 // ("--api-key X", "--token=X"), well-known tokens and URL passwords among
@@ -39,7 +44,7 @@ func SecretMasker(s Server) func(string) string {
 			add(pw)
 		}
 		for k, vs := range u.Query() {
-			if secretName(k) || strings.EqualFold(k, "code") {
+			if secret.SensitiveKey(k) {
 				for _, v := range vs {
 					add(v)
 				}
@@ -68,7 +73,7 @@ func SecretMasker(s Server) func(string) string {
 		add(s.OAuth.ClientSecret)
 	}
 	if len(secrets) == 0 {
-		return func(t string) string { return t }
+		return secret.MaskText
 	}
 	// Longest first, so that a secret containing another is hidden whole.
 	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
@@ -77,9 +82,9 @@ func SecretMasker(s Server) func(string) string {
 		pairs = append(pairs, v, "****")
 	}
 	r := strings.NewReplacer(pairs...)
-	return r.Replace
+	return func(t string) string { return r.Replace(secret.MaskText(t)) }
 }
 
-// MaskURL hides the password in a URL's user info and the values of its
-// secret-looking query parameters (as `otter config show` does).
-func MaskURL(s string) string { return maskURL(s) }
+// MaskURL hides a URL's user info and the values of its secret-named
+// query parameters (as `otter config show` does).
+func MaskURL(s string) string { return secret.MaskURL(s) }

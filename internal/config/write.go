@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/url"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/otter-sh/otter/internal/secret"
 )
 
 // WriteServersTOML writes servers as [[mcp.servers]] entries that Load
@@ -294,25 +294,6 @@ func maskInValue(v string) string {
 	return v
 }
 
-// maskURL masks a password in a URL's user info and the values of
-// secret-looking query parameters, keeping the rest as written.
-func maskURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || s == "" {
-		return s
-	}
-	out := s
-	if pw, ok := u.User.Password(); ok && pw != "" {
-		out = strings.Replace(out, ":"+u.User.String()[len(u.User.Username())+1:]+"@", ":****@", 1)
-	}
-	if u.RawQuery != "" {
-		params := strings.Split(u.RawQuery, "&")
-		for i, p := range params {
-			if k, v, ok := strings.Cut(p, "="); ok && secretName(k) {
-				params[i] = k + "=" + maskSecret(v)
-			}
-		}
-		out = strings.Replace(out, "?"+u.RawQuery, "?"+strings.Join(params, "&"), 1)
-	}
-	return out
-}
+// maskURL masks a URL's userinfo and the values of its secret-named
+// query parameters, keeping the rest as written (see secret.MaskURL).
+func maskURL(s string) string { return secret.MaskURL(s) }

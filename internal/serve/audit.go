@@ -3,13 +3,13 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/otter-sh/otter/internal/secret"
 )
 
 // Outcomes of a tool call, as recorded in the audit ledger and in the
@@ -104,30 +104,7 @@ func (l *Ledger) Close() error {
 }
 
 // masked replaces a secret value.
-const masked = "****"
-
-// sensitiveKey reports whether a JSON object key or URL query parameter
-// names a secret: password, token, secret, api_key, authorization, cookie,
-// session, a request signature (sig, X-Amz-Signature), … in any case and
-// with any of '-', '_', '.' or nothing between words. It errs on the side
-// of masking: an audit line that hides a harmless value loses little.
-func sensitiveKey(k string) bool {
-	k = strings.ToLower(k)
-	k = strings.NewReplacer("-", "", "_", "", " ", "", ".", "").Replace(k)
-	switch k {
-	case "pass", "pwd", "sig", "sid", "jwt", "otp", "bearer", "ticket", "nonce":
-		return true
-	}
-	// Any key containing auth, token, key, secret, session, cookie or code
-	// (X-Auth, an OAuth code=): a harmless one masked costs little.
-	for _, s := range []string{"auth", "key", "code", "password", "passwd", "passphrase", "secret", "token",
-		"cookie", "credential", "session", "signature"} {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
-}
+const masked = secret.Mask
 
 // MaskSecrets returns args with the values of secret-named keys replaced by
 // "****" at any depth, and with secrets inside string values masked (see
@@ -165,7 +142,7 @@ func maskValue(v any, secrets *[]string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			if sensitiveKey(k) {
+			if secret.SensitiveKey(k) {
 				collectStrings(e, secrets)
 				v[k] = masked
 			} else {
@@ -187,7 +164,7 @@ func maskValue(v any, secrets *[]string) any {
 // maskString masks the secrets inside one string value, which may be a
 // request body, a header value or a proxy URL: a string that is a JSON
 // object or array is masked like the arguments themselves; otherwise URLs
-// in it (see maskURL), Bearer and Basic credentials, and secret-named
+// in it (see secret.MaskURL), Bearer and Basic credentials, and secret-named
 // key=value pairs of form-encoded or query-like text are masked. The
 // masked values are appended to secrets.
 func maskString(s string, secrets *[]string) string {
@@ -199,45 +176,8 @@ func maskString(s string, secrets *[]string) string {
 			}
 		}
 	}
-	return maskInText(s, secrets)
+	return secret.MaskTextCollect(s, secrets)
 }
-
-// maskInText masks URLs, credentials and secret key=value pairs in s.
-func maskInText(s string, secrets *[]string) string {
-	s = urlInText.ReplaceAllStringFunc(s, func(u string) string { return maskURLCollect(u, secrets) })
-	s = authCredential.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authCredential.FindStringSubmatch(m)
-		*secrets = append(*secrets, sub[2])
-		return sub[1] + masked
-	})
-	s = secretPair.ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretPair.FindStringSubmatch(m)
-		key := sub[2]
-		if k, err := url.QueryUnescape(key); err == nil {
-			key = k
-		}
-		if !sensitiveKey(key) || sub[3] == "" || sub[3] == masked {
-			return m
-		}
-		*secrets = append(*secrets, sub[3])
-		if k, err := url.QueryUnescape(sub[3]); err == nil && k != sub[3] {
-			*secrets = append(*secrets, k)
-		}
-		return sub[1] + sub[2] + "=" + masked
-	})
-	return s
-}
-
-// authCredential matches an HTTP Bearer or Basic credential in any text
-// ("Bearer eyJ…", "basic dXNlcjpwdw=="): group 1 is the scheme and the
-// space, group 2 the credential.
-var authCredential = regexp.MustCompile(`(?i)\b((?:bearer|basic)\s+)([A-Za-z0-9\-._~+/]+=*)`)
-
-// secretPair matches a key=value pair of form-encoded or query-like text
-// (a=1&password=x; k=v k2=v2): group 1 is what precedes the key, group 2
-// the key, group 3 the value. Whether the key names a secret is decided
-// by sensitiveKey.
-var secretPair = regexp.MustCompile(`(^|[?&;#\s"'(,{])([^=&;#\s?"'(){},<>]+)=([^&;#\s"'<>]*)`)
 
 // collectStrings appends the strings in v (at any depth) to out.
 func collectStrings(v any, out *[]string) {
@@ -255,10 +195,6 @@ func collectStrings(v any, out *[]string) {
 	}
 }
 
-// urlInText matches absolute URLs inside free text, e.g. an error message
-// that quotes the URL it refused.
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
-
 // minSecretLen is the shortest secret value hidden in free text: shorter
 // ones would mask ordinary words of the message.
 const minSecretLen = 4
@@ -268,60 +204,11 @@ const minSecretLen = 4
 // masked as in maskString, and each of secrets (at least minSecretLen
 // long) is replaced by "****".
 func maskText(s string, secrets []string) string {
-	s = maskInText(s, new([]string))
+	s = secret.MaskText(s)
 	for _, sec := range secrets {
 		if len(sec) >= minSecretLen {
 			s = strings.ReplaceAll(s, sec, masked)
 		}
 	}
 	return s
-}
-
-// maskURL masks the userinfo and secret query parameters of an absolute
-// URL; other strings are returned unchanged.
-func maskURL(s string) string { return maskURLCollect(s, new([]string)) }
-
-// maskURLCollect is maskURL appending what it masked to secrets. A password
-// is masked (user:****@), and so is a user name given alone (****@), which
-// for proxies and APIs is usually a token (http://TOKEN@proxy:3128).
-func maskURLCollect(s string, secrets *[]string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return s
-	}
-	changed := false
-	if u.User != nil {
-		if pw, has := u.User.Password(); has {
-			if pw != masked {
-				*secrets = append(*secrets, pw)
-				u.User = url.UserPassword(u.User.Username(), masked)
-				changed = true
-			}
-		} else if name := u.User.Username(); name != "" && name != masked {
-			*secrets = append(*secrets, name)
-			u.User = url.User(masked)
-			changed = true
-		}
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k, vs := range q {
-			if sensitiveKey(k) && !(len(vs) == 1 && vs[0] == masked) {
-				*secrets = append(*secrets, vs...)
-				q[k] = []string{masked}
-				changed = true
-			}
-		}
-		if changed {
-			u.RawQuery = q.Encode()
-		}
-	}
-	if !changed {
-		return s
-	}
-	// String escapes '*'; keep the mask readable.
-	return strings.ReplaceAll(u.String(), "%2A%2A%2A%2A", masked)
 }

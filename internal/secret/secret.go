@@ -1,0 +1,171 @@
+// Package secret hides the secrets in text that otter prints or logs by
+// the structure that carries them — a URL's userinfo, the values of its
+// secret-named query parameters, Bearer and Basic credentials, secret-named
+// key=value pairs — rather than by knowing their values: a value masked
+// only when it is known, and long enough not to mask ordinary words, let
+// "https://user:pass@host/mcp?code=xyz12" through whole. Every front end,
+// log and audit line masks through this one package.
+package secret
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Mask is what a secret becomes.
+const Mask = "****"
+
+// SensitiveKey reports whether a JSON object key, header name or URL query
+// parameter names a secret: password, token, secret, api_key,
+// authorization, cookie, session, an OAuth code, a request signature (sig,
+// X-Amz-Signature), … in any case and with any of '-', '_', '.' or nothing
+// between words. It errs on the side of masking: a harmless value hidden
+// costs little.
+func SensitiveKey(k string) bool {
+	k = strings.ToLower(k)
+	k = strings.NewReplacer("-", "", "_", "", " ", "", ".", "").Replace(k)
+	switch k {
+	case "pass", "pwd", "sig", "sid", "jwt", "otp", "bearer", "ticket", "nonce":
+		return true
+	}
+	for _, s := range []string{"auth", "key", "code", "password", "passwd", "passphrase", "secret", "token",
+		"cookie", "credential", "session", "signature"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskURL masks the userinfo and the secret-named query (and fragment)
+// parameters of an absolute URL, keeping the rest as written; other
+// strings are returned unchanged. A password is masked (user:****@), and
+// so is a user name given alone (****@), which for proxies and APIs is
+// usually a token (http://TOKEN@proxy:3128).
+func MaskURL(s string) string { return MaskURLCollect(s, new([]string)) }
+
+// MaskURLCollect is MaskURL appending what it masked to secrets.
+func MaskURLCollect(s string, secrets *[]string) string {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return s
+	}
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority := rest[:end]
+	if authority == "" {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i+3])
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		user := authority[:at]
+		if name, pw, ok := strings.Cut(user, ":"); ok {
+			if pw != "" && pw != Mask && pw != "***" { // net/http writes user:***@
+				collect(secrets, pw)
+			}
+			b.WriteString(name + ":" + Mask)
+		} else if user != "" {
+			if user != Mask {
+				collect(secrets, user)
+			}
+			b.WriteString(Mask)
+		}
+		authority = authority[at:]
+	}
+	b.WriteString(authority)
+	rest = rest[end:]
+	path, query, hasQuery := strings.Cut(rest, "?")
+	if !hasQuery {
+		path, query = rest, ""
+	}
+	query, fragment, hasFragment := strings.Cut(query, "#")
+	if !hasQuery {
+		path, fragment, hasFragment = strings.Cut(path, "#")
+	}
+	b.WriteString(path)
+	if hasQuery {
+		b.WriteString("?" + maskParams(query, secrets))
+	}
+	if hasFragment {
+		b.WriteString("#" + maskParams(fragment, secrets)) // #access_token=… of implicit OAuth
+	}
+	return b.String()
+}
+
+// maskParams masks the values of the secret-named k=v pairs of a query.
+func maskParams(q string, secrets *[]string) string {
+	params := strings.Split(q, "&")
+	for i, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || v == "" || v == Mask {
+			continue
+		}
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if SensitiveKey(k) {
+			collect(secrets, v)
+			params[i] = p[:strings.IndexByte(p, '=')+1] + Mask
+		}
+	}
+	return strings.Join(params, "&")
+}
+
+// collect appends v and, when it differs, its url-decoded form.
+func collect(secrets *[]string, v string) {
+	*secrets = append(*secrets, v)
+	if u, err := url.QueryUnescape(v); err == nil && u != v {
+		*secrets = append(*secrets, u)
+	}
+}
+
+// MaskText masks, in free text such as an error message or a log line,
+// the URLs (see MaskURL), Bearer and Basic credentials, and secret-named
+// key=value pairs of form-encoded or query-like text.
+func MaskText(s string) string { return MaskTextCollect(s, new([]string)) }
+
+// MaskTextCollect is MaskText appending what it masked to secrets.
+func MaskTextCollect(s string, secrets *[]string) string {
+	s = urlInText.ReplaceAllStringFunc(s, func(u string) string { return MaskURLCollect(u, secrets) })
+	s = authCredential.ReplaceAllStringFunc(s, func(m string) string {
+		sub := authCredential.FindStringSubmatch(m)
+		if sub[2] == Mask {
+			return m
+		}
+		*secrets = append(*secrets, sub[2])
+		return sub[1] + Mask
+	})
+	s = secretPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretPair.FindStringSubmatch(m)
+		key := sub[2]
+		if k, err := url.QueryUnescape(key); err == nil {
+			key = k
+		}
+		if !SensitiveKey(key) || sub[3] == "" || sub[3] == Mask {
+			return m
+		}
+		collect(secrets, sub[3])
+		return sub[1] + sub[2] + "=" + Mask
+	})
+	return s
+}
+
+// urlInText matches absolute URLs inside free text, e.g. an error message
+// that quotes the URL it refused.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
+
+// authCredential matches an HTTP Bearer or Basic credential in any text
+// ("Bearer eyJ…", "basic dXNlcjpwdw=="): group 1 is the scheme and the
+// space, group 2 the credential.
+var authCredential = regexp.MustCompile(`(?i)\b((?:bearer|basic)\s+)([A-Za-z0-9\-._~+/]+=*|\*\*\*\*)`)
+
+// secretPair matches a key=value pair of form-encoded or query-like text
+// (a=1&password=x; k=v k2=v2): group 1 is what precedes the key, group 2
+// the key, group 3 the value. Whether the key names a secret is decided
+// by SensitiveKey.
+var secretPair = regexp.MustCompile(`(^|[?&;#\s"'(,{])([^=&;#\s?"'(){},<>]+)=([^&;#\s"'<>]*)`)
