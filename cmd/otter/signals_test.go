@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
 
@@ -51,14 +53,16 @@ func runSignalTestServer() int {
 // TestSignalsEndTheTUI sends SIGINT 30 times, SIGTERM 30 times and SIGHUP
 // 10 times to the real otter TUI in tmux, each to its own otter with a
 // stdio server that has a child of its own. Each otter must exit by itself
-// (not killed by the signal) within 2 s of the signal, leaving no process
-// behind — the server's child included. Runs go in parallel batches.
+// through its cleanup within 2 s of the signal, leaving no process behind —
+// the server's child included — with the status shells expect of a
+// process a signal ended (130, 143, 129). Runs go in parallel batches.
 //
 // Before, Bubble Tea's own signal handler and otter's both caught SIGINT and
 // SIGTERM: Bubble Tea's blocked sending its quit message to a program that
 // had already stopped on the cancelled context, and otter hung with every
 // server running; SIGHUP killed otter outright, skipping the process-group
-// cleanup, so the server's child lived on.
+// cleanup, so the server's child lived on. Then otter exited 0 on SIGINT
+// and SIGTERM, which a shell's caller takes for success.
 func TestSignalsEndTheTUI(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the process-leak check reads /proc")
@@ -174,10 +178,8 @@ func TestSignalsEndTheTUI(t *testing.T) {
 					return fmt.Errorf("%s: exit status %q: %w", sig, out, err)
 				}
 				switch {
-				case status > 128:
-					return fmt.Errorf("%s: otter was killed by signal %d instead of exiting", sig, status-128)
-				case status != 0:
-					return fmt.Errorf("%s: otter exited with status %d, want 0", sig, status)
+				case status != 128+int(sig):
+					return fmt.Errorf("%s: otter exited with status %d, want %d as shells expect", sig, status, 128+int(sig))
 				case took > 2*time.Second:
 					return fmt.Errorf("%s: otter and its servers took %s to exit, more than 2s", sig, took.Round(time.Millisecond))
 				}
@@ -245,4 +247,61 @@ func markedProcesses(marker string) []string {
 		}
 	}
 	return pids
+}
+
+// TestClosedStdoutEndsOtterThroughItsCleanup: when the reader of otter's
+// stdout goes away (`otter -p … --output-format stream-json | head -1`,
+// `otter mcp tools | head -1`), otter stops as it does on SIGTERM — its
+// stdio server's process group, the server's own child included, is
+// stopped — and exits 141 as a process SIGPIPE ended, 10 runs out of 10.
+// (Before, the Go runtime's SIGPIPE killed otter at its next write with no
+// cleanup: it exited 141 and the server's child lived on, 10/10.)
+func TestClosedStdoutEndsOtterThroughItsCleanup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process-leak check reads /proc")
+	}
+	bin := testpeer.Otter(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	var failures []string
+	for n := range 10 {
+		model := llmtest.New(t, llmtest.OpenAI,
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "mcp__sig__noop", Args: "{}"}}},
+			llmtest.Reply{Text: strings.Split(strings.Repeat("many words of an answer ", 200), " ")})
+		cfg := promptConfig(t, model, fmt.Sprintf("[[mcp.servers]]\nname = \"sig\"\ncommand = %q\nenv = { %s = \"1\" }\n", self, envSigServer))
+		for _, args := range []string{"-p hi --output-format stream-json --allow-tools mcp__sig__noop", "mcp tools"} {
+			marker := fmt.Sprintf("OTTER_SIGTEST_RUN=%s/pipe%d-%s", dir, n, strings.Fields(args)[0])
+			script := fmt.Sprintf("%q --cwd %q --config %q %s | head -1 >/dev/null; echo ${PIPESTATUS[0]}", bin, dir, cfg, args)
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Env = append(os.Environ(), marker, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+				"XDG_STATE_HOME="+filepath.Join(home, ".local/state"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"),
+				"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", script, err)
+			}
+			var left []string
+			for wait := time.Now(); time.Since(wait) < 5*time.Second; time.Sleep(50 * time.Millisecond) {
+				if left = markedProcesses(marker); len(left) == 0 {
+					break
+				}
+			}
+			status := strings.TrimSpace(string(out))
+			if len(left) > 0 || (status != "141" && status != "0") {
+				failures = append(failures, fmt.Sprintf("run %d, otter %s | head -1: exit %s, processes left %v", n, args, status, left))
+				for _, p := range left {
+					if pid, err := strconv.Atoi(p); err == nil {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			}
+		}
+	}
+	if len(failures) > 0 {
+		t.Errorf("%d of 20 runs left processes or exited wrongly:\n%s", len(failures), strings.Join(failures, "\n"))
+	}
 }
