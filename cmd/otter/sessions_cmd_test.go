@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -293,5 +294,65 @@ func TestSessionsExportJSON(t *testing.T) {
 	}
 	if md := export(); !strings.Contains(md, "In the water, holding hands.") || strings.HasPrefix(strings.TrimSpace(md), "{") {
 		t.Errorf("export without --json is not Markdown:\n%s", md)
+	}
+}
+
+// TestADamagedSessionDatabaseIsNotWrittenInto: with four 4 KiB pages in
+// the middle of otter.db overwritten, `otter -p` says the conversation is
+// not saved and how to save what the file holds, and leaves the file byte
+// for byte as it was; resuming is refused; `otter sessions list` still
+// reads it (read-only). (Before, -p said it "leaves it unchanged and saves
+// nothing" yet committed a new row, and resuming wrote new messages into
+// the file.)
+func TestADamagedSessionDatabaseIsNotWrittenInto(t *testing.T) {
+	paths := configTestHome(t)
+	work := t.TempDir()
+	big := strings.Repeat("an answer long enough to fill pages ", 3000)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{big}}, llmtest.Reply{Text: []string{"x"}}, llmtest.Reply{Text: []string{"y"}})
+	cfg := promptConfig(t, srv, "")
+	if _, stderr, err := runOtter(t, "--cwd", work, "--config", cfg, "-p", "first"); err != nil {
+		t.Fatalf("otter -p: %v\n%s", err, stderr)
+	}
+	db := session.DefaultPath(paths.DataDir)
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	n := len(b) / page
+	if n < 12 {
+		t.Fatalf("otter.db has %d pages; the test needs more to damage its middle", n)
+	}
+	for k, p := range []int{n / 3, n/3 + 2, n / 2, 2 * n / 3} {
+		for i := range page {
+			b[p*page+i] = byte(i*13 + k + 5)
+		}
+	}
+	if err := os.WriteFile(db, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runOtter(t, "--cwd", work, "--config", cfg, "-p", "second")
+	if err != nil {
+		t.Fatalf("otter -p with a damaged database: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "damaged") || !strings.Contains(stderr, "not saved") || !strings.Contains(stderr, "otter sessions export") {
+		t.Errorf("otter -p says %q; want that the database is damaged, nothing is saved, and how to export what reads", stderr)
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(after, b) {
+		t.Errorf("otter -p wrote into the damaged database")
+	}
+	if _, _, err := runOtter(t, "--cwd", work, "--config", cfg, "-c", "-p", "third"); err == nil {
+		t.Errorf("otter -c -p resumed from the damaged database")
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(after, b) {
+		t.Errorf("otter -c -p wrote into the damaged database")
+	}
+	// The sessions commands open it read-only, to read what still reads
+	// (here the damage is in the only session's messages).
+	if _, stderr, _ := runOtter(t, "--cwd", work, "sessions", "list"); !strings.Contains(stderr, "reading it read-only") {
+		t.Errorf("otter sessions list on the damaged database did not read it read-only:\n%s", stderr)
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(after, b) {
+		t.Errorf("otter sessions list wrote into the damaged database")
 	}
 }

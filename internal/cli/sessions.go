@@ -28,10 +28,10 @@ func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.
 	}
 	sess, err := a.StartSession(ctx, ag, o, func(err error) { out.progress("otter: %v", err) })
 	if err != nil {
-		return nil, ExitCode(2, err)
+		return nil, ExitCode(2, withSessionsHint(err))
 	}
 	if sess.Warning != nil {
-		out.progress("otter: %v", sess.Warning)
+		out.progress("otter: %v", withSessionsHint(sess.Warning))
 	}
 	if sess.Resumed.ID != "" {
 		verb := "continuing"
@@ -80,11 +80,32 @@ func (f *Factory) openSessions(ctx context.Context) (*session.Store, string, err
 	if lo.Paths == (config.Paths{}) {
 		lo.Paths = config.DefaultPaths()
 	}
-	s, err := session.Open(ctx, session.DefaultPath(lo.Paths.DataDir))
+	path := session.DefaultPath(lo.Paths.DataDir)
+	s, err := session.Open(ctx, path)
+	if errors.Is(err, session.ErrReadOnly) || errors.Is(err, session.ErrCorrupt) {
+		// Reading needs no write: a read-only data directory, or a
+		// damaged file whose readable sessions can still be exported.
+		ro, roErr := session.OpenReadOnly(ctx, path)
+		if roErr == nil {
+			if errors.Is(err, session.ErrCorrupt) {
+				fmt.Fprintf(f.IO.ErrOut, "otter: %v\notter: reading it read-only: what still reads is listed and can be exported\n", err)
+			}
+			return ro, workDir, nil
+		}
+	}
 	if err != nil {
-		return nil, "", ExitCode(2, err)
+		return nil, "", ExitCode(2, withSessionsHint(err))
 	}
 	return s, workDir, nil
+}
+
+// withSessionsHint adds to a damaged database's error how to save what it
+// still holds: the file is kept, and `otter sessions` reads it read-only.
+func withSessionsHint(err error) error {
+	if errors.Is(err, session.ErrCorrupt) {
+		return fmt.Errorf("%w; the file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds", err)
+	}
+	return err
 }
 
 // openSession opens the database and finds the session with the ID or

@@ -23,10 +23,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -131,6 +133,41 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// OpenReadOnly opens the existing database at path for reading only: for
+// listing, showing and exporting sessions from a data directory otter may
+// not write to, or from a damaged file (it is not checked, so that what
+// still reads can be read). It creates, migrates and writes nothing.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &Error{Path: path, Op: "open", Err: err}
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, &Error{Path: path, Op: "open", Err: err}
+	}
+	dsn := (&url.URL{Scheme: "file", Path: path}).String() + "?mode=ro&_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=query_only(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, &Error{Path: path, Op: "open", Err: err}
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path, stmts: map[string]*sql.Stmt{}}
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		db.Close()
+		return nil, s.fail("open", err)
+	}
+	if v != schemaVersion {
+		db.Close()
+		if v > schemaVersion {
+			return nil, s.newer(v)
+		}
+		return nil, &Error{Path: path, Op: "open", Kind: ErrReadOnly,
+			Err: fmt.Errorf("its schema is version %d, which otter upgrades to %d only where it may write", v, schemaVersion)}
+	}
+	return s, nil
+}
+
 // prepareFile creates the directory (0700) and an empty file (0600) when
 // they do not exist, and checks that an existing path is a regular file.
 func prepareFile(path string) error {
@@ -169,12 +206,15 @@ func (s *Store) init(ctx context.Context) error {
 	if v > schemaVersion {
 		return s.newer(v)
 	}
-	// A quick look at every table: a damaged file fails here, before
-	// anything is written to it.
+	// A damaged file fails here, before anything is written to it: a
+	// look at the schema, then SQLite's quick_check of every page.
 	if v > 0 {
 		var n int
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
 			return s.fail("open", err)
+		}
+		if err := s.quickCheck(ctx); err != nil {
+			return err
 		}
 	}
 	var mode string
@@ -185,6 +225,32 @@ func (s *Store) init(ctx context.Context) error {
 		if err := s.migrate(ctx); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// QuickCheckTimeout bounds the check of an existing database on Open: a
+// file of ordinary size (tens of MB) is checked in well under it, and a
+// larger one is opened unchecked rather than keep the user waiting.
+const QuickCheckTimeout = 2 * time.Second
+
+// quickCheck runs SQLite's quick_check, which reads every page of the
+// file, within QuickCheckTimeout. A damaged page reported there is an
+// ErrCorrupt *Error: a file whose schema still reads but whose pages do
+// not must not be written to (new rows went into such files, making them
+// worse). A check cut short by the time bound lets the file be used.
+func (s *Store) quickCheck(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, QuickCheckTimeout)
+	defer cancel()
+	var res string
+	err := s.db.QueryRowContext(cctx, "PRAGMA quick_check(1)").Scan(&res)
+	switch {
+	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
+		return nil // too large to check in time
+	case err != nil:
+		return s.fail("check", err)
+	case res != "ok":
+		return s.corrupt("check", fmt.Errorf("SQLite's quick_check found: %s", res))
 	}
 	return nil
 }
@@ -218,6 +284,13 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// corrupt is the ErrCorrupt *Error of op. The front ends add how to read
+// what still reads (OpenReadOnly does not check the file).
+func (s *Store) corrupt(op string, err error) error {
+	return &Error{Path: s.path, Op: op, Kind: ErrCorrupt, Err: err,
+		Hint: "otter leaves it unchanged and saves nothing to it; move it aside (mv " + s.path + " " + s.path + ".broken) and otter starts a new one, or try sqlite3's .recover on it"}
+}
+
 // fail wraps err, classifying SQLite's result codes.
 func (s *Store) fail(op string, err error) error {
 	if err == nil {
@@ -233,8 +306,7 @@ func (s *Store) fail(op string, err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			out.Kind = ErrCorrupt
-			out.Hint = "otter leaves it unchanged and saves nothing; move it aside (mv " + s.path + " " + s.path + ".broken) and otter starts a new one, or try sqlite3's .recover on it"
+			return s.corrupt(op, err)
 		case sqlite3.SQLITE_FULL:
 			out.Kind = ErrFull
 			out.Hint = "free some disk space; otter goes on without saving this conversation"

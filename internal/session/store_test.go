@@ -533,3 +533,77 @@ func writer(path string) error {
 	}
 	return failed
 }
+
+// TestADamagedDatabaseIsNotWrittenInto: a database whose schema still
+// reads but some of whose pages are damaged — four 4 KiB pages in the
+// middle, or the last two — is refused by Open with ErrCorrupt and left
+// byte for byte as it was; OpenReadOnly still reads what reads. (Before,
+// Open only read the schema: a new row was committed into the first file
+// and resuming went on writing into the second, which then failed
+// PRAGMA integrity_check.)
+func TestADamagedDatabaseIsNotWrittenInto(t *testing.T) {
+	t.Parallel()
+	build := func() string {
+		path := filepath.Join(t.TempDir(), FileName)
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 6 {
+			info := newSession(t, s, fmt.Sprintf("/p%d", i))
+			for j := range 20 {
+				appendAll(t, s, info.ID, llm.Message{Role: llm.RoleUser, Text: fmt.Sprintf("message %d of session %d: %s", j, i, strings.Repeat("words ", 300))})
+			}
+		}
+		s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		s.Close()
+		return path
+	}
+	const page = 4096
+	for _, tc := range []struct {
+		name  string
+		pages func(n int) []int
+	}{
+		{"four pages in the middle", func(n int) []int { return []int{n / 3, n/3 + 7, n / 2, 2*n/3 + 1} }},
+		{"the last two pages", func(n int) []int { return []int{n - 2, n - 1} }},
+	} {
+		path := build()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(b) / page
+		for k, p := range tc.pages(n) {
+			for i := range page {
+				b[p*page+i] = byte(i*31 + k*7 + 1)
+			}
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(context.Background(), path)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s: Open of a %d-page file succeeded; it would be written into", tc.name, n)
+			continue
+		}
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: Open = %v; want ErrCorrupt naming the file", tc.name, err)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(b, after) {
+			t.Errorf("%s: the file was changed by the refused Open", tc.name)
+		}
+		ro, err := OpenReadOnly(context.Background(), path)
+		if err != nil {
+			t.Errorf("%s: OpenReadOnly = %v; want what reads readable", tc.name, err)
+			continue
+		}
+		if _, err := ro.db.Exec("INSERT INTO sessions(id) VALUES ('x')"); err == nil {
+			t.Errorf("%s: a read-only store wrote", tc.name)
+		}
+		ro.Close()
+		if after, _ := os.ReadFile(path); !bytes.Equal(b, after) {
+			t.Errorf("%s: the file was changed by OpenReadOnly", tc.name)
+		}
+	}
+}

@@ -41,8 +41,11 @@ func (b *AppBackend) Resumed() (session.Info, []session.Entry, []string) {
 		return session.Info{}, nil, nil
 	}
 	var notes []string
-	if b.session.Warning != nil {
-		notes = append(notes, b.session.Warning.Error())
+	if w := b.session.Warning; w != nil {
+		if errors.Is(w, session.ErrCorrupt) {
+			w = fmt.Errorf("%w; the file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds", w)
+		}
+		notes = append(notes, w.Error())
 	}
 	if r := b.session.Resumed; r.ID != "" {
 		copyOf := ""
