@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages otter's tests drive: tmux (the TUI is tested
-# in a real terminal) and chromium (scrape_page's render_js). Skips what is
+# in a real terminal), chromium (scrape_page's render_js) and redis-server
+# (replicas of otter mcp serve share limits through it; tests start private
+# instances on random ports, never a system service). Skips what is
 # already there; needs root (or sudo) for what is not.
 set -euo pipefail
 
@@ -8,6 +10,7 @@ missing=()
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""

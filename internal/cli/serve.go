@@ -47,8 +47,30 @@ func RunServe(ctx context.Context, f *Factory, o ServeOptions) error {
 		}
 	}
 
+	if cfg.Serve.Store.URLError != nil {
+		return ExitCode(2, fmt.Errorf("[serve.store] url: %w", cfg.Serve.Store.URLError))
+	}
+	if httpAddr == "" && cfg.Serve.AuditLog == serve.LedgerStdout {
+		return ExitCode(2, fmt.Errorf("[serve] audit_log = %q writes the audit ledger to stdout, but over stdio stdout carries the MCP messages: "+
+			"serve over HTTP (otter mcp serve --http 127.0.0.1:8080), or set audit_log to a file", serve.LedgerStdout))
+	}
+	quotaLoc := time.UTC
+	if tz := cfg.Serve.QuotaTimezone; tz != "" {
+		if quotaLoc, err = time.LoadLocation(tz); err != nil {
+			return ExitCode(2, fmt.Errorf("[serve] quota_timezone: %w", err))
+		}
+	}
+	var store *serve.StoreOptions
+	var rates *webdata.RateLimits
+	if cfg.Serve.Store.URL != "" {
+		store = &serve.StoreOptions{URL: cfg.Serve.Store.URL, OnError: cfg.Serve.Store.OnStoreError, Prefix: cfg.Serve.Store.Prefix}
+		if rates, err = webdata.NewRateLimits(cfg.Tools.RateLimits); err != nil {
+			return ExitCode(2, err)
+		}
+	}
+
 	set := tool.NewSet(tool.Options{MaxOutputChars: cfg.Tools.MaxOutputChars, SpillDir: filepath.Join(paths.CacheDir, "outputs")})
-	builtins, err := webdata.Tools(webdata.Options{Config: cfg.Tools, Paths: paths, Recent: set.RecentBy})
+	builtins, err := webdata.Tools(webdata.Options{Config: cfg.Tools, Paths: paths, Recent: set.RecentBy, CallerLimits: store != nil})
 	if err != nil {
 		return ExitCode(2, fmt.Errorf("built-in tools: %w", err))
 	}
@@ -66,18 +88,24 @@ func RunServe(ctx context.Context, f *Factory, o ServeOptions) error {
 		apiKeys = cfg.Serve.APIKeys
 	}
 	srv, err := serve.New(serve.Options{
-		Tools:          set,
-		Resources:      presetResources(),
-		Version:        f.Version,
-		APIKeys:        apiKeys,
-		AllowedOrigins: cfg.Serve.AllowedOrigins,
-		AllowedHosts:   cfg.Serve.AllowedHosts,
-		AuditLog:       auditLog,
-		DailyQuota:     o.DailyQuota,
-		MaxSessions:    cfg.Serve.MaxSessions,
-		CallTimeout:    o.CallTimeout,
-		WithClient:     webdata.WithClient,
-		Logger:         logger,
+		Tools:             set,
+		Resources:         presetResources(),
+		Version:           f.Version,
+		APIKeys:           apiKeys,
+		AllowedOrigins:    cfg.Serve.AllowedOrigins,
+		AllowedHosts:      cfg.Serve.AllowedHosts,
+		AuditLog:          auditLog,
+		DailyQuota:        o.DailyQuota,
+		QuotaLocation:     quotaLoc,
+		Store:             store,
+		RateLimits:        rates,
+		ReplicaID:         cfg.Serve.ReplicaID,
+		MaxSessions:       cfg.Serve.MaxSessions,
+		MaxSessionsPerKey: cfg.Serve.MaxSessionsPerKey,
+		MaxConnections:    cfg.Serve.MaxConnections,
+		CallTimeout:       o.CallTimeout,
+		WithClient:        webdata.WithClient,
+		Logger:            logger,
 	})
 	if err != nil {
 		return ExitCode(2, err)

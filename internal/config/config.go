@@ -359,6 +359,36 @@ type Serve struct {
 	// MaxSessions caps the open MCP sessions of otter mcp serve --http;
 	// past it the idlest are closed. 0: the default (1000).
 	MaxSessions int `toml:"max_sessions,omitzero"`
+	// MaxSessionsPerKey caps the open MCP sessions of one API key; past it
+	// that key's idlest are closed. 0: the default (100).
+	MaxSessionsPerKey int `toml:"max_sessions_per_key,omitzero"`
+	// MaxConnections caps the open HTTP connections, never above the file
+	// limit less a reserve. 0: the default (10000).
+	MaxConnections int `toml:"max_connections,omitzero"`
+	// QuotaTimezone is the IANA zone whose midnight starts a new quota day
+	// ("Europe/Berlin"); "" is UTC.
+	QuotaTimezone string `toml:"quota_timezone,omitempty"`
+	// ReplicaID names this server in the audit ledger ("" with a store:
+	// host name and process id).
+	ReplicaID string `toml:"replica_id,omitempty"`
+	// Store shares rate limits and quotas between replicas ([serve.store]).
+	Store ServeStore `toml:"store,omitempty"`
+}
+
+// ServeStore is the [serve.store] table: a Redis server that replicas of
+// otter mcp serve --http share their limits through.
+type ServeStore struct {
+	// URL is redis://[user:password@]host:port[/db] or rediss:// for TLS;
+	// ${VAR} is expanded (keep the password in the environment).
+	URL string `toml:"url,omitempty"`
+	// URLError reports a ${VAR} in url that could not be expanded; only
+	// the serve command needs the store, so only it fails on this.
+	URLError error `toml:"-"`
+	// OnStoreError is "deny" (the default: refuse calls while the store is
+	// unreachable) or "local" (fall back to limits in this process).
+	OnStoreError string `toml:"on_store_error,omitempty"`
+	// Prefix namespaces the keys in Redis; "" is "otter".
+	Prefix string `toml:"prefix,omitempty"`
 }
 
 // RateLimitedTools are the built-in tools a [tools.rate_limits.TOOL] table

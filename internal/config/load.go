@@ -615,6 +615,22 @@ func (f *fileData) check(errs *errList) {
 	if c.Serve.MaxSessions < 0 {
 		errs.add(file, f.line(toml.Key{"serve", "max_sessions"}), "use a positive number, or leave it out for the default (1000)", "serve.max_sessions must not be negative")
 	}
+	if c.Serve.MaxSessionsPerKey < 0 {
+		errs.add(file, f.line(toml.Key{"serve", "max_sessions_per_key"}), "use a positive number, or leave it out for the default (100)", "serve.max_sessions_per_key must not be negative")
+	}
+	if v := c.Serve.Store.OnStoreError; v != "" && v != "deny" && v != "local" {
+		errs.add(file, f.line(toml.Key{"serve", "store", "on_store_error"}), `write "deny" (refuse calls while the store is unreachable) or "local" (fall back to this process's own limits)`,
+			"serve.store.on_store_error = %q is neither \"deny\" nor \"local\"", v)
+	}
+	if tz := c.Serve.QuotaTimezone; tz != "" {
+		if _, err := time.LoadLocation(tz); err != nil {
+			errs.add(file, f.line(toml.Key{"serve", "quota_timezone"}), `write an IANA zone name such as "Europe/Berlin", or leave it out for UTC`,
+				"serve.quota_timezone = %q is not a time zone: %v", tz, err)
+		}
+	}
+	if c.Serve.MaxConnections < 0 {
+		errs.add(file, f.line(toml.Key{"serve", "max_connections"}), "use a positive number, or leave it out for the default (10000, or less under a low file limit)", "serve.max_connections must not be negative")
+	}
 	for _, cidr := range c.Tools.AllowPrivateNetworks {
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
 			errs.add(file, f.line(toml.Key{"tools", "allow_private_networks"}), `write a CIDR such as "10.0.0.0/8" or "192.168.1.5/32"`,

@@ -580,6 +580,15 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 	}
 	cfg.Tools.ExportDir = do(cfg.Tools.ExportDir, toml.Key{"tools", "export_dir"}, false)
 	cfg.Serve.AuditLog = do(cfg.Serve.AuditLog, toml.Key{"serve", "audit_log"}, false)
+	// Like api_keys, the store matters only to the serve command.
+	if u := cfg.Serve.Store.URL; u != "" {
+		var urlErrs errList
+		cfg.Serve.Store.URL = doInto(&urlErrs, u, toml.Key{"serve", "store", "url"}, false)
+		if len(urlErrs) > 0 {
+			cfg.Serve.Store.URL = ""
+		}
+		cfg.Serve.Store.URLError = errors.Join(urlErrs...)
+	}
 }
 
 // defaults fills in what no file set.

@@ -193,6 +193,7 @@ func (c *Config) masked() *Config {
 			m.Providers[name] = p
 		}
 	}
+	m.Serve.Store.URL = maskURL(c.Serve.Store.URL)
 	if c.Serve.APIKeys != nil {
 		m.Serve.APIKeys = make([]string, len(c.Serve.APIKeys))
 		for i, k := range c.Serve.APIKeys {

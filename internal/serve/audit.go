@@ -28,7 +28,10 @@ const MaxAuditArgBytes = 16 << 10
 
 // AuditRecord is one line of the audit ledger.
 type AuditRecord struct {
-	Time      time.Time       `json:"time"`
+	Time time.Time `json:"time"`
+	// Replica names the server that handled the call, when several
+	// replicas share their limits ([serve] replica_id).
+	Replica   string          `json:"replica,omitempty"`
 	Client    string          `json:"client"`            // "key:<hash>", "addr:<ip>" or "stdio"
 	Session   string          `json:"session,omitempty"` // the MCP session ID (HTTP only)
 	Tool      string          `json:"tool"`
@@ -53,10 +56,19 @@ type Ledger struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	sync bool // fsync each record (a file; not stdout)
 }
 
-// OpenLedger opens (creating it and its directory if needed) the ledger at path.
+// LedgerStdout is the ledger path that writes records to standard output,
+// one JSON line each, for a log collector.
+const LedgerStdout = "-"
+
+// OpenLedger opens (creating it and its directory if needed) the ledger at
+// path, or standard output for LedgerStdout.
 func OpenLedger(path string) (*Ledger, error) {
+	if path == LedgerStdout {
+		return &Ledger{f: os.Stdout, path: "stdout"}, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit ledger: create directory for %s: %w", path, err)
 	}
@@ -64,7 +76,7 @@ func OpenLedger(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit ledger: open %s: %w (set [serve] audit_log to a writable file)", path, err)
 	}
-	return &Ledger{f: f, path: path}, nil
+	return &Ledger{f: f, path: path, sync: true}, nil
 }
 
 // Path is the ledger's file.
@@ -85,6 +97,9 @@ func (l *Ledger) Append(rec AuditRecord) error {
 	if _, err := l.f.Write(line); err != nil {
 		return fmt.Errorf("audit ledger: write %s: %w", l.path, err)
 	}
+	if !l.sync {
+		return nil
+	}
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("audit ledger: sync %s: %w", l.path, err)
 	}
@@ -96,6 +111,10 @@ func (l *Ledger) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
+		return nil
+	}
+	if !l.sync { // stdout stays open for the rest of the process
+		l.f = nil
 		return nil
 	}
 	err := l.f.Close()

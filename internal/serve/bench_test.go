@@ -35,8 +35,14 @@ func BenchmarkServeToolsList(b *testing.B) {
 }
 
 func benchServe(b *testing.B, name string, op func(context.Context, *mcp.ClientSession) error) {
+	benchCompare(b, name, benchOtter(b), benchBaseline(b), op, false)
+}
+
+// benchCompare alternates op between the servers at otterURL and baseURL.
+// Its first line is throughput (calls/s), or with perCall the mean time of
+// a call, so that a ratio above 1 is otter being slower.
+func benchCompare(b *testing.B, name, otterURL, baseURL string, op func(context.Context, *mcp.ClientSession) error, perCall bool) {
 	ctx := b.Context()
-	otterURL, baseURL := benchOtter(b), benchBaseline(b)
 	otter, base := benchConnect(b, otterURL), benchConnect(b, baseURL)
 	for range 50 { // warm up connections and caches
 		if err := op(ctx, otter); err != nil {
@@ -71,7 +77,11 @@ func benchServe(b *testing.B, name string, op func(context.Context, *mcp.ClientS
 	b.ReportMetric(tpO/tpB, "ratio")
 	b.ReportMetric(float64(p99O.Microseconds()), "otter-p99-µs")
 	b.ReportMetric(float64(p99B.Microseconds()), "baseline-p99-µs")
-	fmt.Printf("%s: otter=%.0f/s baseline=%.0f/s ratio=%.2f (calls each: %d)\n", name, tpO, tpB, tpO/tpB, len(lo))
+	if perCall {
+		fmt.Printf("%s: otter=%.0fµs baseline=%.0fµs ratio=%.2f (mean time of a call; calls each: %d)\n", name, 1e6/tpO, 1e6/tpB, tpB/tpO, len(lo))
+	} else {
+		fmt.Printf("%s: otter=%.0f/s baseline=%.0f/s ratio=%.2f (calls each: %d)\n", name, tpO, tpB, tpO/tpB, len(lo))
+	}
 	fmt.Printf("%s-p99: otter=%s baseline=%s ratio=%.2f\n", name, p99O, p99B, float64(p99O)/float64(p99B))
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -49,10 +50,22 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 			code    string
 			errText string
 		)
-		if ok, reset := s.quota.take(client, start); !ok {
-			res = quotaResult(name, s.opts.DailyQuota, reset, start)
+		v, lerr := s.limits.spend(ctx, name, client, start)
+		switch {
+		case lerr != nil:
+			// The shared store is unreachable under on_store_error = "deny"
+			// (or the client went away): a JSON-RPC error naming the cause.
+			outcome, code, errText = OutcomeDenied, codeStoreUnavailable, lerr.Error()
+			err = storeRPCError(lerr)
+		case v.quota:
+			res = quotaResult(name, s.opts.DailyQuota, v.reset, start)
 			outcome, code = OutcomeDenied, codeQuotaExceeded
-		} else {
+		case v.rate:
+			rpm, burst, _ := s.opts.RateLimits.Spec(name)
+			retry := max(1, int(math.Ceil(v.retryAfter.Seconds())))
+			res = webdata.Refusal(name, start, webdata.RateLimitedRefusal(name, rpm, burst, retry, start))
+			outcome, code = OutcomeRateLimited, webdata.CodeRateLimited
+		default:
 			callCtx := ctx
 			if s.opts.WithClient != nil {
 				callCtx = s.opts.WithClient(callCtx, client)
@@ -223,7 +236,7 @@ func (s *Server) audit(req *mcp.CallToolRequest, name, client, session, outcome,
 	}
 	if s.ledger != nil {
 		err := s.ledger.Append(AuditRecord{
-			Time: start.UTC(), Client: client, Session: session, Tool: name,
+			Time: start.UTC(), Replica: s.opts.ReplicaID, Client: client, Session: session, Tool: name,
 			Arguments: args, ArgumentsCut: cut, Outcome: outcome, Code: code, Error: errText,
 			DurationMS: float64(d.Microseconds()) / 1000,
 		})
@@ -290,15 +303,25 @@ func quotaResult(name string, limit int, reset, now time.Time) *mcp.CallToolResu
 	})
 }
 
-// quotas counts tool calls per client per UTC day.
+// codeStoreUnavailable is the ledger's code of a call refused because the
+// shared limits store was unreachable (on_store_error = "deny").
+const codeStoreUnavailable = "STORE_UNAVAILABLE"
+
+// quotas counts tool calls per client per day (from midnight in loc).
 type quotas struct {
 	limit int
+	loc   *time.Location
 	mu    sync.Mutex
 	day   time.Time
 	used  map[string]int
 }
 
-func newQuotas(limit int) *quotas { return &quotas{limit: limit, used: make(map[string]int)} }
+func newQuotas(limit int, loc *time.Location) *quotas {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return &quotas{limit: limit, loc: loc, used: make(map[string]int)}
+}
 
 // take spends one call of client's quota; it reports false and the time
 // the quota resets when none is left.
@@ -306,14 +329,14 @@ func (q *quotas) take(client string, now time.Time) (bool, time.Time) {
 	if q.limit <= 0 {
 		return true, time.Time{}
 	}
-	day := now.UTC().Truncate(24 * time.Hour)
+	day, next := dayOf(now, q.loc)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !day.Equal(q.day) {
 		q.day, q.used = day, make(map[string]int)
 	}
 	if q.used[client] >= q.limit {
-		return false, day.Add(24 * time.Hour)
+		return false, next
 	}
 	q.used[client]++
 	return true, time.Time{}

@@ -88,9 +88,14 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve serves HTTP on ln until ctx is cancelled.
+// Serve serves HTTP on ln until ctx is cancelled, with at most
+// Options.MaxConnections connections open (see connLimiter).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	maxConns, fdLimit := connectionCap(s.opts.MaxConnections)
+	limited := newConnLimiter(ln, maxConns)
+	ln = limited
 	srv := &http.Server{
+		ConnState:         limited.connState,
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: s.timeouts.header,
 		ReadTimeout:       s.timeouts.body, // bounds reading the request, not a streamed answer (TestHTTPReadTimeoutDoesNotCutLongCalls)
@@ -99,7 +104,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	addr := ln.Addr().String()
 	s.logger.Info("serving MCP over HTTP", append([]any{"addr", addr, "url", "http://" + addr + PathMCP,
-		"auth", len(s.keys) > 0, "api_keys", len(s.keys), "allowed_origins", s.opts.AllowedOrigins, "allowed_hosts", s.opts.AllowedHosts},
+		"auth", len(s.keys) > 0, "api_keys", len(s.keys), "allowed_origins", s.opts.AllowedOrigins, "allowed_hosts", s.opts.AllowedHosts,
+		"max_connections", maxConns, "file_limit", fdLimit, "max_sessions", s.sessions.max, "max_sessions_per_key", s.sessions.perKey},
 		s.summary()...)...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -129,6 +135,10 @@ func (s *Server) Handler() http.Handler {
 		// configured allowed_hosts, which the SDK's check would refuse on a
 		// loopback listener (a local reverse proxy).
 		DisableLocalhostProtection: len(s.opts.AllowedHosts) > 0,
+		// With a shared store, replicas sit behind a load balancer: each
+		// request stands alone, so any replica answers it (see README,
+		// "Running several replicas").
+		Stateless: s.store != nil || s.statelessHTTP,
 	})
 	mux := http.NewServeMux()
 	mux.Handle(PathMCP, s.requireKey(s.identify(s.sessions.wrap(mcpHandler))))
@@ -148,13 +158,24 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	up := time.Since(s.start)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	body := map[string]any{
 		"status":         "ok",
 		"version":        s.opts.Version,
 		"uptime":         up.Round(time.Second).String(),
 		"uptime_seconds": int64(up.Seconds()),
 		"tools":          s.toolNames(),
-	})
+	}
+	if s.store != nil {
+		// The replica itself is up (200) either way; status says whether
+		// it can apply the shared limits.
+		store := map[string]any{"url": s.store.url, "on_store_error": s.store.onError, "replica_id": s.opts.ReplicaID, "status": "ok"}
+		if err := s.store.ping(r.Context()); err != nil {
+			store["status"], store["error"] = "unreachable", err.Error()
+			body["status"] = "degraded"
+		}
+		body["store"] = store
+	}
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // guard applies the Host check (DNS rebinding), the Origin check and CORS.
@@ -250,18 +271,28 @@ type challengeWriter struct {
 	metrics *metrics
 }
 
+// The connection is closed right after a 401: the request's body is not
+// read (a client without a key trickling one would otherwise hold the
+// connection until the read timeout, 30 s), and a client without a key has
+// no use for a kept-alive connection.
 func (c *challengeWriter) WriteHeader(code int) {
-	if code == http.StatusUnauthorized {
-		c.metrics.errors.WithLabelValues("unauthorized").Inc()
-		if c.Header().Get("WWW-Authenticate") == "" {
-			v := `Bearer realm="otter"`
-			if f := strings.Fields(c.r.Header.Get("Authorization")); len(f) == 2 && strings.EqualFold(f[0], "Bearer") {
-				v += `, error="invalid_token"`
-			}
-			c.Header().Set("WWW-Authenticate", v)
-		}
+	if code != http.StatusUnauthorized {
+		c.ResponseWriter.WriteHeader(code)
+		return
 	}
+	c.metrics.errors.WithLabelValues("unauthorized").Inc()
+	if c.Header().Get("WWW-Authenticate") == "" {
+		v := `Bearer realm="otter"`
+		if f := strings.Fields(c.r.Header.Get("Authorization")); len(f) == 2 && strings.EqualFold(f[0], "Bearer") {
+			v += `, error="invalid_token"`
+		}
+		c.Header().Set("WWW-Authenticate", v)
+	}
+	c.Header().Set("Connection", "close")
 	c.ResponseWriter.WriteHeader(code)
+	// The server discards what it can of an unread body before closing;
+	// a read deadline in the past makes that end at once.
+	_ = http.NewResponseController(c.ResponseWriter).SetReadDeadline(time.Now())
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer (SSE flushes).

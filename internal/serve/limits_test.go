@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,32 @@ func TestHTTPReadTimeoutDoesNotCutLongCalls(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
 	if err != nil || callText(t, res) != "finished" {
 		t.Fatalf("a call longer than the read timeout: %v %v", res, err)
+	}
+}
+
+// TestUnauthorizedClosesTheConnection: a request without a key that
+// trickles its body gets its 401 at once and the connection is closed
+// right after. Before, the server read on (discarding the body) until the
+// 30 s read timeout before answering, holding the connection.
+func TestUnauthorizedClosesTheConnection(t *testing.T) {
+	s := newTestServer(t, Options{APIKeys: []string{"k-0123456789"}})
+	ts := startHTTP(t, s)
+	c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer within 5 s to a request without a key: %v", err)
+	}
+	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+		t.Fatalf("status %d, Connection close %v; want 401 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if _, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the connection is still open after the 401 (read: %v)", err)
 	}
 }

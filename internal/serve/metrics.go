@@ -20,6 +20,8 @@ type metrics struct {
 	errors       *prometheus.CounterVec   // kind
 	rateLimited  *prometheus.CounterVec   // tool
 	httpRequests *prometheus.CounterVec   // code, method (set up by the HTTP handler)
+	storeLatency *prometheus.HistogramVec // op (the shared limits store)
+	storeErrors  *prometheus.CounterVec   // op
 }
 
 func newMetrics() *metrics {
@@ -55,8 +57,18 @@ func newMetrics() *metrics {
 			Name: "otter_serve_http_requests_total",
 			Help: "HTTP requests, by status code and HTTP method.",
 		}, []string{"code", "method"}),
+		storeLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "otter_serve_store_duration_seconds",
+			Help:    "Round trips to the shared limits store ([serve.store]), by operation (spend: a call's limits; ping: /health).",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}, []string{"op"}),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "otter_serve_store_errors_total",
+			Help: "Failed round trips to the shared limits store, by operation.",
+		}, []string{"op"}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.toolCalls, m.toolLatency, m.errors, m.rateLimited, m.httpRequests,
+		m.storeLatency, m.storeErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/webdata"
 )
 
 // Options configure a Server.
@@ -46,11 +47,32 @@ type Options struct {
 	AllowedHosts []string
 	// AuditLog is the audit ledger file; "" disables the ledger.
 	AuditLog string
-	// DailyQuota caps tool calls per client per UTC day; 0 is unlimited.
+	// DailyQuota caps tool calls per client per day; 0 is unlimited.
 	DailyQuota int
+	// QuotaLocation is where the quota day starts at midnight; nil is UTC.
+	QuotaLocation *time.Location
+	// Store, when set, keeps the daily quotas and the tools' rate limits
+	// in Redis, shared by every replica using it; HTTP is then served
+	// statelessly, so that any replica answers any request.
+	Store *StoreOptions
+	// RateLimits are the tools' rate limits, enforced here with a Store
+	// (the tools are then built to take no token themselves). Required
+	// with a Store.
+	RateLimits *webdata.RateLimits
+	// ReplicaID names this server in each audit record; "" with a Store
+	// is the host name and process id, without one none is written.
+	ReplicaID string
 	// MaxSessions caps the open HTTP sessions ([serve] max_sessions); past
 	// it the idlest are closed. 0 means DefaultMaxSessions.
 	MaxSessions int
+	// MaxSessionsPerKey caps the open HTTP sessions of one API key
+	// ([serve] max_sessions_per_key); past it that key's idlest are
+	// closed. 0 means DefaultMaxSessionsPerKey.
+	MaxSessionsPerKey int
+	// MaxConnections caps the open HTTP connections ([serve]
+	// max_connections), never above the file limit less a reserve. 0
+	// means DefaultMaxConnections.
+	MaxConnections int
 	// CallTimeout bounds one tool call; 0 means DefaultCallTimeout.
 	CallTimeout time.Duration
 	// WithClient tells the tools who is calling, for per-client rate limits
@@ -85,10 +107,14 @@ type Server struct {
 	ledger  *Ledger // nil: no audit ledger
 	keys    [][sha256.Size]byte
 	start   time.Time
-	quota   *quotas
+	limits  limits
+	store   *storeLimits // nil: limits in this process
 	// sessions caps the open HTTP sessions (Options.MaxSessions).
 	sessions *sessionCap
 	timeouts httpTimeouts // of Serve's http.Server
+	// statelessHTTP serves HTTP statelessly without a store (benchmarks
+	// compare the two kinds of limits alike).
+	statelessHTTP bool
 
 	mu         sync.Mutex
 	registered []string // tool names registered with the SDK server
@@ -113,9 +139,25 @@ func New(opts Options) (*Server, error) {
 		logger:  opts.Logger,
 		metrics: newMetrics(),
 		start:   time.Now(),
-		quota:   newQuotas(opts.DailyQuota),
 	}
-	s.sessions = newSessionCap(s, opts.MaxSessions)
+	if opts.QuotaLocation == nil {
+		opts.QuotaLocation = time.UTC
+		s.opts.QuotaLocation = time.UTC
+	}
+	s.limits = memLimits{newQuotas(opts.DailyQuota, opts.QuotaLocation)}
+	if opts.Store != nil {
+		if opts.RateLimits == nil {
+			return nil, errors.New("serve: a shared store needs the tools' rate limits")
+		}
+		st, err := newStoreLimits(*opts.Store, opts.DailyQuota, opts.QuotaLocation, opts.RateLimits, opts.Logger, s.metrics)
+		if err != nil {
+			return nil, err
+		}
+		s.store, s.limits = st, st
+		if s.opts.ReplicaID == "" {
+			s.opts.ReplicaID = defaultReplicaID()
+		}
+	}
 	s.timeouts = defaultHTTPTimeouts
 	for i, k := range opts.APIKeys {
 		if strings.TrimSpace(k) == "" {
@@ -123,6 +165,7 @@ func New(opts Options) (*Server, error) {
 		}
 		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
 	}
+	s.sessions = newSessionCap(s, opts.MaxSessions, opts.MaxSessionsPerKey)
 	for _, o := range opts.AllowedOrigins {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 			u.Path != "" || u.RawQuery != "" || u.User != nil {
@@ -177,16 +220,27 @@ func (s *Server) summary() []any {
 	if s.ledger != nil {
 		audit = s.ledger.Path()
 	}
-	return []any{"version", s.opts.Version, "tools", len(s.toolNames()), "resources", len(s.opts.Resources),
-		"audit_log", audit, "daily_quota", s.opts.DailyQuota, "call_timeout", s.opts.CallTimeout.String()}
+	out := []any{"version", s.opts.Version, "tools", len(s.toolNames()), "resources", len(s.opts.Resources),
+		"audit_log", audit, "daily_quota", s.opts.DailyQuota, "quota_timezone", s.opts.QuotaLocation.String(),
+		"call_timeout", s.opts.CallTimeout.String()}
+	if s.store != nil {
+		out = append(out, "store", s.store.url, "on_store_error", s.store.onError, "replica_id", s.opts.ReplicaID)
+	}
+	return out
 }
 
-// Close closes the audit ledger.
+// Close writes the pending summary of closed sessions and closes the
+// audit ledger.
 func (s *Server) Close() error {
-	if s.ledger != nil {
-		return s.ledger.Close()
+	s.sessions.log.flush()
+	var errs []error
+	if s.store != nil {
+		errs = append(errs, s.store.close())
 	}
-	return nil
+	if s.ledger != nil {
+		errs = append(errs, s.ledger.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // syncTools registers the Set's tools with the SDK server; the SDK tells

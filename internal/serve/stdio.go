@@ -140,6 +140,11 @@ func (r *stdioReader) accept(line []byte) bool {
 		// MCP since 2025-06-18 has no batches, and the SDK ends the
 		// session on one: refuse it as any other line that is no message.
 		code, problem = jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message a line"
+	case nullID(line):
+		// JSON-RPC 2.0 answers an invalid request with an error whose id
+		// is null; MCP forbids a null id. The SDK read it as a
+		// notification and the client waited forever for an answer.
+		code, problem = jsonrpc.CodeInvalidRequest, `a request's "id" must be a string or a number, not null (MCP forbids null ids)`
 	default:
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
@@ -215,4 +220,16 @@ func (r *stdioReader) awaitCalls() {
 func (r *stdioReader) Close() error {
 	r.closed.Store(true)
 	return nil
+}
+
+// nullID reports whether line is a request (it has a method) whose "id"
+// member is present and null.
+func nullID(line []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	id, hasID := m["id"]
+	_, hasMethod := m["method"]
+	return hasMethod && hasID && string(bytes.TrimSpace(id)) == "null"
 }

@@ -150,3 +150,47 @@ func info(b *rate.Limiter, spec config.RateLimit, now time.Time) *RateLimitInfo 
 		ResetAt:   reset.UTC().Truncate(time.Second),
 	}
 }
+
+// RateLimits are the token buckets per tool and client of the built-in
+// tools ([tools.rate_limits]), for a caller that enforces them itself:
+// `otter mcp serve` with a store shared by replicas keeps them there, and
+// falls back to these when the store is unreachable.
+type RateLimits struct{ set *limiterSet }
+
+// NewRateLimits applies the [tools.rate_limits] overrides to the defaults.
+func NewRateLimits(overrides map[string]config.RateLimit) (*RateLimits, error) {
+	set, err := newLimiterSet(overrides, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	return &RateLimits{set: set}, nil
+}
+
+// Spec is tool's limit: calls per minute and burst; limited is false for
+// a tool without a limit.
+func (r *RateLimits) Spec(tool string) (rpm float64, burst int, limited bool) {
+	r.set.mu.Lock()
+	defer r.set.mu.Unlock()
+	spec, ok := r.set.specs[tool]
+	if !ok || spec.RPM < 0 {
+		return 0, 0, false
+	}
+	return spec.RPM, spec.Burst, true
+}
+
+// Take spends a token of client's bucket for tool, as a tool call does.
+func (r *RateLimits) Take(tool, client string) (*RateLimitInfo, bool) {
+	return r.set.take(tool, client)
+}
+
+// RateLimitedRefusal is the envelope of a call refused by otter's own
+// rate limit (RATE_LIMITED), as the tools answer it.
+func RateLimitedRefusal(tool string, rpm float64, burst, retryAfter int, now time.Time) ErrorInfo {
+	return ErrorInfo{
+		Code:        CodeRateLimited,
+		Message:     fmt.Sprintf("%s is limited to %g calls per minute (burst %d) per client; try again in %d s", tool, rpm, burst, retryAfter),
+		Details:     map[string]any{"retry_after": retryAfter, "limit": rpm, "burst": burst},
+		Suggestion:  fmt.Sprintf("wait %d seconds before calling %s again", retryAfter, tool),
+		Recoverable: true,
+	}
+}

@@ -105,6 +105,9 @@ type Options struct {
 	// Recent reports the newest n tool calls of a caller (tool.CallerFrom)
 	// for get_status; may be nil.
 	Recent func(caller string, n int) []tool.CallRecord
+	// CallerLimits says the caller enforces the rate limits itself (see
+	// RateLimits): the tools take no token of their own.
+	CallerLimits bool
 
 	now func() time.Time // tests
 }
@@ -168,6 +171,12 @@ func Tools(opts Options) ([]tool.Tool, error) {
 	limits, err := newLimiterSet(opts.Config.RateLimits, now)
 	if err != nil {
 		return nil, err
+	}
+	if opts.CallerLimits {
+		for name, spec := range limits.specs {
+			spec.RPM = -1
+			limits.specs[name] = spec
+		}
 	}
 	presets, err := loadPresets()
 	if err != nil {
@@ -303,13 +312,7 @@ func (b *builtin) Call(ctx context.Context, args json.RawMessage) (*tool.Result,
 		env.Metadata.QuotaRemaining = &rl.Remaining
 	}
 	if !ok {
-		return finish(failed(ErrorInfo{
-			Code:        CodeRateLimited,
-			Message:     fmt.Sprintf("%s is limited to %g calls per minute (burst %d) per client; try again in %d s", b.def.name, rl.Limit, rl.Burst, rl.RetryAfter),
-			Details:     map[string]any{"retry_after": rl.RetryAfter, "limit": rl.Limit, "burst": rl.Burst},
-			Suggestion:  fmt.Sprintf("wait %d seconds before calling %s again", rl.RetryAfter, b.def.name),
-			Recoverable: true,
-		}))
+		return finish(failed(RateLimitedRefusal(b.def.name, rl.Limit, rl.Burst, rl.RetryAfter, b.k.now())))
 	}
 
 	o := b.def.run(ctx, args)
