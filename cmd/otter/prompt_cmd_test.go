@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/cli"
@@ -171,6 +172,33 @@ func TestPromptOutputFormats(t *testing.T) {
 			t.Errorf("list_presets result = %+v", res)
 		}
 	})
+}
+
+// On a terminal -p shows the answer's Markdown as the TUI does (no "## ",
+// bullets); piped, the answer is as the model wrote it, for a script.
+func TestPromptRendersMarkdownOnATerminal(t *testing.T) {
+	configTestHome(t)
+	answer := "## Result\n\n- one\n- two\n"
+	for _, tty := range []bool{true, false} {
+		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{answer}})
+		cfg := promptConfig(t, srv, "")
+		streams, _, stdout, stderr := iostreams.Test()
+		streams.In = strings.NewReader("")
+		streams.SetStdoutTTY(tty)
+		root := newRootCmd(&cli.Factory{IO: streams, Version: version})
+		root.SetArgs([]string{"--config", cfg, "-p", "results?"})
+		if err := root.ExecuteContext(t.Context()); err != nil {
+			t.Fatalf("otter -p: %v\n%s", err, stderr)
+		}
+		got := ansi.Strip(stdout.String())
+		if tty {
+			if strings.Contains(got, "##") || !strings.Contains(got, "  Result\n") || !strings.Contains(got, "  • one\n  • two") {
+				t.Errorf("on a terminal, stdout = %q", got)
+			}
+		} else if got != answer {
+			t.Errorf("piped, stdout = %q, want the answer as written", got)
+		}
+	}
 }
 
 func TestPromptFailures(t *testing.T) {

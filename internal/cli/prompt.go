@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/markdown"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/render"
 )
@@ -91,6 +93,11 @@ func RunPrompt(ctx context.Context, f *Factory, o PromptOptions) error {
 		return ExitCode(2, err)
 	}
 	out := &promptPrinter{format: o.Format, stdout: f.IO.Out, stderr: f.IO.ErrOut, start: time.Now()}
+	if o.Format == FormatText && f.IO.IsStdoutTTY() {
+		// A person reads it: the answer's Markdown is shown as the TUI
+		// shows it. Piped, it stays as the model wrote it.
+		out.markdown = &markdown.Options{Width: cmp.Or(f.IO.TerminalWidth(), 80), Dark: darkBackground(os.Getenv("COLORFGBG"))}
+	}
 	err := runPrompt(ctx, f, o, out)
 	if err != nil && !out.printed && o.Format != FormatText {
 		// A script reading json gets an answer on stdout even when otter
@@ -203,6 +210,8 @@ type promptPrinter struct {
 	provider       string
 	model          string
 	sessionID      string // set once the turn ran
+	// markdown, when set, renders a text answer for the terminal stdout is.
+	markdown *markdown.Options
 
 	mu        sync.Mutex
 	final     agent.TurnFinished
@@ -441,12 +450,27 @@ func (p *promptPrinter) result(err error) {
 	}
 	switch p.format {
 	case FormatText:
-		if res.Result != "" {
+		switch {
+		case res.Result == "":
+		case p.markdown != nil:
+			fmt.Fprintln(p.stdout, markdown.Render(res.Result, *p.markdown))
+		default:
 			fmt.Fprintln(p.stdout, strings.TrimRight(res.Result, "\n"))
 		}
 	case FormatJSON, FormatStreamJSON:
 		p.line(res)
 	}
+}
+
+// darkBackground reads a terminal's COLORFGBG ("15;0": white on black)
+// for whether its background is dark; without it, most terminals are.
+func darkBackground(colorfgbg string) bool {
+	i := strings.LastIndexByte(colorfgbg, ';')
+	switch colorfgbg[i+1:] {
+	case "7", "15":
+		return false
+	}
+	return true
 }
 
 // truncateLine shortens s to one line of at most n bytes.

@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+
+	"github.com/otter-sh/otter/internal/markdown"
 )
 
 const copyUsage = "usage: /copy (the last answer) · /copy N (the Nth answer back) · /copy code [N] (code block N of the last answer, the last one without N)"
@@ -65,7 +64,7 @@ func (m *model) copyCommand(arg string) tea.Cmd {
 	}
 	content := answer
 	if code != 0 {
-		blocks := codeBlocks(answer)
+		blocks := markdown.CodeBlocks(answer)
 		if len(blocks) == 0 {
 			return fail("the last answer has no code block")
 		}
@@ -81,30 +80,4 @@ func (m *model) copyCommand(arg string) tea.Cmd {
 	size := countOf(strings.Count(strings.TrimRight(content, "\n"), "\n")+1, "line")
 	m.notice(itemInfo, fmt.Sprintf("copied %s (%s) to the clipboard", what, size))
 	return tea.SetClipboard(content)
-}
-
-// codeBlocks returns the contents of the fenced and indented code blocks
-// of a Markdown text, in order.
-func codeBlocks(md string) []string {
-	src := []byte(md)
-	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
-	var out []string
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n.(type) {
-		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			var b strings.Builder
-			ls := n.Lines()
-			for i := 0; i < ls.Len(); i++ {
-				seg := ls.At(i)
-				b.Write(seg.Value(src))
-			}
-			out = append(out, b.String())
-			return ast.WalkSkipChildren, nil
-		}
-		return ast.WalkContinue, nil
-	})
-	return out
 }

@@ -15,14 +15,12 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/progress"
-	"charm.land/glamour/v2"
-	gansi "charm.land/glamour/v2/ansi"
-	mdstyles "charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/markdown"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -97,10 +95,6 @@ type transcript struct {
 	expand bool     // tool blocks show full results
 	view   viewport // where the window is (following, or scrolled back)
 	window window   // the last window drawn
-
-	md      *glamour.TermRenderer
-	mdWidth int
-	mdDark  bool
 }
 
 func (t *transcript) add(it *item) *item {
@@ -109,38 +103,6 @@ func (t *transcript) add(it *item) *item {
 }
 
 func (t *transcript) invalidate() { t.gen++ }
-
-// renderer returns a glamour renderer for the current width and theme.
-func (t *transcript) renderer(dark bool) *glamour.TermRenderer {
-	w := max(t.width-2, 20)
-	if t.md != nil && t.mdWidth == w && t.mdDark == dark {
-		return t.md
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(markdownStyle(dark)), glamour.WithWordWrap(w))
-	if err != nil {
-		slog.Warn("markdown renderer", "err", err)
-		return nil
-	}
-	t.md, t.mdWidth, t.mdDark = r, w, dark
-	return r
-}
-
-// markdownStyle is glamour's standard style without the "## " marks in
-// front of headings: a heading shows as a heading (bold, in colour), not
-// as the Markdown that wrote it.
-func markdownStyle(dark bool) gansi.StyleConfig {
-	c := mdstyles.LightStyleConfig
-	if dark {
-		c = mdstyles.DarkStyleConfig
-	}
-	for _, h := range []*gansi.StyleBlock{&c.H2, &c.H3, &c.H4, &c.H5, &c.H6} {
-		h.Prefix = ""
-	}
-	c.H2.Underline = &yes
-	return c
-}
-
-var yes = true
 
 // itemLines returns it rendered, from cache when possible.
 func (m *model) itemLines(it *item) []string {
@@ -190,15 +152,7 @@ func (m *model) renderItem(it *item) string {
 }
 
 func (m *model) renderMarkdown(text string) string {
-	r := m.tr.renderer(m.st.dark)
-	if r == nil {
-		return lipgloss.NewStyle().Width(m.tr.width).Render(text)
-	}
-	out, err := r.Render(text)
-	if err != nil {
-		return text
-	}
-	return strings.Trim(out, "\n")
+	return markdown.Render(text, markdown.Options{Width: max(m.tr.width-2, 20), Dark: m.st.dark})
 }
 
 const previewLines = 4
