@@ -21,27 +21,7 @@ import (
 //
 //	startup: otter=… baseline=… ratio=…   (median wall time of one start; ratio otter/baseline)
 func BenchmarkStartup(b *testing.B) {
-	dir := b.TempDir()
-	otter := testpeer.Otter(b)
-	src := filepath.Join(dir, "baseline")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	files := map[string]string{
-		"go.mod":  "module baseline\n\ngo 1.26\n",
-		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tif len(os.Args) > 1 && os.Args[1] == \"--version\" {\n\t\tfmt.Println(\"baseline version dev\")\n\t}\n}\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	base := filepath.Join(dir, "baseline-bin")
-	build := exec.Command("go", "build", "-o", base, ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build baseline: %v\n%s", err, out)
-	}
+	otter, base := benchBinaries(b)
 	start := func(bin string) time.Duration {
 		t0 := time.Now()
 		if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
@@ -70,6 +50,34 @@ func BenchmarkStartup(b *testing.B) {
 	b.ReportMetric(float64(bl.Microseconds()), "baseline-µs")
 	b.ReportMetric(ratio, "ratio")
 	fmt.Printf("startup: otter=%s baseline=%s ratio=%.2f (starts each: %d)\n", o.Round(10*time.Microsecond), bl.Round(10*time.Microsecond), ratio, len(to))
+}
+
+// benchBinaries builds otter and the baseline, a minimal Go program that
+// prints a line ("baseline version dev") and exits, the same way.
+func benchBinaries(b *testing.B) (otter, baseline string) {
+	b.Helper()
+	dir := b.TempDir()
+	otter = testpeer.Otter(b)
+	src := filepath.Join(dir, "baseline")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod":  "module baseline\n\ngo 1.26\n",
+		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tif len(os.Args) > 1 && os.Args[1] == \"--version\" {\n\t\tfmt.Println(\"baseline version dev\")\n\t}\n}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	baseline = filepath.Join(dir, "baseline-bin")
+	build := exec.Command("go", "build", "-o", baseline, ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build baseline: %v\n%s", err, out)
+	}
+	return otter, baseline
 }
 
 func median(ds []time.Duration) time.Duration {
