@@ -19,6 +19,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -153,7 +154,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			seen[t] = true
 			qs = append(qs, qterm{t, 1})
 		}
-		for _, syn := range synonyms[t] {
+		for _, syn := range synonyms()[t] {
 			if !seen[syn] {
 				seen[syn] = true
 				qs = append(qs, qterm{syn, synonymWeight})
@@ -316,7 +317,7 @@ const synonymWeight = 0.6
 // synonyms maps a stemmed query word to the stems of words tools use for
 // the same thing. The groups are symmetric: every word of a group finds
 // the others.
-var synonyms = func() map[string][]string {
+var synonyms = sync.OnceValue(func() map[string][]string {
 	groups := [][]string{
 		{"add", "sum", "plus", "total"},
 		{"delete", "remove", "erase", "drop", "destroy"},
@@ -352,4 +353,4 @@ var synonyms = func() map[string][]string {
 		}
 	}
 	return m
-}()
+})

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 const (
@@ -43,12 +44,12 @@ var captchaMarkers = []struct{ marker, provider string }{
 }
 
 // challengeTitles are titles of interstitial check pages.
-var challengeTitles = regexp.MustCompile(`(?i)just a moment|attention required|verify (that )?you are (a )?human|are you a robot|security check|checking your browser|bot verification|captcha|human verification|安全验证|人机验证|验证码`)
+var challengeTitles = lazyRegexp(`(?i)just a moment|attention required|verify (that )?you are (a )?human|are you a robot|security check|checking your browser|bot verification|captcha|human verification|安全验证|人机验证|验证码`)
 
 // blockTitles are titles and texts of block pages.
-var blockMarkers = regexp.MustCompile(`(?i)access denied|you have been blocked|request blocked|error code:? 1020|sorry, you have been blocked|request unsuccessful\. incapsula|the requested url was rejected`)
+var blockMarkers = lazyRegexp(`(?i)access denied|you have been blocked|request blocked|error code:? 1020|sorry, you have been blocked|request unsuccessful\. incapsula|the requested url was rejected`)
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+var titleRE = lazyRegexp(`(?is)<title[^>]*>(.*?)</title>`)
 
 // detectChallenge looks for a captcha, a JavaScript challenge or a block
 // page. A captcha widget on an ordinary page (a login form) is not a
@@ -65,7 +66,7 @@ func detectChallenge(status int, h http.Header, body []byte) *challenge {
 	}
 	lower := bytes.ToLower(body)
 	title := ""
-	if m := titleRE.FindSubmatch(body); m != nil {
+	if m := titleRE().FindSubmatch(body); m != nil {
 		title = strings.TrimSpace(string(m[1]))
 	}
 	marker, provider := "", ""
@@ -76,14 +77,14 @@ func detectChallenge(status int, h http.Header, body []byte) *challenge {
 		}
 	}
 	errStatus := status == http.StatusForbidden || status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
-	if marker != "" && (errStatus || challengeTitles.MatchString(title)) {
+	if marker != "" && (errStatus || challengeTitles().MatchString(title)) {
 		return &challenge{challengeCaptcha, provider, "page contains " + marker + titleNote(title)}
 	}
-	if errStatus && challengeTitles.MatchString(title) {
+	if errStatus && challengeTitles().MatchString(title) {
 		return &challenge{challengeCaptcha, serverName(h), "challenge page" + titleNote(title)}
 	}
 	if status == http.StatusForbidden {
-		if m := blockMarkers.Find(lower); m != nil {
+		if m := blockMarkers().Find(lower); m != nil {
 			return &challenge{challengeBlock, serverName(h), "block page: " + string(m)}
 		}
 		if h.Get("X-Amzn-Waf-Action") == "block" || h.Get("X-Iinfo") != "" {
@@ -113,4 +114,10 @@ func serverName(h http.Header) string {
 		return h.Get("Server")
 	}
 	return "the site"
+}
+
+// lazyRegexp compiles expr on first use rather than at start-up, which
+// every otter command would pay for.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -114,7 +115,9 @@ type compiledFingerprint struct {
 	cookies, generator, scripts, html *regexp.Regexp
 }
 
-var compiledFingerprints = func() []compiledFingerprint {
+// compiledFingerprints are compiled on first use: compiling them at
+// start-up cost every otter command, --version included.
+var compiledFingerprints = sync.OnceValue(func() []compiledFingerprint {
 	re := func(s string) *regexp.Regexp {
 		if s == "" {
 			return nil
@@ -131,7 +134,7 @@ var compiledFingerprints = func() []compiledFingerprint {
 		out[i] = c
 	}
 	return out
-}()
+})
 
 // Tech is a technology found on a site, with what gave it away.
 type Tech struct {
@@ -169,7 +172,7 @@ func signalsOf(p *page, doc *goquery.Document) pageSignals {
 // detectTech returns the technologies whose fingerprints match.
 func detectTech(s pageSignals) []Tech {
 	var out []Tech
-	for _, f := range compiledFingerprints {
+	for _, f := range compiledFingerprints() {
 		if ev := f.match(s); ev != "" {
 			out = append(out, Tech{Name: f.name, Category: f.category, Evidence: ev})
 		}
