@@ -46,6 +46,7 @@ const (
 type Attachment struct {
 	Server   string
 	URI      string
+	Path     string // a @path's file, as written ("" for a resource)
 	MIMEType string
 	Kind     Kind
 	Size     int // bytes of text or blob
@@ -56,6 +57,12 @@ func (a Attachment) String() string {
 	what := a.MIMEType
 	if what == "" {
 		what = string(a.Kind)
+	}
+	switch {
+	case a.Kind == KindDir:
+		return fmt.Sprintf("%s (directory, %d entries)", QuotePath(a.Path), a.Size)
+	case a.Path != "":
+		return fmt.Sprintf("%s (%s, %s)", QuotePath(a.Path), what, Size(a.Size))
 	}
 	return fmt.Sprintf("@%s:%s (%s, %s)", a.Server, a.URI, what, Size(a.Size))
 }

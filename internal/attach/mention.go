@@ -89,36 +89,87 @@ func (e Expanded) Message() llm.Message {
 // mention naming a server otter does not know is left as it is (it may be
 // an e-mail address or a handle); a resource that cannot be read fails the
 // whole message with an error that names it, so that nothing is sent
-// without what the person attached.
+// without what the person attached. It attaches no files: see Expander.
 func Expand(ctx context.Context, src Source, set *tool.Set, text string) (Expanded, error) {
+	return Expander{Source: src, Set: set}.Expand(ctx, text)
+}
+
+// Expander attaches what a person's message mentions: @SERVER:URI
+// resources of Source's servers and, when Files is set, @path files.
+type Expander struct {
+	Source Source    // nil: no resources
+	Set    *tool.Set // caps a resource's text; nil: uncapped
+	Files  *FileOptions
+}
+
+// Expand appends to text the files its @paths name (see ReadFile) and the
+// resources its @SERVER:URI mentions name (see Expand), in that order, each
+// once. Anything that cannot be attached fails the whole message with an
+// error that names it, so that nothing is sent without what the person
+// attached.
+func (x Expander) Expand(ctx context.Context, text string) (Expanded, error) {
 	out := Expanded{Text: text}
-	mentions := Mentions(text, func(s string) bool {
-		_, ok := src.Status(s)
+	isServer := func(s string) bool {
+		if x.Source == nil {
+			return false
+		}
+		_, ok := x.Source.Status(s)
 		return ok
-	})
-	seen := map[string]bool{}
-	var parts []string
-	for _, m := range mentions {
-		key := m.Server + "\x00" + m.URI
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		res, err := src.ReadResource(ctx, m.Server, m.URI)
-		if err != nil {
-			return Expanded{Text: text}, fmt.Errorf("@%s:%s: %w", m.Server, m.URI, err)
-		}
-		content, atts := Contents(m.Server, res)
-		if len(content) == 0 {
-			return Expanded{Text: text}, fmt.Errorf("@%s:%s: the server returned no contents", m.Server, m.URI)
-		}
-		body, imgs := ForModel(set, content)
-		parts = append(parts, fmt.Sprintf("<resource server=%q uri=%q>\n%s\n</resource>", m.Server, m.URI, body))
-		out.Images = append(out.Images, imgs...)
-		out.Attachments = append(out.Attachments, atts...)
 	}
-	if len(parts) > 0 {
-		out.Text = text + "\n\nResources the user attached with @-mentions:\n\n" + strings.Join(parts, "\n\n")
+	var fileParts, resParts []string
+	if x.Files != nil {
+		seen := map[string]bool{}
+		for _, m := range FileMentions(text, isServer) {
+			if seen[m.Path] {
+				continue
+			}
+			seen[m.Path] = true
+			f, ok, err := ReadFile(ctx, *x.Files, m)
+			if err != nil {
+				return Expanded{Text: text}, err
+			}
+			if !ok {
+				continue
+			}
+			switch f.Kind {
+			case KindImage:
+				fileParts = append(fileParts, fmt.Sprintf("<file path=%q>[image, %s, %s: attached below]</file>", f.Path, f.MIMEType, Size(f.Size)))
+				out.Images = append(out.Images, *f.Image)
+			case KindDir:
+				fileParts = append(fileParts, fmt.Sprintf("<directory path=%q entries=\"%d\">\n%s</directory>", f.Path, f.Size, f.Text))
+			default:
+				fileParts = append(fileParts, fmt.Sprintf("<file path=%q>\n%s\n</file>", f.Path, strings.TrimRight(f.Text, "\n")))
+			}
+			out.Attachments = append(out.Attachments, f.Attachment)
+		}
+	}
+	if x.Source != nil {
+		seen := map[string]bool{}
+		for _, m := range Mentions(text, isServer) {
+			key := m.Server + "\x00" + m.URI
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			res, err := x.Source.ReadResource(ctx, m.Server, m.URI)
+			if err != nil {
+				return Expanded{Text: text}, fmt.Errorf("@%s:%s: %w", m.Server, m.URI, err)
+			}
+			content, atts := Contents(m.Server, res)
+			if len(content) == 0 {
+				return Expanded{Text: text}, fmt.Errorf("@%s:%s: the server returned no contents", m.Server, m.URI)
+			}
+			body, imgs := ForModel(x.Set, content)
+			resParts = append(resParts, fmt.Sprintf("<resource server=%q uri=%q>\n%s\n</resource>", m.Server, m.URI, body))
+			out.Images = append(out.Images, imgs...)
+			out.Attachments = append(out.Attachments, atts...)
+		}
+	}
+	if len(fileParts) > 0 {
+		out.Text += "\n\nFiles the user attached with @-mentions:\n\n" + strings.Join(fileParts, "\n\n")
+	}
+	if len(resParts) > 0 {
+		out.Text += "\n\nResources the user attached with @-mentions:\n\n" + strings.Join(resParts, "\n\n")
 	}
 	return out, nil
 }

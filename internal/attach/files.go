@@ -1,0 +1,382 @@
+package attach
+
+// @path mentions: a person's files attached to a message, beside the
+// @SERVER:URI resources. A mention whose name before ":" is a configured
+// server is a resource; anything else is a path.
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/otter-sh/otter/internal/llm"
+)
+
+// KindDir is a directory attached as its listing.
+const KindDir Kind = "directory"
+
+// Limits of what a @path attaches when FileOptions leaves them 0.
+const (
+	// DefaultMaxFileBytes caps a text file: 256 KiB, some 64,000 tokens,
+	// already a large share of most context windows.
+	DefaultMaxFileBytes = 256 << 10
+	// DefaultMaxImageBytes caps an image: 5 MiB, what the Anthropic API
+	// takes per image.
+	DefaultMaxImageBytes = 5 << 20
+	// DefaultMaxDirEntries caps a directory's listing.
+	DefaultMaxDirEntries = 500
+)
+
+// ErrBinary is wrapped by the error of a @path that names a file neither
+// text nor an image.
+var ErrBinary = errors.New("is a binary file")
+
+// ErrTooLarge is wrapped by the error of a @path over the size cap.
+var ErrTooLarge = errors.New("is too large to attach")
+
+// ErrNoFile is wrapped by the error of a @path that looks like a path
+// (it has a "/" or a "." or was quoted) but names nothing.
+var ErrNoFile = errors.New("no such file or directory")
+
+// OutsideError is the error of a @path outside the project that the
+// person did not allow; the front end words how to allow it.
+type OutsideError struct {
+	Path string // absolute
+	Root string // the project
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("@%s is outside the project (%s)", e.Path, e.Root)
+}
+
+// FileOptions say where @paths resolve and what they may attach.
+type FileOptions struct {
+	// WorkDir is where relative paths start.
+	WorkDir string
+	// Root is the project; a path outside it needs AllowOutside. "" means
+	// WorkDir.
+	Root string
+	// AllowOutside decides on a path outside Root (absolute, cleaned); nil
+	// refuses with *OutsideError. An error from it fails the message.
+	AllowOutside func(ctx context.Context, path string) (bool, error)
+	// Caps; 0 means the Default… constants.
+	MaxFileBytes, MaxImageBytes, MaxDirEntries int
+}
+
+func (o FileOptions) root() string {
+	if o.Root != "" {
+		return o.Root
+	}
+	return o.WorkDir
+}
+
+// FileMention is one @path in a message.
+type FileMention struct {
+	Path   string // as written, without the @ and the quotes
+	Quoted bool   // @"…"
+	// Start and End are the byte offsets of the mention in the text.
+	Start, End int
+}
+
+// FileMentions returns the @path mentions of text, in order: @ at the
+// start or after a space or an opening bracket, then a quoted path
+// (@"with spaces.txt") or one that runs to the next white space, without
+// the punctuation that ends a sentence. A mention whose name before ":"
+// isServer accepts is a resource (see Mentions), not a path.
+func FileMentions(text string, isServer func(string) bool) []FileMention {
+	var out []FileMention
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' || (i > 0 && !strings.ContainsRune(" \t\n\r([{", rune(text[i-1]))) {
+			continue
+		}
+		start := i
+		rest := text[i+1:]
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.IndexByte(rest[1:], '"')
+			if end <= 0 {
+				continue
+			}
+			p := rest[1 : 1+end]
+			out = append(out, FileMention{Path: p, Quoted: true, Start: start, End: start + 1 + end + 2})
+			i = start + end + 2
+			continue
+		}
+		n := strings.IndexAny(rest, " \t\n\r")
+		if n < 0 {
+			n = len(rest)
+		}
+		p := trimTrailing(rest[:n])
+		i += n
+		if p == "" {
+			continue
+		}
+		if name, _, ok := strings.Cut(p, ":"); ok && isServer != nil && isServer(name) {
+			continue
+		}
+		out = append(out, FileMention{Path: p, Start: start, End: start + 1 + len(p)})
+	}
+	return out
+}
+
+// looksLikePath reports whether an unquoted mention that names nothing is
+// a mistyped path (an error) rather than a handle such as @alice (text).
+func looksLikePath(m FileMention) bool {
+	return m.Quoted || strings.ContainsAny(m.Path, `/.~\`)
+}
+
+// resolve makes a mention's path absolute: ~/ is the home directory,
+// relative paths start at WorkDir.
+func (o FileOptions) resolve(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(o.WorkDir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// File is one file (or directory) read for a message.
+type File struct {
+	Attachment
+	Text  string     // the text, or the directory's listing
+	Image *llm.Image // an image
+}
+
+// ReadFile reads the file a @path names for a model: text as text, an
+// image as an image, a directory as its listing, within o's caps; a binary
+// file or one over its cap is refused with an error that names it, a path
+// outside the project needs o.AllowOutside. ok is false (and err nil) for
+// an unquoted mention that names nothing and does not look like a path
+// (@alice): it stays text.
+func ReadFile(ctx context.Context, o FileOptions, m FileMention) (f File, ok bool, err error) {
+	abs := o.resolve(m.Path)
+	fi, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		if !looksLikePath(m) {
+			return File{}, false, nil
+		}
+		return File{}, false, fmt.Errorf("@%s: %w", m.Path, ErrNoFile)
+	}
+	if err != nil {
+		return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+	}
+	if root := o.root(); root != "" && !inside(root, abs) {
+		allowed := false
+		if o.AllowOutside != nil {
+			if allowed, err = o.AllowOutside(ctx, abs); err != nil {
+				return File{}, false, err
+			}
+		}
+		if !allowed {
+			return File{}, false, &OutsideError{Path: abs, Root: root}
+		}
+	}
+	f = File{Attachment: Attachment{Path: m.Path}}
+	if fi.IsDir() {
+		text, n, err := listing(ctx, abs, orDefault(o.MaxDirEntries, DefaultMaxDirEntries))
+		if err != nil {
+			return File{}, false, fmt.Errorf("@%s: listing the directory: %w", m.Path, err)
+		}
+		f.Kind, f.Size, f.Text = KindDir, n, text
+		return f, true, nil
+	}
+	head, err := readHead(abs, 8192)
+	if err != nil {
+		return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+	}
+	mime := http.DetectContentType(head)
+	switch {
+	case IsImage(mime):
+		if max := orDefault(o.MaxImageBytes, DefaultMaxImageBytes); fi.Size() > int64(max) {
+			return File{}, false, fmt.Errorf("@%s %w: the image is %s; otter attaches images up to %s", m.Path, ErrTooLarge, Size(int(fi.Size())), Size(max))
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+		}
+		f.Kind, f.MIMEType, f.Size, f.Image = KindImage, mime, len(data), &llm.Image{MIMEType: mime, Data: data}
+		return f, true, nil
+	case bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head, fi.Size())):
+		return File{}, false, fmt.Errorf("@%s %w (%s); otter attaches text files, images (PNG, JPEG, GIF, WebP) and directories", m.Path, ErrBinary, mime)
+	}
+	if max := orDefault(o.MaxFileBytes, DefaultMaxFileBytes); fi.Size() > int64(max) {
+		return File{}, false, fmt.Errorf("@%s %w: the file is %s; otter attaches text files up to %s, so attach a part of it", m.Path, ErrTooLarge, Size(int(fi.Size())), Size(max))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+	}
+	if !utf8.Valid(data) {
+		return File{}, false, fmt.Errorf("@%s %w (not UTF-8 text); otter attaches text files, images (PNG, JPEG, GIF, WebP) and directories", m.Path, ErrBinary)
+	}
+	f.Kind, f.MIMEType, f.Size, f.Text = KindText, strings.SplitN(mime, ";", 2)[0], len(data), string(data)
+	return f, true, nil
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// inside reports whether path is root or under it.
+func inside(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func readHead(p string, n int) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return buf[:k], nil
+}
+
+// trimPartialRune drops a UTF-8 character cut by the end of head when the
+// file goes on past it.
+func trimPartialRune(head []byte, size int64) []byte {
+	if int64(len(head)) >= size {
+		return head
+	}
+	for i := 0; i < utf8.UTFMax && len(head) > 0; i++ {
+		if utf8.Valid(head) {
+			return head
+		}
+		head = head[:len(head)-1]
+	}
+	return head
+}
+
+// listing is a directory's entries, one a line, directories with a "/",
+// without .git and what .gitignore ignores, at most max of them.
+func listing(ctx context.Context, dir string, max int) (string, int, error) {
+	names, err := ListDir(ctx, dir)
+	if err != nil {
+		return "", 0, err
+	}
+	n := len(names)
+	var b strings.Builder
+	for i, name := range names {
+		if i == max {
+			fmt.Fprintf(&b, "… and %d more\n", n-max)
+			break
+		}
+		b.WriteString(name)
+		b.WriteByte('\n')
+	}
+	return b.String(), n, nil
+}
+
+// ListDir lists a directory's entries by name, sorted, directories with a
+// trailing "/", leaving out .git and what git ignores there (.gitignore and
+// the like, as git reads them; outside a repository or without git, only
+// .git is left out).
+func ListDir(ctx context.Context, dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() == ".git" {
+			continue
+		}
+		name := e.Name()
+		if e.IsDir() || (e.Type()&os.ModeSymlink != 0 && isDir(filepath.Join(dir, name))) {
+			name += "/"
+		}
+		names = append(names, name)
+	}
+	ignored := gitIgnored(ctx, dir, names)
+	names = slices.DeleteFunc(names, func(n string) bool { return ignored[n] })
+	slices.Sort(names)
+	return names, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// gitIgnored asks git which of names (entries of dir) it ignores. Git is
+// the authority on its ignore rules (nested .gitignore files, negations,
+// core.excludesFile), so otter asks it rather than re-implementing them;
+// without git or outside a repository nothing is ignored.
+func gitIgnored(ctx context.Context, dir string, names []string) map[string]bool {
+	if len(names) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "check-ignore", "-z", "--stdin")
+	var in bytes.Buffer
+	for _, n := range names {
+		in.WriteString(n)
+		in.WriteByte(0)
+	}
+	cmd.Stdin = &in
+	out, _ := cmd.Output() // exit 1: none ignored; 128: not a repository
+	ignored := map[string]bool{}
+	for _, n := range bytes.Split(out, []byte{0}) {
+		if len(n) > 0 {
+			ignored[string(n)] = true
+		}
+	}
+	return ignored
+}
+
+// CompletePath completes the @path being typed (prefix, as written after
+// the @) against the files under workDir: the entries of its directory
+// whose names start with its last part, as they would be written (with the
+// directory part kept, directories ending in "/"), leaving out .git and
+// what git ignores. Hidden entries show only when the part starts with ".".
+func CompletePath(ctx context.Context, workDir, prefix string) []string {
+	dirPart, base := "", prefix
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		dirPart, base = prefix[:i+1], prefix[i+1:]
+	}
+	dir := FileOptions{WorkDir: workDir}.resolve(cmp.Or(dirPart, "."))
+	names, err := ListDir(ctx, dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		out = append(out, dirPart+n)
+	}
+	return out
+}
+
+// QuotePath writes a path as a mention: @path, or @"path" when it has a
+// space.
+func QuotePath(p string) string {
+	if strings.ContainsAny(p, " \t") {
+		return `@"` + p + `"`
+	}
+	return "@" + p
+}
