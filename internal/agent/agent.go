@@ -76,7 +76,12 @@ type Options struct {
 	// Instructions returns the connected MCP servers' instructions by
 	// server name; may be nil.
 	Instructions func() map[string]string
-	WorkDir      string
+	// UserInstructions returns the person's instruction files (AGENTS.md
+	// and the like) as a section of the system prompt, read again only when
+	// they change so that the prompt, and the provider's cache of it, stays
+	// the same between turns; may be nil.
+	UserInstructions func() string
+	WorkDir          string
 	// OnEvent receives events; it is called from the goroutine running
 	// Send and from tool goroutines (never concurrently), and must not
 	// block for long. May be nil.
@@ -356,8 +361,8 @@ You can call tools: otter's built-in web-data tools (scraping pages and APIs, an
 Use a tool when it helps to answer; never invent a tool's result. When a tool fails, read its error, fix the arguments and try again, or explain the problem.
 Answer concisely. Your answers are shown in a terminal and may use Markdown.`
 
-// systemPrompt is otter's prompt, the servers' instructions and then
-// userPrompt ([agent] system_prompt).
+// systemPrompt is otter's prompt, the person's instruction files, the
+// servers' instructions and then userPrompt ([agent] system_prompt).
 func (a *Agent) systemPrompt(userPrompt string) string {
 	var b strings.Builder
 	b.WriteString(basePrompt)
@@ -367,6 +372,9 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 	}
 	now := a.promptTime()
 	fmt.Fprintf(&b, "Today's date: %s (%s)\n", now.Format("2006-01-02"), now.Weekday())
+	if a.opts.UserInstructions != nil {
+		b.WriteString(a.opts.UserInstructions())
+	}
 	if a.opts.Instructions != nil {
 		instr := a.opts.Instructions()
 		names := make([]string, 0, len(instr))

@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -74,9 +77,10 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		Logger:       a.Logger,
 
 		// The agent takes the config file's parts as options.
-		SavePermission:  config.SavePermission,
-		PermissionsFile: permissionsFile,
-		ProviderHelp:    llmconfig.HowToConfigure(),
+		SavePermission:   config.SavePermission,
+		PermissionsFile:  permissionsFile,
+		ProviderHelp:     llmconfig.HowToConfigure(),
+		UserInstructions: a.userInstructions,
 	})
 	a.llm.mu.Lock()
 	a.llm.agents = append(a.llm.agents, builtAgent{agent: ag, opts: o})
@@ -115,7 +119,10 @@ func (a *App) Provider() (llm.Provider, string, error) {
 // configuration change reaches the agents.
 func (a *App) refreshProvider(cfg *config.Config) {
 	p, model, err := llmconfig.FromConfig(cfg, a.opts.LookupEnv)
-	if err == nil && a.opts.Model != "" {
+	switch {
+	case a.opts.Provider != "":
+		p, model, err = a.chosenProvider(cfg)
+	case err == nil && a.opts.Model != "":
 		model = a.opts.Model
 	}
 	a.llm.mu.Lock()
@@ -145,6 +152,45 @@ func (a *App) refreshProvider(cfg *config.Config) {
 		}
 		b.agent.Configure(a.agentSettings(cfg, b.opts))
 	}
+}
+
+// chosenProvider is the provider Options.Provider names, with
+// Options.Model or the model configured for it.
+func (a *App) chosenProvider(cfg *config.Config) (llm.Provider, string, error) {
+	name := a.opts.Provider
+	model := a.opts.Model
+	if model == "" && name == cfg.Agent.Provider {
+		model = cfg.Agent.Model
+	}
+	if _, ok := cfg.Providers[name]; !ok {
+		if name != llm.TypeAnthropic && name != llm.TypeOpenAI {
+			return nil, "", &UnknownProviderError{Name: name, Configured: slices.Sorted(maps.Keys(cfg.Providers))}
+		}
+		// The API by its name, with its key from the environment.
+		c := *cfg
+		c.Providers = maps.Clone(cfg.Providers)
+		if c.Providers == nil {
+			c.Providers = map[string]config.Provider{}
+		}
+		c.Providers[name] = config.Provider{Type: name}
+		c.Agent.Provider, c.Agent.Model = name, model
+		return llmconfig.FromConfig(&c, a.opts.LookupEnv)
+	}
+	return a.providerNamed(cfg, name, model)
+}
+
+// UnknownProviderError is the error of a provider chosen by name that the
+// configuration does not define.
+type UnknownProviderError struct {
+	Name       string
+	Configured []string // the [providers.NAME] names
+}
+
+func (e *UnknownProviderError) Error() string {
+	if len(e.Configured) == 0 {
+		return fmt.Sprintf("no provider %q: the config defines no [providers.NAME]", e.Name)
+	}
+	return fmt.Sprintf("no provider %q in the config; its providers are %s", e.Name, strings.Join(e.Configured, ", "))
 }
 
 // sample answers a server's sampling/createMessage request with the

@@ -56,6 +56,10 @@ type Options struct {
 	// Model, when set, replaces the configured model ([agent].model) for
 	// the agents and for sampling.
 	Model string
+	// Provider, when set, replaces the configured provider
+	// ([agent].provider) with the one [providers.Provider] configures, with
+	// Model or else that provider's own model.
+	Provider string
 	// OnEvent receives the MCP manager's events, from any goroutine; it
 	// must not block.
 	OnEvent func(mcphost.Event)
@@ -74,6 +78,9 @@ type Options struct {
 	SelectServers func(configured []config.Server) ([]config.Server, error)
 	// Version is the client version sent to servers in initialize.
 	Version string
+	// NoInstructions leaves out the person's instruction files (AGENTS.md
+	// and the like): the model gets none.
+	NoInstructions bool
 }
 
 // App is the core both front ends use. Its fields are set by New; Reload
@@ -92,6 +99,7 @@ type App struct {
 	llm      providerState
 	sessions sessionStore
 	ext      extensionState
+	instr    instructionState
 	closeMu  sync.Mutex
 	closed   bool
 
@@ -214,6 +222,7 @@ func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	a.Config = cfg
 	a.setBuiltins(builtins)
 	a.refreshProvider(cfg)
+	a.refreshInstructions(cfg)
 	return a.MCP.Reload(ctx, cfg.MCP), nil
 }
 

@@ -80,6 +80,10 @@ type Session struct {
 	// Warning, when set, says why the conversation is not saved (the
 	// database cannot be used); the front end shows it.
 	Warning error
+	// Fresh is set when the latest conversation of the working directory
+	// was asked for and there is none: this is a new one, and the front end
+	// says so.
+	Fresh bool
 }
 
 // ID is the session's ID, "" while a new conversation has no message yet
@@ -110,7 +114,12 @@ func (a *App) CheckResume(ctx context.Context, o SessionOptions) error {
 // prefix) names, or for --continue the latest of the working directory.
 func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOptions) (session.Info, error) {
 	if o.Continue && o.Resume == "" {
-		return store.Latest(ctx, a.WorkDir)
+		info, err := store.Latest(ctx, a.WorkDir)
+		if errors.Is(err, session.ErrNotFound) {
+			// Nothing to continue: a new conversation (Session.Fresh says so).
+			return session.Info{}, nil
+		}
+		return info, err
 	}
 	return store.Get(ctx, o.Resume)
 }
@@ -150,6 +159,12 @@ func (a *App) StartSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		src, err := a.resumed(ctx, store, o)
 		if err != nil {
 			return nil, err
+		}
+		if src.ID == "" {
+			out.Fresh = true
+			out.Recorder = session.NewRecorder(store, info, onError)
+			ag.SetRecorder(out.Recorder)
+			return out, nil
 		}
 		if o.Fork {
 			if src, err = store.Fork(ctx, src.ID); err != nil {

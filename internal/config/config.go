@@ -67,6 +67,9 @@ type Config struct {
 	Tools     Tools               `toml:"tools,omitempty"`
 	Serve     Serve               `toml:"serve,omitempty"`
 	Sessions  Sessions            `toml:"sessions,omitempty"`
+	// Instructions is [instructions]: which instruction files (AGENTS.md
+	// and the like) the model gets, and how much of them.
+	Instructions Instructions `toml:"instructions,omitempty"`
 	// Pricing maps model names to their prices ([pricing."MODEL"]); it
 	// overrides otter's built-in price table.
 	Pricing map[string]Price `toml:"pricing,omitempty"`
@@ -328,6 +331,23 @@ type RateLimit struct {
 type Sessions struct {
 	Enabled  *bool `toml:"enabled,omitempty"`   // nil means true
 	KeepDays *int  `toml:"keep_days,omitempty"` // nil means DefaultKeepDays; 0 keeps every session
+}
+
+// Instructions is [instructions].
+type Instructions struct {
+	// Fallback are the names read in a directory without AGENTS.md; nil
+	// means CLAUDE.md, GEMINI.md; an empty list reads AGENTS.md only.
+	Fallback *[]string `toml:"fallback,omitempty"`
+	// MaxBytes caps the files' total; 0 means 32 KiB.
+	MaxBytes int `toml:"max_bytes,omitzero"`
+}
+
+// FallbackNames is Fallback with nil kept as nil (the default names).
+func (i Instructions) FallbackNames() []string {
+	if i.Fallback == nil {
+		return nil
+	}
+	return append([]string{}, *i.Fallback...)
 }
 
 // DefaultKeepDays is how long a session is kept after its last message

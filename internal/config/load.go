@@ -612,6 +612,16 @@ func (f *fileData) check(errs *errList) {
 				"tools.rate_limits.%s.rpm = 0 would let no call through", name)
 		}
 	}
+	if c.Instructions.MaxBytes < 0 {
+		errs.add(file, f.line(toml.Key{"instructions", "max_bytes"}), "use a positive number of bytes, or leave it out for the default (32768)", "instructions.max_bytes must not be negative")
+	}
+	if c.Instructions.Fallback != nil {
+		for _, name := range *c.Instructions.Fallback {
+			if name == "" || strings.ContainsAny(name, `/\`) {
+				errs.add(file, f.line(toml.Key{"instructions", "fallback"}), `give file names such as "CLAUDE.md", without a directory`, "instructions.fallback: %q is not a file name", name)
+			}
+		}
+	}
 	if c.Serve.MaxSessions < 0 {
 		errs.add(file, f.line(toml.Key{"serve", "max_sessions"}), "use a positive number, or leave it out for the default (1000)", "serve.max_sessions must not be negative")
 	}
