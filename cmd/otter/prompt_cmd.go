@@ -21,7 +21,10 @@ func addPromptFlags(root *cobra.Command, f *cli.Factory, session *app.SessionOpt
 	fs.StringSliceVar(&o.AllowTools, "allow-tools", nil, "with -p: let tools that would ask for permission run when their qualified name matches one of these glob patterns (e.g. 'mcp__github__*')")
 	fs.BoolVar(&o.AllowAll, "dangerously-allow-all", false, "with -p: let every tool run without asking")
 	fs.BoolVar(&o.AllowSampling, "allow-sampling", false, "with -p: answer MCP servers' sampling requests with the configured model")
-	fs.StringVar(&o.Model, "model", "", "with -p: the model to use instead of [agent].model")
+	fs.StringVar(&o.Model, "model", "", "the model to use instead of [agent].model (with -p and in the TUI)")
+	fs.StringVar(&o.Provider, "provider", "", "the provider to use instead of [agent].provider: a [providers.NAME] of the config (with -p and in the TUI)")
+	fs.BoolVar(&o.NoInstructions, "no-instructions", false, "with -p: send the model no instruction files (AGENTS.md, CLAUDE.md, GEMINI.md)")
+	fs.BoolVar(&o.AttachOutside, "attach-outside", false, "with -p: let @path attach files outside the project")
 	fs.IntVar(&o.MaxTurns, "max-turns", 0, "with -p: the most tool rounds for the prompt (default [agent].max_turns)")
 
 	// `echo hi | otter -p` is how other agent CLIs read stdin; here -p takes

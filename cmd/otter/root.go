@@ -16,6 +16,7 @@ import (
 // newRootCmd is the otter command line; the global flags go into f.
 func newRootCmd(f *cli.Factory) *cobra.Command {
 	var sessionOpts *app.SessionOptions // set below, read by Args
+	var promptWords []string            // set by Args: the words of `otter PROMPT`
 	root := &cobra.Command{
 		Use:           "otter",
 		Short:         "A terminal AI agent shell with built-in web-data tools and MCP servers",
@@ -39,9 +40,12 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 				return exitCode(2, fmt.Errorf("unexpected argument %q: with -p the prompt is the value of -p (quote it); "+
 					"a flag that takes a list takes one value per use: --allow-tools a,b or --allow-tools a --allow-tools b", args[0]))
 			}
-			if len(args) > 0 {
+			if len(args) > 1 && isCommandTypo(cmd, args[0]) {
+				// `otter mpc list`: a mistyped command, not a prompt.
 				return unknownCommandError(cmd, args[0])
 			}
+			// `otter "PROMPT"` (or otter fix the tests): the TUI, sending it.
+			promptWords = args
 			return nil
 		},
 	}
@@ -85,11 +89,14 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 	root.AddCommand(newCmdHooks(f, nil))    // hooks_cmd.go
 
 	runPrompt := addPromptFlags(root, f, sessionOpts, nil) // prompt_cmd.go: -p and its flags
-	root.RunE = func(cmd *cobra.Command, args []string) error {
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		if promptRequested(cmd) {
 			return runPrompt(cmd)
 		}
-		return runTUI(cmd.Context(), f, *sessionOpts) // tui_cmd.go
+		o := tuiOptions{Session: *sessionOpts, Prompt: strings.TrimSpace(strings.Join(promptWords, " "))}
+		o.Model, _ = cmd.Flags().GetString("model")
+		o.Provider, _ = cmd.Flags().GetString("provider")
+		return runTUI(cmd.Context(), f, o) // tui_cmd.go
 	}
 	for _, c := range root.Commands() {
 		addUsageToArgErrors(c)
@@ -140,6 +147,20 @@ func groupCommand(cmd *cobra.Command) *cobra.Command {
 		return err
 	})
 	return cmd
+}
+
+// isCommandTypo reports whether word is close to one of cmd's subcommands
+// (other than help, which "hello" is close to).
+func isCommandTypo(cmd *cobra.Command, word string) bool {
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	for _, s := range cmd.SuggestionsFor(word) {
+		if s != "help" && s != "completion" {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownCommandError is the error of a word that names no subcommand of

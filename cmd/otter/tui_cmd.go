@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 
@@ -16,7 +17,15 @@ import (
 	"github.com/otter-sh/otter/internal/tui"
 )
 
-func runTUI(ctx context.Context, f *cli.Factory, session app.SessionOptions) error {
+// tuiOptions are what the command line chooses for the TUI.
+type tuiOptions struct {
+	Session         app.SessionOptions
+	Prompt          string // sent as the first message ("" = none)
+	Model, Provider string // instead of [agent]'s
+}
+
+func runTUI(ctx context.Context, f *cli.Factory, o tuiOptions) error {
+	session := o.Session
 	paths := config.DefaultPaths()
 	// Logs go to --log-file or $XDG_STATE_HOME/otter/otter.log: never to
 	// the terminal the TUI draws on.
@@ -40,12 +49,22 @@ func runTUI(ctx context.Context, f *cli.Factory, session app.SessionOptions) err
 		Version:     version,
 		HistoryFile: filepath.Join(paths.StateDir, "history.jsonl"),
 		PickSession: pick,
+		Prompt:      o.Prompt,
 	})
 	base := f.AppOptions(logger)
 	base.Paths = paths
+	base.Model, base.Provider = o.Model, o.Provider
 	a, err := app.New(ctx, tui.AppOptions(base, ui))
 	if err != nil {
 		return exitCode(2, err)
+	}
+	if o.Provider != "" || o.Model != "" {
+		// Chosen on the command line: a provider that cannot be used is a
+		// usage error, not a TUI that cannot chat.
+		if _, _, err := a.Provider(); err != nil {
+			_ = a.Close()
+			return exitCode(2, fmt.Errorf("the provider or model chosen on the command line cannot be used: %w", err))
+		}
 	}
 	defer func() {
 		if err := a.Close(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/instructions"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/markdown"
 	"github.com/otter-sh/otter/internal/mcphost"
@@ -52,7 +53,12 @@ type PromptOptions struct {
 	AllowAll      bool
 	AllowSampling bool
 	Model         string // instead of [agent].model
-	MaxTurns      int    // instead of [agent].max_turns, when positive
+	Provider      string // instead of [agent].provider
+	// NoInstructions sends no instruction files (AGENTS.md and the like).
+	NoInstructions bool
+	// AttachOutside lets @path attach files outside the project.
+	AttachOutside bool
+	MaxTurns      int // instead of [agent].max_turns, when positive
 	// Session says which saved conversation the prompt continues
 	// (--continue, --resume, --fork-session, --no-session).
 	Session app.SessionOptions
@@ -129,7 +135,8 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	opts := f.AppOptions(logger)
 	opts.Asker = policy
 	opts.SamplingApprover = samplingNotes{policy, out}
-	opts.Model = o.Model
+	opts.Model, opts.Provider = o.Model, o.Provider
+	opts.NoInstructions = o.NoInstructions
 	a, err := app.New(ctx, opts)
 	if err != nil {
 		return ExitCode(2, err)
@@ -163,10 +170,11 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 		out.servers(a.MCP.Statuses())
 	}
 
-	msg, err := expandMentions(ctx, f.IO.ErrOut, a, text)
+	msg, err := expandMentions(ctx, f.IO.ErrOut, a, text, o.AttachOutside)
 	if err != nil {
 		return ExitCode(2, err)
 	}
+	noteInstructions(f.IO.ErrOut, a)
 	ag := a.NewAgent(app.AgentOptions{Approver: policy, OnEvent: out.event, MaxTurns: o.MaxTurns})
 	sess, err := startPromptSession(ctx, a, ag, o.Session, out)
 	if err != nil {
@@ -480,4 +488,22 @@ func truncateLine(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// noteInstructions says on stderr which instruction files the model gets,
+// which wait for the project's trust, and what the cap cut.
+func noteInstructions(stderr io.Writer, a *app.App) {
+	set := a.Instructions()
+	for _, f := range set.Files {
+		fmt.Fprintf(stderr, "otter: instructions from %s\n", f.Path)
+	}
+	if set.Cut {
+		fmt.Fprintf(stderr, "otter: instruction files cut at %s ([instructions] max_bytes): %s\n", instructions.KiB(set.MaxBytes), strings.Join(set.CutPaths(), ", "))
+	}
+	if len(set.Held) > 0 {
+		fmt.Fprintf(stderr, "otter: not reading %s: the project is not trusted (otter trust)\n", strings.Join(set.Held, ", "))
+	}
+	for _, err := range set.Errors {
+		fmt.Fprintf(stderr, "otter: %v\n", err)
+	}
 }

@@ -5,7 +5,9 @@ package cli
 // usage, config or connection errors.
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -269,10 +271,19 @@ func checkPromptArgs(prompts []mcphost.Prompt, server, name string, args map[str
 
 // expandMentions attaches the resources a prompt names with @SERVER:URI
 // (see attach.Expand) and notes each on stderr.
-func expandMentions(ctx context.Context, stderr io.Writer, a *app.App, text string) (llm.Message, error) {
-	ex, err := attach.Expand(ctx, a.MCP, a.Tools, text)
+func expandMentions(ctx context.Context, stderr io.Writer, a *app.App, text string, attachOutside bool) (llm.Message, error) {
+	files := &attach.FileOptions{
+		WorkDir:      a.WorkDir,
+		Root:         cmp.Or(a.ProjectRoot(), a.WorkDir),
+		AllowOutside: func(context.Context, string) (bool, error) { return attachOutside, nil },
+	}
+	ex, err := attach.Expander{Source: a.MCP, Set: a.Tools, Files: files}.Expand(ctx, text)
+	var outside *attach.OutsideError
+	if errors.As(err, &outside) {
+		return llm.Message{}, fmt.Errorf("%w: add --attach-outside to attach files outside the project", err)
+	}
 	if err != nil {
-		return llm.Message{}, fmt.Errorf("attaching a resource the prompt names: %w", err)
+		return llm.Message{}, fmt.Errorf("attaching what the prompt names: %w", err)
 	}
 	for _, at := range ex.Attachments {
 		fmt.Fprintf(stderr, "otter: attached %s\n", at)

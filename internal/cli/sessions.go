@@ -33,6 +33,9 @@ func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.
 	if sess.Warning != nil {
 		out.progress("otter: %v", withSessionsHint(sess.Warning))
 	}
+	if sess.Fresh {
+		out.progress("otter: --continue: no saved conversation in %s yet; starting a new one", a.WorkDir)
+	}
 	if sess.Resumed.ID != "" {
 		verb := "continuing"
 		if o.Fork {
@@ -44,8 +47,8 @@ func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.
 }
 
 // checkPromptResume refuses, as a usage error (exit 2), a -p that resumes
-// no session it can find: -r without an ID, an unknown ID, --continue with
-// no conversation here.
+// no session it can find: -r without an ID, an unknown ID. (--continue with
+// no conversation here starts a new one.)
 func checkPromptResume(ctx context.Context, a *app.App, o app.SessionOptions) error {
 	if o.Resume == ResumePicker {
 		return ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
