@@ -4,7 +4,6 @@ package tui
 // cmd/otter hands to Run.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,6 +99,11 @@ type AppBackend struct {
 	mu       sync.Mutex
 	emit     func(agent.Event) // the running Send's
 	warnings []string          // ConfigWarnings
+	// shell holds the `!` lines run since the last message, for the model
+	// (appbackend_project.go); outsideAsked the @paths outside the project
+	// the person was told of once.
+	shell        []string
+	outsideAsked map[string]bool
 }
 
 // emitTo sends the agent's events to emit until the returned func is
@@ -205,10 +209,11 @@ func (b *AppBackend) TrustPrompt() *TrustRequest {
 			untrusted = true
 		}
 	}
-	if !untrusted {
+	held := b.app.Instructions().Held // instruction files wait for trust too
+	if !untrusted && len(held) == 0 {
 		return nil
 	}
-	req := &TrustRequest{Dir: cmp.Or(config.ProjectDir(b.app.WorkDir), b.app.WorkDir)}
+	req := &TrustRequest{Dir: b.app.TrustDir(), Instructions: held}
 	for _, s := range cfg.MCP.Servers {
 		if s.Scope != config.ScopeProject || s.DisabledReason == "" {
 			continue
@@ -233,7 +238,7 @@ func (b *AppBackend) TrustPrompt() *TrustRequest {
 		}
 		req.Servers = append(req.Servers, s.Name+": "+what)
 	}
-	if len(req.Servers) == 0 {
+	if len(req.Servers) == 0 && len(req.Instructions) == 0 {
 		return nil
 	}
 	req.Settings = untrustedSettings(cfg.Files)

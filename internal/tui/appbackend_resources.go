@@ -38,12 +38,13 @@ func (b *AppBackend) Complete(ctx context.Context, server, ref, name, arg, value
 // its @SERVER:URI mentions attached, and reports the attachments through
 // emit. A resource that cannot be read fails the message.
 func (b *AppBackend) withMentions(ctx context.Context, text string, emit func(agent.Event)) (llm.Message, error) {
-	ex, err := attach.Expand(ctx, b.app.MCP, b.app.Tools, text)
+	ex, err := attach.Expander{Source: b.app.MCP, Set: b.app.Tools, Files: b.fileOptions()}.Expand(ctx, text)
 	if err != nil {
 		return llm.Message{}, fmt.Errorf("%w: could not read %w", ErrNotSent, err)
 	}
 	chips(ex.Attachments, emit)
 	b.subscribe(ctx, ex.Attachments)
+	ex.Text += b.takeShellContext()
 	return ex.Message(), nil
 }
 
@@ -52,7 +53,7 @@ func (b *AppBackend) withMentions(ctx context.Context, text string, emit func(ag
 // resourceChanged). A failure costs only the note, so it is logged.
 func (b *AppBackend) subscribe(ctx context.Context, atts []attach.Attachment) {
 	for _, a := range atts {
-		if !b.app.MCP.CanSubscribe(a.Server) {
+		if a.Server == "" || !b.app.MCP.CanSubscribe(a.Server) { // a file
 			continue
 		}
 		if err := b.app.MCP.Subscribe(ctx, a.Server, a.URI); err != nil {

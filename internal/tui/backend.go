@@ -106,6 +106,9 @@ type TrustRequest struct {
 	// Settings names the other settings the project would apply once
 	// trusted ("permissions", "providers.openai"), by name only.
 	Settings []string
+	// Instructions are the project's instruction files (AGENTS.md and the
+	// like) the model gets once the project is trusted.
+	Instructions []string
 }
 
 // Reloaded is a notice for UI.Notify: the configuration was reloaded

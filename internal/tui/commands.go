@@ -29,7 +29,7 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory"}
 
 const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -40,6 +40,9 @@ const helpText = `Commands
   /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt     use a server's prompt: [arg=value …], or a form
   @server:uri              in a message: attach that resource (tab completes after @)
+  @path  @"a b.txt"        in a message: attach a file (text, image) or a directory's listing (tab completes)
+  !command                 run a shell command here; its output goes to the model with your next message
+  /memory [N]              the instruction files sent (AGENTS.md, CLAUDE.md, GEMINI.md); N opens one in $EDITOR
   /open [N]                preview resource link N of the last tool result
   /image [N]               view image N from a tool result (the latest without N)
   /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown
@@ -67,6 +70,9 @@ func (m *model) command(line string) tea.Cmd {
 	cmd, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	if c, ok := m.contextCommand(cmd, rest); ok {
+		return c
+	}
+	if c, ok := m.projectCommand(cmd, rest); ok { // project.go
 		return c
 	}
 	switch cmd {
@@ -508,7 +514,7 @@ func (m *model) complete() tea.Cmd {
 		m.hint = "no completion for " + v
 	case 1:
 		sep := " "
-		if isMention && strings.Contains(matches[0], "{") {
+		if isMention && (strings.Contains(matches[0], "{") || strings.HasSuffix(matches[0], "/")) {
 			sep = "" // a template: Tab next completes its {variable}
 		}
 		m.input.SetValue(base + matches[0] + sep)

@@ -588,10 +588,16 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	// laid out at the box's width so a path breaks only after a "/".
 	layout := func(width int) string {
 		var b strings.Builder
-		for _, l := range wrapWords("This project defines MCP servers: "+req.Dir, width) {
+		what := "This project defines MCP servers: "
+		if len(req.Servers) == 0 {
+			what = "This project has instruction files for the model: "
+		}
+		for _, l := range wrapWords(what+req.Dir, width) {
 			b.WriteString(m.st.warn.Render(l) + "\n")
 		}
-		b.WriteString("Trusting it lets otter run:")
+		if len(req.Servers) > 0 {
+			b.WriteString("Trusting it lets otter run:")
+		}
 		for _, s := range req.Servers {
 			for _, l := range wrapItem(s, 2, 2, width) {
 				b.WriteString("\n" + m.st.dim.Render(l))
@@ -603,7 +609,15 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 				b.WriteString("\n" + m.st.dim.Render(l))
 			}
 		}
-		return b.String()
+		if len(req.Instructions) > 0 {
+			b.WriteString("\nand send the model its instruction files:")
+			for _, f := range req.Instructions {
+				for _, l := range wrapItem(f, 2, 2, width) {
+					b.WriteString("\n" + m.st.dim.Render(l))
+				}
+			}
+		}
+		return strings.TrimPrefix(b.String(), "\n")
 	}
 	yes := false
 	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
@@ -612,7 +626,7 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	fm.resize()
 	b, ctx := m.b, m.ctx
 	notTrusted := func() tea.Cmd {
-		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled (trust it later with /trust, or `otter trust` in that directory)", req.Dir))
+		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled and its instruction files unread (trust it later with /trust, or `otter trust` in that directory)", req.Dir))
 	}
 	fm.onEsc = notTrusted
 	fm.onSubmit = func() tea.Cmd {

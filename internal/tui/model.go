@@ -208,6 +208,9 @@ func (m *model) Init() tea.Cmd {
 			cmds = append(cmds, fm.init())
 		}
 	}
+	if p := m.ui.opts.Prompt; p != "" {
+		cmds = append(cmds, func() tea.Msg { return initialPromptMsg{p} })
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -358,6 +361,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if cmd, ok := m.contextMsg(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.projectMsg(msg); ok { // project.go
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -741,6 +747,9 @@ func (m *model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.command(text)
 	}
+	if line, ok := strings.CutPrefix(text, "!"); ok {
+		return m.shellLine(line) // project.go
+	}
 	return m.chat(text)
 }
 
@@ -953,7 +962,11 @@ func (m *model) endTurn(err error) {
 	case err != nil && notSent(err) && m.turnInput != "":
 		// Nothing reached the model: the text goes back to the input, to
 		// fix (an @-mention) and send again.
-		m.notice(itemError, err.Error()+"\nthe message is back in the input: fix it and press enter to send it again")
+		if hint := outsideHint(err); hint != "" {
+			m.notice(itemError, err.Error()+hint)
+		} else {
+			m.notice(itemError, err.Error()+"\nthe message is back in the input: fix it and press enter to send it again")
+		}
 		m.giveBack(m.turnInput)
 	case err != nil:
 		m.notice(itemError, err.Error())

@@ -439,8 +439,12 @@ func (m *model) mentionCandidates(v string) (base string, cands []string, ok boo
 	rb, isRB := m.b.(ResourceBackend)
 	i := strings.LastIndexAny(v, " \n\t")
 	word := v[i+1:]
-	if !isRB || !strings.HasPrefix(word, "@") {
+	if !strings.HasPrefix(word, "@") {
 		return "", nil, false, nil
+	}
+	files := m.fileCandidates(word) // project.go: @path
+	if !isRB {
+		return v[:i+1], files, len(files) > 0, nil
 	}
 	vv := m.varValues
 	if vv != nil && vv.input == v && !vv.failed {
@@ -462,7 +466,7 @@ func (m *model) mentionCandidates(v string) (base string, cands []string, ok boo
 	if ask != nil {
 		return "", nil, false, ask
 	}
-	return v[:i+1], cands, true, nil
+	return v[:i+1], append(cands, files...), true, nil
 }
 
 // templateSpot finds where in a URI template a mention typed after its

@@ -47,6 +47,9 @@ func (b *AppBackend) Resumed() (session.Info, []session.Entry, []string) {
 		}
 		notes = append(notes, w.Error())
 	}
+	if b.session.Fresh {
+		notes = append(notes, fmt.Sprintf("No saved conversation in %s to continue: this is a new one.", b.app.WorkDir))
+	}
 	if r := b.session.Resumed; r.ID != "" {
 		copyOf := ""
 		if r.ParentID != "" {

@@ -29,6 +29,9 @@ type Options struct {
 	// PickSession opens the saved-conversation picker at start (/resume
 	// without an ID) when the backend saves conversations.
 	PickSession bool
+	// Prompt is sent as the first message, as if typed (`otter "PROMPT"`);
+	// while a question (the trust prompt) is open it waits in the input.
+	Prompt string
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
 	Output io.Writer

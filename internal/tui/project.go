@@ -1,0 +1,220 @@
+package tui
+
+// The person's project in the conversation: `!` shell lines, @path files
+// (Tab completion), /memory (the instruction files), and the first message
+// given on the command line.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/otter-sh/otter/internal/attach"
+	"github.com/otter-sh/otter/internal/instructions"
+	"github.com/otter-sh/otter/internal/shellline"
+)
+
+// ShellBackend runs the person's `!` lines; their command and output go to
+// the model with the next message.
+type ShellBackend interface {
+	RunShell(ctx context.Context, line string, onOutput func(view string)) (shellline.Result, error)
+}
+
+// FileBackend completes @paths.
+type FileBackend interface {
+	CompletePath(prefix string) []string
+}
+
+// MemoryBackend lists the instruction files (/memory).
+type MemoryBackend interface {
+	Instructions() instructions.Set
+}
+
+type (
+	initialPromptMsg struct{ text string }
+	shellOutputMsg   struct {
+		it   *item
+		view string
+	}
+	shellDoneMsg struct {
+		it  *item
+		res shellline.Result
+		err error
+	}
+	editorDoneMsg struct {
+		path string
+		err  error
+	}
+)
+
+// projectMsg handles the messages of this file; ok is false for others.
+func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case initialPromptMsg:
+		if len(m.questions) > 0 || m.panel != nil {
+			// The trust prompt first: the message waits in the input.
+			m.input.SetValue(msg.text)
+			m.hint = "your message is in the input: enter sends it"
+			return nil, true
+		}
+		if n := len(m.history); n == 0 || m.history[n-1] != msg.text {
+			m.history = append(m.history, msg.text)
+			appendHistory(m.ui.opts.HistoryFile, m.history)
+			m.histPos = len(m.history)
+		}
+		return m.chat(msg.text), true
+	case shellOutputMsg:
+		if msg.it.state == toolRunning {
+			msg.it.result, msg.it.stale = msg.view, true
+		}
+		return nil, true
+	case shellDoneMsg:
+		m.calls--
+		it := msg.it
+		it.cancel = nil
+		it.elapsed, it.stale = time.Since(it.start), true
+		delete(m.toolItems, it.id)
+		if msg.err != nil {
+			it.state, it.result = toolFailed, msg.err.Error()
+			return nil, true
+		}
+		res := msg.res
+		it.result = res.Output
+		switch {
+		case res.Stopped:
+			it.state = toolCanceled
+		case res.ExitCode == 0:
+			it.state = toolOK
+		default:
+			it.state = toolFailed
+		}
+		it.notes = append(it.notes, callNote{kind: itemInfo, text: res.Status() + " · the command and its output go to the model with your next message"})
+		return nil, true
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.notice(itemError, fmt.Sprintf("editing %s: %v", msg.path, msg.err))
+		} else {
+			m.notice(itemInfo, fmt.Sprintf("%s saved: the next message reads it", msg.path))
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// shellLine runs a `!` line (the person's own command) in the working
+// directory; Esc or ctrl+c stops it.
+func (m *model) shellLine(line string) tea.Cmd {
+	line = strings.TrimSpace(line)
+	sb, ok := m.b.(ShellBackend)
+	switch {
+	case line == "":
+		m.notice(itemInfo, "! runs a shell command here: !ls -la (its output goes to the model with your next message)")
+		return nil
+	case !ok:
+		m.notice(itemError, "shell lines need otter's own backend")
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.callSeq++
+	it := m.tr.add(&item{kind: itemTool, id: fmt.Sprintf("!-%d", m.callSeq), name: "!", args: line,
+		start: time.Now(), rawCall: true, cancel: cancel})
+	m.toolItems[it.id] = it
+	m.calls++
+	m.follow()
+	ui := m.ui
+	return tea.Batch(func() tea.Msg {
+		res, err := sb.RunShell(ctx, line, func(view string) { ui.send(shellOutputMsg{it, view}) })
+		cancel()
+		return shellDoneMsg{it: it, res: res, err: err}
+	}, m.startSpinner())
+}
+
+// projectCommand runs /memory; ok is false for other commands.
+func (m *model) projectCommand(cmd, rest string) (tea.Cmd, bool) {
+	if cmd != "/memory" {
+		return nil, false
+	}
+	mb, ok := m.b.(MemoryBackend)
+	if !ok {
+		m.notice(itemError, "/memory needs otter's own backend")
+		return nil, true
+	}
+	set := mb.Instructions()
+	if rest != "" {
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 || n > len(set.Files) {
+			m.notice(itemError, fmt.Sprintf("/memory %s: give the number of a file /memory lists (1–%d)", rest, len(set.Files)))
+			return nil, true
+		}
+		return m.openEditor(set.Files[n-1].Path), true
+	}
+	m.notice(itemInfo, memoryText(set))
+	return nil, true
+}
+
+// memoryText lists the instruction files for /memory.
+func memoryText(set instructions.Set) string {
+	var b strings.Builder
+	if len(set.Files) == 0 {
+		b.WriteString("No instruction files are loaded. otter reads AGENTS.md (else CLAUDE.md, GEMINI.md) from ~/.config/otter and from the project root down to this directory.")
+	} else {
+		b.WriteString("Instruction files sent to the model, in order:\n")
+		for i, f := range set.Files {
+			cut := ""
+			if f.Cut {
+				cut = fmt.Sprintf(" (cut at the %s cap)", instructions.KiB(set.MaxBytes))
+			}
+			fmt.Fprintf(&b, "  %d. %s  %s, ~%d tokens, %s%s\n", i+1, f.Path, attach.Size(int(f.Size)), f.Tokens(), f.Scope, cut)
+		}
+		b.WriteString("/memory N opens file N in $EDITOR.")
+	}
+	if len(set.Held) > 0 {
+		fmt.Fprintf(&b, "\nNot read until you trust this project (/trust): %s", strings.Join(set.Held, ", "))
+	}
+	for _, err := range set.Errors {
+		fmt.Fprintf(&b, "\n%v", err)
+	}
+	return b.String()
+}
+
+// openEditor opens path in $VISUAL or $EDITOR (else vi), the TUI paused.
+func (m *model) openEditor(path string) tea.Cmd {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	c := exec.Command("/bin/sh", "-c", editor+` "$1"`, "editor", path)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{path: path, err: err} })
+}
+
+// fileCandidates completes the @path word being typed.
+func (m *model) fileCandidates(word string) []string {
+	fb, ok := m.b.(FileBackend)
+	if !ok || !strings.HasPrefix(word, "@") || strings.HasPrefix(word, `@"`) {
+		return nil
+	}
+	var out []string
+	for _, p := range fb.CompletePath(strings.TrimPrefix(word, "@")) {
+		out = append(out, attach.QuotePath(p))
+	}
+	return out
+}
+
+// outsideHint words an @path outside the project for the person.
+func outsideHint(err error) string {
+	var oe *attach.OutsideError
+	if !errors.As(err, &oe) {
+		return ""
+	}
+	return "\n" + oe.Path + " is outside the project; press enter to send the message again and attach it anyway"
+}
