@@ -72,7 +72,7 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return m.chat(msg.text), true
 	case shellOutputMsg:
 		if msg.it.state == toolRunning {
-			msg.it.result, msg.it.stale = msg.view, true
+			msg.it.result, msg.it.stale = tailLines(msg.view, shellShownLines), true
 		}
 		return nil, true
 	case shellDoneMsg:
@@ -86,7 +86,7 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		res := msg.res
-		it.result = res.Output
+		it.result = tailLines(res.Output, shellShownLines)
 		switch {
 		case res.Stopped:
 			it.state = toolCanceled
@@ -96,6 +96,9 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 			it.state = toolFailed
 		}
 		it.notes = append(it.notes, callNote{kind: itemInfo, text: res.Status() + " · the command and its output go to the model with your next message"})
+		if res.Spill != "" {
+			it.notes = append(it.notes, callNote{kind: itemInfo, text: fmt.Sprintf("the output was cut to its first and last lines for the model; the whole output (%s) is in %s", attach.Size(int(res.Bytes)), res.Spill)})
+		}
 		return nil, true
 	case editorDoneMsg:
 		if msg.err != nil {
@@ -106,6 +109,20 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// shellShownLines is how many of a shell line's last lines its block
+// shows: like a terminal, the end is what matters while it runs.
+const shellShownLines = 20
+
+// tailLines is the last n lines of s, after a line counting the others.
+func tailLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return fmt.Sprintf("… %d lines above\n", len(lines)-n) + strings.Join(lines[len(lines)-n:], "\n")
 }
 
 // shellLine runs a `!` line (the person's own command) in the working

@@ -73,7 +73,7 @@ func TestProjectInTheTUI(t *testing.T) {
 		}
 	}
 	p.keys("Escape")
-	p.waitFor("is not trusted", "No saved conversation in", "this is a new one", "fake/chosen-model")
+	p.waitFor("is not trusted", "No saved conversation in", "to continue", "fake/chosen-model")
 	p.keys("Enter") // "hello" waited in the input
 	p.waitFor("Answer number 1.")
 	req := model.Requests()[0]
@@ -141,7 +141,7 @@ func TestProjectInTheTUI(t *testing.T) {
 	pid := otterPID(t, filepath.Join(dir, "otter"))
 	idle := procKB(t, pid, "VmRSS")
 	p.keys("!yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklm | head -c 50000000", "Enter")
-	p.waitFor("bytes cut", "exit 0")
+	p.waitFor("the whole output", "exit 0")
 	peak, after := procKB(t, pid, "VmHWM"), procKB(t, pid, "VmRSS")
 	t.Logf("otter memory: idle %d kB, after 50 MB of ! output %d kB, peak %d kB", idle, after, peak)
 	if after > 2*idle {
