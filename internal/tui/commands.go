@@ -40,16 +40,14 @@ const helpText = `Commands
   /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt     use a server's prompt: [arg=value …], or a form
   @server:uri              in a message: attach that resource (tab completes after @)
-  @path  @"a b.txt"        in a message: attach a file (text, image) or a directory's listing (tab completes)
-  !command                 run a shell command here; its output goes to the model with your next message
-  /memory [N]              the instruction files sent (AGENTS.md, CLAUDE.md, GEMINI.md); N opens one in $EDITOR
+  @path · !command         attach a file (tab completes) · run a shell line; its output goes with your next message
   /open [N]                preview resource link N of the last tool result
   /image [N]               view image N from a tool result (the latest without N)
   /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown
   /copy code [N]           copy code block N of the last answer (the last one without N)
   /trust                   ask again whether to trust this project (its servers and settings)
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
-  /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /help · /quit
+  /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
 
 Keys
   enter send (while otter works: queued, sent when it is done) · shift+enter / alt+enter new line
