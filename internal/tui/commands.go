@@ -40,7 +40,6 @@ const helpText = `Commands
   /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt     use a server's prompt: [arg=value …], or a form
   @server:uri              in a message: attach that resource (tab completes after @)
-  @path · !command         attach a file (tab completes) · run a shell line; its output goes with your next message
   /open [N]                preview resource link N of the last tool result
   /image [N]               view image N from a tool result (the latest without N)
   /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown

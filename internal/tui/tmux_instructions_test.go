@@ -138,7 +138,7 @@ func TestProjectInTheTUI(t *testing.T) {
 	}
 
 	// 50 MB of output: otter's memory stays under twice its idle size.
-	pid := otterPID(t, filepath.Join(dir, "otter"))
+	pid := otterPID(t, home)
 	idle := procKB(t, pid, "VmRSS")
 	p.keys("!yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklm | head -c 50000000", "Enter")
 	p.waitFor("the whole output", "exit 0")
@@ -180,8 +180,8 @@ func inOrderIn(s string, want ...string) bool {
 	return true
 }
 
-// otterPID finds the process running bin.
-func otterPID(t *testing.T, bin string) int {
+// otterPID finds the otter process whose HOME is home.
+func otterPID(t *testing.T, home string) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -189,11 +189,15 @@ func otterPID(t *testing.T, bin string) int {
 		if err != nil {
 			continue
 		}
-		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == bin {
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil || filepath.Base(exe) != "otter" {
+			continue
+		}
+		if env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) {
 			return pid
 		}
 	}
-	t.Fatalf("no process runs %s", bin)
+	t.Fatalf("no otter process runs with HOME=%s", home)
 	return 0
 }
 
