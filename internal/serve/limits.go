@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/otter-sh/otter/internal/secret"
 	"github.com/otter-sh/otter/internal/webdata"
 )
 
@@ -151,7 +152,7 @@ func (e *storeDownError) Error() string {
 func (e *storeDownError) Unwrap() error { return e.err }
 
 func newStoreLimits(o StoreOptions, quota int, loc *time.Location, rates *webdata.RateLimits, logger *slog.Logger, m *metrics) (*storeLimits, error) {
-	masked := maskURL(o.URL)
+	masked := secret.MaskURL(o.URL)
 	ropts, err := redis.ParseURL(o.URL)
 	if err != nil {
 		// The parser's message may quote the URL: name it masked instead.
