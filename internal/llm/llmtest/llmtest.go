@@ -13,7 +13,13 @@
 //     set: OpenAI's "context_length_exceeded", Anthropic's
 //     "prompt is too long: N tokens > M maximum" (and, when the prompt fits
 //     but prompt + max_tokens does not, each API's wording for that);
-//   - a history with a tool call that is not answered right after it.
+//   - a history with a tool call that is not answered right after it;
+//   - with Anthropic extended thinking on, a tool loop whose assistant turn
+//     does not start with its thinking block, or whose thinking block's
+//     signature is not the one the server gave (see checkThinking).
+//
+// An OpenAI-protocol Server can also pretend to be Ollama, vLLM, LM Studio
+// or OpenRouter (Host), saying its models' context windows where each does.
 //
 // Tokens are estimated from the request's JSON (EstimateTokens), so a test
 // can reason about the window without a tokenizer.
@@ -90,6 +96,14 @@ type Reply struct {
 	// does: finish_reason "length", stop_reason "max_tokens".
 	AtLimit bool
 
+	// Thinking (Anthropic, or the Responses API's reasoning summary) is
+	// streamed before the text when the request turned thinking (or
+	// reasoning) on, and ignored otherwise, as the real models do; each
+	// string is one delta of one thinking block, signed by the server.
+	// Redacted adds a redacted_thinking block with this data.
+	Thinking []string
+	Redacted string
+
 	// WholeCalls (OpenAI only) streams each tool call in one chunk, all
 	// with index 0, ending with finish_reason "stop", as some compatible
 	// servers (older Ollama versions) do.
@@ -111,6 +125,12 @@ type Message struct {
 	Images      int
 	ToolCalls   []Call
 	ToolResults []ToolResult
+	// Thinking holds the text of the thinking blocks an assistant message
+	// sent back (their signatures checked), Redacted how many
+	// redacted_thinking blocks; for the Responses API, the summaries and
+	// the encrypted reasoning items.
+	Thinking []string
+	Redacted int
 }
 
 // Request is a request the server received.
@@ -124,6 +144,10 @@ type Request struct {
 	Messages  []Message
 	Stream    bool
 	MaxTokens int
+	// Thinking is the thinking budget an Anthropic request asked for (0:
+	// thinking off); Effort the Responses API's reasoning.effort.
+	Thinking int
+	Effort   string
 	// InputTokens is the server's estimate of the prompt's size
 	// (EstimateTokens of the body), what it compares with ContextWindow.
 	InputTokens int
@@ -167,8 +191,14 @@ type Server struct {
 	// answers it; by default such a request also fails the test, since
 	// otter must never send one.
 	ExpectInvalid bool
-	// Models are the models GET /v1/models lists (none by default).
+	// Models are the models GET /v1/models lists (none by default), with
+	// those Info describes.
 	Models []string
+	// Host is the server an OpenAI-protocol fake pretends to be (see
+	// Host); Info what it says of its models. Set them before the first
+	// request.
+	Host Host
+	Info map[string]ModelInfo
 	// Respond, when set, answers each request that finds no scripted reply
 	// left, from what it asks: for long conversations whose replies are
 	// easier computed than listed. Set it before the first request.
@@ -179,6 +209,8 @@ type Server struct {
 	mu      sync.Mutex
 	replies []Reply
 	reqs    []Request
+	// hostCalls counts the requests to the host's own endpoints.
+	hostCalls map[string]int
 }
 
 // New starts a fake server of the given kind that plays replies in order;
@@ -222,7 +254,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		want = "/v1/messages"
 	}
 	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+		s.count("models")
 		s.serveModels(w)
+		return
+	}
+	if s.serveHost(w, r) {
 		return
 	}
 	if r.Method != http.MethodPost || r.URL.Path != want {
@@ -241,6 +277,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var req Request
 	if s.Kind == Anthropic {
 		req, err = parseAnthropic(body)
+		if err == nil {
+			err = checkThinking(body)
+		}
 	} else {
 		req, err = parseOpenAI(body)
 	}
@@ -296,14 +335,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			reply.InputTokens = int64(req.InputTokens)
 		}
 		if reply.OutputTokens == 0 {
-			reply.OutputTokens = int64(EstimateTokens([]byte(strings.Join(reply.Text, ""))))
+			reply.OutputTokens = int64(EstimateTokens([]byte(strings.Join(reply.Text, "") + strings.Join(reply.Thinking, ""))))
 			for _, c := range reply.Calls {
 				reply.OutputTokens += int64(EstimateTokens([]byte(c.Name + c.Args)))
 			}
 		}
 	}
 	if s.Kind == Anthropic {
-		s.streamAnthropic(w, r, reply, req.Model)
+		s.streamAnthropic(w, r, reply, req.Model, req.Thinking > 0)
 	} else {
 		s.streamOpenAI(w, r, reply, req.Model)
 	}
@@ -449,7 +488,7 @@ func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, reply Repl
 	w.(http.Flusher).Flush()
 }
 
-func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply Reply, model string) {
+func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply Reply, model string, thinking bool) {
 	e := startSSE(w)
 	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "content": []any{}, "model": model,
@@ -474,6 +513,22 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, reply R
 		return
 	}
 	index := 0
+	if thinking {
+		if len(reply.Thinking) > 0 {
+			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+			for _, t := range reply.Thinking {
+				e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "thinking_delta", "thinking": t}})
+			}
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "signature_delta", "signature": Sign(strings.Join(reply.Thinking, ""))}})
+			e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+			index++
+		}
+		if reply.Redacted != "" {
+			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "redacted_thinking", "data": reply.Redacted}})
+			e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+			index++
+		}
+	}
 	if len(reply.Text) > 0 {
 		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
 		e.send("ping", map[string]any{"type": "ping"})
@@ -652,6 +707,9 @@ func parseAnthropic(body map[string]any) (Request, error) {
 	if req.Model == "" || req.MaxTokens <= 0 {
 		return req, fmt.Errorf("model and max_tokens are required")
 	}
+	if th := asMap(body["thinking"]); str(th["type"]) == "enabled" {
+		req.Thinking = num(th["budget_tokens"])
+	}
 	if s, ok := body["system"].(string); ok {
 		req.System = s
 	} else {
@@ -738,6 +796,16 @@ func parseAnthropic(body map[string]any) (Request, error) {
 						return req, fmt.Errorf("messages[%d].content[%d]: text content blocks must be non-empty", i, j)
 					}
 					msg.Text += str(bm["text"])
+				case "thinking":
+					if Sign(str(bm["thinking"])) != str(bm["signature"]) {
+						return req, fmt.Errorf("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
+					}
+					msg.Thinking = append(msg.Thinking, str(bm["thinking"]))
+				case "redacted_thinking":
+					if str(bm["data"]) == "" {
+						return req, fmt.Errorf("messages.%d.content.%d.data: Field required", i, j)
+					}
+					msg.Redacted++
 				case "tool_use":
 					args, _ := json.Marshal(bm["input"])
 					if _, ok := bm["input"].(map[string]any); !ok {
@@ -810,11 +878,11 @@ func contentImages(v any) int {
 // serveModels answers GET /v1/models in the API's shape, in one page.
 func (s *Server) serveModels(w http.ResponseWriter) {
 	data := []any{}
-	for _, m := range s.Models {
+	for _, m := range s.modelNames() {
 		if s.Kind == Anthropic {
 			data = append(data, map[string]any{"id": m, "type": "model", "display_name": m, "created_at": "2026-01-01T00:00:00Z"})
 		} else {
-			data = append(data, map[string]any{"id": m, "object": "model", "created": 1700000000, "owned_by": "llmtest"})
+			data = append(data, s.openAIModel(m))
 		}
 	}
 	body := map[string]any{"object": "list", "data": data}
