@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -69,10 +68,15 @@ type Options struct {
 	// CompactAt is the share of the context window at which the
 	// conversation is compacted ([agent] compact_at); 0 = the default.
 	CompactAt float64
+	// Thinking is how much the model reasons before answering.
+	Thinking llm.Thinking
 	// Facts returns the limits and price of a provider's model ([providers]
 	// and [pricing] over the built-in table); nil = llm.Facts without a
 	// config.
 	Facts func(provider, model string) llm.ModelFacts
+	// Windows keeps the context windows providers stated (asked, or in a
+	// refusal); nil keeps them for this agent only.
+	Windows *llm.WindowCache
 	// Instructions returns the connected MCP servers' instructions by
 	// server name; may be nil.
 	Instructions func() map[string]string
@@ -117,11 +121,14 @@ type Settings struct {
 	SystemPrompt string
 	ToolSearch   ToolSearch
 	CompactAt    float64
+	// Thinking is how much the model reasons before answering
+	// ([providers.NAME] thinking, or the front end's choice).
+	Thinking llm.Thinking
 }
 
 // settings returns o's Settings.
 func (o Options) settings() Settings {
-	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, ToolSearch: o.ToolSearch, CompactAt: o.CompactAt}
+	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, ToolSearch: o.ToolSearch, CompactAt: o.CompactAt, Thinking: o.Thinking}
 }
 
 // normalized returns s with defaults applied and the permission decisions
@@ -164,6 +171,9 @@ func New(opts Options) *Agent {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Windows == nil {
+		opts.Windows = llm.NewWindowCache("")
+	}
 	return &Agent{
 		opts:     opts,
 		provider: opts.Provider,
@@ -200,6 +210,14 @@ func (a *Agent) SetProvider(p llm.Provider, model string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.provider, a.model = p, model
+}
+
+// SetThinking changes how much the model reasons, from the next model
+// call on.
+func (a *Agent) SetThinking(t llm.Thinking) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.settings.Thinking = t
 }
 
 // Model returns the model in use.
@@ -271,6 +289,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 		a.appendRecorded(m, llm.Usage{})
 	}
 
+	a.learnWindow(ctx, provider, model) // before the tools, whose budget follows the window
 	lastText := ""
 	stopHookActive := false
 	for rounds := 0; ; {
@@ -281,11 +300,14 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 			Messages:  a.Messages(),
 			Tools:     tools,
 			MaxTokens: settings.MaxTokens,
+			Thinking:  settings.Thinking,
 		}
 		resp, err := a.streamFitted(ctx, provider, req, settings, func(ev llm.Event) {
 			switch ev := ev.(type) {
 			case llm.TextDelta:
 				a.emit(TextDelta(ev))
+			case llm.ReasoningDelta:
+				a.emit(ThinkingDelta(ev))
 			case llm.Retrying:
 				a.emit(Retrying(ev))
 			}
@@ -312,7 +334,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 		if resp.Text != "" {
 			lastText = resp.Text
 		}
-		a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls}, resp.Usage)
+		a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Reasoning: resp.Reasoning}, resp.Usage)
 		if len(resp.ToolCalls) == 0 {
 			if goOn := a.stopHook(ctx, stopHookActive); goOn != "" && ctx.Err() == nil {
 				stopHookActive = true
@@ -375,22 +397,7 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 	if a.opts.UserInstructions != nil {
 		b.WriteString(a.opts.UserInstructions())
 	}
-	if a.opts.Instructions != nil {
-		instr := a.opts.Instructions()
-		names := make([]string, 0, len(instr))
-		for n, s := range instr {
-			if strings.TrimSpace(s) != "" {
-				names = append(names, n)
-			}
-		}
-		sort.Strings(names)
-		if len(names) > 0 {
-			b.WriteString("\n# Instructions from the connected MCP servers\n")
-			for _, n := range names {
-				fmt.Fprintf(&b, "\n## Server %q (its tools are named mcp__%s__…)\n%s\n", n, n, strings.TrimSpace(instr[n]))
-			}
-		}
-	}
+	b.WriteString(a.serverInstructions())
 	b.WriteString(a.toolSearchPrompt())
 	if s := strings.TrimSpace(userPrompt); s != "" {
 		b.WriteString("\n# Instructions from the user's configuration\n\n")

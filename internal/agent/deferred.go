@@ -27,12 +27,15 @@ import (
 // deferred tools with.
 const ToolSearchName = "tool_search"
 
-// DefaultContextWindow is the context window the budget assumes for a
-// model whose window is not known (a local model otter has no figures
-// for): the window of most current models, so that a few servers' tools
-// are offered as they are; set [providers.NAME] context_window, or
-// [agent] tool_search_budget, for a smaller model.
-const DefaultContextWindow = 128_000
+// DefaultToolBudget is how many tokens the MCP tools' definitions may take
+// in a request before they are deferred, whatever the window: 8,000 tokens
+// are about 32 KB of definitions, some 30 tools — two or three small
+// servers stay offered as they are (no tool_search round trip for them),
+// while a dozen servers (190 KB on the tool corpus) would cost every
+// request of a conversation more than the conversation itself. Claude
+// Code defers every MCP tool; otter keeps the small sets. A model with a
+// small window gets a tenth of it instead.
+const DefaultToolBudget = 8000
 
 // Search limits of tool_search: how many tools it returns unless the
 // model asks for another number, and at most.
@@ -48,12 +51,8 @@ type ToolSearch struct {
 	// ToolSearchNever.
 	Mode string
 	// Budget is how many tokens the MCP tools' definitions may take in a
-	// request; 0 means a tenth of ContextWindow.
+	// request; 0 means DefaultToolBudget, or a tenth of a smaller window.
 	Budget int
-	// ContextWindow returns the context window in tokens of model as
-	// served by the provider named provider, and whether it is known; nil,
-	// or an unknown window, means DefaultContextWindow.
-	ContextWindow func(provider, model string) (tokens int, known bool)
 	// AlwaysLoad names the servers whose tools are always offered.
 	AlwaysLoad map[string]bool
 }
@@ -66,19 +65,13 @@ const (
 	ToolSearchNever  = "never"
 )
 
-// budget returns the token budget of the MCP tools' definitions for
-// model, served by the provider named provider.
-func (t ToolSearch) budget(provider, model string) int {
+// budget returns the token budget of the MCP tools' definitions in a
+// request to a model with this context window.
+func (t ToolSearch) budget(window int) int {
 	if t.Budget > 0 {
 		return t.Budget
 	}
-	window := DefaultContextWindow
-	if t.ContextWindow != nil {
-		if w, known := t.ContextWindow(provider, model); known && w > 0 {
-			window = w
-		}
-	}
-	return window / 10
+	return min(DefaultToolBudget, window/10)
 }
 
 // ToolLimiter is a provider whose API refuses requests with more than
@@ -186,7 +179,7 @@ func (a *Agent) planTools(provider llm.Provider, model string, ts ToolSearch) to
 	if l, ok := provider.(ToolLimiter); ok {
 		limit = l.MaxTools()
 	}
-	budget := ts.budget(provider.Name(), model)
+	budget := ts.budget(a.facts(provider, model).ContextWindow)
 	switch ts.Mode {
 	case ToolSearchNever:
 	case ToolSearchAlways:

@@ -105,11 +105,20 @@ func TestDeferredToolIsFoundLoadedAndCalled(t *testing.T) {
 	})
 }
 
+// knownWindow makes the model's window a known 200,000 tokens.
+func knownWindow(o *agent.Options) {
+	o.Facts = func(p, m string) llm.ModelFacts {
+		f := llm.Facts(llm.Configured{}, m)
+		f.ContextWindow, f.WindowKnown = 200_000, true
+		return f
+	}
+}
+
 // With few tools nothing changes: every tool is offered, and there is no
 // tool_search.
 func TestFewToolsAreAllOffered(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
-		h := newHarness(t, kind, setup{}, llmtest.Reply{Text: []string{"Hi."}})
+		h := newHarness(t, kind, setup{opts: knownWindow}, llmtest.Reply{Text: []string{"Hi."}})
 		withMany(t, h, 20)
 		if err := h.send(t, "hi"); err != nil {
 			t.Fatal(err)
@@ -236,19 +245,31 @@ func TestToolSearchWithoutQuery(t *testing.T) {
 	}
 }
 
-// The budget is a tenth of the model's context window, as the
-// configuration gives it.
+// The budget is a tenth of a small window (from the model table and the
+// provider's config), and never more than DefaultToolBudget, whatever the
+// window: a dozen servers' tools are deferred even with a 1M window.
 func TestBudgetFollowsTheContextWindow(t *testing.T) {
 	t.Parallel()
-	for window, deferred := range map[int]bool{20_000: true, 1_000_000: false} {
-		ts := agent.ToolSearch{ContextWindow: func(string, string) (int, bool) { return window, true }}
-		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) { o.ToolSearch = ts }}, llmtest.Reply{Text: []string{"hi"}})
-		withMany(t, h, 150) // about 6,000 tokens of definitions
+	for _, c := range []struct {
+		window, tools int
+		deferred      bool
+	}{
+		{20_000, 150, true},    // about 6,000 tokens of definitions > 2,000
+		{1_000_000, 60, false}, // under 8,000
+		{1_000_000, 400, true}, // about 16,000 tokens: deferred on any window
+	} {
+		window := c.window
+		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) {
+			o.Facts = func(p, m string) llm.ModelFacts {
+				return llm.Facts(llm.Configured{Limits: []llm.Limits{{ContextWindow: window}}}, m)
+			}
+		}}, llmtest.Reply{Text: []string{"hi"}})
+		withMany(t, h, c.tools)
 		if err := h.send(t, "hi"); err != nil {
 			t.Fatal(err)
 		}
-		if got := slices.Contains(h.srv.Requests()[0].Tools, agent.ToolSearchName); got != deferred {
-			t.Errorf("window %d: tools deferred = %v, want %v", window, got, deferred)
+		if got := slices.Contains(h.srv.Requests()[0].Tools, agent.ToolSearchName); got != c.deferred {
+			t.Errorf("window %d, %d tools: tools deferred = %v, want %v", c.window, c.tools, got, c.deferred)
 		}
 	}
 }

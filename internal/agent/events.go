@@ -53,6 +53,15 @@ type Usage struct {
 	OutputTokens     int64
 	CachedTokens     int64
 	CacheWriteTokens int64
+	ReasoningTokens  int64
+}
+
+// ThinkingDelta is a piece of the model's thinking (or reasoning summary),
+// as it arrives; Redacted marks thinking the provider sent encrypted, with
+// nothing to show.
+type ThinkingDelta struct {
+	Text     string
+	Redacted bool
 }
 
 // Retrying reports that a model call failed before anything was streamed
@@ -81,6 +90,7 @@ type TurnFinished struct {
 }
 
 func (TextDelta) isEvent()        {}
+func (ThinkingDelta) isEvent()    {}
 func (ToolCallStarted) isEvent()  {}
 func (ToolCallRunning) isEvent()  {}
 func (ToolProgress) isEvent()     {}

@@ -95,7 +95,7 @@ type windowState struct {
 	lastLen int
 	ledger  []ModelUsage
 	noticed map[string]bool // models whose missing window was told
-	learned map[string]int  // windows a provider stated in a refusal
+	probed  map[string]bool // models whose provider was asked its window
 	// started is the time the system prompt gives as today's date: fixed
 	// for the conversation, so that the prompt's prefix stays the same
 	// between requests and the provider's prompt cache serves it.
@@ -124,8 +124,14 @@ func (a *Agent) newConversation() {
 	a.window.mu.Unlock()
 }
 
-// facts returns what is known of provider's model, with a window the
-// provider itself stated overriding the rest.
+// refusalSource is the Source of a window a provider stated when it
+// refused a request as too long: the truth about the window, whatever the
+// configuration or the table said.
+const refusalSource = "the provider's refusal of a longer request"
+
+// facts returns what is known of provider's model: the configuration and
+// the built-in table, else what the provider said of the window when
+// asked; a window the provider stated in a refusal overrides all.
 func (a *Agent) facts(provider llm.Provider, model string) llm.ModelFacts {
 	name := ""
 	if provider != nil {
@@ -137,14 +143,41 @@ func (a *Agent) facts(provider llm.Provider, model string) llm.ModelFacts {
 	} else {
 		f = llm.Facts(llm.Configured{}, model)
 	}
-	w := &a.window
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if n, ok := w.learned[name+"\x00"+model]; ok {
-		f.ContextWindow, f.WindowKnown = n, true
-		f.MaxOutputTokens = min(f.MaxOutputTokens, n/4)
+	if w, ok := a.opts.Windows.Get(name, model); ok && (!f.WindowKnown || w.Source == refusalSource) {
+		f.ContextWindow, f.WindowKnown = w.Tokens, true
+		f.MaxOutputTokens = min(f.MaxOutputTokens, w.Tokens/4)
 	}
 	return f
+}
+
+// learnWindow asks the provider, once per model and conversation, the
+// window of a model that neither the configuration nor the built-in
+// table knows; what it says is kept in the window cache.
+func (a *Agent) learnWindow(ctx context.Context, provider llm.Provider, model string) {
+	prober, ok := provider.(llm.WindowProber)
+	if !ok || a.facts(provider, model).WindowKnown {
+		return
+	}
+	key := provider.Name() + "\x00" + model
+	w := &a.window
+	w.mu.Lock()
+	asked := w.probed[key]
+	if w.probed == nil {
+		w.probed = map[string]bool{}
+	}
+	w.probed[key] = true
+	w.mu.Unlock()
+	if asked {
+		return
+	}
+	learned, err := prober.ProbeWindow(ctx, model)
+	if err != nil {
+		a.opts.Logger.Debug("the provider did not say the model's context window", "provider", provider.Name(), "model", model, "err", err)
+		return
+	}
+	if err := a.opts.Windows.Put(provider.Name(), model, learned); err != nil {
+		a.opts.Logger.Warn("could not save the learned context window", "err", err)
+	}
 }
 
 // Facts returns what otter knows of the model in use.
@@ -267,16 +300,34 @@ func (a *Agent) forgetCount() {
 func (a *Agent) fit(ctx context.Context, provider llm.Provider, req *llm.Request, s Settings) {
 	f := a.facts(provider, req.Model)
 	a.noticeWindow(provider, f)
+	think := thinkingTokens(provider, &req.Thinking, f)
 	answer := answerTokens(req.MaxTokens, provider, f)
 	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})
 	used := a.tokensInUse(a.Messages(), fixed)
 	limit := int(float64(f.ContextWindow) * compactAt(s))
-	if used > limit || f.ContextWindow-used < min(answer, minAnswerTokens) {
+	if used > limit || f.ContextWindow-used-think < min(answer, minAnswerTokens) {
 		a.compact(ctx, provider, req.Model, "auto", "", fixed, f, s)
 	}
-	a.cutToFit(fixed, answer, f)
+	a.cutToFit(fixed, answer+think, f)
 	req.Messages = a.Messages()
-	req.MaxTokens = maxTokens(req.MaxTokens, answer, f.ContextWindow-fixed-compact.MessagesTokens(req.Messages), provider, f)
+	req.MaxTokens = maxTokens(req.MaxTokens, answer, f.ContextWindow-fixed-think-compact.MessagesTokens(req.Messages), provider, f)
+}
+
+// thinkingTokens is the room an Anthropic request keeps for thinking,
+// which its max_tokens covers on top of the answer: the budget asked for,
+// lowered to a quarter of the window; thinking is turned off for a window
+// too small to hold the API's least budget.
+func thinkingTokens(provider llm.Provider, t *llm.Thinking, f llm.ModelFacts) int {
+	if _, ok := provider.(*llm.Anthropic); !ok || !t.On() {
+		return 0
+	}
+	n := min(t.BudgetTokens(), f.ContextWindow/4)
+	if n < llm.MinThinkingBudget {
+		*t = llm.Thinking{}
+		return 0
+	}
+	t.Budget = n
+	return n
 }
 
 // maxTokens is the max_tokens of a request that leaves room tokens of the
@@ -505,26 +556,27 @@ func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm
 		return resp, err
 	}
 	if stated > 0 {
-		a.window.mu.Lock()
-		if a.window.learned == nil {
-			a.window.learned = map[string]int{}
+		if err := a.opts.Windows.Put(provider.Name(), req.Model, llm.LearnedWindow{Tokens: stated, Source: refusalSource}); err != nil {
+			a.opts.Logger.Warn("could not save the learned context window", "err", err)
 		}
-		a.window.learned[provider.Name()+"\x00"+req.Model] = stated
-		a.window.mu.Unlock()
+		// The tools' budget follows the window: offer again what fits it.
+		req.Tools = a.offeredTools(provider, req.Model, s.ToolSearch)
+		req.System = a.systemPrompt(s.SystemPrompt)
 	}
 	f := a.facts(provider, req.Model)
 	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})
 	if cerr := a.compact(ctx, provider, req.Model, "overflow", "", fixed, f, s); cerr != nil {
 		return resp, fmt.Errorf("%w; compacting the conversation to make it fit failed too: %v", err, cerr)
 	}
-	a.cutToFit(fixed, answerTokens(s.MaxTokens, provider, f), f)
+	req.Thinking = s.Thinking
+	think := thinkingTokens(provider, &req.Thinking, f)
+	a.cutToFit(fixed, answerTokens(s.MaxTokens, provider, f)+think, f)
 	req.Messages = a.Messages()
-	req.MaxTokens = maxTokens(s.MaxTokens, answerTokens(s.MaxTokens, provider, f), f.ContextWindow-fixed-compact.MessagesTokens(req.Messages), provider, f)
+	req.MaxTokens = maxTokens(s.MaxTokens, answerTokens(s.MaxTokens, provider, f), f.ContextWindow-fixed-think-compact.MessagesTokens(req.Messages), provider, f)
 	resp, err = provider.Stream(ctx, req, emit)
 	if _, still := llm.TooLong(err); still {
-		return resp, fmt.Errorf("%w\n\nThe conversation does not fit the model's context window even after compacting it. "+
-			"Start a new conversation, switch to a model with a larger window (/model), or, if the window is larger than otter thinks, "+
-			"set context_window in [providers.%s]", err, provider.Name())
+		return resp, &TooLongError{Err: err, Provider: provider.Name(), Window: f.ContextWindow, Tools: len(req.Tools),
+			ToolTokens: compact.RequestTokens(llm.Request{Tools: req.Tools}), Deferring: a.ToolOffer().Deferring}
 	}
 	a.accounted(provider, req, resp)
 	return resp, err
@@ -538,3 +590,29 @@ func (a *Agent) accounted(provider llm.Provider, req llm.Request, resp *llm.Resp
 	}
 	a.account(provider, req.Model, resp.Usage, len(req.Messages)+1)
 }
+
+// TooLongError is a request the provider refused as longer than the
+// model's window even after the conversation was compacted. Front ends
+// word what to do (a new conversation, another model).
+type TooLongError struct {
+	Err      error
+	Provider string
+	// Window is the window otter assumed (the one the provider stated,
+	// when it stated one); Tools how many tools the request offered and
+	// ToolTokens what their definitions took; Deferring whether MCP tools
+	// were deferred behind tool search.
+	Window, Tools, ToolTokens int
+	Deferring                 bool
+}
+
+func (e *TooLongError) Error() string {
+	msg := fmt.Sprintf("%v\n\nThe conversation does not fit the model's context window (%d tokens) even after compacting it; "+
+		"the %d tools offered take about %d tokens of it. "+
+		"If the window is larger than that, set context_window in [providers.%s]", e.Err, e.Window, e.Tools, e.ToolTokens, e.Provider)
+	if !e.Deferring {
+		msg += `; to offer fewer tools, set [agent] tool_search = "always" (or lower tool_search_budget)`
+	}
+	return msg + "."
+}
+
+func (e *TooLongError) Unwrap() error { return e.Err }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -29,6 +30,11 @@ type providerState struct {
 	agents   []builtAgent // built by NewAgent, refreshed by Reload
 	cfg      *config.Config
 	chosen   *ModelChoice // /model's choice, kept across reloads
+	// thinking is the front end's reasoning level, over the provider's
+	// thinking setting; nil = the configuration's.
+	thinking *llm.Thinking
+	// windows keeps the context windows providers stated, across runs.
+	windows *llm.WindowCache
 }
 
 // builtAgent is an agent NewAgent built, with what its front end chose.
@@ -58,7 +64,9 @@ type AgentOptions struct {
 // each message with how to configure one (see Provider).
 func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 	p, model, _ := a.Provider()
-	s := a.agentSettings(a.Config, o)
+	a.llm.mu.Lock()
+	s := a.agentSettings(a.Config, o, p)
+	a.llm.mu.Unlock()
 	ag := agent.New(agent.Options{
 		Provider:     p,
 		Model:        model,
@@ -70,7 +78,9 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		SystemPrompt: s.SystemPrompt,
 		ToolSearch:   s.ToolSearch,
 		CompactAt:    s.CompactAt,
+		Thinking:     s.Thinking,
 		Facts:        a.Facts,
+		Windows:      a.windowCache(),
 		Instructions: a.MCP.Instructions,
 		WorkDir:      a.WorkDir,
 		OnEvent:      o.OnEvent,
@@ -88,9 +98,40 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 	return ag
 }
 
-// agentSettings are the settings of an agent built with o under cfg.
-func (a *App) agentSettings(cfg *config.Config, o AgentOptions) agent.Settings {
+// windowCache is the cache of learned context windows, in the data
+// directory.
+func (a *App) windowCache() *llm.WindowCache {
+	a.llm.mu.Lock()
+	defer a.llm.mu.Unlock()
+	if a.llm.windows == nil {
+		path := ""
+		if a.Paths.DataDir != "" {
+			path = filepath.Join(a.Paths.DataDir, "windows.json")
+		}
+		a.llm.windows = llm.NewWindowCache(path)
+	}
+	return a.llm.windows
+}
+
+// thinkingOf is the reasoning level for provider p under cfg: the front
+// end's choice, else [providers.NAME] thinking. The caller holds a.llm.mu
+// or owns the App alone.
+func (a *App) thinkingOf(cfg *config.Config, p llm.Provider) llm.Thinking {
+	if a.llm.thinking != nil {
+		return *a.llm.thinking
+	}
+	if p == nil || cfg == nil {
+		return llm.Thinking{}
+	}
+	t, _ := llm.ParseThinking(cfg.Providers[p.Name()].Thinking) // checked when the config was loaded
+	return t
+}
+
+// agentSettings are the settings of an agent built with o under cfg,
+// talking to p.
+func (a *App) agentSettings(cfg *config.Config, o AgentOptions, p llm.Provider) agent.Settings {
 	s := agent.Settings{
+		Thinking:     a.thinkingOf(cfg, p),
 		Permissions:  cfg.Permissions,
 		MaxTurns:     cfg.Agent.MaxTurns,
 		MaxTokens:    cfg.Agent.MaxTokens,
@@ -150,7 +191,7 @@ func (a *App) refreshProvider(cfg *config.Config) {
 		if p != nil {
 			b.agent.SetProvider(p, model)
 		}
-		b.agent.Configure(a.agentSettings(cfg, b.opts))
+		b.agent.Configure(a.agentSettings(cfg, b.opts, p))
 	}
 }
 

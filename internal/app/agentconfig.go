@@ -3,18 +3,13 @@ package app
 import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/llmconfig"
 )
 
 // toolSearch is the agent's ToolSearch under cfg: [agent] tool_search and
 // tool_search_budget, and the servers with always_load. The agent takes
 // the settings, not the config file.
 func toolSearch(cfg *config.Config) agent.ToolSearch {
-	ts := agent.ToolSearch{Mode: cfg.Agent.ToolSearch, Budget: cfg.Agent.ToolSearchBudget, AlwaysLoad: map[string]bool{},
-		ContextWindow: func(provider, model string) (int, bool) {
-			f := llmconfig.Facts(cfg, provider, model)
-			return f.ContextWindow, f.WindowKnown
-		}}
+	ts := agent.ToolSearch{Mode: cfg.Agent.ToolSearch, Budget: cfg.Agent.ToolSearchBudget, AlwaysLoad: map[string]bool{}}
 	for _, s := range cfg.MCP.Servers {
 		if s.AlwaysLoad {
 			ts.AlwaysLoad[s.Name] = true

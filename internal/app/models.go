@@ -128,3 +128,22 @@ func (a *App) SetModel(provider, model string) error {
 	}
 	return nil
 }
+
+// SetThinking sets the reasoning level of every agent NewAgent built, over
+// the configuration's, for the rest of the run.
+func (a *App) SetThinking(t llm.Thinking) {
+	a.llm.mu.Lock()
+	defer a.llm.mu.Unlock()
+	a.llm.thinking = &t
+	for _, b := range a.llm.agents {
+		b.agent.SetThinking(t)
+	}
+}
+
+// Thinking returns the reasoning level agents use with the current
+// provider.
+func (a *App) Thinking() llm.Thinking {
+	a.llm.mu.Lock()
+	defer a.llm.mu.Unlock()
+	return a.thinkingOf(a.llm.cfg, a.llm.provider)
+}

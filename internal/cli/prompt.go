@@ -265,6 +265,7 @@ type promptUsage struct {
 	OutputTokens     int64 `json:"output_tokens"`
 	CachedTokens     int64 `json:"cached_tokens"`      // of the input, read from the provider's prompt cache
 	CacheWriteTokens int64 `json:"cache_write_tokens"` // of the input, written to it
+	ReasoningTokens  int64 `json:"reasoning_tokens"`   // of the output, spent thinking
 }
 
 func (p *promptPrinter) line(v any) {
@@ -341,6 +342,10 @@ func (p *promptPrinter) event(ev agent.Event) {
 	case agent.TextDelta:
 		if p.format == FormatStreamJSON {
 			p.line(map[string]any{"type": "text", "text": ev.Text})
+		}
+	case agent.ThinkingDelta:
+		if p.format == FormatStreamJSON {
+			p.line(map[string]any{"type": "thinking", "text": ev.Text, "redacted": ev.Redacted})
 		}
 	case agent.ToolCallStarted:
 		if p.callIndex == nil {

@@ -284,6 +284,10 @@ type Provider struct {
 	MaxOutputTokens int `toml:"max_output_tokens,omitzero"`
 	// Models overrides those limits per model ([providers.NAME.models."MODEL"]).
 	Models map[string]ModelLimits `toml:"models,omitempty"`
+	// Thinking is how much the model reasons before answering: "off",
+	// "low", "medium", "high" or (Anthropic) a token budget ≥ 1024;
+	// "" = off.
+	Thinking string `toml:"thinking,omitempty"`
 	// Problem, when not nil, is why this provider cannot be used: a
 	// ${VAR} in its api_key, base_url or headers that could not be
 	// expanded (an *Error naming file and line; several joined with

@@ -588,6 +588,10 @@ func (f *fileData) check(errs *errList) {
 				"providers.%s: unknown type %q", name, p.Type)
 		}
 		f.checkLimits(errs, toml.Key{"providers", name}, ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens})
+		if !validThinking(p.Thinking) {
+			errs.add(file, f.line(toml.Key{"providers", name, "thinking"}), `use "off", "low", "medium", "high" or a token budget of at least 1024`,
+				"providers.%s: thinking = %q is not a reasoning level", name, p.Thinking)
+		}
 		for model, l := range p.Models {
 			f.checkLimits(errs, toml.Key{"providers", name, "models", model}, l)
 		}
@@ -862,4 +866,15 @@ func hookEventNames() string {
 		names[i] = string(e)
 	}
 	return strings.Join(names, ", ")
+}
+
+// validThinking reports whether s is a [providers] thinking setting: a
+// level, or a budget the Messages API accepts (at least 1,024 tokens).
+func validThinking(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "off", "none", "low", "medium", "high":
+		return true
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return err == nil && n >= 1024
 }

@@ -66,6 +66,7 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 
 	type block struct {
 		toolIndex int // index into calls, or -1 for non-tool blocks
+		thinking  int // index into resp.Reasoning, or -1
 	}
 	type partial struct {
 		id, name string
@@ -81,11 +82,21 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 			u := ev.Message.Usage
 			resp.Usage = anthropicUsage(u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokens)
 		case "content_block_start":
-			b := block{toolIndex: -1}
-			if ev.ContentBlock.Type == "tool_use" {
+			b := block{toolIndex: -1, thinking: -1}
+			switch ev.ContentBlock.Type {
+			case "tool_use":
 				b.toolIndex = len(calls)
 				calls = append(calls, &partial{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name})
 				emit(ToolCallDelta{Index: b.toolIndex, ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
+			case "thinking":
+				b.thinking = len(resp.Reasoning)
+				resp.Reasoning = append(resp.Reasoning, Reasoning{Text: ev.ContentBlock.Thinking, Signature: ev.ContentBlock.Signature})
+				if ev.ContentBlock.Thinking != "" {
+					emit(ReasoningDelta{Text: ev.ContentBlock.Thinking})
+				}
+			case "redacted_thinking":
+				resp.Reasoning = append(resp.Reasoning, Reasoning{Redacted: ev.ContentBlock.Data})
+				emit(ReasoningDelta{Redacted: true})
 			}
 			blocks[ev.Index] = b
 		case "content_block_delta":
@@ -94,6 +105,15 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 				if ev.Delta.Text != "" {
 					resp.Text += ev.Delta.Text
 					emit(TextDelta{Text: ev.Delta.Text})
+				}
+			case "thinking_delta":
+				if b, ok := blocks[ev.Index]; ok && b.thinking >= 0 && ev.Delta.Thinking != "" {
+					resp.Reasoning[b.thinking].Text += ev.Delta.Thinking
+					emit(ReasoningDelta{Text: ev.Delta.Thinking})
+				}
+			case "signature_delta":
+				if b, ok := blocks[ev.Index]; ok && b.thinking >= 0 {
+					resp.Reasoning[b.thinking].Signature += ev.Delta.Signature
 				}
 			case "input_json_delta":
 				if b, ok := blocks[ev.Index]; ok && b.toolIndex >= 0 {
@@ -124,6 +144,11 @@ func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 	for _, c := range calls {
 		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: c.id, Name: c.name, Args: normalizeArgs(c.args)})
 	}
+	// Thinking counts as output; the API gives no separate figure.
+	for _, r := range resp.Reasoning {
+		resp.Usage.ReasoningTokens += int64(len(r.Text)+3) / 4
+	}
+	resp.Usage.ReasoningTokens = min(resp.Usage.ReasoningTokens, resp.Usage.OutputTokens)
 	if err := stream.Err(); err != nil {
 		return resp, p.wrapErr(ctx, err)
 	}
@@ -163,10 +188,21 @@ func anthropicParams(req Request) anthropic.MessageNewParams {
 		Model:     anthropic.Model(req.Model),
 		MaxTokens: int64(maxTokens),
 	}
+	thinking := req.Thinking.On() && thinkingAllowed(req.Messages)
+	if thinking {
+		// max_tokens covers the thinking and the answer; the budget must
+		// stay below it.
+		budget := req.Thinking.BudgetTokens()
+		params.MaxTokens = int64(maxTokens + budget)
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(budget))
+	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
 	for _, m := range req.Messages {
+		if !thinking {
+			m.Reasoning = nil // the API refuses thinking blocks in a final assistant turn without thinking on
+		}
 		mp, ok := anthropicMessage(m)
 		if !ok {
 			continue
@@ -184,13 +220,44 @@ func anthropicParams(req Request) anthropic.MessageNewParams {
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: anthropicTool(t)})
 	}
 	cacheBreakpoints(&params)
-	if req.HasTemperature {
+	if req.HasTemperature && !thinking { // thinking works at the default temperature only
 		params.Temperature = anthropic.Float(req.Temperature)
 	}
 	if len(req.StopSequences) > 0 {
 		params.StopSequences = req.StopSequences
 	}
 	return params
+}
+
+// anthropicThinking reports whether m holds thinking the Messages API can
+// take back (a signed or redacted block).
+func anthropicThinking(m Message) bool {
+	for _, r := range m.Reasoning {
+		if r.Signature != "" || r.Redacted != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// thinkingAllowed reports whether thinking may be turned on for a request
+// with these messages: with thinking on, the API refuses a tool loop in
+// progress whose assistant turn has no thinking block (one begun with
+// thinking off, or by another provider's model), so that request goes
+// without; thinking comes back with the next message.
+func thinkingAllowed(msgs []Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch msgs[i].Role {
+		case RoleTool:
+			continue
+		case RoleAssistant:
+			if len(msgs[i].ToolCalls) > 0 && i < len(msgs)-1 {
+				return anthropicThinking(msgs[i])
+			}
+		}
+		return true
+	}
+	return true
 }
 
 // cacheBreakpoints marks the prompt cache's breakpoints: the tools, the
@@ -274,6 +341,15 @@ func anthropicMessage(m Message) (anthropic.MessageParam, bool) {
 		return anthropic.NewUserMessage(blocks...), len(blocks) > 0
 	case RoleAssistant:
 		var blocks []anthropic.ContentBlockParamUnion
+		// Thinking first, as the model wrote it, signatures unaltered.
+		for _, r := range m.Reasoning {
+			switch {
+			case r.Redacted != "":
+				blocks = append(blocks, anthropic.NewRedactedThinkingBlock(r.Redacted))
+			case r.Signature != "":
+				blocks = append(blocks, anthropic.NewThinkingBlock(r.Signature, r.Text))
+			}
+		}
 		if text := assistantText(m); text != "" {
 			blocks = append(blocks, anthropic.NewTextBlock(text))
 		}

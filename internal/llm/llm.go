@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -67,6 +68,98 @@ type Message struct {
 	// (canceled by the person, or the stream failed); providers tell the
 	// model so when the conversation continues.
 	Interrupted bool
+
+	// Reasoning is what the model thought before answering (assistant
+	// messages), kept as the provider sent it: Anthropic refuses a tool-use
+	// turn whose thinking blocks are not sent back with their signatures,
+	// and OpenAI's reasoning models continue from their encrypted items.
+	Reasoning []Reasoning
+}
+
+// Reasoning is one piece of a model's reasoning: an Anthropic thinking or
+// redacted_thinking block, or an OpenAI Responses reasoning item.
+type Reasoning struct {
+	// Text is the thinking (Anthropic) or the reasoning summary (OpenAI),
+	// what a person is shown; empty for redacted thinking.
+	Text string
+	// Signature proves an Anthropic thinking block unaltered; Redacted is
+	// a redacted_thinking block's opaque data.
+	Signature string
+	Redacted  string
+	// ID and Encrypted are an OpenAI reasoning item's id and
+	// encrypted_content (requested because otter asks the API to store
+	// nothing).
+	ID        string
+	Encrypted string
+}
+
+// Thinking says how much a model reasons before it answers.
+type Thinking struct {
+	// Effort is "low", "medium" or "high"; "" or "off" asks for none (a
+	// model that always reasons still does).
+	Effort string
+	// Budget is the most tokens an Anthropic model thinks (≥ 1024); 0 = by
+	// Effort.
+	Budget int
+}
+
+// On reports whether t asks for reasoning.
+func (t Thinking) On() bool { return t.Budget > 0 || t.Effort != "" && t.Effort != "off" }
+
+// Thinking effort levels.
+const (
+	ThinkingOff    = "off"
+	ThinkingLow    = "low"
+	ThinkingMedium = "medium"
+	ThinkingHigh   = "high"
+)
+
+// ParseThinking reads a thinking setting: off, low, medium, high, or a
+// token budget (Anthropic, ≥ 1024).
+func ParseThinking(s string) (Thinking, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "", ThinkingOff, "none":
+		return Thinking{}, nil
+	case ThinkingLow, ThinkingMedium, ThinkingHigh:
+		return Thinking{Effort: s}, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < MinThinkingBudget {
+		return Thinking{}, fmt.Errorf("thinking = %q: use off, low, medium, high or a token budget of at least %d", s, MinThinkingBudget)
+	}
+	return Thinking{Effort: ThinkingHigh, Budget: n}, nil
+}
+
+// String is t as the configuration writes it.
+func (t Thinking) String() string {
+	switch {
+	case t.Budget > 0:
+		return strconv.Itoa(t.Budget)
+	case t.On():
+		return t.Effort
+	}
+	return ThinkingOff
+}
+
+// MinThinkingBudget is the least budget_tokens the Messages API accepts.
+const MinThinkingBudget = 1024
+
+// BudgetTokens is the Anthropic thinking budget of t: Budget, else one by
+// effort (low 2,048, medium 8,192, high 24,576 tokens).
+func (t Thinking) BudgetTokens() int {
+	if t.Budget > 0 {
+		return max(t.Budget, MinThinkingBudget)
+	}
+	switch t.Effort {
+	case ThinkingLow:
+		return 2048
+	case ThinkingMedium:
+		return 8192
+	case ThinkingHigh:
+		return 24576
+	}
+	return 0
 }
 
 // ToolSpec is a tool offered to a model.
@@ -87,6 +180,9 @@ type Request struct {
 	Temperature    float64
 	HasTemperature bool
 	StopSequences  []string
+	// Thinking asks the model to reason first (Anthropic extended
+	// thinking, OpenAI reasoning effort).
+	Thinking Thinking
 }
 
 // StopReason says why a model stopped.
@@ -109,17 +205,23 @@ type Usage struct {
 	// cache; CacheWriteTokens were written to it (Anthropic).
 	CachedTokens     int64
 	CacheWriteTokens int64
+	// ReasoningTokens of OutputTokens were spent reasoning (OpenAI
+	// reports them; Anthropic counts thinking in output_tokens, estimated
+	// here from the thinking text).
+	ReasoningTokens int64
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
-		CachedTokens: u.CachedTokens + v.CachedTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
+		CachedTokens: u.CachedTokens + v.CachedTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens}
 }
 
 // Response is the assembled result of one streamed call.
 type Response struct {
 	Text       string
+	Reasoning  []Reasoning
 	ToolCalls  []ToolCall
 	StopReason StopReason
 	Usage      Usage
@@ -130,6 +232,14 @@ type Event interface{ isEvent() }
 
 // TextDelta is a piece of the answer's text, as it arrives.
 type TextDelta struct{ Text string }
+
+// ReasoningDelta is a piece of the model's thinking (or reasoning
+// summary), as it arrives; Redacted is set for a redacted_thinking block,
+// which has no text to show.
+type ReasoningDelta struct {
+	Text     string
+	Redacted bool
+}
 
 // ToolCallDelta reports that the model started a tool call (Name is set
 // once, when known).
@@ -147,9 +257,10 @@ type Retrying struct {
 	Err     error
 }
 
-func (TextDelta) isEvent()     {}
-func (ToolCallDelta) isEvent() {}
-func (Retrying) isEvent()      {}
+func (TextDelta) isEvent()      {}
+func (ReasoningDelta) isEvent() {}
+func (ToolCallDelta) isEvent()  {}
+func (Retrying) isEvent()       {}
 
 // A Provider streams responses from a model.
 //

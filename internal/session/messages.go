@@ -41,6 +41,17 @@ type parts struct {
 	Images    []imageRef `json:"images,omitempty"`
 	ToolCalls []callPart `json:"tool_calls,omitempty"`
 	Result    *result    `json:"result,omitempty"`
+	// Reasoning is an assistant message's thinking, kept whole (signed,
+	// redacted or encrypted) since the provider wants it back as it was.
+	Reasoning []reasoningPart `json:"reasoning,omitempty"`
+}
+
+type reasoningPart struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"sig,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Encrypted string `json:"enc,omitempty"`
 }
 
 type callPart struct {
@@ -139,10 +150,13 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 	for _, c := range m.ToolCalls {
 		p.ToolCalls = append(p.ToolCalls, callPart{ID: c.ID, Name: c.Name, Args: c.Args})
 	}
+	for _, r := range m.Reasoning {
+		p.Reasoning = append(p.Reasoning, reasoningPart(r))
+	}
 	if p.Images, err = s.saveImages(m.Images); err != nil {
 		return "", nil, err
 	}
-	if p.Result == nil && len(p.ToolCalls) == 0 && len(p.Images) == 0 {
+	if p.Result == nil && len(p.ToolCalls) == 0 && len(p.Images) == 0 && len(p.Reasoning) == 0 {
 		return text, nil, nil // a plain text message: no JSON to decode later
 	}
 	b, err := json.Marshal(p)
@@ -170,6 +184,12 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 	var calls, res, imgs gjson.Result
 	gjson.Parse(partsJSON.String).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
+		case "reasoning":
+			v.ForEach(func(_, r gjson.Result) bool {
+				m.Reasoning = append(m.Reasoning, llm.Reasoning{Text: r.Get("text").String(), Signature: r.Get("sig").String(),
+					Redacted: r.Get("redacted").String(), ID: r.Get("id").String(), Encrypted: r.Get("enc").String()})
+				return true
+			})
 		case "images":
 			imgs = v
 		case "tool_calls":
