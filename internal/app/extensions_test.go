@@ -48,7 +48,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if _, ok := a.Tools.Lookup(skill.ToolName); ok {
 		t.Fatal("the skill tool is offered with no skill")
 	}
-	if strings.Contains(a.agentSettings(a.Config, AgentOptions{}).SystemPrompt, "release") {
+	if strings.Contains(a.agentSettings(a.Config, AgentOptions{}, nil).SystemPrompt, "release") {
 		t.Fatal("an untrusted project's skill reached the system prompt")
 	}
 
@@ -70,7 +70,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if _, ok := a.Tools.Lookup(skill.ToolName); !ok {
 		t.Fatal("the skill tool is not offered")
 	}
-	if p := a.agentSettings(a.Config, AgentOptions{}).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
+	if p := a.agentSettings(a.Config, AgentOptions{}, nil).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
 		t.Fatalf("system prompt lacks the skill catalog:\n%s", p)
 	}
 }
