@@ -72,7 +72,9 @@ env = { GITHUB_TOKEN = "${%s}" }
 
 	// otter -p works, with the other server's tools, and says why github is missing.
 	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
-	provider := promptConfig(t, model, "")
+	// A window the size of a hosted model's, so that the server's 16 tools
+	// fit the request budget and are offered whole, not behind tool_search.
+	provider := promptConfig(t, model, "context_window = 200000\n")
 	stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--cwd", work, "--config", provider, "-p", "hello")
 	if err != nil || stdout != "hi\n" {
 		t.Fatalf("otter -p: %q, %v\nstderr:\n%s", stdout, err, stderr)

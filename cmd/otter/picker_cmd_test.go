@@ -61,7 +61,9 @@ command = "sh"
 args = ["-c", "touch %s; exec sleep 300"]
 startup_timeout = "15s"
 `, started))
-	for _, args := range [][]string{{"-r", "nosuch"}, {"-c"}} {
+	// (-c with nothing saved starts a new conversation: see
+	// TestContinueWithNothingSavedStartsFresh.)
+	for _, args := range [][]string{{"-r", "nosuch"}} {
 		_, _, err := otterWithStdin(t, strings.NewReader(""), append([]string{"--cwd", t.TempDir(), "--config", cfg, "-p", "hi"}, args...)...)
 		wantExit(t, err, 2)
 		if _, serr := os.Stat(started); serr == nil {

@@ -84,7 +84,10 @@ func TestPromptAnswersWithAnMCPTool(t *testing.T) {
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_sum", Name: getSum, Args: `{"a":2,"b":3}`}}},
 				llmtest.Reply{Text: []string{"2 + 3 = ", "5."}},
 			)
-			cfg := promptConfig(t, srv, fmt.Sprintf(`
+			// A hosted model's window: the server's tools fit the budget
+			// and are offered whole (smaller windows defer them).
+			cfg := promptConfig(t, srv, fmt.Sprintf(`context_window = 200000
+
 [[mcp.servers]]
 name = "everything"
 command = %q
