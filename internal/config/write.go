@@ -193,7 +193,7 @@ func (c *Config) masked() *Config {
 			m.Providers[name] = p
 		}
 	}
-	m.Serve.Store.URL = maskURL(c.Serve.Store.URL)
+	m.Serve.Store.URL = secret.MaskDSN(c.Serve.Store.URL) // a password may hold an unescaped /
 	if c.Serve.APIKeys != nil {
 		m.Serve.APIKeys = make([]string, len(c.Serve.APIKeys))
 		for i, k := range c.Serve.APIKeys {

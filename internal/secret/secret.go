@@ -45,13 +45,40 @@ func SensitiveKey(k string) bool {
 // usually a token (http://TOKEN@proxy:3128).
 func MaskURL(s string) string { return MaskURLCollect(s, new([]string)) }
 
-// MaskURLCollect is MaskURL appending what it masked to secrets.
-func MaskURLCollect(s string, secrets *[]string) string {
+// MaskDSN is MaskURL for the address of a database or cache server
+// (redis://, rediss://, postgres://), whose path and query never hold an
+// '@': its userinfo runs to the last '@', so a password with a '/', '?' or
+// '#' written unescaped — as a base64 password pasted into ${VAR} often
+// is — is masked whole, where MaskURL, held to the URL grammar, ends the
+// userinfo at the '/' and masks nothing.
+func MaskDSN(s string) string {
+	head, rest, ok := cutScheme(s)
+	at := strings.LastIndexByte(rest, '@')
+	if !ok || at < 0 {
+		return MaskURL(s)
+	}
+	user := Mask
+	if name, _, ok := strings.Cut(rest[:at], ":"); ok {
+		user = name + ":" + Mask
+	}
+	return MaskURL(head + user + rest[at:])
+}
+
+// cutScheme splits s after its "scheme://"; ok is false when it has none.
+func cutScheme(s string) (head, rest string, ok bool) {
 	i := strings.Index(s, "://")
 	if i <= 0 {
+		return "", s, false
+	}
+	return s[:i+3], s[i+3:], true
+}
+
+// MaskURLCollect is MaskURL appending what it masked to secrets.
+func MaskURLCollect(s string, secrets *[]string) string {
+	head, rest, ok := cutScheme(s)
+	if !ok {
 		return s
 	}
-	rest := s[i+3:]
 	end := strings.IndexAny(rest, "/?#")
 	if end < 0 {
 		end = len(rest)
@@ -61,7 +88,7 @@ func MaskURLCollect(s string, secrets *[]string) string {
 		return s
 	}
 	var b strings.Builder
-	b.WriteString(s[:i+3])
+	b.WriteString(head)
 	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 		user := authority[:at]
 		if name, pw, ok := strings.Cut(user, ":"); ok {

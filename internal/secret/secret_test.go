@@ -45,3 +45,24 @@ func TestMaskCredentialsAlone(t *testing.T) {
 		t.Errorf("MaskText = %q", got)
 	}
 }
+
+// TestMaskDSN: a store's address is masked up to its last '@', so a
+// password holding '/', '?' or '#' unescaped (a base64 password pasted in)
+// is hidden whole; MaskURL, which ends the userinfo at the first '/',
+// printed it.
+func TestMaskDSN(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"redis://:ab/cd+ef==@10.0.0.5:6379/0", "redis://:****@10.0.0.5:6379/0"},
+		{"rediss://otter:p?w#x/y@redis.internal:6380", "rediss://otter:****@redis.internal:6380"},
+		{"redis://:p@ss@h:6379", "redis://:****@h:6379"},
+		{"redis://TOKEN@h", "redis://****@h"},
+		{"redis://h:6379/2?client_name=otter", "redis://h:6379/2?client_name=otter"},
+		{"redis://h:6379/2?password=pw", "redis://h:6379/2?password=****"},
+		{"not a url", "not a url"},
+	} {
+		if got := MaskDSN(tc.in); got != tc.want {
+			t.Errorf("MaskDSN(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -152,11 +152,13 @@ func (e *storeDownError) Error() string {
 func (e *storeDownError) Unwrap() error { return e.err }
 
 func newStoreLimits(o StoreOptions, quota int, loc *time.Location, rates *webdata.RateLimits, logger *slog.Logger, m *metrics) (*storeLimits, error) {
-	masked := secret.MaskURL(o.URL)
+	masked := secret.MaskDSN(o.URL)
 	ropts, err := redis.ParseURL(o.URL)
 	if err != nil {
-		// The parser's message may quote the URL: name it masked instead.
-		return nil, fmt.Errorf("[serve.store] url %s is not a Redis URL (write redis://[:password@]host:port[/db], or rediss:// for TLS)", masked)
+		// The parser's message may quote the URL, or a piece of a password
+		// it took for a port: name the URL masked instead.
+		return nil, fmt.Errorf("[serve.store] url %s is not a Redis URL: write redis://[:password@]host:port[/db], or rediss:// for TLS, "+
+			"with any '/', '?', '#' or '%%' in the password percent-encoded ('/' as %%2F)", masked)
 	}
 	ropts.DialTimeout = time.Second
 	ropts.ReadTimeout = time.Second
