@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,52 +26,85 @@ import (
 type redisServer struct {
 	t    testing.TB
 	port int
-	cmd  *exec.Cmd
-	done chan struct{}
+	// listen are the arguments that open its port ("--port P" plain, or
+	// TLS only) and set its password.
+	listen []string
+	// client is how the test itself reaches it.
+	client redis.Options
+	scheme string // redis or rediss
+	auth   string // userinfo for the URL ("" or ":PASSWORD" percent-encoded)
+	cmd    *exec.Cmd
+	done   chan struct{}
 }
 
 func startRedis(t testing.TB) *redisServer {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatal("redis-server is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y redis-server`")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	r := &redisServer{t: t, port: port}
+	port := freePort(t)
+	r := &redisServer{t: t, port: port, scheme: "redis", listen: []string{"--port", fmt.Sprint(port)}}
+	r.client = redis.Options{Addr: r.addr()}
 	r.start()
 	t.Cleanup(r.stop)
 	return r
 }
 
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
 // start runs redis-server, empty (no persistence), and waits for PONG.
 func (r *redisServer) start() {
 	r.t.Helper()
-	r.cmd = exec.Command("redis-server", "--port", fmt.Sprint(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		r.t.Fatal("redis-server is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y redis-server`")
+	}
+	args := append(slices.Clone(r.listen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", r.t.TempDir(), "--loglevel", "warning")
+	r.cmd = exec.Command("redis-server", args...)
 	r.done = make(chan struct{})
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
 	go func(c *exec.Cmd, d chan struct{}) { _ = c.Wait(); close(d) }(r.cmd, r.done)
-	rdb := redis.NewClient(&redis.Options{Addr: r.addr()})
+	rdb := r.dial()
 	defer rdb.Close()
 	for i := 0; ; i++ {
-		if rdb.Ping(context.Background()).Err() == nil {
+		err := rdb.Ping(context.Background()).Err()
+		if err == nil {
 			return
 		}
+		select {
+		case <-r.done:
+			r.t.Fatalf("redis-server %v exited: %v", args, err)
+		default:
+		}
 		if i > 200 {
-			r.t.Fatal("redis-server did not answer PING in 10 s")
+			r.t.Fatalf("redis-server did not answer PING in 10 s: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
+// dial is a client of the server for the test itself.
+func (r *redisServer) dial() *redis.Client {
+	o := r.client
+	return redis.NewClient(&o)
+}
+
 func (r *redisServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", r.port) }
-func (r *redisServer) url() string  { return "redis://" + r.addr() }
+
+func (r *redisServer) url() string {
+	at := ""
+	if r.auth != "" {
+		at = r.auth + "@"
+	}
+	return r.scheme + "://" + at + r.addr()
+}
 
 func (r *redisServer) stop() {
 	if r.cmd == nil || r.cmd.Process == nil {
@@ -78,6 +112,14 @@ func (r *redisServer) stop() {
 	}
 	_ = r.cmd.Process.Kill()
 	<-r.done
+}
+
+// restartEmpty kills redis-server (SIGKILL, as a crash) and starts it
+// again on the same port with nothing in it: no keys, no cached scripts.
+func (r *redisServer) restartEmpty() {
+	r.t.Helper()
+	r.stop()
+	r.start()
 }
 
 // pause stops redis-server (SIGSTOP) for d: connections stay open and
@@ -94,6 +136,12 @@ const replicaKey = "replica-key-0123456789abcdef0123456789"
 // store at storeURL, each with its own audit ledger, and extra config.
 func startReplicas(t *testing.T, n int, storeURL, extraCfg, storeCfg string, args ...string) ([]*httpServer, []string) {
 	t.Helper()
+	return startReplicasEnv(t, n, storeURL, extraCfg, storeCfg, nil, args...)
+}
+
+// startReplicasEnv is startReplicas with extra environment variables.
+func startReplicasEnv(t *testing.T, n int, storeURL, extraCfg, storeCfg string, env []string, args ...string) ([]*httpServer, []string) {
+	t.Helper()
 	var srvs []*httpServer
 	var ledgers []string
 	for i := range n {
@@ -101,7 +149,7 @@ func startReplicas(t *testing.T, n int, storeURL, extraCfg, storeCfg string, arg
 		ledger := filepath.Join(dir, "audit.jsonl")
 		cfg := fmt.Sprintf("[serve]\napi_keys = [\"${KEY}\"]\naudit_log = %q\nreplica_id = \"r%d\"\n\n[serve.store]\nurl = \"${STORE_URL}\"\n%s\n%s\n",
 			ledger, i+1, storeCfg, extraCfg)
-		h := newHome(t, cfg, "KEY="+replicaKey, "STORE_URL="+storeURL)
+		h := newHome(t, cfg, append([]string{"KEY=" + replicaKey, "STORE_URL=" + storeURL}, env...)...)
 		srvs = append(srvs, startHTTP(t, h, nil, args...))
 		ledgers = append(ledgers, ledger)
 	}
@@ -140,7 +188,12 @@ func (c *tally) String() string {
 
 // call makes one list_presets call and counts its outcome.
 func (c *tally) call(ctx context.Context, cs *mcp.ClientSession, replica int) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_presets", Arguments: map[string]any{}})
+	c.callTool(ctx, cs, replica, "list_presets")
+}
+
+// callTool makes one call of a tool without arguments and counts its outcome.
+func (c *tally) callTool(ctx context.Context, cs *mcp.ClientSession, replica int, name string) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
 	text := ""
 	if res != nil && len(res.Content) > 0 {
 		if tc, ok := res.Content[0].(*mcp.TextContent); ok {

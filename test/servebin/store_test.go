@@ -1,0 +1,224 @@
+package servebin
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// writeCert writes a self-signed certificate for 127.0.0.1 and its key
+// into dir; the certificate is its own CA.
+func writeCert(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "otter test redis"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "redis.crt"), filepath.Join(dir, "redis.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// startRedisTLS starts a redis-server that speaks TLS only (no plain
+// port) and wants password; caFile is the certificate to trust.
+func startRedisTLS(t *testing.T, password string) (r *redisServer, caFile string) {
+	t.Helper()
+	certFile, keyFile, pool := writeCert(t, t.TempDir())
+	port := freePort(t)
+	r = &redisServer{t: t, port: port, scheme: "rediss",
+		auth: url.UserPassword("", password).String(),
+		listen: []string{"--port", "0", "--tls-port", fmt.Sprint(port), "--tls-cert-file", certFile, "--tls-key-file", keyFile,
+			"--tls-ca-cert-file", certFile, "--tls-auth-clients", "no", "--requirepass", password}}
+	r.client = redis.Options{Addr: r.addr(), Password: password, TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}}
+	r.start()
+	t.Cleanup(r.stop)
+	return r, certFile
+}
+
+// getHealth reads a replica's /health.
+func getHealth(t *testing.T, ctx context.Context, base string) (raw string, body struct {
+	Status string
+	Store  struct{ Status, URL, Error string }
+}) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("/health: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("/health answered %q: %v", b, err)
+	}
+	return string(b), body
+}
+
+// runOtter runs the otter binary in h and returns its output and exit code.
+func runOtter(t *testing.T, h *home, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, otterBin, args...)
+	cmd.Dir, cmd.Env = h.dir, h.env
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("otter %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// leaks names the places where any of secrets appears.
+func leaks(places map[string]string, secrets ...string) []string {
+	var out []string
+	for where, text := range places {
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				out = append(out, fmt.Sprintf("%s shows %q", where, s))
+			}
+		}
+	}
+	return out
+}
+
+// tlsPassword has the characters that must be percent-encoded in a URL's
+// userinfo ('/'), and some that need not ('+', '=').
+const tlsPassword = "Zk9/q+Rx2wTLS=="
+
+// TestStoreOverTLS: two replicas reach a redis-server that speaks only
+// TLS and wants a password, through rediss:// with the password from the
+// environment and the server's CA given by SSL_CERT_FILE. They share one
+// daily quota of 5 (8 calls: 5 succeed, 3 refused with QUOTA_EXCEEDED);
+// /health reports the store up with the password masked; the password
+// appears in no log line, /health body or ledger.
+func TestStoreOverTLS(t *testing.T) {
+	requireBinary(t)
+	rs, ca := startRedisTLS(t, tlsPassword)
+	srvs, ledgers := startReplicasEnv(t, 2, rs.url(), "[tools.rate_limits.list_presets]\nrpm = -1\n", "",
+		[]string{"SSL_CERT_FILE=" + ca}, "--daily-quota", "5")
+	ctx := ctxFor(t, 2*time.Minute)
+	clients := connectClients(t, ctx, srvs, 2)
+
+	var c tally
+	for i := range 8 {
+		c.call(ctx, clients[i%2], i%2)
+	}
+	if c.ok.Load() != 5 || c.quota.Load() != 3 {
+		t.Errorf("%s over rediss://, want 5 ok and 3 refused with QUOTA_EXCEEDED (first other error: %s)", &c, c.firstOther)
+	}
+
+	places := map[string]string{}
+	wantURL := fmt.Sprintf("rediss://:****@%s", rs.addr())
+	for i, s := range srvs {
+		raw, h := getHealth(t, ctx, s.base)
+		if h.Status != "ok" || h.Store.Status != "ok" || h.Store.URL != wantURL {
+			t.Errorf("replica %d /health = %s, want status ok and store {status ok, url %s}", i+1, raw, wantURL)
+		}
+		places[fmt.Sprintf("replica %d /health", i+1)] = raw
+	}
+	for i, s := range srvs {
+		s.stop()
+		ledger, err := os.ReadFile(ledgers[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		places[fmt.Sprintf("replica %d stderr", i+1)] = s.stderr.String()
+		places[fmt.Sprintf("replica %d stdout", i+1)] = s.stdout.String()
+		places[fmt.Sprintf("replica %d ledger", i+1)] = string(ledger)
+		if len(s.stderr.logLines("serving MCP over HTTP")) == 0 || !strings.Contains(s.stderr.String(), wantURL) {
+			t.Errorf("replica %d does not log its store as %s:\n%.1500s", i+1, wantURL, s.stderr.String())
+		}
+	}
+	for _, l := range leaks(places, tlsPassword, url.UserPassword("", tlsPassword).String()[1:], "Zk9") {
+		t.Error(l)
+	}
+}
+
+// TestStoreURLPasswordNeverShown: `otter config show` masks the store
+// URL's password, even one holding '/', '?' and '#' unescaped (as a
+// base64 password pasted into the variable is), which ends a URL's
+// userinfo early by the URL grammar; and `otter mcp serve`, refusing such
+// a URL, names it masked and says to percent-encode. Before, both printed
+// redis://:Zk9/q+Rx?2w#==@… whole.
+func TestStoreURLPasswordNeverShown(t *testing.T) {
+	requireBinary(t)
+	const pw = "Zk9/q+Rx?2w#=="
+	cfg := "[serve]\napi_keys = [\"${KEY}\"]\n\n[serve.store]\nurl = \"${STORE_URL}\"\n"
+	for _, tc := range []struct{ name, url, want string }{
+		{"unescaped", "redis://:" + pw + "@127.0.0.1:6379/0", "redis://:****@127.0.0.1:6379/0"},
+		{"percent-encoded", "rediss://otter" + url.UserPassword("", pw).String() + "@redis.internal:6380", "rediss://otter:****@redis.internal:6380"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHome(t, cfg, "KEY="+replicaKey, "STORE_URL="+tc.url)
+			out, errOut, code := runOtter(t, h, "config", "show")
+			if code != 0 || !strings.Contains(out, fmt.Sprintf("url = %q", tc.want)) {
+				t.Errorf("otter config show (exit %d) does not show url = %q:\n%s%s", code, tc.want, out, errOut)
+			}
+			for _, l := range leaks(map[string]string{"config show": out + errOut}, pw, "Zk9", "+Rx") {
+				t.Error(l)
+			}
+		})
+	}
+	h := newHome(t, cfg, "KEY="+replicaKey, "STORE_URL=redis://:"+pw+"@127.0.0.1:6379/0")
+	out, errOut, code := runOtter(t, h, "mcp", "serve", "--http", "127.0.0.1:0")
+	if code == 0 || !strings.Contains(errOut, "redis://:****@127.0.0.1:6379/0 is not a Redis URL") || !strings.Contains(errOut, "percent-encoded") {
+		t.Errorf("otter mcp serve with an unparsable store URL: exit %d, stderr:\n%s\nwant a refusal naming the URL masked and saying to percent-encode", code, errOut)
+	}
+	for _, l := range leaks(map[string]string{"mcp serve": out + errOut}, pw, "Zk9", "+Rx") {
+		t.Error(l)
+	}
+}
