@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +221,110 @@ func TestStoreURLPasswordNeverShown(t *testing.T) {
 	}
 	for _, l := range leaks(map[string]string{"mcp serve": out + errOut}, pw, "Zk9", "+Rx") {
 		t.Error(l)
+	}
+}
+
+// evalCalls is how many EVAL commands redis-server ran: go-redis sends
+// EVALSHA, and the whole script with EVAL only after a NOSCRIPT.
+func evalCalls(t *testing.T, ctx context.Context, rdb *redis.Client) int {
+	t.Helper()
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if rest, ok := strings.CutPrefix(line, "cmdstat_eval:calls="); ok {
+			n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+			return n
+		}
+	}
+	return 0
+}
+
+// TestStoreRestartsEmpty: Redis loses everything mid-run — FLUSHALL with
+// SCRIPT FLUSH, then a crash and a restart with no persistence — and the
+// two replicas go on applying the limits without being restarted: the
+// script is loaded again after NOSCRIPT, and the quota counter and the
+// bucket are created again, expiring, starting over (as README says: a
+// client may make a full quota again that day). Each round, against a
+// quota of 10 and a get_status bucket of burst 3 (one token per 10 s):
+// 3 get_status ok, the 4th RATE_LIMITED, 7 list_presets ok, the 8th
+// QUOTA_EXCEEDED. While Redis is down, a call is refused naming the
+// store (on_store_error = "deny").
+func TestStoreRestartsEmpty(t *testing.T) {
+	requireBinary(t)
+	rs := startRedis(t)
+	srvs, _ := startReplicas(t, 2, rs.url(),
+		"[tools.rate_limits.list_presets]\nrpm = -1\n\n[tools.rate_limits.get_status]\nrpm = 6\nburst = 3\n", "",
+		"--daily-quota", "10")
+	ctx := ctxFor(t, 2*time.Minute)
+	clients := connectClients(t, ctx, srvs, 2)
+
+	round := func(when string) {
+		t.Helper()
+		var c tally
+		for i := range 4 {
+			c.callTool(ctx, clients[i%2], i%2, "get_status")
+		}
+		for i := range 8 {
+			c.call(ctx, clients[i%2], i%2)
+		}
+		t.Logf("%s: %s", when, &c)
+		if c.ok.Load() != 10 || c.rate.Load() != 1 || c.quota.Load() != 1 || c.store.Load()+c.other.Load() != 0 {
+			t.Errorf("%s: %s, want 10 ok, 1 rate_limited, 1 quota_refused (first other error: %s)", when, &c, c.firstOther)
+		}
+	}
+	round("first")
+
+	rdb := rs.dial()
+	evals := evalCalls(t, ctx, rdb)
+	if err := rdb.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	round("after FLUSHALL and SCRIPT FLUSH")
+	if n := evalCalls(t, ctx, rdb); n <= evals {
+		t.Errorf("EVAL ran %d times before SCRIPT FLUSH and %d after: the replicas did not load the script again", evals, n)
+	}
+	rdb.Close()
+
+	rs.stop()
+	var down tally
+	down.call(ctx, clients[0], 0)
+	if down.store.Load() != 1 {
+		t.Errorf("a call while Redis is down: %s, want it refused naming the shared limits store (%s)", &down, down.firstOther)
+	}
+	rs.start()
+	for i, s := range srvs {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			raw, h := getHealth(t, ctx, s.base)
+			if h.Store.Status == "ok" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d /health after Redis restarted: %s", i+1, raw)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // the replica that failed skips the store for a second
+	round("after a restart with nothing kept")
+
+	rdb = rs.dial()
+	defer rdb.Close()
+	keys, err := rdb.Keys(ctx, "otter:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 2 {
+		t.Errorf("keys after the restart: %q, want the client's quota counter and its get_status bucket", keys)
+	}
+	for _, k := range keys {
+		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 {
+			t.Errorf("key %s has TTL %s: it would never expire", k, ttl)
+		}
 	}
 }
