@@ -66,7 +66,7 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 			res = webdata.Refusal(name, start, webdata.RateLimitedRefusal(name, rpm, burst, retry, start))
 			outcome, code = OutcomeRateLimited, webdata.CodeRateLimited
 		default:
-			callCtx := ctx
+			callCtx := webdata.WithLimitsReporter(ctx, s.reporter)
 			if s.opts.WithClient != nil {
 				callCtx = s.opts.WithClient(callCtx, client)
 			}
@@ -121,6 +121,11 @@ func (s *Server) toolHandler(name string) mcp.ToolHandler {
 		s.record(ctx, req, name, client, outcome, code, errText, start)
 		return res, err
 	}
+}
+
+// reportLimits is what get_status shows of client's limits.
+func (s *Server) reportLimits(ctx context.Context, client string) webdata.LimitsReport {
+	return s.limits.report(ctx, s.toolNames(), client, time.Now())
 }
 
 // recordedKey marks, in the context of a tools/call request, that a tool
@@ -321,6 +326,21 @@ func newQuotas(limit int, loc *time.Location) *quotas {
 		loc = time.UTC
 	}
 	return &quotas{limit: limit, loc: loc, used: make(map[string]int)}
+}
+
+// peek reports how many calls client made today and when the quota
+// resets; ok is false without a quota.
+func (q *quotas) peek(client string, now time.Time) (used int, reset time.Time, ok bool) {
+	if q.limit <= 0 {
+		return 0, time.Time{}, false
+	}
+	day, next := dayOf(now, q.loc)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if day.Equal(q.day) {
+		used = q.used[client]
+	}
+	return used, next, true
 }
 
 // take spends one call of client's quota; it reports false and the time

@@ -64,6 +64,8 @@ type verdict struct {
 // (the tools keep their buckets); the shared one keeps both in Redis.
 type limits interface {
 	spend(ctx context.Context, tool, client string, now time.Time) (verdict, error)
+	// report is what get_status shows of client's limits on tools.
+	report(ctx context.Context, tools []string, client string, now time.Time) webdata.LimitsReport
 }
 
 // dayOf is the quota day of t in loc: its start and the next one's.
@@ -79,6 +81,19 @@ type memLimits struct{ q *quotas }
 func (m memLimits) spend(_ context.Context, _, client string, now time.Time) (verdict, error) {
 	ok, reset := m.q.take(client, now)
 	return verdict{ok: ok, quota: !ok, reset: reset}, nil
+}
+
+// report is the quota; the tools report their own buckets.
+func (m memLimits) report(_ context.Context, _ []string, client string, now time.Time) webdata.LimitsReport {
+	rep := webdata.LimitsReport{LimitsStatus: webdata.LimitsStatus{Store: webdata.LimitsStoreMemory}}
+	if used, reset, ok := m.q.peek(client, now); ok {
+		rep.DailyQuota = dailyQuota(m.q.limit, used, reset)
+	}
+	return rep
+}
+
+func dailyQuota(limit, used int, reset time.Time) *webdata.DailyQuota {
+	return &webdata.DailyQuota{Limit: limit, Used: used, Remaining: max(0, limit-used), ResetAt: reset.UTC()}
 }
 
 // spendScript checks the daily quota and the tool's token bucket and
@@ -184,14 +199,10 @@ func (s *storeLimits) spend(ctx context.Context, tool, client string, now time.T
 	var interval int64
 	burst := 0
 	if rpm, b, limited := s.rates.Spec(tool); limited && rpm > 0 {
-		interval = int64(math.Ceil(60e6 / rpm))
+		interval = gcraInterval(rpm)
 		burst = b
 	}
-	tag := "{" + client + "}" // one hash slot per client, for Redis Cluster
-	keys := []string{
-		s.prefix + ":" + tag + ":quota:" + dayStart.Format("2006-01-02"),
-		s.prefix + ":" + tag + ":rate:" + tool,
-	}
+	keys := []string{s.quotaKey(client, dayStart), s.rateKey(client, tool)}
 	ttl := int64(reset.Sub(now).Seconds()) + 3600
 	start := time.Now()
 	res, err := spendScript.Run(ctx, s.rdb, keys, s.quota, ttl, interval, burst).Int64Slice()
@@ -214,6 +225,75 @@ func (s *storeLimits) spend(ctx context.Context, tool, client string, now time.T
 		return verdict{rate: true, retryAfter: time.Duration(res[1]) * time.Microsecond}, nil
 	}
 	return verdict{ok: true}, nil
+}
+
+// gcraInterval is the time between two tokens of a bucket of rpm calls a
+// minute, in microseconds.
+func gcraInterval(rpm float64) int64 { return int64(math.Ceil(60e6 / rpm)) }
+
+// quotaKey counts client's calls of the day starting at dayStart; rateKey
+// holds client's bucket for tool. Both carry the client in braces: one
+// hash slot per client, for Redis Cluster.
+func (s *storeLimits) quotaKey(client string, dayStart time.Time) string {
+	return s.prefix + ":{" + client + "}:quota:" + dayStart.Format("2006-01-02")
+}
+
+func (s *storeLimits) rateKey(client, tool string) string {
+	return s.prefix + ":{" + client + "}:rate:" + tool
+}
+
+// report reads client's quota and buckets from the store in one round
+// trip, without spending anything. A bucket's figures are on Redis's
+// clock, like the script's.
+func (s *storeLimits) report(ctx context.Context, tools []string, client string, now time.Time) webdata.LimitsReport {
+	rep := webdata.LimitsReport{LimitsStatus: webdata.LimitsStatus{Store: webdata.LimitsStoreRedis}, Quotas: []webdata.Quota{}}
+	dayStart, reset := dayOf(now, s.loc)
+	type bucket struct {
+		tool  string
+		rpm   float64
+		burst int
+		tat   *redis.StringCmd
+	}
+	var (
+		buckets []bucket
+		clock   *redis.TimeCmd
+		used    *redis.StringCmd
+	)
+	start := time.Now()
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		clock = p.Time(ctx)
+		if s.quota > 0 {
+			used = p.Get(ctx, s.quotaKey(client, dayStart))
+		}
+		for _, t := range tools {
+			if rpm, burst, limited := s.rates.Spec(t); limited && rpm > 0 {
+				buckets = append(buckets, bucket{t, rpm, burst, p.Get(ctx, s.rateKey(client, t))})
+			}
+		}
+		return nil
+	})
+	s.metrics.storeLatency.WithLabelValues("status").Observe(time.Since(start).Seconds())
+	if err != nil && !errors.Is(err, redis.Nil) { // Nil: a key not there yet, an unused quota or a full bucket
+		s.metrics.storeErrors.WithLabelValues("status").Inc()
+		rep.Error = fmt.Sprintf("the shared limits store %s could not be read: %v", s.url, err)
+		return rep
+	}
+	if used != nil {
+		n, _ := used.Int()
+		rep.DailyQuota = dailyQuota(s.quota, n, reset)
+	}
+	redisNow := clock.Val().UnixMicro()
+	for _, b := range buckets {
+		tat, _ := b.tat.Int64()
+		ahead := max(0, tat-redisNow) // how far the bucket is from full
+		interval := gcraInterval(b.rpm)
+		rep.Quotas = append(rep.Quotas, webdata.Quota{Tool: b.tool, RateLimitInfo: webdata.RateLimitInfo{
+			Limit: b.rpm, Burst: b.burst,
+			Remaining: max(0, b.burst-int((ahead+interval-1)/interval)),
+			ResetAt:   now.Add(time.Duration(ahead) * time.Microsecond).UTC().Truncate(time.Second),
+		}})
+	}
+	return rep
 }
 
 // skip reports the last error while calls skip the store after a failure.

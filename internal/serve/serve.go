@@ -109,6 +109,8 @@ type Server struct {
 	start   time.Time
 	limits  limits
 	store   *storeLimits // nil: limits in this process
+	// reporter is reportLimits, made once rather than with every call.
+	reporter webdata.LimitsReporter
 	// sessions caps the open HTTP sessions (Options.MaxSessions).
 	sessions *sessionCap
 	timeouts httpTimeouts // of Serve's http.Server
@@ -158,6 +160,7 @@ func New(opts Options) (*Server, error) {
 			s.opts.ReplicaID = defaultReplicaID()
 		}
 	}
+	s.reporter = s.reportLimits
 	s.timeouts = defaultHTTPTimeouts
 	for i, k := range opts.APIKeys {
 		if strings.TrimSpace(k) == "" {

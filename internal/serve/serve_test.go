@@ -511,6 +511,46 @@ func TestDailyQuotaDeniesAndIsAudited(t *testing.T) {
 	}
 }
 
+// TestGetStatusReportsTheDailyQuota: without a store, get_status says the
+// limits are kept in memory, and shows the client's daily quota (which
+// the server keeps) beside the tools' own buckets.
+func TestGetStatusReportsTheDailyQuota(t *testing.T) {
+	builtins, err := webdata.Tools(webdata.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+	set.SetBuiltins(builtins)
+	s := newTestServer(t, Options{Tools: set, WithClient: webdata.WithClient, DailyQuota: 5})
+	cs := connectInMemory(t, s, nil)
+	for range 2 {
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: webdata.NameListPresets, Arguments: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: webdata.NameGetStatus, Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct{ Result webdata.StatusReport }
+	if err := json.Unmarshal([]byte(callText(t, res)), &env); err != nil {
+		t.Fatal(err)
+	}
+	rep := env.Result
+	q := rep.Limits.DailyQuota
+	if rep.Limits.Store != webdata.LimitsStoreMemory || q == nil || q.Limit != 5 || q.Used != 3 || q.Remaining != 2 || !q.ResetAt.After(time.Now()) {
+		t.Errorf("limits = %+v (daily quota %+v), want memory with 3 of 5 calls used", rep.Limits, q)
+	}
+	for _, b := range rep.Quotas {
+		if b.Tool == webdata.NameListPresets && b.Remaining != b.Burst-2 {
+			t.Errorf("list_presets bucket = %+v, want 2 tokens spent", b)
+		}
+	}
+	if len(rep.Quotas) != 6 {
+		t.Errorf("quotas = %+v, want the six tools' buckets", rep.Quotas)
+	}
+}
+
 func TestBadAllowedOriginIsAnError(t *testing.T) {
 	for _, o := range []string{"*", "app.example.org", "https://app.example.org/", "ftp://x"} {
 		_, err := New(Options{Tools: tool.NewSet(tool.Options{}), AllowedOrigins: []string{o}})

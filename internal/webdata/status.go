@@ -23,9 +23,65 @@ const getStatusSchema = `{
 type StatusReport struct {
 	Servers     []ServerStatus `json:"servers"`
 	RecentCalls []CallStatus   `json:"recent_calls"`
-	// Quotas are the calling client's rate limits, by tool.
+	// Quotas are the calling client's rate limits, by tool, as the store
+	// that keeps them (Limits.Store) has them.
 	Quotas []Quota `json:"quotas"`
-	Client string  `json:"client"`
+	// Limits says where the client's limits are kept, and its daily quota.
+	Limits LimitsStatus `json:"limits"`
+	Client string       `json:"client"`
+}
+
+// Where a client's limits are kept (LimitsStatus.Store).
+const (
+	// LimitsStoreMemory: in this process.
+	LimitsStoreMemory = "memory"
+	// LimitsStoreRedis: in the Redis store that the replicas of `otter
+	// mcp serve` share ([serve.store]); the figures are the store's, for
+	// every replica.
+	LimitsStoreRedis = "redis"
+)
+
+// LimitsStatus is where the calling client's limits are kept, and its
+// daily quota.
+type LimitsStatus struct {
+	// Store is LimitsStoreMemory or LimitsStoreRedis.
+	Store string `json:"store"`
+	// Error says why the store could not be read; the figures it keeps
+	// are missing then.
+	Error string `json:"error,omitempty"`
+	// DailyQuota is the client's quota of tool calls a day; nil: none.
+	DailyQuota *DailyQuota `json:"daily_quota,omitempty"`
+}
+
+// DailyQuota is what is left of a client's tool calls for the day.
+type DailyQuota struct {
+	Limit     int       `json:"limit"`
+	Used      int       `json:"used"`
+	Remaining int       `json:"remaining"`
+	ResetAt   time.Time `json:"reset_at"` // when the next quota day starts
+}
+
+// LimitsReport is what a server enforcing limits around the tools (`otter
+// mcp serve`) tells get_status of a client's limits.
+type LimitsReport struct {
+	LimitsStatus
+	// Quotas are the tools' buckets when the server keeps them
+	// (Options.CallerLimits); nil: the tools keep their own.
+	Quotas []Quota
+}
+
+// LimitsReporter reports a client's limits (see WithLimitsReporter).
+type LimitsReporter func(ctx context.Context, client string) LimitsReport
+
+type limitsReporterKey struct{}
+
+// WithLimitsReporter returns a context on which get_status reports the
+// client's limits as r does. The server that enforces them passes it with
+// each call, as it passes the client (WithClient): it alone knows its
+// daily quota and, with a store shared by replicas, the buckets, which
+// the tools' own are not then.
+func WithLimitsReporter(ctx context.Context, r LimitsReporter) context.Context {
+	return context.WithValue(ctx, limitsReporterKey{}, r)
 }
 
 // ServerStatus is one MCP server in get_status.
@@ -59,7 +115,7 @@ func (k *toolkit) getStatusDef() def {
 	return def{
 		name:        NameGetStatus,
 		title:       "otter's status",
-		description: "otter's own state: the MCP servers and their health, the most recent tool calls and their outcomes, and the calling client's remaining rate-limit quota per tool.",
+		description: "otter's own state: the MCP servers and their health, the most recent tool calls and their outcomes, and the calling client's remaining rate-limit quota per tool and daily quota, with where they are kept.",
 		schema:      getStatusSchema,
 		annotations: &mcp.ToolAnnotations{
 			Title:          "otter's status",
@@ -94,6 +150,15 @@ func (k *toolkit) getStatus(ctx context.Context, raw json.RawMessage) outcome {
 				Tool: c.Tool, Server: c.Server, Start: c.Start.UTC(), DurationMS: c.Duration.Milliseconds(),
 				IsError: c.IsError, Error: c.Err,
 			})
+		}
+	}
+	rep.Limits.Store = LimitsStoreMemory
+	if r, _ := ctx.Value(limitsReporterKey{}).(LimitsReporter); r != nil {
+		lr := r(ctx, client)
+		rep.Limits = lr.LimitsStatus
+		if lr.Quotas != nil {
+			rep.Quotas = lr.Quotas
+			return outcome{result: rep}
 		}
 	}
 	for _, name := range k.limits.tools() {

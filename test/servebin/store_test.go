@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -241,6 +242,22 @@ func evalCalls(t *testing.T, ctx context.Context, rdb *redis.Client) int {
 	return 0
 }
 
+// twoReplicasQuota10 starts a private Redis and two replicas sharing it,
+// with a daily quota of 10, a get_status bucket of burst 3 refilled every
+// 10 s (rpm 6), and tool's rpm and burst; it connects a client to each.
+func twoReplicasQuota10(t *testing.T, tool string, rpm, burst int) (*redisServer, []*httpServer, context.Context, []*mcp.ClientSession) {
+	t.Helper()
+	requireBinary(t)
+	rs := startRedis(t)
+	limits := fmt.Sprintf("[tools.rate_limits.get_status]\nrpm = 6\nburst = 3\n\n[tools.rate_limits.%s]\nrpm = %d\n", tool, rpm)
+	if burst > 0 {
+		limits += fmt.Sprintf("burst = %d\n", burst)
+	}
+	srvs, _ := startReplicas(t, 2, rs.url(), limits, "", "--daily-quota", "10")
+	ctx := ctxFor(t, 2*time.Minute)
+	return rs, srvs, ctx, connectClients(t, ctx, srvs, 2)
+}
+
 // TestStoreRestartsEmpty: Redis loses everything mid-run — FLUSHALL with
 // SCRIPT FLUSH, then a crash and a restart with no persistence — and the
 // two replicas go on applying the limits without being restarted: the
@@ -252,13 +269,7 @@ func evalCalls(t *testing.T, ctx context.Context, rdb *redis.Client) int {
 // QUOTA_EXCEEDED. While Redis is down, a call is refused naming the
 // store (on_store_error = "deny").
 func TestStoreRestartsEmpty(t *testing.T) {
-	requireBinary(t)
-	rs := startRedis(t)
-	srvs, _ := startReplicas(t, 2, rs.url(),
-		"[tools.rate_limits.list_presets]\nrpm = -1\n\n[tools.rate_limits.get_status]\nrpm = 6\nburst = 3\n", "",
-		"--daily-quota", "10")
-	ctx := ctxFor(t, 2*time.Minute)
-	clients := connectClients(t, ctx, srvs, 2)
+	rs, srvs, ctx, clients := twoReplicasQuota10(t, "list_presets", -1, 0)
 
 	round := func(when string) {
 		t.Helper()
@@ -326,5 +337,60 @@ func TestStoreRestartsEmpty(t *testing.T) {
 		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 {
 			t.Errorf("key %s has TTL %s: it would never expire", k, ttl)
 		}
+	}
+}
+
+// TestGetStatusShowsTheSharedStore: with a store, get_status on one
+// replica reports the figures the store holds for the client — calls
+// spent through another replica included — and says where they are kept.
+// Before, it showed no bucket at all: the tools' own buckets are unused
+// (unlimited) when the server keeps the limits, and the quota was not shown.
+func TestGetStatusShowsTheSharedStore(t *testing.T) {
+	_, _, ctx, clients := twoReplicasQuota10(t, "list_presets", 6, 10)
+	var c tally
+	for range 4 {
+		c.call(ctx, clients[0], 0)
+	}
+	if c.ok.Load() != 4 {
+		t.Fatalf("4 calls through replica 1: %s (%s)", &c, c.firstOther)
+	}
+	res, err := clients[1].CallTool(ctx, &mcp.CallToolParams{Name: "get_status", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("get_status through replica 2: %v %+v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var env struct {
+		Result struct {
+			Limits struct {
+				Store      string
+				Error      string
+				DailyQuota *struct{ Limit, Used, Remaining int } `json:"daily_quota"`
+			}
+			Quotas []struct {
+				Tool      string
+				Burst     int
+				Remaining int
+				ResetAt   time.Time `json:"reset_at"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(text), &env); err != nil {
+		t.Fatalf("get_status: %v\n%s", err, text)
+	}
+	l := env.Result.Limits
+	if l.Store != "redis" || l.Error != "" || l.DailyQuota == nil || *l.DailyQuota != (struct{ Limit, Used, Remaining int }{10, 5, 5}) {
+		t.Errorf("get_status limits = %+v, want store redis and 5 of 10 calls used\n%s", l, text)
+	}
+	want := map[string]int{"list_presets": 6, "get_status": 2}
+	for _, q := range env.Result.Quotas {
+		if w, ok := want[q.Tool]; ok {
+			if q.Remaining != w || !q.ResetAt.After(time.Now()) {
+				t.Errorf("%s bucket = %+v, want %d tokens left and a reset to come", q.Tool, q, w)
+			}
+			delete(want, q.Tool)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("get_status shows no bucket for %v:\n%s", want, text)
 	}
 }
