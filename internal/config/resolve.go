@@ -631,9 +631,13 @@ func (r *resolver) defaults(cfg *Config, top map[string]origin) {
 	} else {
 		t.ExportDir = absPath(t.ExportDir, r.workDir)
 	}
-	if cfg.Serve.AuditLog == "" {
+	switch cfg.Serve.AuditLog {
+	case "":
 		cfg.Serve.AuditLog = filepath.Join(r.paths.StateDir, "audit.jsonl")
-	} else {
+	case "-":
+		// stdout, for a log collector: not a file named "-" in the
+		// working directory.
+	default:
 		cfg.Serve.AuditLog = absPath(cfg.Serve.AuditLog, r.workDir)
 	}
 }

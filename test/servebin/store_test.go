@@ -394,3 +394,40 @@ func TestGetStatusShowsTheSharedStore(t *testing.T) {
 		t.Errorf("get_status shows no bucket for %v:\n%s", want, text)
 	}
 }
+
+// TestLedgerOnStdout: audit_log = "-" writes one JSON line per call to
+// stdout, each naming the replica, for a log collector; over stdio, where
+// stdout carries the MCP messages, otter refuses to start with it.
+func TestLedgerOnStdout(t *testing.T) {
+	requireBinary(t)
+	rs := startRedis(t)
+	cfg := "[serve]\napi_keys = [\"${KEY}\"]\naudit_log = \"-\"\nreplica_id = \"r-stdout\"\n\n[serve.store]\nurl = \"${STORE_URL}\"\n"
+	h := newHome(t, cfg, "KEY="+replicaKey, "STORE_URL="+rs.url())
+	srv := startHTTP(t, h, nil, "--daily-quota", "3")
+	ctx := ctxFor(t, time.Minute)
+	cs := connectClients(t, ctx, []*httpServer{srv}, 1)[0]
+	var c tally
+	for range 5 {
+		c.call(ctx, cs, 0)
+	}
+	srv.stop()
+	outcomes := map[string]int{}
+	for line := range strings.Lines(srv.stdout.String()) {
+		var rec struct{ Replica, Tool, Outcome string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("stdout holds a line that is not a JSON record: %q", line)
+		}
+		if rec.Replica != "r-stdout" || rec.Tool != "list_presets" {
+			t.Errorf("record %s: want replica r-stdout and tool list_presets", line)
+		}
+		outcomes[rec.Outcome]++
+	}
+	if c.ok.Load() != 3 || outcomes["ok"] != 3 || outcomes["denied"] != 2 {
+		t.Errorf("calls %s; stdout records by outcome %v, want 3 ok and 2 denied", &c, outcomes)
+	}
+
+	_, errOut, code := runOtter(t, h, "mcp", "serve")
+	if code != 2 || !strings.Contains(errOut, "stdout carries the MCP messages") {
+		t.Errorf("otter mcp serve over stdio with audit_log = \"-\": exit %d, stderr %q; want exit 2 saying why", code, errOut)
+	}
+}
