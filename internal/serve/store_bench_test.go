@@ -25,7 +25,7 @@ import (
 //	serve-redis-call: otter=… baseline=… ratio=…     (mean time of a call, Redis/in-memory; target ≤ 1.3)
 //	serve-redis-call-p99: otter=… baseline=… ratio=… (p99 latency, Redis/in-memory)
 func BenchmarkServeRedisCall(b *testing.B) {
-	url := benchRedis(b)
+	url := privateRedis(b)
 	name := testTools()[0].Info().Name
 	call := func(ctx context.Context, cs *mcp.ClientSession) error {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
@@ -58,8 +58,8 @@ func benchServer(b *testing.B, opts Options, stateless bool) string {
 	return ts.URL + PathMCP
 }
 
-// benchRedis starts a private redis-server on a random loopback port.
-func benchRedis(b *testing.B) string {
+// privateRedis starts a private redis-server on a random loopback port.
+func privateRedis(b testing.TB) string {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		b.Fatal("redis-server is not installed: run `make test-deps` or `apt-get install -y redis-server`")
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -442,6 +443,37 @@ func TestStoreOutage(t *testing.T) {
 			if !back {
 				t.Errorf("no replica logged that the store answers again")
 			}
+			// /metrics counted the failed round trips and timed them all.
+			var failed, timed float64
+			for _, s := range srvs {
+				failed += metricValue(t, ctx, s.base, `otter_serve_store_errors_total{op="spend"}`)
+				timed += metricValue(t, ctx, s.base, `otter_serve_store_duration_seconds_count{op="spend"}`)
+			}
+			if failed == 0 || timed < float64(c.ok.Load()) {
+				t.Errorf("/metrics: %g failed store round trips and %g timed, want some failed and at least the %d successes timed", failed, timed, c.ok.Load())
+			}
 		})
 	}
+}
+
+// metricValue reads one series of a replica's /metrics (0 when absent).
+func metricValue(t *testing.T, ctx context.Context, base, series string) float64 {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	resp, err := (&http.Client{Transport: bearerTransport{replicaKey}}).Do(req)
+	if err != nil {
+		t.Fatalf("/metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("/metrics: %s = %q", series, v)
+			}
+			return f
+		}
+	}
+	return 0
 }
