@@ -50,7 +50,7 @@ func TestPromptContinuesTheSavedConversation(t *testing.T) {
 			}
 
 			stdout, stderr, err = otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-c", "-p", "and then?")
-			if err != nil || stdout != "So they do not drift apart.\n" || !strings.Contains(stderr, "continuing session "+res.SessionID) {
+			if err != nil || stdout != "So they do not drift apart.\n" || !strings.Contains(stderr, "otter: Continuing session "+res.SessionID[:8]+" (Tell me about otters, 2 messages, last ") {
 				t.Fatalf("-c: %v\nstdout %q\nstderr %s", err, stdout, stderr)
 			}
 			if m := srv.Requests()[1].Messages; len(m) != 3 || m[0].Text != "Tell me about otters" || m[1].Text != "Otters hold hands while they sleep." || m[2].Text != "and then?" {
@@ -58,7 +58,7 @@ func TestPromptContinuesTheSavedConversation(t *testing.T) {
 			}
 
 			_, stderr, err = otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-r", res.SessionID[:6], "--fork-session", "-p", "branch")
-			if err != nil || !strings.Contains(stderr, "forked "+res.SessionID[:8]) {
+			if err != nil || !strings.Contains(stderr, "otter: forked: you now continue ") || !strings.Contains(stderr, "a copy of "+res.SessionID[:8]) {
 				t.Fatalf("--fork-session: %v\n%s", err, stderr)
 			}
 
@@ -354,5 +354,21 @@ func TestADamagedSessionDatabaseIsNotWrittenInto(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(db); !bytes.Equal(after, b) {
 		t.Errorf("otter sessions list wrote into the damaged database")
+	}
+}
+
+// TestSessionsCommandsHonourTheSessionsSettings: the sessions commands
+// open the database through the App, as a conversation does, so that
+// [sessions] applies to them too.
+func TestSessionsCommandsHonourTheSessionsSettings(t *testing.T) {
+	configTestHome(t)
+	cfg := filepath.Join(t.TempDir(), "otter.toml")
+	if err := os.WriteFile(cfg, []byte("[sessions]\nenabled = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := otterWithStdin(t, nil, "--config", cfg, "sessions", "list")
+	wantExit(t, err, 2)
+	if !strings.Contains(err.Error(), "saving conversations is turned off") {
+		t.Errorf("sessions list with [sessions] enabled = false: %v", err)
 	}
 }

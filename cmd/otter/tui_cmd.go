@@ -71,8 +71,8 @@ func runTUI(ctx context.Context, f *cli.Factory, o tuiOptions) error {
 			logger.Warn("stopping MCP servers", "err", err)
 		}
 	}()
-	b := tui.NewAppBackend(ui, a, logger)
-	if err := b.StartSession(ctx, session); err != nil {
+	b, err := tui.NewAppBackend(ctx, ui, a, logger, session)
+	if err != nil {
 		return exitCode(2, err)
 	}
 

@@ -135,7 +135,7 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions, p llm.Provider) 
 		Permissions:  cfg.Permissions,
 		MaxTurns:     cfg.Agent.MaxTurns,
 		MaxTokens:    cfg.Agent.MaxTokens,
-		SystemPrompt: joinPrompt(cfg.Agent.SystemPrompt, skill.Catalog(a.skills())),
+		SystemPrompt: a.systemPrompt(cfg),
 		ToolSearch:   toolSearch(cfg),
 		CompactAt:    cfg.Agent.CompactAt,
 	}
@@ -143,6 +143,16 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions, p llm.Provider) 
 		s.MaxTurns = o.MaxTurns
 	}
 	return s
+}
+
+// systemPrompt is [agent].system_prompt, the skills' catalog, then
+// Options.SystemParts.
+func (a *App) systemPrompt(cfg *config.Config) string {
+	parts := []string{cfg.Agent.SystemPrompt, skill.Catalog(a.skills())}
+	for _, part := range a.opts.SystemParts {
+		parts = append(parts, part())
+	}
+	return joinPrompt(parts...)
 }
 
 // Provider returns the model provider the configuration names and the

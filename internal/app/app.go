@@ -6,6 +6,23 @@
 // login, approvals). A config reload reaches every part from Reload.
 // The TUI and the headless CLI are thin front ends over an App.
 //
+// A running conversation is a Conversation (NewConversation): the agent,
+// its saved session, what happens to a typed message on its way out, the
+// first message's wait for servers still starting (ServerWait), the
+// events of each turn, and the new/clear/fork/resume lifecycle with its
+// notes. Front ends decide nothing about a conversation: they turn keys or
+// flags into calls on it and its events into pixels or lines.
+//
+// Extension points for features that act on the conversation:
+//   - ConversationOptions.Hooks: an OutgoingHook sees each typed message
+//     after its @SERVER:URI mentions are expanded, and may append context
+//     to Outgoing.Text (project instructions, @file contents, the output
+//     of a shell line), add images and chips (Outgoing.Attached), or
+//     refuse the message (Send then returns an error wrapping ErrNotSent).
+//   - Options.SystemParts: each is asked for a part of the system prompt
+//     when an agent is built and on every Reload, after [agent]
+//     system_prompt.
+//
 // It may import the core packages below it (agent, ask, config, llm,
 // mcphost, oauth, tool, webdata); never a front end (tui, cli) nor
 // cmd/otter, and it names no CLI flag.
@@ -81,6 +98,9 @@ type Options struct {
 	// NoInstructions leaves out the person's instruction files (AGENTS.md
 	// and the like): the model gets none.
 	NoInstructions bool
+	// SystemParts contribute to every agent's system prompt, after
+	// [agent].system_prompt, each asked again on Reload; "" adds nothing.
+	SystemParts []func() string
 }
 
 // App is the core both front ends use. Its fields are set by New; Reload

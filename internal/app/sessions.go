@@ -30,6 +30,8 @@ type sessionStore struct {
 	once  sync.Once
 	store *session.Store
 	err   error
+	// readOnly is the database SessionsToRead opened read-only.
+	readOnly *session.Store
 }
 
 // ErrSessionsOff is returned by Sessions when [sessions] enabled = false.
@@ -59,12 +61,34 @@ func (a *App) Sessions(ctx context.Context) (*session.Store, error) {
 	return s.store, s.err
 }
 
+// SessionsToRead opens the session database for reading what it holds
+// (listing, searching, exporting). Where it cannot be written — a
+// read-only data directory, or a damaged file whose readable sessions can
+// still be exported — it is opened read-only, and degraded is why (nil
+// when the database opened for writing too).
+func (a *App) SessionsToRead(ctx context.Context) (store *session.Store, degraded error, err error) {
+	store, err = a.Sessions(ctx)
+	if err == nil || !(errors.Is(err, session.ErrReadOnly) || errors.Is(err, session.ErrCorrupt)) {
+		return store, nil, err
+	}
+	ro, roErr := session.OpenReadOnly(ctx, session.DefaultPath(a.Paths.DataDir))
+	if roErr != nil {
+		return nil, nil, err
+	}
+	a.sessions.readOnly = ro
+	return ro, err, nil
+}
+
 // closeSessions closes the session database if it was opened.
 func (a *App) closeSessions() error {
-	if a.sessions.store == nil {
-		return nil
+	var errs []error
+	if a.sessions.store != nil {
+		errs = append(errs, a.sessions.store.Close())
 	}
-	return a.sessions.store.Close()
+	if a.sessions.readOnly != nil {
+		errs = append(errs, a.sessions.readOnly.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Session is the conversation an agent saves to.
@@ -84,7 +108,15 @@ type Session struct {
 	// was asked for and there is none: this is a new one, and the front end
 	// says so.
 	Fresh bool
+	// Cleared is the latest session of the directory when continuing it
+	// found it cleared (Conversation.Clear): a new conversation begins
+	// instead.
+	Cleared session.Info
 }
+
+// clearedState marks a session whose conversation was cleared, so that
+// continuing the latest conversation does not bring it back.
+const clearedState = "cleared"
 
 // ID is the session's ID, "" while a new conversation has no message yet
 // or when nothing is saved.
@@ -97,34 +129,45 @@ func (s *Session) ID() string {
 
 // CheckResume reports an error when o resumes a session that cannot be
 // found (an unknown ID, no conversation to continue), so that a front end
-// can refuse it before it starts the MCP servers.
+// can refuse it before it starts the MCP servers. Continuing a directory
+// whose latest conversation was cleared is no error: a new one begins.
 func (a *App) CheckResume(ctx context.Context, o SessionOptions) error {
 	if !o.Resuming() || o.Off {
-		return nil // StartSession reports resuming with saving off
+		return nil // startSession reports resuming with saving off
 	}
 	store, err := a.Sessions(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = a.resumed(ctx, store, o)
+	_, _, err = a.resumed(ctx, store, o)
 	return err
 }
 
 // resumed is the saved session o resumes: the one its ID (or unique
-// prefix) names, or for --continue the latest of the working directory.
-func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOptions) (session.Info, error) {
+// prefix) names, or when continuing the latest of the working directory.
+// When that latest one was cleared, cleared is true: there is nothing to
+// continue, and a new conversation begins.
+func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOptions) (info session.Info, cleared bool, err error) {
 	if o.Continue && o.Resume == "" {
-		info, err := store.Latest(ctx, a.WorkDir)
+		info, err = store.Latest(ctx, a.WorkDir)
 		if errors.Is(err, session.ErrNotFound) {
 			// Nothing to continue: a new conversation (Session.Fresh says so).
-			return session.Info{}, nil
+			return session.Info{}, false, nil
 		}
-		return info, err
+		if err != nil {
+			return info, false, err
+		}
+		found, err := store.State(ctx, info.ID, clearedState, &cleared)
+		if err != nil {
+			return info, false, err
+		}
+		return info, found && cleared, nil
 	}
-	return store.Get(ctx, o.Resume)
+	info, err = store.Get(ctx, o.Resume)
+	return info, false, err
 }
 
-// StartSession gives ag the session o asks for: a new one (created with
+// startSession gives ag the session o asks for: a new one (created with
 // its first message), the latest of the working directory (Continue), or
 // the one named by Resume, whose history and tools allowed for the session
 // are loaded into ag (into a copy of it with Fork). onError hears of a
@@ -134,7 +177,7 @@ func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOption
 // Session's Warning says so and nothing is saved. Resuming fails with the
 // database's error, or one wrapping session.ErrNotFound or
 // session.ErrAmbiguous for an ID that names no single session.
-func (a *App) StartSession(ctx context.Context, ag *agent.Agent, o SessionOptions, onError func(error)) (*Session, error) {
+func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOptions, onError func(error)) (*Session, error) {
 	if o.Off {
 		if o.Resuming() {
 			return nil, errors.New("resuming a session needs the session database, and saving is turned off")
@@ -156,15 +199,28 @@ func (a *App) StartSession(ctx context.Context, ag *agent.Agent, o SessionOption
 	info := session.Info{Cwd: a.WorkDir, Provider: a.Config.Agent.Provider, Model: ag.Model()}
 	out := &Session{}
 	if o.Resuming() {
-		src, err := a.resumed(ctx, store, o)
+		src, cleared, err := a.resumed(ctx, store, o)
 		if err != nil {
 			return nil, err
 		}
-		if src.ID == "" {
-			out.Fresh = true
+		if src.ID == "" || cleared {
+			if err := ag.Load(nil, nil); err != nil {
+				return nil, err
+			}
+			out.Fresh = src.ID == ""
+			if cleared {
+				out.Cleared = src
+			}
 			out.Recorder = session.NewRecorder(store, info, onError)
 			ag.SetRecorder(out.Recorder)
 			return out, nil
+		}
+		if o.Resume != "" && !o.Fork {
+			// Resumed by its ID, a cleared conversation is taken up again:
+			// continuing the latest finds it from now on.
+			if err := store.SetState(ctx, src.ID, clearedState, false); err != nil {
+				return nil, err
+			}
 		}
 		if o.Fork {
 			if src, err = store.Fork(ctx, src.ID); err != nil {

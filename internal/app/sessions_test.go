@@ -35,7 +35,7 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 	}
 
 	ag := newAgent()
-	s, err := a.StartSession(ctx, ag, SessionOptions{}, nil)
+	s, err := a.startSession(ctx, ag, SessionOptions{}, nil)
 	if err != nil || s.Warning != nil || s.ID() != "" {
 		t.Fatalf("new session: %+v, %v", s, err)
 	}
@@ -50,7 +50,7 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 
 	// -c: the latest session of this directory, history loaded.
 	ag2 := newAgent()
-	s2, err := a.StartSession(ctx, ag2, SessionOptions{Continue: true}, nil)
+	s2, err := a.startSession(ctx, ag2, SessionOptions{Continue: true}, nil)
 	if err != nil || s2.Resumed.ID != first || len(s2.Entries) != 2 || len(ag2.Messages()) != 2 {
 		t.Fatalf("continue: %+v, %v", s2, err)
 	}
@@ -63,7 +63,7 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 
 	// --resume PREFIX --fork-session: a copy, the original unchanged.
 	ag3 := newAgent()
-	s3, err := a.StartSession(ctx, ag3, SessionOptions{Resume: first[:8], Fork: true}, nil)
+	s3, err := a.startSession(ctx, ag3, SessionOptions{Resume: first[:8], Fork: true}, nil)
 	if err != nil || s3.ID() == first || s3.Resumed.ParentID != first || len(ag3.Messages()) != 4 {
 		t.Fatalf("fork: %+v, %v", s3, err)
 	}
@@ -78,10 +78,10 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 		t.Errorf("the fork has %d messages, want 6", len(h))
 	}
 
-	if _, err := a.StartSession(ctx, newAgent(), SessionOptions{Resume: "ffffffff"}, nil); !errors.Is(err, session.ErrNotFound) {
+	if _, err := a.startSession(ctx, newAgent(), SessionOptions{Resume: "ffffffff"}, nil); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("unknown ID: %v", err)
 	}
-	if _, err := a.StartSession(ctx, newAgent(), SessionOptions{Off: true, Continue: true}, nil); err == nil {
+	if _, err := a.startSession(ctx, newAgent(), SessionOptions{Off: true, Continue: true}, nil); err == nil {
 		t.Error("--no-session with --continue was accepted")
 	}
 }
@@ -94,7 +94,7 @@ func TestStartSessionWithoutADatabase(t *testing.T) {
 	// [sessions] enabled = false: nothing saved, no file, no warning.
 	off := sessionApp(t, "[sessions]\nenabled = false\n")
 	ag := agent.New(agent.Options{Provider: srv.Provider(), Model: "m"})
-	s, err := off.StartSession(ctx, ag, SessionOptions{}, nil)
+	s, err := off.startSession(ctx, ag, SessionOptions{}, nil)
 	if err != nil || s.Warning != nil || s.Recorder != nil {
 		t.Fatalf("disabled: %+v, %v", s, err)
 	}
@@ -111,7 +111,7 @@ func TestStartSessionWithoutADatabase(t *testing.T) {
 	junk := bytes.Repeat([]byte("garbage "), 1000)
 	os.WriteFile(path, junk, 0o600)
 	ag = agent.New(agent.Options{Provider: srv.Provider(), Model: "m"})
-	s, err = bad.StartSession(ctx, ag, SessionOptions{}, nil)
+	s, err = bad.startSession(ctx, ag, SessionOptions{}, nil)
 	if err != nil || s.Warning == nil || !strings.Contains(s.Warning.Error(), path) || !strings.Contains(s.Warning.Error(), "not saved") {
 		t.Fatalf("damaged: %+v, %v", s, err)
 	}
@@ -121,7 +121,7 @@ func TestStartSessionWithoutADatabase(t *testing.T) {
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, junk) {
 		t.Error("the damaged database was changed")
 	}
-	if _, err := bad.StartSession(ctx, ag, SessionOptions{Continue: true}, nil); !errors.Is(err, session.ErrCorrupt) {
+	if _, err := bad.startSession(ctx, ag, SessionOptions{Continue: true}, nil); !errors.Is(err, session.ErrCorrupt) {
 		t.Errorf("continue with a damaged database: %v", err)
 	}
 }

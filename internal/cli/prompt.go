@@ -15,27 +15,18 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/instructions"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/markdown"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/session"
 )
 
-// settleTimeout bounds how long `otter -p` waits for MCP servers to connect
-// before it starts; servers still pending then join late (their tools are
-// offered from the next model call on).
-//
-// -p waits, where the TUI does not, because a one-shot prompt often has
-// only one model call: a server still starting would miss it, and the
-// model would answer without its tools — a wrong answer a script cannot
-// tell from a right one. The wait is bounded by each server's
-// startup_timeout (a hung server fails then), and after waitNoteAfter
-// otter says on stderr which servers it waits for and how long at most.
-const settleTimeout = 30 * time.Second
-
-// waitNoteAfter is how long -p waits for servers before it says so.
+// waitNoteAfter is how long -p waits for servers before it says so: a
+// one-shot prompt waits for servers still starting (the Conversation's
+// policy, app.DefaultServerWait), since it often has one model call only.
 const waitNoteAfter = time.Second
 
 // Output formats of -p.
@@ -151,38 +142,43 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 		return ExitCode(2, err)
 	}
 	out.provider, out.model = provider.Name(), model
-	// A session ID that names nothing is refused before any server starts
-	// (and is waited for).
-	if err := checkPromptResume(ctx, a, o.Session); err != nil {
-		return err
+	out.statuses = a.MCP.Statuses
+	if o.Session.Resume == ResumePicker {
+		return ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
 	}
-
-	a.Start(ctx)
-	if len(a.MCP.Statuses()) > 0 {
-		wctx, cancel := context.WithTimeout(ctx, settleTimeout)
-		note := time.AfterFunc(waitNoteAfter, func() { out.waiting(a.MCP.Statuses(), a.Config.MCP.Servers) })
-		_ = a.MCP.WaitSettled(wctx)
-		note.Stop()
-		cancel()
-		if ctx.Err() != nil {
-			return ExitCode(1, fmt.Errorf("interrupted while the MCP servers were starting: %w", ctx.Err()))
-		}
-		out.servers(a.MCP.Statuses())
-	}
-
-	msg, err := expandMentions(ctx, f.IO.ErrOut, a, text, o.AttachOutside)
+	// A session ID that names nothing is refused before any server starts.
+	conv, err := a.NewConversation(ctx, app.ConversationOptions{
+		Approver:    policy,
+		MaxTurns:    o.MaxTurns,
+		Session:     o.Session,
+		ServerWait:  app.DefaultServerWait,
+		OnSaveError: func(err error) { out.progress("otter: %v", err) },
+		// A script cannot answer a question: files outside the project are
+		// attached only when the flag said so beforehand.
+		AllowOutside: func(context.Context, string) (bool, error) { return o.AttachOutside, nil },
+	})
 	if err != nil {
-		return ExitCode(2, err)
+		return ExitCode(2, withSessionsHint(err))
+	}
+	for _, n := range conv.Notes() {
+		out.progress("otter: %s", n)
+	}
+	if errors.Is(conv.Warning(), session.ErrCorrupt) {
+		out.progress("otter: %s", damagedSessionsHint)
 	}
 	noteInstructions(f.IO.ErrOut, a)
-	ag := a.NewAgent(app.AgentOptions{Approver: policy, OnEvent: out.event, MaxTurns: o.MaxTurns})
-	sess, err := startPromptSession(ctx, a, ag, o.Session, out)
-	if err != nil {
-		return err
+
+	a.Start(ctx)
+	sendErr := conv.Send(ctx, text, out.event)
+	out.sessionID = conv.SessionID()
+	out.costs = conv.Costs()
+	var outside *attach.OutsideError
+	if errors.As(sendErr, &outside) {
+		return ExitCode(2, fmt.Errorf("%w: add --attach-outside to attach files outside the project", sendErr))
 	}
-	sendErr := ag.SendMessages(ctx, msg)
-	out.sessionID = sess.ID()
-	out.costs = ag.Costs()
+	if errors.Is(sendErr, app.ErrNotSent) && !errors.Is(sendErr, context.Canceled) {
+		return ExitCode(2, sendErr) // an @-mention that cannot be read
+	}
 	out.result(sendErr)
 	switch {
 	case sendErr == nil:
@@ -220,6 +216,7 @@ type promptPrinter struct {
 	sessionID      string // set once the turn ran
 	// markdown, when set, renders a text answer for the terminal stdout is.
 	markdown *markdown.Options
+	statuses func() []mcphost.Status
 
 	mu        sync.Mutex
 	final     agent.TurnFinished
@@ -228,6 +225,7 @@ type promptPrinter struct {
 	calls     []promptToolCall   // in the order the model made them
 	callIndex map[string]int     // tool call ID → its index in calls
 	printed   bool               // result has been printed
+	waitNote  *time.Timer        // says which servers the prompt waits for
 }
 
 // promptToolCall is a tool call in the json output.
@@ -281,9 +279,8 @@ func (p *promptPrinter) progress(format string, args ...any) {
 	fmt.Fprintf(p.stderr, format+"\n", args...)
 }
 
+// servers says which servers are not connected; p.mu is held.
 func (p *promptPrinter) servers(statuses []mcphost.Status) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for _, st := range statuses {
 		switch st.State {
 		case mcphost.StateConnected:
@@ -301,23 +298,11 @@ func (p *promptPrinter) servers(statuses []mcphost.Status) {
 }
 
 // waiting says which servers -p is still waiting for, each with the
-// longest it may take (its startup_timeout, within settleTimeout).
-func (p *promptPrinter) waiting(statuses []mcphost.Status, servers []config.Server) {
-	var names []string
-	for _, st := range statuses {
-		if st.State != mcphost.StatePending {
-			continue
-		}
-		limit := config.DefaultStartupTimeout
-		for _, s := range servers {
-			if s.Name == st.Name && s.StartupTimeout.Duration > 0 {
-				limit = s.StartupTimeout.Duration
-			}
-		}
-		names = append(names, fmt.Sprintf("%s (at most %s)", st.Name, min(limit, settleTimeout)))
-	}
-	if len(names) == 0 {
-		return
+// longest it may take.
+func (p *promptPrinter) waiting(pending []agent.PendingServer) {
+	names := make([]string, len(pending))
+	for i, s := range pending {
+		names[i] = fmt.Sprintf("%s (at most %s)", s.Name, s.Within)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -339,6 +324,19 @@ func (p *promptPrinter) event(ev agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch ev := ev.(type) {
+	case agent.WaitingForServers:
+		p.waitNote = time.AfterFunc(waitNoteAfter, func() { p.waiting(ev.Servers) })
+	case agent.ServersReady:
+		if p.waitNote != nil {
+			p.waitNote.Stop()
+		}
+		if p.statuses != nil {
+			p.servers(p.statuses())
+		}
+	case agent.Attached:
+		for _, it := range ev.Items {
+			p.progress("otter: attached %s", it)
+		}
 	case agent.TextDelta:
 		if p.format == FormatStreamJSON {
 			p.line(map[string]any{"type": "text", "text": ev.Text})

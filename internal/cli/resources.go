@@ -5,9 +5,7 @@ package cli
 // usage, config or connection errors.
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,9 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/attach"
-	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
 )
 
@@ -267,26 +263,4 @@ func checkPromptArgs(prompts []mcphost.Prompt, server, name string, args map[str
 		return nil
 	}
 	return fmt.Errorf("MCP server %q has no prompt named %q (its prompts: %s)", server, name, strings.Join(names, ", "))
-}
-
-// expandMentions attaches the resources a prompt names with @SERVER:URI
-// (see attach.Expand) and notes each on stderr.
-func expandMentions(ctx context.Context, stderr io.Writer, a *app.App, text string, attachOutside bool) (llm.Message, error) {
-	files := &attach.FileOptions{
-		WorkDir:      a.WorkDir,
-		Root:         cmp.Or(a.ProjectRoot(), a.WorkDir),
-		AllowOutside: func(context.Context, string) (bool, error) { return attachOutside, nil },
-	}
-	ex, err := attach.Expander{Source: a.MCP, Set: a.Tools, Files: files}.Expand(ctx, text)
-	var outside *attach.OutsideError
-	if errors.As(err, &outside) {
-		return llm.Message{}, fmt.Errorf("%w: add --attach-outside to attach files outside the project", err)
-	}
-	if err != nil {
-		return llm.Message{}, fmt.Errorf("attaching what the prompt names: %w", err)
-	}
-	for _, at := range ex.Attachments {
-		fmt.Fprintf(stderr, "otter: attached %s\n", at)
-	}
-	return ex.Message(), nil
 }

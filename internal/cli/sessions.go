@@ -7,57 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/session"
 )
-
-// startPromptSession gives `otter -p`'s agent its session and says on
-// stderr when the conversation is not saved. An ID that names no session is
-// a usage error (exit 2).
-func startPromptSession(ctx context.Context, a *app.App, ag *agent.Agent, o app.SessionOptions, out *promptPrinter) (*app.Session, error) {
-	if err := checkPromptResume(ctx, a, o); err != nil {
-		return nil, err
-	}
-	sess, err := a.StartSession(ctx, ag, o, func(err error) { out.progress("otter: %v", err) })
-	if err != nil {
-		return nil, ExitCode(2, withSessionsHint(err))
-	}
-	if sess.Warning != nil {
-		out.progress("otter: %v", withSessionsHint(sess.Warning))
-	}
-	if sess.Fresh {
-		out.progress("otter: --continue: no saved conversation in %s yet; starting a new one", a.WorkDir)
-	}
-	if sess.Resumed.ID != "" {
-		verb := "continuing"
-		if o.Fork {
-			verb = "forked " + sess.Resumed.ParentID[:8] + " as"
-		}
-		out.progress("otter: %s session %s (%s, %d messages)", verb, sess.Resumed.ID, sess.Resumed.Title, sess.Resumed.Messages)
-	}
-	return sess, nil
-}
-
-// checkPromptResume refuses, as a usage error (exit 2), a -p that resumes
-// no session it can find: -r without an ID, an unknown ID. (--continue with
-// no conversation here starts a new one.)
-func checkPromptResume(ctx context.Context, a *app.App, o app.SessionOptions) error {
-	if o.Resume == ResumePicker {
-		return ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
-	}
-	if err := a.CheckResume(ctx, o); err != nil {
-		return ExitCode(2, err)
-	}
-	return nil
-}
 
 // ResumePicker is the value of --resume given without an ID: the TUI
 // opens its session picker. It cannot be an ID or an ID's prefix (those
@@ -73,55 +30,67 @@ type SessionsOptions struct {
 	Query    string // search
 }
 
-// openSessions opens the session database for the sessions commands.
-func (f *Factory) openSessions(ctx context.Context) (*session.Store, string, error) {
-	lo := f.LoadOptions()
-	workDir, err := filepath.Abs(cmp.Or(f.WorkDir, "."))
+// sessionDB is the session database opened through the App, so that
+// [sessions] settings (enabled, keep_days and its pruning) apply as they
+// do to a conversation. Close closes both.
+type sessionDB struct {
+	*session.Store
+	app      *app.App
+	closeLog func()
+}
+
+func (d sessionDB) Close() error {
+	defer d.closeLog()
+	return d.app.Close()
+}
+
+// openSessions opens the session database for the sessions commands; it
+// returns the working directory too.
+func (f *Factory) openSessions(ctx context.Context) (sessionDB, string, error) {
+	logger, closeLog, err := f.headlessLogger()
 	if err != nil {
-		return nil, "", ExitCode(2, err)
+		return sessionDB{}, "", ExitCode(2, err)
 	}
-	if lo.Paths == (config.Paths{}) {
-		lo.Paths = config.DefaultPaths()
-	}
-	path := session.DefaultPath(lo.Paths.DataDir)
-	s, err := session.Open(ctx, path)
-	if errors.Is(err, session.ErrReadOnly) || errors.Is(err, session.ErrCorrupt) {
-		// Reading needs no write: a read-only data directory, or a
-		// damaged file whose readable sessions can still be exported.
-		ro, roErr := session.OpenReadOnly(ctx, path)
-		if roErr == nil {
-			if errors.Is(err, session.ErrCorrupt) {
-				fmt.Fprintf(f.IO.ErrOut, "otter: %v\notter: reading it read-only: what still reads is listed and can be exported\n", err)
-			}
-			return ro, workDir, nil
-		}
-	}
+	a, err := app.New(ctx, f.AppOptions(logger))
 	if err != nil {
-		return nil, "", ExitCode(2, withSessionsHint(err))
+		closeLog()
+		return sessionDB{}, "", ExitCode(2, err)
 	}
-	return s, workDir, nil
+	s, degraded, err := a.SessionsToRead(ctx)
+	if err != nil {
+		a.Close()
+		closeLog()
+		return sessionDB{}, "", ExitCode(2, withSessionsHint(err))
+	}
+	if errors.Is(degraded, session.ErrCorrupt) {
+		fmt.Fprintf(f.IO.ErrOut, "otter: %v\notter: reading it read-only: what still reads is listed and can be exported\n", degraded)
+	}
+	return sessionDB{Store: s, app: a, closeLog: closeLog}, a.WorkDir, nil
 }
 
 // withSessionsHint adds to a damaged database's error how to save what it
 // still holds: the file is kept, and `otter sessions` reads it read-only.
 func withSessionsHint(err error) error {
 	if errors.Is(err, session.ErrCorrupt) {
-		return fmt.Errorf("%w; the file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds", err)
+		return fmt.Errorf("%w; %s", err, damagedSessionsHint)
 	}
 	return err
 }
 
+// damagedSessionsHint says how to save what a damaged database holds.
+const damagedSessionsHint = "the file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds"
+
 // openSession opens the database and finds the session with the ID or
 // unique ID prefix id; the caller closes the store.
-func (f *Factory) openSession(ctx context.Context, id string) (*session.Store, session.Info, error) {
+func (f *Factory) openSession(ctx context.Context, id string) (sessionDB, session.Info, error) {
 	s, _, err := f.openSessions(ctx)
 	if err != nil {
-		return nil, session.Info{}, err
+		return sessionDB{}, session.Info{}, err
 	}
 	info, err := s.Get(ctx, id)
 	if err != nil {
 		s.Close()
-		return nil, session.Info{}, notFound(err)
+		return sessionDB{}, session.Info{}, notFound(err)
 	}
 	return s, info, nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -40,13 +39,25 @@ func AppOptions(base app.Options, ui *UI) app.Options {
 	return base
 }
 
-// NewAppBackend returns the Backend over a (built with AppOptions) and an
-// agent it builds for ui.
-func NewAppBackend(ui *UI, a *app.App, logger *slog.Logger) *AppBackend {
+// NewAppBackend returns the Backend over a (built with AppOptions) and
+// the conversation it holds for ui, continuing the saved conversation o
+// asks for. A session that cannot be found is an error.
+func NewAppBackend(ctx context.Context, ui *UI, a *app.App, logger *slog.Logger, o app.SessionOptions) (*AppBackend, error) {
 	b := &AppBackend{ui: ui, app: a, logger: logger}
-	b.agent = a.NewAgent(app.AgentOptions{Approver: ui, OnEvent: b.onAgentEvent})
+	conv, err := a.NewConversation(ctx, app.ConversationOptions{
+		Approver:        ui,
+		Session:         o,
+		ServerWait:      app.DefaultServerWait,
+		FollowResources: true,
+		OnSaveError:     func(err error) { ui.send(noticeMsg{itemError, err.Error()}) },
+		AllowOutside:    b.allowOutside,
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.conv = conv
 	b.keepWarnings()
-	return b
+	return b, nil
 }
 
 // keepWarnings copies the loaded config's warnings for ConfigWarnings,
@@ -84,48 +95,22 @@ func (b *AppBackend) WatchConfig(ctx context.Context) {
 	})
 }
 
-// AppBackend implements Backend over an App and the agent it built.
+// AppBackend implements Backend over an App and the Conversation it
+// holds: keys become calls on the conversation, its events become the
+// transcript.
 type AppBackend struct {
 	ui     *UI
 	app    *app.App
-	agent  *agent.Agent
+	conv   *app.Conversation
 	logger *slog.Logger
-	// session is the saved conversation (session.go); nil before
-	// StartSession.
-	session *app.Session
 
 	reloadMu sync.Mutex // serialises reloads (the /mcp reload command and the watcher)
 
 	mu       sync.Mutex
-	emit     func(agent.Event) // the running Send's
-	warnings []string          // ConfigWarnings
-	// shell holds the `!` lines run since the last message, for the model
-	// (appbackend_project.go); outsideAsked the @paths outside the project
-	// the person was told of once.
-	shell        []string
+	warnings []string // ConfigWarnings
+	// outsideAsked are the @paths outside the project the person was told
+	// of once (allowOutside).
 	outsideAsked map[string]bool
-}
-
-// emitTo sends the agent's events to emit until the returned func is
-// called (the end of a turn).
-func (b *AppBackend) emitTo(emit func(agent.Event)) (done func()) {
-	b.mu.Lock()
-	b.emit = emit
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		b.emit = nil
-		b.mu.Unlock()
-	}
-}
-
-func (b *AppBackend) onAgentEvent(ev agent.Event) {
-	b.mu.Lock()
-	emit := b.emit
-	b.mu.Unlock()
-	if emit != nil {
-		emit(ev)
-	}
 }
 
 func (b *AppBackend) Provider() Provider {
@@ -138,7 +123,7 @@ func (b *AppBackend) Provider() Provider {
 
 func (b *AppBackend) Servers() []mcphost.Status  { return b.app.MCP.Statuses() }
 func (b *AppBackend) Tools() []tool.Entry        { return b.app.Tools.Entries() }
-func (b *AppBackend) ToolOffer() agent.ToolOffer { return b.agent.ToolOffer() }
+func (b *AppBackend) ToolOffer() agent.ToolOffer { return b.conv.ToolOffer() }
 func (b *AppBackend) Prompts() []mcphost.Prompt  { return b.app.MCP.Prompts() }
 func (b *AppBackend) Login(ctx context.Context, server string) error {
 	return b.app.MCP.Login(ctx, server)
@@ -161,29 +146,23 @@ func (b *AppBackend) CallTool(ctx context.Context, name string, args json.RawMes
 }
 
 func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Event)) error {
-	return b.sendMessages(ctx, emit, func() ([]llm.Message, error) {
-		msg, err := b.withMentions(ctx, text, emit)
-		return []llm.Message{msg}, err
-	})
+	return b.shown(emit, func(emit func(agent.Event)) error { return b.conv.Send(ctx, text, emit) })
 }
 
-// sendMessages runs one turn on the messages build returns, reporting the
-// agent's events through emit.
-func (b *AppBackend) sendMessages(ctx context.Context, emit func(agent.Event), build func() ([]llm.Message, error)) error {
+// SendNow implements ServerWaiter.
+func (b *AppBackend) SendNow() bool { return b.conv.SendNow() }
+
+// shown runs one turn, reporting its events through emit. A failure the
+// transcript already shows (from TurnFinished.Err) is only logged.
+func (b *AppBackend) shown(emit func(agent.Event), run func(func(agent.Event)) error) error {
 	finished := false
-	defer b.emitTo(func(ev agent.Event) {
+	err := run(func(ev agent.Event) {
 		if _, ok := ev.(agent.TurnFinished); ok {
 			finished = true
 		}
 		emit(ev)
-	})()
-	msgs, err := build()
-	if err != nil {
-		return err
-	}
-	err = b.agent.SendMessages(ctx, msgs...)
+	})
 	if err != nil && finished && !errors.Is(err, context.Canceled) {
-		// Already shown from TurnFinished.Err.
 		b.logger.Info("turn failed", "err", err)
 		return nil
 	}

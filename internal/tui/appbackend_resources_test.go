@@ -71,7 +71,10 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	if err := a.MCP.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b := NewAppBackend(New(Options{}), a, slog.New(slog.DiscardHandler))
+	b, err := NewAppBackend(ctx, New(Options{}), a, slog.New(slog.DiscardHandler), app.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var chips []string
 	err = b.Send(ctx, "what does @docs:docs://readme say?", func(ev agent.Event) {
 		if at, ok := ev.(agent.Attached); ok {

@@ -44,7 +44,10 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b := NewAppBackend(New(Options{}), a, slog.New(slog.DiscardHandler))
+	b, err := NewAppBackend(ctx, New(Options{}), a, slog.New(slog.DiscardHandler), app.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	req := b.TrustPrompt()
 	if req == nil {

@@ -8,12 +8,11 @@ import (
 
 // AppBackend's ContextBackend methods, over the agent and the App.
 
-func (b *AppBackend) Context() agent.ContextState { return b.agent.Context() }
-func (b *AppBackend) Costs() []agent.ModelUsage   { return b.agent.Costs() }
+func (b *AppBackend) Context() agent.ContextState { return b.conv.Context() }
+func (b *AppBackend) Costs() []agent.ModelUsage   { return b.conv.Costs() }
 
 func (b *AppBackend) Compact(ctx context.Context, keep string, emit func(agent.Event)) error {
-	defer b.emitTo(emit)()
-	return b.agent.Compact(ctx, keep)
+	return b.conv.Compact(ctx, keep, emit)
 }
 
 func (b *AppBackend) Models(ctx context.Context) ([]ModelChoice, error) {

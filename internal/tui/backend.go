@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -80,7 +81,14 @@ type Backend interface {
 
 // ErrNotSent is wrapped by Send's error when the message did not reach
 // the model, e.g. an @-mention's resource could not be read.
-var ErrNotSent = errors.New("the message was not sent")
+var ErrNotSent = app.ErrNotSent
+
+// A ServerWaiter is a Backend whose first message may wait for servers
+// still starting (agent.WaitingForServers): esc sends it at once.
+type ServerWaiter interface {
+	// SendNow ends the wait; the message goes with the tools so far.
+	SendNow() bool
+}
 
 // notSent reports whether err means the message never reached the model.
 func notSent(err error) bool {

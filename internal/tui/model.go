@@ -119,6 +119,9 @@ type model struct {
 	cycle     *completion // Tab's candidates, while Tab cycles through them
 	ctrlC     bool
 	mouse     bool // mouse reporting on: the wheel scrolls (ctrl+s toggles)
+	// waiting: the first message waits for servers still starting
+	// (agent.WaitingForServers); esc sends it at once.
+	waiting bool
 
 	// loginSaid names the needs-auth servers the transcript has told about
 	// (until they connect); loginNew those still to tell about, in one
@@ -588,6 +591,13 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 
 	switch k.String() {
 	case "esc":
+		if m.waiting { // the first message goes now, without the servers still starting
+			if sn, ok := m.b.(ServerWaiter); ok {
+				sn.SendNow()
+			}
+			m.waiting, m.hint = false, ""
+			return nil
+		}
 		if len(m.queue) > 0 { // first the queue, then the turn
 			m.queue = nil
 			m.hint = queueClearedHint
@@ -852,6 +862,13 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		m.showRetry(ev)
 	case agent.Attached:
 		m.attachedChips(ev.Items)
+	case agent.WaitingForServers:
+		m.waiting = true
+		m.hint = waitingHint(len(ev.Servers))
+	case agent.ServersReady:
+		if m.waiting {
+			m.waiting, m.hint = false, ""
+		}
 	case agent.TurnFinished:
 		m.endStreaming()
 		if ev.Text != "" && !m.turnText {
@@ -937,6 +954,14 @@ func (m *model) lastIsCanceledTool() bool {
 	return n > 0 && m.tr.items[n-1].kind == itemTool && m.tr.items[n-1].state == toolCanceled
 }
 
+// waitingHint says that the first message waits for n servers to start.
+func waitingHint(n int) string {
+	if n == 1 {
+		return "waiting for 1 server to start — esc sends now"
+	}
+	return fmt.Sprintf("waiting for %d servers to start — esc sends now", n)
+}
+
 // queueClearedHint is said when Esc cleared the queue; it goes with the
 // answer it was about.
 const queueClearedHint = "queue cleared · esc again cancels the answer"
@@ -972,6 +997,9 @@ func (m *model) endTurn(err error) {
 		m.notice(itemError, err.Error())
 	}
 	m.busy, m.cancelTurn, m.turnInput = false, nil, ""
+	if m.waiting {
+		m.waiting, m.hint = false, ""
+	}
 	m.ctxLine = m.contextStatus()
 	m.offer = m.b.ToolOffer() // the turn may have loaded tools
 }

@@ -65,8 +65,8 @@ func TestSessionPicker(t *testing.T) {
 	// Esc closes it and resumes nothing.
 	h.press("esc")
 	h.waitGone("Resume a conversation")
-	if b.session.Resumed.ID != "" {
-		t.Fatalf("esc resumed %s", b.session.Resumed.ID)
+	if r, _, _ := b.Resumed(); r.ID != "" {
+		t.Fatalf("esc resumed %s", r.ID)
 	}
 
 	// "raft" is only inside an answer (as "rafting"): the search finds it.
@@ -88,10 +88,10 @@ func TestSessionPicker(t *testing.T) {
 	if strings.Contains(s, "Resume a conversation") {
 		t.Errorf("the picker stays open after enter:\n%s", s)
 	}
-	if b.session.Resumed.ID != otters.ID {
-		t.Errorf("resumed %q, want %q", b.session.Resumed.ID, otters.ID)
+	if r, _, _ := b.Resumed(); r.ID != otters.ID {
+		t.Errorf("resumed %q, want %q", r.ID, otters.ID)
 	}
-	if hist := b.agent.Messages(); len(hist) != 2 || hist[1].Text != "They hold hands while they sleep, a habit called rafting." {
+	if hist := b.conv.Messages(); len(hist) != 2 || hist[1].Text != "They hold hands while they sleep, a habit called rafting." {
 		t.Errorf("the agent continues from %+v", hist)
 	}
 }
@@ -138,8 +138,8 @@ func startAppUI(t *testing.T, base, workDir, configFile string, o Options) (*har
 	t.Cleanup(func() { a.Close() })
 	o.ImageDir = t.TempDir()
 	u := New(o)
-	b := NewAppBackend(u, a, slog.New(slog.DiscardHandler))
-	if err := b.StartSession(ctx, app.SessionOptions{}); err != nil {
+	b, err := NewAppBackend(ctx, u, a, slog.New(slog.DiscardHandler), app.SessionOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(100, 32))

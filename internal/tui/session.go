@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
@@ -28,37 +26,18 @@ type Resumer interface {
 	Resumed() (session.Info, []session.Entry, []string)
 }
 
-// StartSession attaches the agent to the session o asks for (see
-// app.StartSession) before the TUI starts. An ID that names no session is
-// an error.
-func (b *AppBackend) StartSession(ctx context.Context, o app.SessionOptions) error {
-	return b.restart(ctx, o)
-}
-
-// Resumed implements Resumer.
+// Resumed implements Resumer: the conversation's notes, with where to
+// find the other saved conversations when one was continued.
 func (b *AppBackend) Resumed() (session.Info, []session.Entry, []string) {
-	if b.session == nil {
-		return session.Info{}, nil, nil
+	info, entries := b.conv.Resumed()
+	notes := b.conv.Notes()
+	if info.ID != "" && len(notes) > 0 {
+		notes[len(notes)-1] += " otter sessions list shows the others."
 	}
-	var notes []string
-	if w := b.session.Warning; w != nil {
-		if errors.Is(w, session.ErrCorrupt) {
-			w = fmt.Errorf("%w; the file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds", w)
-		}
-		notes = append(notes, w.Error())
+	if errors.Is(b.conv.Warning(), session.ErrCorrupt) {
+		notes = append(notes, "The file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds.")
 	}
-	if b.session.Fresh {
-		notes = append(notes, fmt.Sprintf("No saved conversation in %s to continue: this is a new one.", b.app.WorkDir))
-	}
-	if r := b.session.Resumed; r.ID != "" {
-		copyOf := ""
-		if r.ParentID != "" {
-			copyOf = ", a copy of " + r.ParentID[:8]
-		}
-		notes = append(notes, fmt.Sprintf("Continuing session %s (%s%s, %d messages, last %s). otter sessions list shows the others.",
-			r.ID[:8], r.Title, copyOf, r.Messages, r.Updated.Format("2006-01-02 15:04")))
-	}
-	return b.session.Resumed, b.session.Entries, notes
+	return info, entries, notes
 }
 
 // replay adds stored rows to the transcript as the conversation showed
@@ -145,106 +124,26 @@ type SessionBackend interface {
 	SessionDir() string
 }
 
-// sessionStore is the database behind the current session.
-func (b *AppBackend) sessionStore(ctx context.Context) (*session.Store, error) {
-	return b.app.Sessions(ctx)
-}
-
-func (b *AppBackend) restart(ctx context.Context, o app.SessionOptions) error {
-	s, err := b.app.StartSession(ctx, b.agent, o, func(err error) {
-		b.logger.Warn("session", "err", err)
-		b.ui.send(noticeMsg{itemError, err.Error()})
-	})
-	if err != nil {
-		return err
-	}
-	b.session = s
-	return nil
-}
-
-// ResetChat implements Backend. Once something is saved, the cleared
-// conversation stays as it was and the next message starts a new session,
-// as /new does: /resume brings back what was cleared, and the cleared
-// session gets none of what follows.
-func (b *AppBackend) ResetChat(ctx context.Context) error {
-	b.agent.Reset()
-	if b.session.ID() == "" {
-		return nil
-	}
-	return b.NewSession(ctx)
-}
+// ResetChat implements Backend: /clear begins a new saved conversation
+// (app.Conversation.Clear).
+func (b *AppBackend) ResetChat(ctx context.Context) error { return b.conv.Clear(ctx) }
 
 // NewSession implements SessionBackend.
-func (b *AppBackend) NewSession(ctx context.Context) error {
-	if err := b.agent.Load(nil, nil); err != nil {
-		return err
-	}
-	return b.restart(ctx, app.SessionOptions{})
-}
+func (b *AppBackend) NewSession(ctx context.Context) error { return b.conv.New(ctx) }
 
 // ForkSession implements SessionBackend.
 func (b *AppBackend) ForkSession(ctx context.Context) (session.Info, error) {
-	id := b.session.ID()
-	if id == "" {
-		return session.Info{}, errors.New("nothing of this conversation is saved yet, so there is nothing to fork")
-	}
-	if err := b.restart(ctx, app.SessionOptions{Resume: id, Fork: true}); err != nil {
-		return session.Info{}, err
-	}
-	return b.session.Resumed, nil
+	return b.conv.Fork(ctx)
 }
 
 // RenameSession implements SessionBackend.
 func (b *AppBackend) RenameSession(ctx context.Context, title string) error {
-	id := b.session.ID()
-	if id == "" {
-		return errors.New("nothing of this conversation is saved yet: send a message first")
-	}
-	s, err := b.sessionStore(ctx)
-	if err != nil {
-		return err
-	}
-	return s.Rename(ctx, id, title)
+	return b.conv.Rename(ctx, title)
 }
 
 // FindSessions implements SessionBackend.
 func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.Found, error) {
-	s, err := b.sessionStore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	here := b.app.WorkDir
-	var out []session.Found
-	if strings.TrimSpace(words) == "" {
-		mine, err := s.List(ctx, session.ListOptions{Cwd: here, Limit: 10})
-		if err != nil {
-			return nil, err
-		}
-		all, err := s.List(ctx, session.ListOptions{Limit: 20})
-		if err != nil {
-			return nil, err
-		}
-		for _, i := range append(mine, all...) {
-			if len(out) < len(mine) || i.Cwd != here {
-				out = append(out, session.Found{Info: i})
-			}
-		}
-		return out, nil
-	}
-	if out, err = s.Find(ctx, words, 0); err != nil {
-		return nil, err
-	}
-	// This directory's first, each part best match first.
-	slices.SortStableFunc(out, func(x, y session.Found) int {
-		switch {
-		case x.Cwd == here && y.Cwd != here:
-			return -1
-		case x.Cwd != here && y.Cwd == here:
-			return 1
-		}
-		return 0
-	})
-	return out, nil
+	return b.conv.FindSessions(ctx, words)
 }
 
 // SessionDir implements SessionBackend.
@@ -252,10 +151,7 @@ func (b *AppBackend) SessionDir() string { return b.app.WorkDir }
 
 // ResumeSession implements SessionBackend.
 func (b *AppBackend) ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error) {
-	if err := b.restart(ctx, app.SessionOptions{Resume: id}); err != nil {
-		return session.Info{}, nil, err
-	}
-	return b.session.Resumed, b.session.Entries, nil
+	return b.conv.Resume(ctx, id)
 }
 
 // sessionCommand runs /new, /fork, /rename and /resume; ok is false for
@@ -295,7 +191,7 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.ctxLine = m.contextStatus()
-		m.notice(itemInfo, fmt.Sprintf("forked: you now continue %s, a copy of %s, which stays as it was", info.ID[:8], info.ParentID[:8]))
+		m.sessionNotes(fmt.Sprintf("forked: you now continue %s, a copy of %s, which stays as it was", info.ID[:8], info.ParentID[:8]))
 	case "/rename":
 		if rest == "" {
 			m.notice(itemError, "give the new title: /rename TITLE")
@@ -371,8 +267,22 @@ func (m *model) showResumed(info session.Info, entries []session.Entry) tea.Cmd 
 	m.usage = agent.Usage{}
 	m.ctxLine = m.contextStatus()
 	m.replay(entries)
-	m.notice(itemInfo, fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
+	m.sessionNotes(fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
 	return m.forgetImages()
+}
+
+// sessionNotes shows the notes a Resumer backend words for the session it
+// now continues, or fallback when it words none.
+func (m *model) sessionNotes(fallback string) {
+	if r, ok := m.b.(Resumer); ok {
+		if _, _, notes := r.Resumed(); len(notes) > 0 {
+			for _, n := range notes {
+				m.notice(itemInfo, n)
+			}
+			return
+		}
+	}
+	m.notice(itemInfo, fallback)
 }
 
 // truncateText shortens s to one line of at most n runes.
