@@ -61,7 +61,7 @@ func (p *tmuxPane) restart(dir string, args ...string) {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "otter")
+	bin := testpeer.Otter(p.t)
 	again := strings.Replace(string(script), "\""+bin+"\"\n", "\""+bin+"\""+quoted(args)+"\n", 1)
 	if again == string(script) {
 		p.t.Fatalf("run.sh does not start %s on a line of its own:\n%s", bin, script)
@@ -70,14 +70,29 @@ func (p *tmuxPane) restart(dir string, args ...string) {
 	if err := os.WriteFile(name, []byte(again), 0o755); err != nil {
 		p.t.Fatal(err)
 	}
-	p.tm("new-session", "-d", "-s", p.name, "-x", "100", "-y", "36", name)
+	// The last session's server may still be exiting: wait until it is
+	// gone, then start a new one.
+	deadline := time.Now().Add(20 * time.Second)
+	for exec.Command(p.tmux, "-S", p.sock, "has-session").Run() == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for try := 0; ; try++ {
+		out, err := exec.Command(p.tmux, "-S", p.sock, "new-session", "-d", "-s", p.name, "-x", "100", "-y", "40", name).CombinedOutput()
+		if err == nil {
+			return
+		}
+		if try == 5 {
+			p.t.Fatalf("tmux new-session: %v\n%s", err, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // prompt runs `otter ARGS` (the -p front end) with the pane's home,
 // config and working directory, and returns its stdout and stderr.
-func (p *tmuxPane) prompt(dir string, args ...string) (string, string) {
+func (p *tmuxPane) prompt(args ...string) (string, string) {
 	p.t.Helper()
-	cmd := exec.Command(filepath.Join(dir, "otter"), args...)
+	cmd := exec.Command(testpeer.Otter(p.t), args...)
 	cmd.Dir = p.work
 	var env []string
 	for _, kv := range os.Environ() {
@@ -143,7 +158,7 @@ func TestClearedConversationIsNotContinued(t *testing.T) {
 	}
 	p.quit()
 
-	_, stderr := p.prompt(dir, "-c", "-p", "what was the word?")
+	_, stderr := p.prompt("-c", "-p", "what was the word?")
 	if !strings.Contains(stderr, "was cleared, so this is a new one") {
 		t.Errorf("otter -c -p does not say the latest conversation was cleared:\n%s", stderr)
 	}
@@ -165,7 +180,7 @@ func TestMentionThroughBothFrontEnds(t *testing.T) {
 	p.waitFor("⎘ "+mention+" (text/markdown", "Got it.")
 	p.quit()
 
-	_, stderr := p.prompt(dir, "-p", "summarise "+mention)
+	_, stderr := p.prompt("-p", "summarise "+mention)
 	if !strings.Contains(stderr, "otter: attached "+mention+" (text/markdown") {
 		t.Errorf("-p did not say what it attached:\n%s", stderr)
 	}

@@ -2,15 +2,12 @@ package tui
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/session"
-	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // TestContinueInTheTUI is the "done when", as a new user would:
@@ -28,41 +25,10 @@ func TestContinueInTheTUI(t *testing.T) {
 	p.waitFor("fake/fake-model")
 	p.keys("tell me about otters", "Enter")
 	p.waitFor("while they sleep.")
-	quit := func() {
-		p.keys("C-c")
-		p.waitFor("press ctrl+c again to quit")
-		p.keys("C-c")
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			if b, err := os.ReadFile(p.exitFile); err == nil {
-				if got := strings.TrimSpace(string(b)); got != "exit=0" {
-					t.Fatalf("otter ended with %s", got)
-				}
-				os.Remove(p.exitFile)
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("otter did not quit:\n%s", p.capture())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	quit()
+	p.quit()
 
 	// The same run script, with -c.
-	script, err := os.ReadFile(filepath.Join(dir, "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := testpeer.Otter(t) // the binary run.sh starts
-	cont := strings.Replace(string(script), "\""+bin+"\"\n", "\""+bin+"\" -c\n", 1)
-	if cont == string(script) {
-		t.Fatalf("run.sh does not start %s on a line of its own:\n%s", bin, script)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "run-c.sh"), []byte(cont), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p.tm("new-session", "-d", "-s", "otter-tui", "-x", "100", "-y", "40", filepath.Join(dir, "run-c.sh"))
+	p.restart(dir, "-c")
 	screen := p.waitFor("Continuing session", "tell me about otters", "Let me look that up.", "otter_no_such_tool", "while they sleep.")
 	if !strings.Contains(screen, "4 messages") {
 		t.Errorf("the resumed session's note:\n%s", screen)
@@ -109,7 +75,7 @@ func TestContinueInTheTUI(t *testing.T) {
 	}
 	p.keys("/resume "+orig[:8], "Enter")
 	p.waitFor("Continuing session "+orig[:8], "So they do not drift apart.", "and then?")
-	quit()
+	p.quit()
 }
 
 // /clear starts over as /new does: the cleared conversation stays saved as
