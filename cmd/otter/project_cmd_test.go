@@ -157,7 +157,7 @@ func TestContinueWithNothingSavedStartsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatalf("otter -c -p: %v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "no saved conversation") || !strings.Contains(stderr, "new one") || !strings.Contains(stdout, "Hello.") {
+	if !strings.Contains(stderr, "No saved conversation") || !strings.Contains(stderr, "new one") || !strings.Contains(stdout, "Hello.") {
 		t.Errorf("stdout %q, stderr:\n%s", stdout, stderr)
 	}
 	if got := model.Requests()[0].Model; got != "chosen-model" {

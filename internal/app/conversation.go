@@ -154,7 +154,7 @@ func (s *Session) notes(dir string, forked bool) []string {
 		out = append(out, s.Warning.Error())
 	}
 	if s.Fresh {
-		out = append(out, fmt.Sprintf("Nothing to continue: there is no saved conversation in %s yet, so this is a new one.", dir))
+		out = append(out, fmt.Sprintf("No saved conversation in %s to continue, so this is a new one.", dir))
 	}
 	if c := s.Cleared; c.ID != "" {
 		out = append(out, fmt.Sprintf("The latest conversation here, %s (%s), was cleared, so this is a new one.", short(c.ID), titleOf(c)))

@@ -119,7 +119,10 @@ func TestTUIFirstMessageWaitsForStartingServers(t *testing.T) {
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "gate")
 	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Five."}})
-	p := startTmux(t, dir, fakeModelConfig(model.URL)+everythingConfig(t, dir, gate), 100, 36)
+	// A hosted model's window, so that the server's tools are offered
+	// whole rather than behind tool_search (smaller windows defer them).
+	cfg := fakeModelConfig(model.URL) + "context_window = 200000\n" + everythingConfig(t, dir, gate)
+	p := startTmux(t, dir, cfg, 100, 36)
 	p.waitFor("fake/fake-model", "0/1 servers")
 	p.keys("add 2 and 3", "Enter")
 	p.waitFor("waiting for 1 server to start — esc sends now")

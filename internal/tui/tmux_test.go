@@ -194,7 +194,7 @@ func startTmuxAs(t *testing.T, name, dir, cfg string, w, h int, args ...string) 
 		t.Fatal("tmux is not installed: run `make test-deps` (scripts/install-system-deps.sh) or `apt-get install -y tmux`")
 	}
 	bin := testpeer.Otter(t)
-	p := &tmuxPane{t: t, tmux: tmux, name: name, sock: filepath.Join(dir, "tmux.sock"),
+	p := &tmuxPane{t: t, tmux: tmux, name: name, sock: filepath.Join(dir, name+".sock"), // a session of its own: no race with a server still exiting
 		home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"), exitFile: filepath.Join(dir, "exit-status")}
 	cfgDir := filepath.Join(p.home, ".config", "otter")
 	for _, d := range []string{cfgDir, p.work} {
