@@ -99,3 +99,4 @@ func (Usage) isEvent()            {}
 func (Retrying) isEvent()         {}
 func (TurnFinished) isEvent()     {}
 func (HookMessage) isEvent()      {}
+func (Note) isEvent()             {}

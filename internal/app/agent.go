@@ -54,6 +54,8 @@ type AgentOptions struct {
 	OnEvent func(agent.Event)
 	// MaxTurns overrides [agent].max_turns when positive.
 	MaxTurns int
+	// Hooks runs the user's hooks at the agent's tool calls and stops.
+	Hooks agent.HookRunner
 }
 
 // NewAgent returns an agent over the App's tools and MCP servers, talking
@@ -84,6 +86,7 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		Instructions: a.MCP.Instructions,
 		WorkDir:      a.WorkDir,
 		OnEvent:      o.OnEvent,
+		Hooks:        o.Hooks,
 		Logger:       a.Logger,
 
 		// The agent takes the config file's parts as options.

@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/session"
@@ -104,10 +105,13 @@ type Conversation struct {
 	mu      sync.Mutex
 	emit    func(agent.Event) // the running turn's
 	session *Session
-	notes   []string      // Notes: the latest start's
-	settled bool          // the first message's wait for servers is over
-	sendNow chan struct{} // closed by SendNow while the first message waits
-	shell   []string      // the ! lines run since the last message, for the model
+	notes   []string // Notes: the latest start's
+	settled bool     // the first message's wait for servers is over
+	// pendingContext is what SessionStart hooks printed, for the next
+	// message.
+	pendingContext []string
+	sendNow        chan struct{} // closed by SendNow while the first message waits
+	shell          []string      // the ! lines run since the last message, for the model
 }
 
 // NewConversation builds the conversation's agent and gives it the session
@@ -117,10 +121,19 @@ type Conversation struct {
 // can refuse it before servers start.
 func (a *App) NewConversation(ctx context.Context, o ConversationOptions) (*Conversation, error) {
 	c := &Conversation{app: a, opts: o}
-	c.agent = a.NewAgent(AgentOptions{Approver: o.Approver, OnEvent: c.onAgentEvent, MaxTurns: o.MaxTurns})
+	approver := o.Approver
+	if approver != nil {
+		approver = notifyingApprover{Approver: approver, c: c}
+	}
+	c.agent = a.NewAgent(AgentOptions{Approver: approver, OnEvent: c.onAgentEvent, MaxTurns: o.MaxTurns, Hooks: c.runHooks})
 	if err := c.start(ctx, o.Session); err != nil {
 		return nil, err
 	}
+	source := "startup"
+	if o.Session.Resume != "" || o.Session.Continue {
+		source = "resume"
+	}
+	c.sessionStart(ctx, source)
 	return c, nil
 }
 
@@ -259,8 +272,20 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 	return c.turn(ctx, emit, func(ctx context.Context) ([]llm.Message, error) {
 		emit := c.currentEmit()
 		out := &Outgoing{Typed: text, Text: text}
+		if exp, _, notes, ok, err := c.expandUserCommand(ctx, text); ok {
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+			}
+			for _, n := range notes {
+				emit(agent.Note{Text: n})
+			}
+			out.Text = exp
+		}
 		if err := c.expandMentions(ctx, out); err != nil {
 			return nil, fmt.Errorf("%w: could not read %w", ErrNotSent, err)
+		}
+		if err := c.userPromptSubmit(ctx, out); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 		}
 		for _, h := range c.opts.Hooks {
 			if err := h(ctx, out); err != nil {
@@ -291,6 +316,7 @@ func (c *Conversation) SendPrompt(ctx context.Context, server string, res *sdk.G
 // names, reporting agent.Compacted through emit. Cancelling ctx stops it.
 func (c *Conversation) Compact(ctx context.Context, keep string, emit func(agent.Event)) error {
 	defer c.emitTo(emit)()
+	hookMessages(hooks.PreCompact, c.runHooks(ctx, hooks.PreCompact, hooks.Input{Trigger: "manual", CustomInstructions: keep}), emit)
 	return c.agent.Compact(ctx, keep)
 }
 
@@ -460,6 +486,8 @@ func (c *Conversation) ToolOffer() agent.ToolOffer { return c.agent.ToolOffer() 
 // that continuing the latest conversation of the directory does not bring
 // it back; resuming it by its ID still does.
 func (c *Conversation) Clear(ctx context.Context) error {
+	c.End(ctx, "clear")
+	defer c.sessionStart(ctx, "clear")
 	c.agent.Reset()
 	id := c.SessionID()
 	if id == "" {

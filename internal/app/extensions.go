@@ -141,3 +141,9 @@ func (a *App) refreshExtensions(cfg *config.Config) {
 	}
 	a.setExtensions(a.loadExtensions(cfg, root, trusted))
 }
+
+// Command is a custom slash command (see package customcmd).
+type Command = customcmd.Command
+
+// Skill is an Agent Skill (see package skill).
+type Skill = skill.Skill

@@ -170,6 +170,7 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 
 	a.Start(ctx)
 	sendErr := conv.Send(ctx, text, out.event)
+	conv.End(context.WithoutCancel(ctx), "other")
 	out.sessionID = conv.SessionID()
 	out.costs = conv.Costs()
 	var outside *attach.OutsideError
@@ -337,6 +338,10 @@ func (p *promptPrinter) event(ev agent.Event) {
 		for _, it := range ev.Items {
 			p.progress("otter: attached %s", it)
 		}
+	case agent.HookMessage:
+		p.progress("otter: %s hook: %s", ev.Event, ev.Text)
+	case agent.Note:
+		p.progress("otter: %s", ev.Text)
 	case agent.TextDelta:
 		if p.format == FormatStreamJSON {
 			p.line(map[string]any{"type": "text", "text": ev.Text})

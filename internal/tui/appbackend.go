@@ -68,6 +68,9 @@ func (b *AppBackend) keepWarnings() {
 	for _, w := range b.app.Config.Warnings {
 		ws = append(ws, w.Error())
 	}
+	for _, p := range b.app.Extensions().Problems {
+		ws = append(ws, p.Error())
+	}
 	b.mu.Lock()
 	b.warnings = ws
 	b.mu.Unlock()

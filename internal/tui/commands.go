@@ -47,6 +47,7 @@ const helpText = `Commands
   /trust                   ask again whether to trust this project (its servers and settings)
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
+  /skills · /hooks         your Agent Skills and hooks; your own commands are listed below
 
 Keys
   enter send (while otter works: queued, sent when it is done) · shift+enter / alt+enter new line
@@ -74,7 +75,7 @@ func (m *model) command(line string) tea.Cmd {
 	}
 	switch cmd {
 	case "/help", "/?":
-		m.notice(itemInfo, helpText)
+		m.notice(itemInfo, helpText+m.extensionHelp())
 	case "/clear":
 		m.cancel()
 		m.queue = nil
@@ -150,6 +151,12 @@ func (m *model) command(line string) tea.Cmd {
 		}
 		if p, ok := m.findPrompt(cmd); ok {
 			return m.promptCommand(p, rest)
+		}
+		if c, ok := m.extensionCommand(cmd); ok { // extensions.go
+			return c
+		}
+		if m.userCommand(cmd) {
+			return m.chat(line)
 		}
 		m.notice(itemError, fmt.Sprintf("unknown command %s — /help lists them", cmd))
 	}
@@ -494,6 +501,8 @@ func (m *model) complete() tea.Cmd {
 		}
 	default:
 		cands = append(cands, slashCommands...)
+		cands = append(cands, "/skills", "/hooks")
+		cands = append(cands, m.userCommandNames()...)
 		for _, p := range m.prompts {
 			cands = append(cands, promptCommand(p))
 		}

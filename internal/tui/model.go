@@ -733,6 +733,9 @@ func (m *model) quit() tea.Cmd {
 	}
 	m.questions = nil
 	m.stop()
+	if eb, ok := m.b.(ExtensionBackend); ok {
+		eb.EndSession(context.Background(), "prompt_input_exit")
+	}
 	return tea.Quit
 }
 
@@ -821,7 +824,7 @@ func (m *model) startSpinner() tea.Cmd {
 }
 
 func (m *model) chatEvent(ev agent.Event) tea.Cmd {
-	if m.contextEvent(ev) {
+	if m.contextEvent(ev) || m.hookEvent(ev) {
 		return nil
 	}
 	switch ev := ev.(type) {
@@ -1010,6 +1013,9 @@ func (m *model) endTurn(err error) {
 func (m *model) showConfigWarnings() {
 	for _, w := range m.b.ConfigWarnings() {
 		m.notice(itemError, "config: "+w)
+	}
+	for _, c := range m.extensionClashes() {
+		m.notice(itemError, c)
 	}
 }
 
