@@ -147,3 +147,28 @@ type Command = customcmd.Command
 
 // Skill is an Agent Skill (see package skill).
 type Skill = skill.Skill
+
+// HeldBack names the project's commands and skills that wait for the
+// project's trust ("/review:pr", "skill release"), for the trust prompt;
+// none once the project is trusted.
+func (a *App) HeldBack() []string {
+	root := config.ProjectDir(a.WorkDir)
+	if root == "" {
+		return nil
+	}
+	if trusted, err := a.Paths.IsTrusted(root); err != nil || trusted {
+		return nil
+	}
+	all, allSkills := a.extensionDirs(root, true)
+	mine, mySkills := a.extensionDirs(root, false)
+	cmds, _ := customcmd.Load(all[len(mine):])
+	skills, _ := skill.Discover(allSkills[len(mySkills):])
+	var out []string
+	for _, c := range cmds {
+		out = append(out, "command /"+c.Name+" ("+c.File+")")
+	}
+	for _, s := range skills {
+		out = append(out, "skill "+s.Name+" ("+s.File()+")")
+	}
+	return out
+}

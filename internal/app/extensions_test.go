@@ -74,3 +74,27 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 		t.Fatalf("system prompt lacks the skill catalog:\n%s", p)
 	}
 }
+
+// The trust prompt names what an untrusted project would add.
+func TestHeldBackNamesTheProjectsExtensions(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	paths := testPaths(t, "")
+	proj := t.TempDir()
+	put(t, filepath.Join(proj, ".otter", "commands", "review", "pr.md"), "Review #$1")
+	put(t, filepath.Join(proj, ".agents", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.")
+	a, err := New(context.Background(), Options{Paths: paths, WorkDir: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	got := strings.Join(a.HeldBack(), "\n")
+	if !strings.Contains(got, "command /review:pr (") || !strings.Contains(got, "skill release (") {
+		t.Fatalf("HeldBack = %q", got)
+	}
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
+	if hb := a.HeldBack(); len(hb) != 0 {
+		t.Fatalf("a trusted project holds nothing back: %q", hb)
+	}
+}

@@ -191,8 +191,9 @@ func (b *AppBackend) TrustPrompt() *TrustRequest {
 			untrusted = true
 		}
 	}
-	held := b.app.Instructions().Held // instruction files wait for trust too
-	if !untrusted && len(held) == 0 {
+	// Instruction files, commands, skills and hooks wait for trust too.
+	held := b.app.Instructions().Held
+	if !untrusted && len(held) == 0 && len(b.app.HeldBack()) == 0 {
 		return nil
 	}
 	req := &TrustRequest{Dir: b.app.TrustDir(), Instructions: held}
@@ -220,10 +221,10 @@ func (b *AppBackend) TrustPrompt() *TrustRequest {
 		}
 		req.Servers = append(req.Servers, s.Name+": "+what)
 	}
-	if len(req.Servers) == 0 && len(req.Instructions) == 0 {
+	req.Settings = append(untrustedSettings(cfg.Files), b.app.HeldBack()...)
+	if len(req.Servers) == 0 && len(req.Instructions) == 0 && len(req.Settings) == 0 {
 		return nil
 	}
-	req.Settings = untrustedSettings(cfg.Files)
 	return req
 }
 
@@ -253,6 +254,8 @@ func untrustedSettings(files []config.Source) []string {
 					// listed server by server
 				case k == "permissions": // what it lets run unasked is the point
 					names = append(names, fmt.Sprintf("permissions %s = %v", sk, sub[sk]))
+				case k == "hooks": // what it would run is the point
+					names = append(names, hookCommands(sk, sub[sk])...)
 				default:
 					names = append(names, k+"."+sk)
 				}
@@ -272,4 +275,41 @@ func (b *AppBackend) Trust(ctx context.Context) (mcphost.ReloadDiff, error) {
 		return mcphost.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
 	}
 	return b.Reload(ctx)
+}
+
+// hookCommands lists the commands of an untrusted [[hooks.EVENT]] array
+// ("hook PreToolUse mcp__github__.*: ~/bin/check.sh").
+func hookCommands(event string, v any) []string {
+	var out []string
+	for _, g := range tables(v) {
+		matcher, _ := g["matcher"].(string)
+		if matcher != "" {
+			matcher = " " + matcher
+		}
+		for _, h := range tables(g["hooks"]) {
+			out = append(out, fmt.Sprintf("hook %s%s: %v", event, matcher, h["command"]))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "hooks."+event)
+	}
+	return out
+}
+
+// tables is an array of TOML tables as decoded: [[x]] headers give
+// []map[string]any, an inline array []any of maps.
+func tables(v any) []map[string]any {
+	switch v := v.(type) {
+	case []map[string]any:
+		return v
+	case []any:
+		var out []map[string]any
+		for _, e := range v {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return nil
 }
