@@ -155,6 +155,10 @@ type Agent struct {
 	model    string
 	history  []llm.Message
 	session  map[string]bool // tools allowed for this session
+	// turnAllow is the running message's TurnOptions.Allow.
+	turnAllow func(tool string) bool
+	// next is what SetNextTurn chose for the next message only.
+	next     TurnOptions
 	settings Settings
 	recorder Recorder
 	deferred deferState  // deferred tools loaded in this conversation
@@ -279,6 +283,12 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 
 	a.mu.Lock()
 	provider, model, settings := a.provider, a.model, a.settings
+	turn := a.next
+	a.next = TurnOptions{}
+	if turn.Model != "" {
+		model = turn.Model
+	}
+	a.turnAllow = turn.Allow
 	a.mu.Unlock()
 	if provider == nil {
 		err := a.noProvider()

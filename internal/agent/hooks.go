@@ -112,3 +112,18 @@ func (a *Agent) stopHook(ctx context.Context, active bool) (goOn string) {
 	a.emit(HookMessage{Event: hooks.Stop, Text: "a Stop hook asked the agent to go on: " + reason})
 	return "Stop hook feedback:\n" + reason
 }
+
+// TurnOptions change the next message only, as a custom command's header
+// does: Model answers it, and Allow names the tools that run without asking
+// during it (a "deny" rule still refuses them).
+type TurnOptions struct {
+	Model string
+	Allow func(tool string) bool
+}
+
+// SetNextTurn applies o to the next message sent (Send, SendMessages).
+func (a *Agent) SetNextTurn(o TurnOptions) {
+	a.mu.Lock()
+	a.next = o
+	a.mu.Unlock()
+}

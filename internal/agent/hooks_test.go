@@ -10,6 +10,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
@@ -101,5 +102,33 @@ func TestStopHookForcesOneMoreTurn(t *testing.T) {
 	data, _ := os.ReadFile(count)
 	if string(data) != "false\ntrue\n" {
 		t.Fatalf("stop_hook_active seen by the hook: %q", data)
+	}
+}
+
+// A custom command's model and allowed-tools hold for its own message only.
+func TestNextTurnOptions(t *testing.T) {
+	calls := 0
+	h := newHarness(t, llmtest.OpenAI, setup{builtins: []tool.Tool{writeNote(&calls)}},
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "w1", Name: "write_note", Args: `{"word":"a"}`}}},
+		llmtest.Reply{Text: []string{"written"}},
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "w2", Name: "write_note", Args: `{"word":"b"}`}}},
+		llmtest.Reply{Text: []string{"not written"}},
+	)
+	h.agent.SetNextTurn(agent.TurnOptions{Model: "command-model", Allow: func(name string) bool { return name == "write_note" }})
+	if err := h.send(t, "/note a"); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || len(h.approver.prompts()) != 0 {
+		t.Fatalf("allowed-tools: %d calls, %d prompts", calls, len(h.approver.prompts()))
+	}
+	if err := h.send(t, "another"); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || len(h.approver.prompts()) != 1 {
+		t.Fatalf("the next message must ask again: %d calls, %d prompts", calls, len(h.approver.prompts()))
+	}
+	reqs := h.srv.Requests()
+	if reqs[0].Model != "command-model" || reqs[1].Model != "command-model" || reqs[2].Model != "test-model" {
+		t.Fatalf("models %q %q %q", reqs[0].Model, reqs[1].Model, reqs[2].Model)
 	}
 }

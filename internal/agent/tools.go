@@ -108,7 +108,7 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, forceAsk bool) error {
 	a.mu.Lock()
 	rule := matchRule(a.settings.Permissions, e.Name)
-	session := a.session[e.Name]
+	session := a.session[e.Name] || (a.turnAllow != nil && a.turnAllow(e.Name))
 	a.mu.Unlock()
 	switch rule {
 	case "allow":

@@ -272,9 +272,12 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 	return c.turn(ctx, emit, func(ctx context.Context) ([]llm.Message, error) {
 		emit := c.currentEmit()
 		out := &Outgoing{Typed: text, Text: text}
-		if exp, _, notes, ok, err := c.expandUserCommand(ctx, text); ok {
+		if exp, cmd, notes, ok, err := c.expandUserCommand(ctx, text); ok {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+			}
+			if cmd != nil {
+				c.agent.SetNextTurn(agent.TurnOptions{Model: cmd.Model, Allow: cmd.ToolAllowed})
 			}
 			for _, n := range notes {
 				emit(agent.Note{Text: n})
