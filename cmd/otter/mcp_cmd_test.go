@@ -18,6 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // adhocFromFlags parses args as the flags of `otter mcp call` and returns
@@ -243,7 +244,7 @@ func TestCollidingServers(t *testing.T) {
 // tool.Resolve), and names the choices when several have it. The real
 // binary, as a script would run it.
 func TestCallTakesABareToolNameOneServerHas(t *testing.T) {
-	bin := otterBinary(t)
+	bin := testpeer.Otter(t)
 	home, env := otterHome(t)
 	cfgDir := filepath.Join(home, "xdg_config_home", "otter")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {

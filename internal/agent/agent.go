@@ -312,13 +312,16 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 			MaxTokens: settings.MaxTokens,
 			Thinking:  settings.Thinking,
 		}
+		d := a.newDraft()
 		resp, err := a.streamFitted(ctx, provider, req, settings, func(ev llm.Event) {
 			switch ev := ev.(type) {
 			case llm.TextDelta:
 				a.emit(TextDelta(ev))
+				d.add(ev.Text)
 			case llm.ReasoningDelta:
 				a.emit(ThinkingDelta(ev))
 			case llm.Retrying:
+				d.restart()
 				a.emit(Retrying(ev))
 			}
 		})

@@ -1,6 +1,11 @@
 package agent
 
-import "github.com/otter-sh/otter/internal/llm"
+import (
+	"strings"
+	"time"
+
+	"github.com/otter-sh/otter/internal/llm"
+)
 
 // Recorder saves the conversation as it grows (internal/session's Recorder
 // implements it for the session database). The agent calls it when the
@@ -14,6 +19,56 @@ type Recorder interface {
 	RecordMessage(m llm.Message, u llm.Usage)
 	RecordToolResult(r llm.ToolResult)
 	RecordAllowed(tool string)
+}
+
+// A DraftRecorder is a Recorder that also saves an answer while it
+// streams, so that what the person saw survives otter being killed
+// mid-answer: RecordDraft gets the whole text so far, at most every
+// draftEvery or draftBytes of new text; the answer's RecordMessage then
+// replaces the draft.
+type DraftRecorder interface {
+	RecordDraft(text string)
+}
+
+// How often a streaming answer is saved: bounded batching, so that a
+// long answer costs a few writes a second at most.
+const (
+	draftEvery = 250 * time.Millisecond
+	draftBytes = 4096
+)
+
+// draft collects one model call's streamed text for a DraftRecorder.
+type draft struct {
+	rec   DraftRecorder
+	text  strings.Builder
+	saved int // len(text) when last saved
+	at    time.Time
+}
+
+func (a *Agent) newDraft() *draft {
+	d := &draft{}
+	d.rec, _ = a.currentRecorder().(DraftRecorder)
+	return d
+}
+
+// add appends streamed text and saves it when the batch is due (the first
+// text at once).
+func (d *draft) add(s string) {
+	if d.rec == nil || s == "" {
+		return
+	}
+	d.text.WriteString(s)
+	if d.saved == 0 || d.text.Len()-d.saved >= draftBytes || time.Since(d.at) >= draftEvery {
+		d.rec.RecordDraft(d.text.String())
+		d.saved, d.at = d.text.Len(), time.Now()
+	}
+}
+
+// restart forgets the text of a stream the provider retries from the
+// beginning; the draft row is rewritten by the next text.
+func (d *draft) restart() {
+	d.text.Reset()
+	d.saved = 0 // the next text is saved at once
 }
 
 // SetRecorder replaces the Recorder (a new, resumed or forked session);

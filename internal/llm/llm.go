@@ -74,6 +74,10 @@ type Message struct {
 	// turn whose thinking blocks are not sent back with their signatures,
 	// and OpenAI's reasoning models continue from their encrypted items.
 	Reasoning []Reasoning
+	// Abandoned marks an interrupted answer that nobody stopped: otter
+	// exited (killed, crashed) while it streamed, and the text is what had
+	// been saved of it by then.
+	Abandoned bool
 }
 
 // Reasoning is one piece of a model's reasoning: an Anthropic thinking or
@@ -492,6 +496,12 @@ func streamError(name, base string, err error) error {
 const interruptedNote = "\n\n[this answer was interrupted before it was finished]"
 
 func assistantText(m Message) string {
+	switch {
+	case m.Abandoned && m.Text != "":
+		return m.Text + "\n\n[the answer was cut off here by otter's exit]"
+	case m.Abandoned:
+		return "[the answer was cut off by otter's exit before any text was produced]"
+	}
 	if m.Interrupted && m.Text != "" {
 		return m.Text + interruptedNote
 	}

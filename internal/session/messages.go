@@ -168,8 +168,8 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 
 // decode rebuilds a message from its columns. The parts are read with
 // gjson, without reflection: resuming a long session decodes thousands.
-func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted bool) (llm.Message, error) {
-	m := llm.Message{Role: llm.Role(role), Text: text, Interrupted: interrupted}
+func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted int64) (llm.Message, error) {
+	m := llm.Message{Role: llm.Role(role), Text: text, Interrupted: interrupted != 0, Abandoned: interrupted == interruptedAbandoned}
 	if !partsJSON.Valid || partsJSON.String == "" {
 		if m.Role == llm.RoleTool {
 			return m, fmt.Errorf("a tool result without its call")
@@ -282,11 +282,66 @@ func (s *Store) Append(ctx context.Context, id string, m llm.Message, u llm.Usag
 		return 0, s.fail("save a message", err)
 	}
 	var seq int64
-	err = ins.QueryRowContext(ctx, id, string(m.Role), text, p, m.Interrupted, u.InputTokens, u.OutputTokens, millis(time.Now())).Scan(&seq)
+	err = ins.QueryRowContext(ctx, id, string(m.Role), text, p, interruptedColumn(m), u.InputTokens, u.OutputTokens, millis(time.Now())).Scan(&seq)
 	if err != nil && strings.Contains(err.Error(), "NOT NULL constraint failed: messages.seq") {
 		err = fmt.Errorf("%w %q (was it deleted?)", ErrNotFound, id)
 	}
 	return seq, s.fail("save a message", err)
+}
+
+// The interrupted column: 0, 1 (llm.Message.Interrupted) or
+// interruptedAbandoned (Abandoned too: a draft, see Recorder.RecordDraft).
+const interruptedAbandoned = 2
+
+func interruptedColumn(m llm.Message) int64 {
+	switch {
+	case m.Abandoned:
+		return interruptedAbandoned
+	case m.Interrupted:
+		return 1
+	}
+	return 0
+}
+
+// Rewrite replaces the message at seq of a session with m and its usage:
+// an answer saved as a draft while it streamed becomes the answer. The
+// search index and the session's token counts follow.
+func (s *Store) Rewrite(ctx context.Context, id string, seq int64, m llm.Message, u llm.Usage) error {
+	text, p, err := s.encode(m)
+	if err != nil {
+		return s.fail("save a message", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail("save a message", err)
+	}
+	defer tx.Rollback()
+	var row, oldIn, oldOut int64
+	var old string
+	err = tx.QueryRowContext(ctx, "SELECT id, text, input_tokens, output_tokens FROM messages WHERE session_id = ? AND seq = ?", id, seq).Scan(&row, &old, &oldIn, &oldOut)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: message %d of session %q (was it deleted?)", ErrNotFound, seq, id)
+	}
+	for _, st := range []struct {
+		q    string
+		args []any
+	}{
+		{"INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", []any{row, old}},
+		{"UPDATE messages SET text = ?, parts = ?, interrupted = ?, input_tokens = ?, output_tokens = ? WHERE id = ?",
+			[]any{text, p, interruptedColumn(m), u.InputTokens, u.OutputTokens, row}},
+		{"INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", []any{row, text}},
+		{"UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, updated = max(updated, ?) WHERE id = ?",
+			[]any{u.InputTokens - oldIn, u.OutputTokens - oldOut, millis(time.Now()), id}},
+	} {
+		if err != nil {
+			break
+		}
+		_, err = tx.ExecContext(ctx, st.q, st.args...)
+	}
+	if err != nil {
+		return s.fail("save a message", err)
+	}
+	return s.fail("save a message", tx.Commit())
 }
 
 // Entries returns a session's stored rows in order, those with Seq > after.
@@ -304,7 +359,7 @@ func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, e
 		var e Entry
 		var role, text string
 		var p sql.NullString
-		var interrupted bool
+		var interrupted int64
 		var created int64
 		if err := rows.Scan(&e.Seq, &role, &text, &p, &interrupted, &e.Usage.InputTokens, &e.Usage.OutputTokens, &created); err != nil {
 			return nil, s.fail("read a session", err)
@@ -381,7 +436,7 @@ func History(entries []Entry) []llm.Message {
 // interruptedAnswer stands for an answer otter never saved (it stopped
 // while the answer streamed), so that the model is told and the roles keep
 // alternating.
-var interruptedAnswer = llm.Message{Role: llm.RoleAssistant, Interrupted: true}
+var interruptedAnswer = llm.Message{Role: llm.RoleAssistant, Interrupted: true, Abandoned: true}
 
 // unanswered reports whether the conversation ends with a user message.
 func unanswered(h []llm.Message) bool {

@@ -29,6 +29,7 @@ type Recorder struct {
 	mu     sync.Mutex
 	info   Info
 	failed bool
+	draft  int64 // the seq of the answer saved as it streams; 0: none
 }
 
 // NewRecorder returns a Recorder that appends to the session info.ID, or,
@@ -82,7 +83,28 @@ func (r *Recorder) fail(what string, err error) {
 // model call that produced it.
 func (r *Recorder) RecordMessage(m llm.Message, u llm.Usage) {
 	r.do("a message", func(ctx context.Context, id string) error {
+		seq := r.draft
+		r.draft = 0 // a draft never outlives the answer it belongs to
+		if seq != 0 && m.Role == llm.RoleAssistant {
+			return r.store.Rewrite(ctx, id, seq, m, u)
+		}
 		_, err := r.store.Append(ctx, id, m, u)
+		return err
+	})
+}
+
+// RecordDraft saves the text of the answer streaming now, so that what
+// was on screen survives otter being killed: the first call adds it,
+// marked Abandoned (what it is if nothing follows), later ones rewrite it,
+// and the answer's RecordMessage replaces it.
+func (r *Recorder) RecordDraft(text string) {
+	r.do("an answer as it streams", func(ctx context.Context, id string) error {
+		m := llm.Message{Role: llm.RoleAssistant, Text: text, Interrupted: true, Abandoned: true}
+		if r.draft != 0 {
+			return r.store.Rewrite(ctx, id, r.draft, m, llm.Usage{})
+		}
+		seq, err := r.store.Append(ctx, id, m, llm.Usage{})
+		r.draft = seq
 		return err
 	})
 }
