@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,7 +179,17 @@ func newStoreLimits(o StoreOptions, quota int, loc *time.Location, rates *webdat
 	ropts.DialTimeout = time.Second
 	ropts.ReadTimeout = time.Second
 	ropts.WriteTimeout = time.Second
-	ropts.MaxRetries = 0 // a failed call is decided by on_store_error, not retried behind the client's back
+	// A failed call is decided by on_store_error, not retried behind the
+	// client's back (-1: go-redis reads 0 as its default, 3 retries): a
+	// retry after a timeout doubled the wait, and could send the script
+	// again to a Redis that had run it.
+	ropts.MaxRetries = -1
+	// One dial a call: go-redis's default of 5, with a pause between, held
+	// a call up to 5 s (dial timeouts) when the store's host was down.
+	ropts.DialerRetries = 1
+	// go-redis logs in plain text to stderr, between the JSON lines of the
+	// log; its logger is one per process, so the latest store's is used.
+	redis.SetLogger(redisLog{logger.With("component", "redis")})
 	if o.OnError == "" {
 		o.OnError = OnStoreErrorDeny
 	}
@@ -347,6 +358,13 @@ func (s *storeLimits) fallback(ctx context.Context, tool, client string, now tim
 		return verdict{rate: true, retryAfter: time.Duration(ri.RetryAfter) * time.Second}, nil
 	}
 	return v, nil
+}
+
+// redisLog passes go-redis's messages (a failed dial, say) to the log.
+type redisLog struct{ logger *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.logger.WarnContext(ctx, secret.MaskText(strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: ")))
 }
 
 // ping checks the store for /health.

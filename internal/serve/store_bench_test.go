@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -25,7 +26,7 @@ import (
 //	serve-redis-call: otter=… baseline=… ratio=…     (mean time of a call, Redis/in-memory; target ≤ 1.3)
 //	serve-redis-call-p99: otter=… baseline=… ratio=… (p99 latency, Redis/in-memory)
 func BenchmarkServeRedisCall(b *testing.B) {
-	url := privateRedis(b)
+	url, _ := privateRedis(b)
 	name := testTools()[0].Info().Name
 	call := func(ctx context.Context, cs *mcp.ClientSession) error {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
@@ -58,8 +59,9 @@ func benchServer(b *testing.B, opts Options, stateless bool) string {
 	return ts.URL + PathMCP
 }
 
-// privateRedis starts a private redis-server on a random loopback port.
-func privateRedis(b testing.TB) string {
+// privateRedis starts a private redis-server on a random loopback port;
+// it returns its URL and process.
+func privateRedis(b testing.TB) (string, *os.Process) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		b.Fatal("redis-server is not installed: run `make test-deps` or `apt-get install -y redis-server`")
 	}
@@ -83,5 +85,5 @@ func privateRedis(b testing.TB) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return "redis://" + addr
+	return "redis://" + addr, cmd.Process
 }

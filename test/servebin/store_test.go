@@ -338,6 +338,15 @@ func TestStoreRestartsEmpty(t *testing.T) {
 			t.Errorf("key %s has TTL %s: it would never expire", k, ttl)
 		}
 	}
+	// The Redis client's own complaints go through the replicas' JSON log,
+	// not in plain text between its lines.
+	for i, s := range srvs {
+		for line := range strings.Lines(s.stderr.String()) {
+			if !json.Valid([]byte(line)) {
+				t.Errorf("replica %d stderr has a line that is not JSON: %q", i+1, line)
+			}
+		}
+	}
 }
 
 // TestGetStatusShowsTheSharedStore: with a store, get_status on one
