@@ -132,10 +132,10 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 			return nil, err
 		}
 		t := &sdk.IOTransport{
-			Reader: newStdoutFilter(c.proc.stdout, s.stderr, maxMessageBytes),
+			Reader: newStdoutFilter(c.proc.stdout, s.stderr, s.m.spillFile),
 			Writer: c.proc.stdin,
-			// The filter refuses a longer line first, holding less of it.
-			MaxLineLength: maxMessageBytes + 1<<20,
+			// The filter hands on no longer line (a longer one shrunk).
+			MaxLineLength: keepMessageBytes + 1<<20,
 		}
 		cs, err = client.Connect(startCtx, c.obs.wrap(t), nil)
 	default:
@@ -270,6 +270,7 @@ func (s *server) fetch(ctx context.Context, c *conn, kinds uint32) error {
 		l.resources = res
 		l.templates = s.fetchTemplates(ctx, c)
 	}
+	capDescriptions(&l)
 	c.listMu.Lock()
 	c.l = l
 	c.listMu.Unlock()

@@ -189,6 +189,15 @@ func (m *Manager) notifyChanged() {
 	m.chMu.Unlock()
 }
 
+// spillFile creates the file a server's message too large to keep whole
+// is written to: beside the tool set's long outputs.
+func (m *Manager) spillFile() (*os.File, error) {
+	if m.opts.Tools != nil {
+		return m.opts.Tools.SpillFile(".json")
+	}
+	return tool.CreateSpillFile("", ".json")
+}
+
 func (m *Manager) emit(e Event) {
 	if m.opts.OnEvent != nil {
 		m.opts.OnEvent(e)

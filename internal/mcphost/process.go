@@ -33,11 +33,6 @@ const stderrLines = 50
 // maxLineBytes bounds one kept stderr line (the rest is cut).
 const maxLineBytes = 2048
 
-// maxMessageBytes bounds one JSON-RPC message read from a stdio server. The
-// SDK's default (16 MiB) would break the connection on large but legitimate
-// results; tool.Set caps what reaches a model anyway.
-const maxMessageBytes = 256 << 20
-
 // process is a stdio server's process, run in its own process group so that
 // stopping it also stops whatever it started (npx and uvx run the real
 // server as a grandchild).
@@ -391,34 +386,26 @@ func drainLines(rc io.ReadCloser, tail *ring, prefix string) {
 // stderr tail, so that a server that prints to stdout still works: the SDK
 // closes the connection on the first line it cannot decode. A line goes
 // through when it is valid JSON (or, past validateBytes, starts like it);
-// so it is read whole first, and one longer
-// than limit is refused while it is read — the connection ends with
-// messageTooLargeError having held at most limit bytes of it, instead of
-// the SDK's decoder growing its buffer to a multiple of the limit first.
+// so it is read whole first — up to keepMessageBytes. A longer line is
+// never held whole: it goes to a file and through a shrinker as it is read
+// (see bigMessage), and the SDK gets the shrunk message.
 type stdoutFilter struct {
-	br    *bufio.Reader
-	f     io.Closer
-	tail  *ring
-	limit int
-	line  []byte // the JSON line being handed out
-	off   int    // how much of line Read has returned
+	br     *bufio.Reader
+	f      io.Closer
+	tail   *ring
+	create func() (*os.File, error) // a file for a big message
+	line   []byte                   // the JSON line being handed out
+	off    int                      // how much of line Read has returned
 }
 
-func newStdoutFilter(f io.ReadCloser, tail *ring, limit int) *stdoutFilter {
-	return &stdoutFilter{br: bufio.NewReaderSize(f, 64<<10), f: f, tail: tail, limit: limit}
+func newStdoutFilter(f io.ReadCloser, tail *ring, create func() (*os.File, error)) *stdoutFilter {
+	return &stdoutFilter{br: bufio.NewReaderSize(f, 64<<10), f: f, tail: tail, create: create}
 }
 
 // validateBytes is the longest line the filter checks for valid JSON; a
 // longer one that starts like JSON goes to the SDK unchecked. Stray prints
-// are short, and checking a 50 MB result twice would double its cost.
+// are short, and checking a 10 MB result twice would double its cost.
 const validateBytes = 64 << 10
-
-// messageTooLargeError is a stdio server's message over otter's limit.
-type messageTooLargeError struct{ limit int }
-
-func (e *messageTooLargeError) Error() string {
-	return fmt.Sprintf("the server sent a message of more than %d MiB, otter's limit for one message; otter stopped reading it and closed the connection", e.limit>>20)
-}
 
 func (s *stdoutFilter) Read(p []byte) (int, error) {
 	for s.off >= len(s.line) {
@@ -437,16 +424,37 @@ func (s *stdoutFilter) next() error {
 		s.line = nil // do not keep a large message's buffer for small ones
 	}
 	s.line, s.off = s.line[:0], 0
+	var big *bigMessage
 	for {
 		chunk, err := s.br.ReadSlice('\n')
-		if len(s.line)+len(chunk) > s.limit {
-			// The connection ends here: the rest is not read at all.
+		if big == nil && len(s.line)+len(chunk) > keepMessageBytes {
+			big = newBigMessage(s.create)
+			_, _ = big.Write(s.line)
 			s.line = nil
-			s.tail.add(fmt.Sprintf("stdout: a message of more than %d MiB, refused", s.limit>>20))
-			return &messageTooLargeError{limit: s.limit}
+		}
+		if big != nil {
+			_, _ = big.Write(chunk)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil && err != io.EOF {
+				return err
+			}
+			msg, note, ferr := big.finish()
+			if ferr == nil {
+				s.tail.add("stdout: " + note)
+				s.line = append(msg, '\n')
+				return nil
+			}
+			s.tail.add("stdout (not JSON-RPC, ignored): a line of " + mib(big.total) + ": " + ferr.Error())
+			big = nil
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		if len(s.line)+len(chunk) > cap(s.line) {
-			s.line = slices.Grow(s.line, min(max(2*cap(s.line), len(s.line)+len(chunk)), s.limit+1)-len(s.line))
+			s.line = slices.Grow(s.line, min(max(2*cap(s.line), len(s.line)+len(chunk)), keepMessageBytes+1)-len(s.line))
 		}
 		s.line = append(s.line, chunk...)
 		if err == bufio.ErrBufferFull {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +24,51 @@ type mcpTool struct {
 }
 
 var emptySchema = json.RawMessage(`{"type":"object"}`)
+
+// maxDescriptionBytes caps the description of a server's tool, prompt,
+// resource or template that otter keeps, lists and offers to a model. The
+// longest of the reference servers' 74 tools has 2,781 bytes
+// (sequentialthinking's usage notes); 8 KiB keeps such a one whole with
+// room to spare, while a server listing 250 tools of 1 MB descriptions
+// costs 2 MiB instead of 250 MB held in every copy made of a tool list
+// (2.4 GB before, for `otter mcp tools --json`).
+const maxDescriptionBytes = 8 << 10
+
+// capDescription cuts d to maxDescriptionBytes, on a character boundary,
+// ending it with cutMarker. One the shrinker already cut to that length
+// (see bigMessage), its marker after it, is left as it is.
+func capDescription(d string) string {
+	if len(d) <= maxDescriptionBytes {
+		return d
+	}
+	if i := strings.LastIndex(d, cutMarkerStart); i >= 0 && i <= maxDescriptionBytes && len(d)-i <= len(cutMarker(math.MaxInt64)) {
+		return d
+	}
+	return validUTF8Prefix(d, maxDescriptionBytes) + cutMarker(int64(len(d)))
+}
+
+// capDescriptions caps the descriptions of the lists l holds, in place.
+func capDescriptions(l *lists) {
+	// Lists not fetched again are shared with readers: only a description
+	// that changes is written.
+	capOne := func(d *string) {
+		if c := capDescription(*d); c != *d {
+			*d = c
+		}
+	}
+	for _, t := range l.tools {
+		capOne(&t.Description)
+	}
+	for _, p := range l.prompts {
+		capOne(&p.Description)
+	}
+	for _, r := range l.resources {
+		capOne(&r.Description)
+	}
+	for _, r := range l.templates {
+		capOne(&r.Description)
+	}
+}
 
 // newMCPTool makes t, a tool of s's current connection, a tool.Tool. Its
 // schemas are as the server wrote them (see schemaOrder).

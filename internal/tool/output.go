@@ -54,19 +54,43 @@ func runeOffset(s string, n int) int {
 func (s *Set) Spill(text string) (string, error) { return s.spill(text) }
 
 func (s *Set) spill(text string) (string, error) {
-	dir := s.opts.SpillDir
+	f, err := CreateSpillFile(s.opts.SpillDir, ".txt")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("save tool output: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// SpillFile creates a new file in the Set's SpillDir, named like the files
+// Spill writes, with suffix (".json") at the end: for an output written as
+// it arrives rather than held whole first.
+func (s *Set) SpillFile(suffix string) (*os.File, error) {
+	return CreateSpillFile(s.opts.SpillDir, suffix)
+}
+
+// CreateSpillFile creates a new file (mode 0600) for a tool's output in dir
+// ("": otter-outputs in the temporary directory), named for the time and a
+// random part so that outputs never overwrite each other.
+func CreateSpillFile(dir, suffix string) (*os.File, error) {
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "otter-outputs")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create output directory: %w", err)
+		return nil, fmt.Errorf("create output directory: %w", err)
 	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	name := fmt.Sprintf("output-%s-%s.txt", time.Now().Format("20060102-150405"), hex.EncodeToString(rnd[:]))
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return "", fmt.Errorf("save tool output: %w", err)
+	name := fmt.Sprintf("output-%s-%s%s", time.Now().Format("20060102-150405"), hex.EncodeToString(rnd[:]), suffix)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("save tool output: %w", err)
 	}
-	return path, nil
+	return f, nil
 }
