@@ -37,10 +37,11 @@ func main() {
 	streams := iostreams.System()
 	// A reader of stdout that went away (otter -p … | head -1) ends otter
 	// as SIGTERM does, through its cleanup.
-	streams.Out = pipeOutput(os.Stdout, end)
+	stdout := &countingWriter{w: pipeOutput(os.Stdout, end)}
+	streams.Out = stdout
 	streams.ErrOut = pipeOutput(os.Stderr, end)
 	root := newRootCmd(&cli.Factory{IO: streams, Version: version})
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	stop()
 	if s := sig(); s != 0 {
 		// Ended by a signal: exit as shells expect of a process the
@@ -60,8 +61,16 @@ func main() {
 	if errors.As(err, &ee) {
 		code = ee.Code
 	}
-	if msg := explained(err); msg != "" {
+	msg := explained(err)
+	if msg != "" {
 		fmt.Fprintln(streams.ErrOut, "otter:", secret.MaskText(msg))
+	}
+	if kind := jsonOutput(cmd, os.Args[1:]); kind != "" && stdout.n.Load() == 0 {
+		var r cli.Reported
+		if msg == "" && errors.As(err, &r) && r.Err != nil {
+			msg = explained(r.Err) // told on stderr already, but not in JSON
+		}
+		printJSONError(streams.Out, kind, secret.MaskText(msg))
 	}
 	os.Exit(code)
 }

@@ -104,6 +104,15 @@ func RunPrompt(ctx context.Context, f *Factory, o PromptOptions) error {
 	return err
 }
 
+// PrintPromptError writes err as -p's JSON result object (is_error, error)
+// on w, for an error that came before the prompt could run — a flag, the
+// command line: a script that asked for JSON reads its answer where the
+// answer would have been. The message is as given (masked by the caller).
+func PrintPromptError(w io.Writer, msg string) {
+	p := &promptPrinter{format: FormatJSON, stdout: w, stderr: io.Discard, start: time.Now()}
+	p.result(errors.New(msg))
+}
+
 func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrinter) error {
 	policy := &PromptPolicy{AllowTools: o.AllowTools, AllowAll: o.AllowAll, AllowSampling: o.AllowSampling}
 	if err := policy.check(); err != nil {
