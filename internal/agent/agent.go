@@ -420,6 +420,19 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 	return b.String()
 }
 
+// Denial returns the error, wrapping ErrDenied, of a stored tool result
+// that resultForModel made of a call that was not allowed to run (its text
+// is that error's), and nil for any other result, so that a resumed
+// conversation shows the call as denied, as it was shown live, rather than
+// as a tool that failed: the text is all a session keeps of it.
+func Denial(r llm.ToolResult) error {
+	why, ok := strings.CutPrefix(r.Text, ErrDenied.Error()+": ")
+	if !r.IsError || !ok {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrDenied, why)
+}
+
 // resultForModel turns a tool call's outcome into what the model sees.
 func (a *Agent) resultForModel(call llm.ToolCall, res *tool.Result, err error) llm.ToolResult {
 	out := llm.ToolResult{CallID: call.ID, Name: call.Name}

@@ -232,6 +232,21 @@ func (c *Conversation) SessionID() string {
 	return c.session.ID()
 }
 
+// SaveNotice saves a line the front end showed in the transcript (a
+// compaction's notice, say) where it stands in the conversation, so that
+// resuming it shows the line again; the model is never sent it. It is
+// called from the turn's emit, before the agent goes on, so that the line
+// keeps its place among the messages. Nothing is saved before the
+// conversation's first message.
+func (c *Conversation) SaveNotice(text string) {
+	c.mu.Lock()
+	s := c.session
+	c.mu.Unlock()
+	if s != nil && s.Recorder != nil {
+		s.Recorder.Notice(text)
+	}
+}
+
 // onAgentEvent hands the agent's events to the running turn's emit.
 func (c *Conversation) onAgentEvent(ev agent.Event) {
 	c.mu.Lock()

@@ -11,6 +11,9 @@ import (
 func (b *AppBackend) Context() agent.ContextState { return b.conv.Context() }
 func (b *AppBackend) Costs() []agent.ModelUsage   { return b.conv.Costs() }
 
+// SaveNotice implements NoticeSaver.
+func (b *AppBackend) SaveNotice(text string) { b.conv.SaveNotice(text) }
+
 func (b *AppBackend) Compact(ctx context.Context, keep string, emit func(agent.Event)) error {
 	return b.conv.Compact(ctx, keep, emit)
 }

@@ -34,6 +34,31 @@ type ContextBackend interface {
 	SetModel(provider, model string) error
 }
 
+// A NoticeSaver is a Backend that saves notices with the conversation, so
+// that resuming it shows them where they stood (AppBackend: the session).
+type NoticeSaver interface {
+	SaveNotice(text string)
+}
+
+// savingNotices returns emit that first saves the notice of a compaction
+// with the conversation: an automatic one happens within a turn, unseen
+// but for its notice, and a resumed conversation that dropped the notice
+// would hide why the model forgot the details. It runs on the turn's
+// goroutine, before the agent goes on, so that the notice keeps its place
+// among the saved messages.
+func (m *model) savingNotices(emit func(agent.Event)) func(agent.Event) {
+	saver, ok := m.b.(NoticeSaver)
+	if !ok {
+		return emit
+	}
+	return func(ev agent.Event) {
+		if c, ok := ev.(agent.Compacted); ok {
+			saver.SaveNotice(compactedText(c))
+		}
+		emit(ev)
+	}
+}
+
 // ModelChoice is a model /model can switch to.
 type ModelChoice struct {
 	Provider string // the [providers.NAME] key

@@ -807,9 +807,10 @@ func (m *model) startTurn(work func(ctx context.Context, emit func(agent.Event))
 	m.turn++
 	m.busy, m.cancelTurn, m.turnText, m.turnInput = true, cancel, false, ""
 	turn, ui := m.turn, m.ui
+	emit := m.savingNotices(func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
 	run := func() tea.Msg {
 		defer cancel()
-		err := work(ctx, func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
+		err := work(ctx, emit)
 		return turnDoneMsg{turn, err}
 	}
 	return tea.Batch(run, m.startSpinner())

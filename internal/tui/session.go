@@ -82,6 +82,10 @@ func (m *model) replay(entries []session.Entry) {
 				if elapsed <= 0 {
 					elapsed = max(e.Time.Sub(callTime[r.CallID].Time), 1)
 				}
+				if err := agent.Denial(r); err != nil {
+					m.finishTool(it, nil, err, elapsed) // "✗ denied", as it was shown
+					continue
+				}
 				m.finishTool(it, res, nil, elapsed)
 			}
 		case session.RoleNotice:
