@@ -313,12 +313,18 @@ func (a *Agent) fit(ctx context.Context, provider llm.Provider, req *llm.Request
 	req.MaxTokens = maxTokens(req.MaxTokens, answer, f.ContextWindow-fixed-think-compact.MessagesTokens(req.Messages), provider, f)
 }
 
-// thinkingTokens is the room an Anthropic request keeps for thinking,
-// which its max_tokens covers on top of the answer: the budget asked for,
-// lowered to a quarter of the window; thinking is turned off for a window
-// too small to hold the API's least budget.
+// thinkingTokens is the room an Anthropic or OpenAI Responses request
+// keeps for thinking, which its max_tokens (max_output_tokens) covers on
+// top of the answer: the budget asked for, lowered to a quarter of the
+// window; thinking is turned off for a window too small to hold the
+// Messages API's least budget.
 func thinkingTokens(provider llm.Provider, t *llm.Thinking, f llm.ModelFacts) int {
-	if _, ok := provider.(*llm.Anthropic); !ok || !t.On() {
+	switch provider.(type) {
+	case *llm.Anthropic, *llm.Responses:
+	default:
+		return 0
+	}
+	if !t.On() {
 		return 0
 	}
 	n := min(t.BudgetTokens(), f.ContextWindow/4)

@@ -272,7 +272,7 @@ const DefaultCompactAt = 0.8
 
 // Provider is one [providers.NAME] table.
 type Provider struct {
-	Type    string            `toml:"type,omitempty"` // "openai" | "anthropic"
+	Type    string            `toml:"type,omitempty"` // "openai" | "openai-responses" | "anthropic"
 	BaseURL string            `toml:"base_url,omitempty"`
 	APIKey  string            `toml:"api_key,omitempty"`
 	Model   string            `toml:"model,omitempty"` // default model for this provider

@@ -174,7 +174,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			name: "provider type",
 			toml: "[providers.local]\ntype = \"ollama\"\nbase_url = \"http://localhost:11434/v1\"\n",
 			line: 2,
-			want: []string{`providers.local: unknown type "ollama"`, "OpenAI-compatible"},
+			want: []string{`providers.local: unknown type "ollama"`, "OpenAI-compatible", `"openai-responses"`},
 		},
 		{
 			name: "unknown oauth grant",

@@ -581,10 +581,10 @@ func (f *fileData) check(errs *errList) {
 	}
 	for name, p := range c.Providers {
 		switch p.Type {
-		case "", "openai", "anthropic":
+		case "", "openai", "anthropic", "openai-responses":
 		default:
 			errs.add(file, f.line(toml.Key{"providers", name, "type"}),
-				`use "anthropic", or "openai" for OpenAI and every OpenAI-compatible server (Ollama, vLLM, LM Studio, ...)`,
+				`use "anthropic", "openai-responses" for OpenAI's Responses API, or "openai" (Chat Completions) for OpenAI and every OpenAI-compatible server (Ollama, vLLM, LM Studio, ...)`,
 				"providers.%s: unknown type %q", name, p.Type)
 		}
 		f.checkLimits(errs, toml.Key{"providers", name}, ModelLimits{ContextWindow: p.ContextWindow, MaxOutputTokens: p.MaxOutputTokens})

@@ -49,14 +49,9 @@ func (p *Anthropic) Name() string { return p.name }
 // Stream implements Provider.
 func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
 	params := anthropicParams(req)
-	ctx, rn := withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
-	resp, err := withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
+	return streamCall(ctx, p.name, p.base, emit, func(ctx context.Context, emit func(Event)) (*Response, error) {
 		return p.stream(ctx, params, emit)
 	})
-	if refused := rn.done(); refused != nil {
-		err = streamError(p.name, p.base, refused)
-	}
-	return resp, err
 }
 
 func (p *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, emit func(Event)) (*Response, error) {

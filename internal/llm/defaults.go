@@ -9,6 +9,8 @@ import (
 const (
 	TypeOpenAI    = "openai"
 	TypeAnthropic = "anthropic"
+	// TypeOpenAIResponses is the OpenAI Responses API (see Responses).
+	TypeOpenAIResponses = "openai-responses"
 )
 
 // Default models used when neither [agent].model nor the provider's model

@@ -2,8 +2,8 @@
 // model of a conversation (messages with text, images, tool calls and tool
 // results, and a system prompt) and a streaming Provider interface, with
 // implementations for the OpenAI Chat Completions API (and the many servers
-// that speak it: Ollama, llama.cpp, vLLM, OpenRouter) and the Anthropic
-// Messages API, both through their official SDKs.
+// that speak it: Ollama, llama.cpp, vLLM, OpenRouter), the OpenAI Responses
+// API and the Anthropic Messages API, all through their official SDKs.
 package llm
 
 import (
@@ -41,6 +41,10 @@ type ToolCall struct {
 	ID   string
 	Name string // the qualified tool name offered to the model
 	Args json.RawMessage
+	// ItemID is the provider's own id of the call, when it has one apart
+	// from ID: the Responses API's function_call item id (fc_…), by which
+	// it pairs the call with the reasoning that led to it.
+	ItemID string
 }
 
 // ToolResult answers one ToolCall.
@@ -413,6 +417,21 @@ const sdkRetries = 4
 // retryBackoff is the base delay between stream retries; attempt n waits
 // n × retryBackoff. A variable so tests in this package may shorten it.
 var retryBackoff = 500 * time.Millisecond
+
+// streamCall runs one call of a provider named name at base: the SDK's own
+// retries announced, the stream tried again while it fails before emitting
+// anything (withStreamRetry), and a local server that refused the
+// connection named as such.
+func streamCall(ctx context.Context, name, base string, emit func(Event), attempt func(ctx context.Context, emit func(Event)) (*Response, error)) (*Response, error) {
+	ctx, rn := withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
+	resp, err := withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
+		return attempt(ctx, emit)
+	})
+	if refused := rn.done(); refused != nil {
+		err = streamError(name, base, refused)
+	}
+	return resp, err
+}
 
 // withStreamRetry runs attempt until it succeeds, fails after emitting
 // something, fails with a non-retryable error, or the retry budget is

@@ -255,10 +255,17 @@ var tooLongRE = []*regexp.Regexp{
 // TooLong reports whether err is a provider's refusal of a request that
 // does not fit the model's context window (OpenAI context_length_exceeded,
 // Anthropic "prompt is too long"), and the window the provider stated in
-// it (0 when it gave none).
+// it (0 when it gave none). The Responses API refuses inside the stream,
+// after it began with HTTP 200.
 func TooLong(err error) (window int, ok bool) {
 	var e *Error
-	if !errors.As(err, &e) || e.StatusCode != 400 && e.StatusCode != 413 {
+	if !errors.As(err, &e) {
+		return 0, false
+	}
+	if e.StatusCode == 0 && e.Code == "context_length_exceeded" {
+		return 0, true
+	}
+	if e.StatusCode != 400 && e.StatusCode != 413 {
 		return 0, false
 	}
 	msg := e.Message

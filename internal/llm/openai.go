@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,14 +54,9 @@ func (p *OpenAI) MaxTools() int { return OpenAIMaxTools }
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
 	params := p.params(req)
-	ctx, rn := withRetryNotice(ctx, emit) // before withStreamRetry, whose retries are its own
-	resp, err := withStreamRetry(ctx, emit, func(emit func(Event)) (*Response, error) {
+	return streamCall(ctx, p.name, p.base, emit, func(ctx context.Context, emit func(Event)) (*Response, error) {
 		return p.stream(ctx, params, emit)
 	})
-	if refused := rn.done(); refused != nil {
-		err = streamError(p.name, p.base, refused)
-	}
-	return resp, err
 }
 
 func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Event)) (*Response, error) {
@@ -164,10 +158,11 @@ func (p *OpenAI) wrapErr(ctx context.Context, err error) error {
 			Error struct {
 				Message string `json:"message"`
 				Type    string `json:"type"`
+				Code    string `json:"code"`
 			} `json:"error"`
 		}
 		json.Unmarshal(streamErr.Event.Data, &body)
-		return &Error{Provider: p.name, Type: body.Error.Type, Message: body.Error.Message, Err: err}
+		return &Error{Provider: p.name, Type: body.Error.Type, Code: body.Error.Code, Message: body.Error.Message, Err: err}
 	}
 	return streamError(p.name, p.base, err)
 }
@@ -198,14 +193,7 @@ func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 		params.Messages = append(params.Messages, openaiMessages(m)...)
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if len(t.InputSchema) > 0 {
-			_ = json.Unmarshal(t.InputSchema, &schema)
-		}
-		if schema == nil {
-			schema = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
+		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: openaiSchema(t)}
 		if t.Description != "" {
 			fd.Description = openai.String(t.Description)
 		}
@@ -227,6 +215,28 @@ func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	return params
 }
 
+// openaiResultText is r as the OpenAI APIs take a tool's output: text,
+// an error marked as such in it (they have no error flag).
+func openaiResultText(r ToolResult) string {
+	if r.IsError {
+		return "Error: " + nonEmpty(r.Text)
+	}
+	return nonEmpty(r.Text)
+}
+
+// openaiSchema is t's input schema as both OpenAI APIs take it: an
+// object, {"type":"object","properties":{}} when t has none.
+func openaiSchema(t ToolSpec) map[string]any {
+	var schema map[string]any
+	if len(t.InputSchema) > 0 {
+		_ = json.Unmarshal(t.InputSchema, &schema)
+	}
+	if schema == nil {
+		schema = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	return schema
+}
+
 func openaiMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 	switch m.Role {
 	case RoleUser:
@@ -239,7 +249,7 @@ func openaiMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 		}
 		for _, img := range m.Images {
 			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-				URL: "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+				URL: dataURL(img),
 			}))
 		}
 		return []openai.ChatCompletionMessageParamUnion{openai.UserMessage(parts)}
@@ -264,10 +274,7 @@ func openaiMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 		// result already describes its images.
 		var out []openai.ChatCompletionMessageParamUnion
 		for _, r := range m.ToolResults {
-			text := nonEmpty(r.Text)
-			if r.IsError {
-				text = "Error: " + text
-			}
+			text := openaiResultText(r)
 			out = append(out, openai.ToolMessage(text, r.CallID))
 		}
 		return out

@@ -35,7 +35,7 @@ or configure one in USER_CONFIG (or .otter/config.toml), e.g. a local Ollama:
     model = "qwen3:8b"
 
     [providers.local]
-    type = "openai"                   # or "anthropic"
+    type = "openai"                   # or "openai-responses", "anthropic"
     base_url = "http://localhost:11434/v1"
     api_key = "${OPENAI_API_KEY:-ollama}"   # Ollama needs no key`
 
@@ -123,7 +123,7 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.
 			model = llm.DefaultAnthropicModel
 		}
 		return llm.NewAnthropic(llm.Options{Name: agent.Provider, BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), model, nil
-	case llm.TypeOpenAI, "":
+	case llm.TypeOpenAI, llm.TypeOpenAIResponses, "":
 		key := pc.APIKey
 		base := pc.BaseURL
 		if key == "" && base == "" {
@@ -135,9 +135,13 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.
 			}
 			model = llm.DefaultOpenAIModel
 		}
-		return llm.NewOpenAI(llm.Options{Name: agent.Provider, BaseURL: base, APIKey: key, Headers: pc.Headers}), model, nil
+		opts := llm.Options{Name: agent.Provider, BaseURL: base, APIKey: key, Headers: pc.Headers}
+		if pc.Type == llm.TypeOpenAIResponses {
+			return llm.NewResponses(opts), model, nil
+		}
+		return llm.NewOpenAI(opts), model, nil
 	default:
-		return nil, "", fmt.Errorf("[providers.%s]: unknown type %q (use %q or %q)", agent.Provider, pc.Type, llm.TypeOpenAI, llm.TypeAnthropic)
+		return nil, "", fmt.Errorf("[providers.%s]: unknown type %q (use %q, %q or %q)", agent.Provider, pc.Type, llm.TypeOpenAI, llm.TypeOpenAIResponses, llm.TypeAnthropic)
 	}
 }
 

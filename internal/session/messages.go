@@ -58,6 +58,9 @@ type callPart struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args,omitempty"`
+	// Item is the provider's own id of the call (llm.ToolCall.ItemID),
+	// which pairs it with the reasoning stored with the message.
+	Item string `json:"item,omitempty"`
 }
 
 type result struct {
@@ -148,7 +151,7 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 		}
 	}
 	for _, c := range m.ToolCalls {
-		p.ToolCalls = append(p.ToolCalls, callPart{ID: c.ID, Name: c.Name, Args: c.Args})
+		p.ToolCalls = append(p.ToolCalls, callPart{ID: c.ID, Name: c.Name, Args: c.Args, Item: c.ItemID})
 	}
 	for _, r := range m.Reasoning {
 		p.Reasoning = append(p.Reasoning, reasoningPart(r))
@@ -215,6 +218,8 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 					tc.Name = v.String()
 				case "args":
 					tc.Args = json.RawMessage(v.Raw)
+				case "item":
+					tc.ItemID = v.String()
 				}
 				return true
 			})
