@@ -125,6 +125,20 @@ func TestFromConfig(t *testing.T) {
 			t.Errorf("headers = %v", r.Header)
 		}
 	})
+	t.Run("responses type", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Responses, llmtest.Reply{Text: []string{"hi"}})
+		cfg := &config.Config{Agent: config.Agent{Provider: "oai"},
+			Providers: map[string]config.Provider{"oai": {Type: "openai-responses", BaseURL: srv.URL, APIKey: "k", Model: "gpt-5"}}}
+		p, model, err := llmconfig.FromConfig(cfg, env(nil))
+		if err != nil || p.Name() != "oai" || model != "gpt-5" {
+			t.Fatalf("got %v %q %v", p, model, err)
+		}
+		// The request reaches POST /v1/responses: the fake answers no other
+		// route of this kind.
+		if resp, _, err := stream(t, p, hello(model)); err != nil || resp.Text != "hi" {
+			t.Fatalf("%+v, %v", resp, err)
+		}
+	})
 	t.Run("one provider table without [agent]", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"hi"}})
 		cfg := &config.Config{Providers: map[string]config.Provider{"local": {Type: "openai", BaseURL: srv.URL, Model: "qwen3:8b"}}}

@@ -1,6 +1,7 @@
 // Package llmtest provides fake model servers for tests: httptest servers
-// that speak the real wire protocols of the OpenAI Chat Completions API and
-// the Anthropic Messages API, streaming included (server-sent events as the
+// that speak the real wire protocols of the OpenAI Chat Completions API, the
+// OpenAI Responses API (see Responses) and the Anthropic Messages API,
+// streaming included (server-sent events as the
 // real APIs send them), play scripted replies, check the requests as the
 // real APIs would (every tool call answered, with matching ids) and record
 // them, normalised, for assertions.
@@ -48,7 +49,8 @@ const (
 	Anthropic Kind = "anthropic"
 )
 
-// Kinds lists both protocols, for table tests.
+// Kinds lists the Chat Completions and Messages protocols, for table
+// tests; the Responses protocol has tests of its own.
 var Kinds = []Kind{OpenAI, Anthropic}
 
 // Call is a tool call a scripted reply makes.
@@ -220,7 +222,7 @@ func New(t testing.TB, kind Kind, replies ...Reply) *Server {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
-	if kind == OpenAI {
+	if kind == OpenAI || kind == Responses {
 		s.URL += "/v1"
 	}
 	return s
@@ -242,16 +244,22 @@ func (s *Server) Requests() []Request {
 
 // Provider returns an llm.Provider pointed at the server.
 func (s *Server) Provider() llm.Provider {
-	if s.Kind == Anthropic {
+	switch s.Kind {
+	case Anthropic:
 		return llm.NewAnthropic(llm.Options{Name: "fake-anthropic", BaseURL: s.URL, APIKey: "test-key"})
+	case Responses:
+		return llm.NewResponses(llm.Options{Name: "fake-responses", BaseURL: s.URL, APIKey: "test-key"})
 	}
 	return llm.NewOpenAI(llm.Options{Name: "fake-openai", BaseURL: s.URL, APIKey: "test-key"})
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	want := "/v1/chat/completions"
-	if s.Kind == Anthropic {
+	switch s.Kind {
+	case Anthropic:
 		want = "/v1/messages"
+	case Responses:
+		want = "/v1/responses"
 	}
 	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
 		s.count("models")
@@ -275,12 +283,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req Request
-	if s.Kind == Anthropic {
+	switch s.Kind {
+	case Anthropic:
 		req, err = parseAnthropic(body)
 		if err == nil {
 			err = checkThinking(body)
 		}
-	} else {
+	case Responses:
+		req, err = parseResponses(body)
+	default:
 		req, err = parseOpenAI(body)
 	}
 	req.Received = time.Now()
@@ -314,10 +325,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if !s.ExpectInvalid {
 			s.t.Errorf("llmtest: invalid %s request: %v", s.Kind, err)
 		}
+		if rf, ok := err.(*refusal); ok {
+			writeRefusal(w, rf)
+			return
+		}
 		s.writeError(w, http.StatusBadRequest, err.Error(), nil)
 		return
 	}
 	if limit != nil {
+		if s.Kind == Responses && limit.code == "context_length_exceeded" {
+			streamContextError(w, req.Model, limit.message)
+			return
+		}
 		s.writeLimit(w, *limit)
 		return
 	}
@@ -341,9 +360,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if s.Kind == Anthropic {
+	switch s.Kind {
+	case Anthropic:
 		s.streamAnthropic(w, r, reply, req.Model, req.Thinking > 0)
-	} else {
+	case Responses:
+		s.streamResponses(w, r, reply, req.Model, body)
+	default:
 		s.streamOpenAI(w, r, reply, req.Model)
 	}
 }
@@ -577,7 +599,7 @@ type limitError struct {
 // checkLimits returns the refusal a real service would give req, or nil.
 func (s *Server) checkLimits(req Request) *limitError {
 	maxTools := s.MaxTools
-	if maxTools == 0 && s.Kind == OpenAI {
+	if maxTools == 0 && (s.Kind == OpenAI || s.Kind == Responses) {
 		maxTools = OpenAIMaxTools
 	}
 	if maxTools > 0 && len(req.Tools) > maxTools {
@@ -592,6 +614,11 @@ func (s *Server) checkLimits(req Request) *limitError {
 	}
 	in, out := req.InputTokens, req.MaxTokens
 	switch {
+	case s.Kind == Responses && in > window:
+		// The Responses API names neither figure, and finds out once the
+		// response has begun (see streamContextError).
+		return &limitError{param: "input", code: "context_length_exceeded",
+			message: "Your input exceeds the context window of this model. Please adjust your input and try again."}
 	case s.Kind == Anthropic && in > window:
 		return &limitError{message: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", in, window)}
 	case s.Kind == Anthropic && in+out > window:
