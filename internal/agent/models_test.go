@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
@@ -173,5 +175,96 @@ func TestThinkingToolLoopAndResume(t *testing.T) {
 	}
 	if u.ReasoningTokens == 0 {
 		t.Errorf("usage counts no reasoning tokens: %+v", u)
+	}
+}
+
+// The same loop over the OpenAI Responses API with reasoning on: a 3-step
+// tool loop whose reasoning items (encrypted, stateless) go back with the
+// calls they led to; the session is saved, resumed by a new agent from the
+// store and continued with the reasoning intact — the strict fake refuses
+// a call whose reasoning was lost.
+func TestResponsesReasoningToolLoopAndResume(t *testing.T) {
+	t.Parallel()
+	add := toolname.Qualified("calc", "add")
+	step := func(id string, a int) llmtest.Reply {
+		return llmtest.Reply{Thinking: []string{"I should add ", "the numbers."}, Text: []string{"Adding."},
+			Calls: []llmtest.Call{{ID: id, Name: add, Args: `{"a":1,"b":` + string(rune('0'+a)) + `}`}}}
+	}
+	store := openStore(t)
+	rec := session.NewRecorder(store, session.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { t.Error(err) })
+	thinking := func(o *agent.Options) { knownWindow(o); o.Thinking = llm.Thinking{Effort: llm.ThinkingMedium} }
+	h := newHarness(t, llmtest.Responses, setup{opts: func(o *agent.Options) { thinking(o); o.Recorder = rec }},
+		step("call_1", 1), step("call_2", 2), step("call_3", 3), llmtest.Reply{Thinking: []string{"Done."}, Text: []string{"2, 3, 4."}})
+	h.srv.ContextWindow = 200_000 // so that the fake reports usage
+	if err := h.send(t, "Add 1 to 1, 2 and 3, one at a time."); err != nil {
+		t.Fatal(err)
+	}
+	var thought strings.Builder
+	for _, ev := range h.allEvents() {
+		if d, ok := ev.(agent.ThinkingDelta); ok {
+			thought.WriteString(d.Text)
+		}
+	}
+	if !strings.Contains(thought.String(), "I should add the numbers.") {
+		t.Errorf("reasoning summaries streamed as events: %q", thought.String())
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Effort != llm.ThinkingMedium || r.Refused != "" {
+			t.Errorf("request %d: effort %q, refused %q", i, r.Effort, r.Refused)
+		}
+	}
+	// The last request carries each tool turn's reasoning back.
+	var turns int
+	for _, m := range reqs[3].Messages {
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 {
+			turns++
+			if len(m.Thinking) != 1 || m.Thinking[0] != "I should add the numbers." {
+				t.Errorf("tool turn %d sent back reasoning %q", turns, m.Thinking)
+			}
+		}
+	}
+	if turns != 3 {
+		t.Errorf("%d tool turns in the last request, want 3", turns)
+	}
+	var u llm.Usage
+	for _, c := range h.agent.Costs() {
+		u = u.Add(c.Usage)
+	}
+	if u.ReasoningTokens == 0 || u.OutputTokens < u.ReasoningTokens {
+		t.Errorf("usage %+v, want reasoning tokens counted within the output", u)
+	}
+
+	// Resume from the session store: a new agent loads what was saved and
+	// goes on reasoning through another tool call.
+	history, err := store.History(context.Background(), rec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newHarness(t, llmtest.Responses, setup{opts: thinking}, step("call_4", 4), llmtest.Reply{Text: []string{"5."}})
+	if err := r.agent.Load(history, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.send(t, "And 1+4?"); err != nil {
+		t.Fatal(err)
+	}
+	resumed := r.srv.Requests()
+	if len(resumed) != 2 {
+		t.Fatalf("%d resumed requests, want 2", len(resumed))
+	}
+	turns = 0
+	for _, m := range resumed[1].Messages {
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 {
+			turns++
+			if len(m.Thinking) != 1 {
+				t.Errorf("resumed tool turn %d sent back reasoning %q", turns, m.Thinking)
+			}
+		}
+	}
+	if turns != 4 || resumed[1].Refused != "" {
+		t.Errorf("resumed: %d tool turns, refused %q; want 4, accepted", turns, resumed[1].Refused)
 	}
 }
