@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,6 +72,11 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 				return exitCode(2, fmt.Errorf("--cwd %s: not a directory", f.WorkDir))
 			}
 		}
+		if f.LogFile != "" {
+			if err := checkLogFile(f.LogFile); err != nil {
+				return exitCode(2, err)
+			}
+		}
 		return nil
 	}
 
@@ -102,6 +108,29 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 		addUsageToArgErrors(c)
 	}
 	return root
+}
+
+// checkLogFile opens the --log-file path for appending, creating the file
+// but not its directory, for every command — also those that log nothing,
+// which would otherwise take a mistyped path without a word. A directory
+// is not created: a typo (/tmp/otetr/x.log) would make a tree where the
+// person does not look, and shells' own `>>` refuses the same way; the
+// default log file's directory, otter's own, is created as before.
+func checkLogFile(path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--log-file %s: there is no directory %s; create it first (mkdir -p %s) or give a file in a directory that exists", path, dir, dir)
+	} else if err == nil && !fi.IsDir() {
+		return fmt.Errorf("--log-file %s: %s is not a directory", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--log-file %s: that is a directory; give a file name, such as %s", path, filepath.Join(path, "otter.log"))
+	}
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("--log-file %s: otter cannot write it: %w", path, errors.Unwrap(err))
+	}
+	return file.Close()
 }
 
 // groupCommand makes cmd, which only groups subcommands (mcp, config),

@@ -94,8 +94,10 @@ func (f *Factory) Logger(s LogSetup) (*slog.Logger, func(), error) {
 	}
 	w, closeFn := s.Stderr, func() {}
 	if path != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, nil, fmt.Errorf("creating the log directory: %w", err)
+		if f.LogFile == "" { // otter's own directory; not one --log-file names
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return nil, nil, fmt.Errorf("creating the log directory: %w", err)
+			}
 		}
 		file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
