@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,4 +19,15 @@ func otterHome(t testing.TB) (home string, env []string) {
 		env = append(env, v+"="+filepath.Join(home, strings.ToLower(v)))
 	}
 	return home, env
+}
+
+// runIn runs the otter binary bin in dir with env and returns what it
+// wrote on stdout and stderr.
+func runIn(bin, dir string, env []string, args ...string) (stdout, stderr string, err error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os/exec"
@@ -36,11 +35,7 @@ func TestFlagErrorsComeOutAsJSON(t *testing.T) {
 		{[]string{"sessions", "show", "--json", "--markdown", "x"}, false, "[json markdown] were all set"},
 		{[]string{"mcp", "list", "--json", "--cwd", home + "/missing"}, false, "no such directory"},
 	} {
-		cmd := exec.Command(bin, tc.args...)
-		cmd.Dir, cmd.Env = home, env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
+		stdout, stderr, err := runIn(bin, home, env, tc.args...)
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 			t.Errorf("otter %s: %v, want exit status 2", strings.Join(tc.args, " "), err)
@@ -51,18 +46,16 @@ func TestFlagErrorsComeOutAsJSON(t *testing.T) {
 			IsError bool   `json:"is_error"`
 			Error   string `json:"error"`
 		}
-		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-			t.Errorf("otter %s: stdout is not JSON (%v): %q; stderr %q", strings.Join(tc.args, " "), err, stdout.String(), stderr.String())
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Errorf("otter %s: stdout is not JSON (%v): %q; stderr %q", strings.Join(tc.args, " "), err, stdout, stderr)
 			continue
 		}
-		said := strings.TrimSpace(strings.TrimPrefix(stderr.String(), "otter: "))
+		said := strings.TrimSpace(strings.TrimPrefix(stderr, "otter: "))
 		if !got.IsError || got.Error != said || !strings.Contains(got.Error, tc.want) || (got.Type == "result") != tc.prompt {
-			t.Errorf("otter %s: stdout %s; want is_error and the stderr line %q", strings.Join(tc.args, " "), stdout.String(), said)
+			t.Errorf("otter %s: stdout %s; want is_error and the stderr line %q", strings.Join(tc.args, " "), stdout, said)
 		}
 	}
-	cmd := exec.Command(bin, "--max-turns", "-1", "-p", "hi")
-	cmd.Dir, cmd.Env = home, env
-	if out, err := cmd.Output(); err == nil || len(out) != 0 {
+	if out, _, err := runIn(bin, home, env, "--max-turns", "-1", "-p", "hi"); err == nil || len(out) != 0 {
 		t.Errorf("text output: %v, stdout %q; want an error and nothing on stdout", err, out)
 	}
 }

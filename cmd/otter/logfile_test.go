@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -25,12 +24,8 @@ func TestLogFileInAMissingDirectory(t *testing.T) {
 	home, env := otterHome(t)
 	missing := filepath.Join(home, "nonexistent", "dir")
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = home, env
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		return stderr.String(), err
+		_, stderr, err := runIn(bin, home, env, args...)
+		return stderr, err
 	}
 	for _, c := range [][]string{{"mcp", "list"}, {"sessions", "list"}, {"config", "show"}} {
 		stderr, err := run(append([]string{"--log-file", filepath.Join(missing, "x.log")}, c...)...)
