@@ -145,20 +145,21 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &Error{Path: path, Op: "open", Err: err}
 	}
-	dsn := (&url.URL{Scheme: "file", Path: path}).String() + "?mode=ro&_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=query_only(1)"
-	db, err := sql.Open("sqlite", dsn)
+	s, v, err := openReadOnly(ctx, path, "")
 	if err != nil {
-		return nil, &Error{Path: path, Op: "open", Err: err}
-	}
-	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path, stmts: map[string]*sql.Stmt{}}
-	var v int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		db.Close()
-		return nil, s.fail("open", err)
+		// In WAL mode even a reader needs the -shm file beside the
+		// database: in a directory otter may not write, where it is gone
+		// (a clean close removes it), SQLite refuses with "attempt to write
+		// a readonly database". Opened immutable, it reads the file as it
+		// is, without that file or locks — nothing can write there either;
+		// what a crash left in a -wal file is not seen.
+		var immErr error
+		if s, v, immErr = openReadOnly(ctx, path, "&immutable=1"); immErr != nil {
+			return nil, err
+		}
 	}
 	if v != schemaVersion {
-		db.Close()
+		s.db.Close()
 		if v > schemaVersion {
 			return nil, s.newer(v)
 		}
@@ -166,6 +167,24 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 			Err: fmt.Errorf("its schema is version %d, which otter upgrades to %d only where it may write", v, schemaVersion)}
 	}
 	return s, nil
+}
+
+// openReadOnly opens path with query_only and the URI parameters extra,
+// and reads its schema version.
+func openReadOnly(ctx context.Context, path, extra string) (*Store, int, error) {
+	dsn := (&url.URL{Scheme: "file", Path: path}).String() + "?mode=ro" + extra + "&_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=query_only(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, 0, &Error{Path: path, Op: "open", Err: err}
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path, stmts: map[string]*sql.Stmt{}}
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		db.Close()
+		return nil, 0, s.fail("open", err)
+	}
+	return s, v, nil
 }
 
 // prepareFile creates the directory (0700) and an empty file (0600) when
