@@ -67,12 +67,12 @@ type AgentOptions struct {
 func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 	p, model, _ := a.Provider()
 	a.llm.mu.Lock()
-	s := a.agentSettings(a.Config, o, p)
+	s := a.agentSettings(a.cfg, o, p)
 	a.llm.mu.Unlock()
 	ag := agent.New(agent.Options{
 		Provider:     p,
 		Model:        model,
-		Tools:        a.Tools,
+		Tools:        a.tools,
 		Approver:     o.Approver,
 		Permissions:  s.Permissions,
 		MaxTurns:     s.MaxTurns,
@@ -83,7 +83,7 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		Thinking:     s.Thinking,
 		Facts:        a.Facts,
 		Windows:      a.windowCache(),
-		Instructions: a.MCP.Instructions,
+		Instructions: a.mcp.Instructions,
 		WorkDir:      a.WorkDir,
 		OnEvent:      o.OnEvent,
 		Hooks:        o.Hooks,

@@ -107,12 +107,12 @@ type Options struct {
 // replaces Config, so a front end reads Config from the goroutine that
 // calls Reload.
 type App struct {
-	Config  *config.Config
+	cfg     *config.Config
 	Paths   config.Paths
 	WorkDir string
-	MCP     *mcphost.Manager
-	Tools   *tool.Set
-	Auth    *oauth.Authorizer
+	mcp     *mcphost.Manager
+	tools   *tool.Set
+	auth    *oauth.Authorizer
 	Logger  *slog.Logger
 
 	opts     Options
@@ -151,11 +151,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Config = cfg
+	a.cfg = cfg
 	a.refreshProvider(cfg)
 	a.refreshExtensions(cfg)
 
-	a.Tools = tool.NewSet(tool.Options{
+	a.tools = tool.NewSet(tool.Options{
 		MaxOutputChars: cfg.Tools.MaxOutputChars,
 		SpillDir:       filepath.Join(paths.CacheDir, "outputs"),
 	})
@@ -169,17 +169,17 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Asker != nil {
 		prompter = opts.Asker
 	}
-	a.Auth = oauth.New(oauth.Options{
+	a.auth = oauth.New(oauth.Options{
 		Paths:    paths,
 		Prompter: prompter,
 		Logger:   logger.With("component", "oauth"),
 	})
-	var authz mcphost.Authorizer = a.Auth
+	var authz mcphost.Authorizer = a.auth
 	if opts.Interactive {
-		authz = interactiveAuth{a.Auth}
+		authz = interactiveAuth{a.auth}
 	}
 	mopts := mcphost.Options{
-		Tools:   a.Tools,
+		Tools:   a.tools,
 		Auth:    authz,
 		Logger:  logger,
 		Roots:   []string{workDir},
@@ -192,7 +192,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		mopts.Sampler = a.sample
 	}
 	mopts.OnEvent = a.onMCPEvent
-	a.MCP = mcphost.New(cfg.MCP, mopts)
+	a.mcp = mcphost.New(cfg.MCP, mopts)
 	return a, nil
 }
 
@@ -224,7 +224,7 @@ func (a *App) load() (*config.Config, error) {
 
 // Start starts every enabled server in the background and returns at once.
 // Use MCP.WaitSettled to wait until none is pending.
-func (a *App) Start(ctx context.Context) { a.MCP.Start(ctx) }
+func (a *App) Start(ctx context.Context) { a.mcp.Start(ctx) }
 
 // Reload re-reads the configuration, rebuilds the built-in tools and lets
 // the manager restart only the servers whose configuration changed. On a
@@ -239,11 +239,11 @@ func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 	if err != nil {
 		return mcphost.ReloadDiff{}, err
 	}
-	a.Config = cfg
+	a.cfg = cfg
 	a.setBuiltins(builtins)
 	a.refreshProvider(cfg)
 	a.refreshInstructions(cfg)
-	return a.MCP.Reload(ctx, cfg.MCP), nil
+	return a.mcp.Reload(ctx, cfg.MCP), nil
 }
 
 // Close stops every server; no server process outlives it. It is safe to
@@ -255,7 +255,7 @@ func (a *App) Close() error {
 		return nil
 	}
 	a.closed = true
-	return errors.Join(a.MCP.Close(), a.closeSessions())
+	return errors.Join(a.mcp.Close(), a.closeSessions())
 }
 
 // interactiveAuth lets every connection start a login at once.

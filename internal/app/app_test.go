@@ -96,7 +96,7 @@ func startApp(t *testing.T, opts Options) *App {
 	a.Start(t.Context())
 	ctx, cancel := context.WithTimeout(t.Context(), settleTimeout)
 	defer cancel()
-	if err := a.MCP.WaitSettled(ctx); err != nil {
+	if err := a.mcp.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -112,7 +112,7 @@ func toolNames(s *tool.Set) []string {
 
 func callText(t *testing.T, a *App, name, args string) string {
 	t.Helper()
-	res, err := a.Tools.Call(t.Context(), name, json.RawMessage(args))
+	res, err := a.tools.Call(t.Context(), name, json.RawMessage(args))
 	if err != nil {
 		t.Fatalf("call %s: %v", name, err)
 	}
@@ -150,7 +150,7 @@ func TestAppToolsAndCall(t *testing.T) {
 	paths := testPaths(t, serverTOML("calc", url))
 	a := startApp(t, Options{Paths: paths, Asker: acceptDefaults{}})
 
-	names := toolNames(a.Tools)
+	names := toolNames(a.tools)
 	for _, want := range []string{"scrape_page", "get_status", "mcp__calc__add", "mcp__calc__survey"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tool %s missing from %v", want, names)
@@ -181,7 +181,7 @@ func TestAppToolsAndCall(t *testing.T) {
 func TestAppWithoutAskerOffersNoElicitation(t *testing.T) {
 	url := newTestServer(t, "calc")
 	a := startApp(t, Options{Paths: testPaths(t, serverTOML("calc", url))})
-	res, err := a.Tools.Call(t.Context(), "mcp__calc__survey", json.RawMessage(`{}`))
+	res, err := a.tools.Call(t.Context(), "mcp__calc__survey", json.RawMessage(`{}`))
 	if err == nil && !res.IsError {
 		t.Fatalf("survey without an Asker: got %+v, want an error (the client offers no elicitation)", res)
 	}
@@ -194,7 +194,7 @@ func TestAppSelectServers(t *testing.T) {
 		return slices.DeleteFunc(cs, func(s config.Server) bool { return s.Name != "b" }), nil
 	}})
 	var got []string
-	for _, st := range a.MCP.Statuses() {
+	for _, st := range a.mcp.Statuses() {
 		got = append(got, st.Name+":"+string(st.State))
 	}
 	if fmt.Sprint(got) != "[b:connected]" {
@@ -221,12 +221,12 @@ func TestAppReload(t *testing.T) {
 	if fmt.Sprint(diff.Added, diff.Unchanged, diff.Removed, diff.Changed) != "[b] [a] [] []" {
 		t.Errorf("reload diff %+v, want b added and a unchanged", diff)
 	}
-	if _, ok := a.Config.Server("b"); !ok {
+	if _, ok := a.cfg.Server("b"); !ok {
 		t.Error("App.Config does not hold the reloaded config")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), settleTimeout)
 	defer cancel()
-	if err := a.MCP.WaitSettled(ctx); err != nil {
+	if err := a.mcp.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := callText(t, a, "mcp__b__add", `{"A":1,"B":1}`); got != "2" {
@@ -238,10 +238,10 @@ func TestAppReload(t *testing.T) {
 	if _, err := a.Reload(t.Context()); err == nil || !strings.Contains(err.Error(), paths.UserConfigFile()+":") {
 		t.Errorf("reload of a broken config: err = %v, want one naming %s:LINE", err, paths.UserConfigFile())
 	}
-	if _, ok := a.Config.Server("b"); !ok {
+	if _, ok := a.cfg.Server("b"); !ok {
 		t.Error("a failed reload replaced the config")
 	}
-	if st, _ := a.MCP.Status("b"); st.State != mcphost.StateConnected {
+	if st, _ := a.mcp.Status("b"); st.State != mcphost.StateConnected {
 		t.Errorf("a failed reload touched server b: %s", st.State)
 	}
 }

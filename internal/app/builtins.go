@@ -17,7 +17,7 @@ func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 		Config:  cfg.Tools,
 		Paths:   a.Paths,
 		Servers: a.serverStatuses,
-		Recent:  a.Tools.RecentBy,
+		Recent:  a.tools.RecentBy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("set up the built-in tools from [tools]: %w", err)
@@ -30,11 +30,11 @@ func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 
 // serverStatuses reports the MCP servers as get_status shows them.
 func (a *App) serverStatuses() []webdata.ServerStatus {
-	if a.MCP == nil {
+	if a.mcp == nil {
 		return nil
 	}
 	var out []webdata.ServerStatus
-	for _, s := range a.MCP.Statuses() {
+	for _, s := range a.mcp.Statuses() {
 		out = append(out, webdata.ServerStatus{
 			Name: s.Name, Transport: s.Transport, State: string(s.State), Error: s.Error,
 			Tools: s.Tools, Calls: s.Calls, Errors: s.Errors,

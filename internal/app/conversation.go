@@ -321,7 +321,7 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 func (c *Conversation) SendPrompt(ctx context.Context, server string, res *sdk.GetPromptResult, emit func(agent.Event)) error {
 	return c.turn(ctx, emit, func(context.Context) ([]llm.Message, error) {
 		emit := c.currentEmit()
-		msgs, atts := attach.PromptMessages(c.app.Tools, server, res)
+		msgs, atts := attach.PromptMessages(c.app.tools, server, res)
 		if len(msgs) == 0 {
 			return nil, fmt.Errorf("%w: the prompt from MCP server %q has no messages", ErrNotSent, server)
 		}
@@ -372,7 +372,7 @@ func (c *Conversation) waitForServers(ctx context.Context, emit func(agent.Event
 		c.sendNow = nil
 		c.mu.Unlock()
 	}()
-	statuses := c.app.MCP.Statuses()
+	statuses := c.app.mcp.Statuses()
 	if len(statuses) == 0 {
 		c.setSettled()
 		return nil
@@ -387,7 +387,7 @@ func (c *Conversation) waitForServers(ctx context.Context, emit func(agent.Event
 			case <-wctx.Done():
 			}
 		}()
-		_ = c.app.MCP.WaitSettled(wctx)
+		_ = c.app.mcp.WaitSettled(wctx)
 		cancel()
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%w: stopped while the MCP servers were starting: %w", ErrNotSent, err)
@@ -413,7 +413,7 @@ func (c *Conversation) pending(statuses []mcphost.Status) []agent.PendingServer 
 			continue
 		}
 		limit := config.DefaultStartupTimeout
-		if s, ok := c.app.Config.Server(st.Name); ok && s.StartupTimeout.Duration > 0 {
+		if s, ok := c.app.cfg.Server(st.Name); ok && s.StartupTimeout.Duration > 0 {
 			limit = s.StartupTimeout.Duration
 		}
 		out = append(out, agent.PendingServer{Name: st.Name, Within: min(limit, c.opts.ServerWait)})
@@ -444,7 +444,7 @@ func (c *Conversation) expandMentions(ctx context.Context, out *Outgoing) error 
 		Root:         cmp.Or(c.app.ProjectRoot(), c.app.WorkDir),
 		AllowOutside: c.opts.AllowOutside,
 	}
-	ex, err := attach.Expander{Source: c.app.MCP, Set: c.app.Tools, Files: files}.Expand(ctx, out.Text)
+	ex, err := attach.Expander{Source: c.app.mcp, Set: c.app.tools, Files: files}.Expand(ctx, out.Text)
 	if err != nil {
 		return err
 	}
@@ -462,10 +462,10 @@ func (c *Conversation) expandMentions(ctx context.Context, out *Outgoing) error 
 // it is logged.
 func (c *Conversation) subscribe(ctx context.Context, atts []attach.Attachment) {
 	for _, a := range atts {
-		if a.Server == "" || !c.app.MCP.CanSubscribe(a.Server) { // a file
+		if a.Server == "" || !c.app.mcp.CanSubscribe(a.Server) { // a file
 			continue
 		}
-		if err := c.app.MCP.Subscribe(ctx, a.Server, a.URI); err != nil {
+		if err := c.app.mcp.Subscribe(ctx, a.Server, a.URI); err != nil {
 			c.app.Logger.Warn("subscribing to an attached resource", "server", a.Server, "uri", a.URI, "err", err)
 		}
 	}

@@ -45,10 +45,10 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if len(ext.Commands) != 1 || ext.Commands[0].Name != "mine" || len(ext.Skills) != 0 || !ext.Hooks.Empty() {
 		t.Fatalf("untrusted: %+v", ext)
 	}
-	if _, ok := a.Tools.Lookup(skill.ToolName); ok {
+	if _, ok := a.tools.Lookup(skill.ToolName); ok {
 		t.Fatal("the skill tool is offered with no skill")
 	}
-	if strings.Contains(a.agentSettings(a.Config, AgentOptions{}, nil).SystemPrompt, "release") {
+	if strings.Contains(a.agentSettings(a.cfg, AgentOptions{}, nil).SystemPrompt, "release") {
 		t.Fatal("an untrusted project's skill reached the system prompt")
 	}
 
@@ -67,10 +67,10 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if len(ext.Skills) != 1 || ext.Hooks.Empty() {
 		t.Fatalf("trusted: %+v", ext)
 	}
-	if _, ok := a.Tools.Lookup(skill.ToolName); !ok {
+	if _, ok := a.tools.Lookup(skill.ToolName); !ok {
 		t.Fatal("the skill tool is not offered")
 	}
-	if p := a.agentSettings(a.Config, AgentOptions{}, nil).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
+	if p := a.agentSettings(a.cfg, AgentOptions{}, nil).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
 		t.Fatalf("system prompt lacks the skill catalog:\n%s", p)
 	}
 }

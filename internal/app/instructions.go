@@ -46,7 +46,7 @@ func (a *App) instructionOptions(cfg *config.Config) instructions.Options {
 }
 
 func (a *App) instructionLoader() *instructions.Loader {
-	a.instr.once.Do(func() { a.instr.loader = instructions.NewLoader(a.instructionOptions(a.Config)) })
+	a.instr.once.Do(func() { a.instr.loader = instructions.NewLoader(a.instructionOptions(a.cfg)) })
 	return a.instr.loader
 }
 

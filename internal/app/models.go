@@ -50,7 +50,7 @@ func (a *App) providerNamed(cfg *config.Config, name, model string) (llm.Provide
 // that could not be asked are named in the error, next to what the others
 // gave.
 func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
-	cfg := a.Config
+	cfg := a.cfg
 	names := slices.Sorted(maps.Keys(cfg.Providers))
 	if len(names) == 0 {
 		if p, _, err := a.Provider(); err == nil {
@@ -112,7 +112,7 @@ func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
 // to model of the provider [providers.provider] configures; conversations
 // continue. The choice holds across reloads of the configuration.
 func (a *App) SetModel(provider, model string) error {
-	p, m, err := a.providerNamed(a.Config, provider, model)
+	p, m, err := a.providerNamed(a.cfg, provider, model)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ func (a *App) setBuiltins(web []tool.Tool) {
 	a.builtinsMu.Lock()
 	defer a.builtinsMu.Unlock()
 	a.web = web
-	a.applyBuiltinsLocked(a.MCP != nil && a.MCP.HasResources())
+	a.applyBuiltinsLocked(a.mcp != nil && a.mcp.HasResources())
 }
 
 // refreshResourceTools offers or withdraws the resource tools when whether
@@ -23,7 +23,7 @@ func (a *App) setBuiltins(web []tool.Tool) {
 func (a *App) refreshResourceTools() {
 	a.builtinsMu.Lock()
 	defer a.builtinsMu.Unlock()
-	if offer := a.MCP.HasResources(); offer != a.resourceTools {
+	if offer := a.mcp.HasResources(); offer != a.resourceTools {
 		a.applyBuiltinsLocked(offer)
 	}
 }
@@ -32,9 +32,9 @@ func (a *App) applyBuiltinsLocked(offer bool) {
 	a.resourceTools = offer
 	ts := a.web
 	if offer {
-		ts = append(slices.Clone(a.web), attach.Tools(a.MCP)...)
+		ts = append(slices.Clone(a.web), attach.Tools(a.mcp)...)
 	}
-	a.Tools.SetBuiltins(ts)
+	a.tools.SetBuiltins(ts)
 }
 
 // onMCPEvent adds or removes the resource tools as servers come and go,

@@ -25,8 +25,8 @@ func TestResourceToolsFollowServersWithResources(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	offered := func(a *App) bool {
-		_, list := a.Tools.Lookup(attach.ListToolName)
-		_, read := a.Tools.Lookup(attach.ReadToolName)
+		_, list := a.tools.Lookup(attach.ListToolName)
+		_, read := a.tools.Lookup(attach.ReadToolName)
 		return list && read
 	}
 	var a *App
@@ -47,13 +47,13 @@ func TestResourceToolsFollowServersWithResources(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 	defer cancel()
 	a.Start(ctx)
-	if err := a.MCP.WaitSettled(ctx); err != nil {
+	if err := a.mcp.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if !<-seen {
 		t.Error("the front end heard of the connected server before the resource tools were offered")
 	}
-	if err := a.MCP.SetEnabled(ctx, "docs", false); err != nil {
+	if err := a.mcp.SetEnabled(ctx, "docs", false); err != nil {
 		t.Fatal(err)
 	}
 	if offered(a) {

@@ -43,7 +43,7 @@ var ErrSessionsOff = errors.New("saving conversations is turned off ([sessions] 
 // a *session.Error (naming the file and what to do) when the database
 // cannot be used.
 func (a *App) Sessions(ctx context.Context) (*session.Store, error) {
-	if !a.Config.Sessions.IsEnabled() {
+	if !a.cfg.Sessions.IsEnabled() {
 		return nil, ErrSessionsOff
 	}
 	s := &a.sessions
@@ -52,10 +52,10 @@ func (a *App) Sessions(ctx context.Context) (*session.Store, error) {
 		if s.err != nil {
 			return
 		}
-		if n, err := s.store.Prune(ctx, a.Config.Sessions.Retention()); err != nil {
+		if n, err := s.store.Prune(ctx, a.cfg.Sessions.Retention()); err != nil {
 			a.Logger.Warn("could not delete old sessions", "err", err)
 		} else if n > 0 {
-			a.Logger.Info("deleted old sessions", "count", n, "keep_days", a.Config.Sessions.Retention())
+			a.Logger.Info("deleted old sessions", "count", n, "keep_days", a.cfg.Sessions.Retention())
 		}
 	})
 	return s.store, s.err
@@ -196,7 +196,7 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		}
 		return &Session{Warning: fmt.Errorf("%w; this conversation is not saved", err)}, nil
 	}
-	info := session.Info{Cwd: a.WorkDir, Provider: a.Config.Agent.Provider, Model: ag.Model()}
+	info := session.Info{Cwd: a.WorkDir, Provider: a.cfg.Agent.Provider, Model: ag.Model()}
 	out := &Session{}
 	if o.Resuming() {
 		src, cleared, err := a.resumed(ctx, store, o)
@@ -250,7 +250,7 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		out.Resumed = src
 		info = src
 		if m := ag.Model(); m != "" && m != src.Model {
-			store.SetModel(ctx, src.ID, a.Config.Agent.Provider, m)
+			store.SetModel(ctx, src.ID, a.cfg.Agent.Provider, m)
 		}
 	}
 	out.Recorder = session.NewRecorder(store, info, onError)

@@ -31,7 +31,7 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 	a := sessionApp(t, "")
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: []string{"Hello!"}}, llmtest.Reply{Text: []string{"Again."}}, llmtest.Reply{Text: []string{"Forked."}})
 	newAgent := func() *agent.Agent {
-		return agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Tools: a.Tools})
+		return agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Tools: a.tools})
 	}
 
 	ag := newAgent()

@@ -16,7 +16,7 @@ import (
 func (c *Conversation) RunShell(ctx context.Context, line string, onOutput func(string)) (shellline.Result, error) {
 	res, err := shellline.Run(ctx, line, shellline.Options{
 		Dir:      c.app.WorkDir,
-		MaxBytes: c.app.Config.Tools.MaxOutputChars,
+		MaxBytes: c.app.cfg.Tools.MaxOutputChars,
 		SpillDir: filepath.Join(c.app.Paths.CacheDir, "outputs"),
 		OnOutput: onOutput,
 	})

@@ -37,7 +37,7 @@ func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
 			a.Logger.Debug("auto_reload: not watching", "dir", filepath.Dir(abs), "err", err)
 		}
 	}
-	for _, f := range a.Config.Files {
+	for _, f := range a.cfg.Files {
 		add(f.Path)
 	}
 	add(a.Paths.UserConfigFile())

@@ -30,7 +30,6 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/iostreams"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/schema"
@@ -55,7 +54,7 @@ func RunMCPList(ctx context.Context, f *Factory, o MCPListOptions) error {
 		return err
 	}
 	defer s.close()
-	statuses := s.app.MCP.Statuses()
+	statuses := s.app.Servers()
 	if len(statuses) == 0 && !o.JSON {
 		fmt.Fprintf(f.IO.ErrOut, "No MCP servers are configured. Add a [[mcp.servers]] entry to %s (config.example.toml shows every key),\nor import a .mcp.json with `otter mcp import FILE --write`.\n", s.app.Paths.UserConfigFile())
 	}
@@ -98,19 +97,19 @@ func RunMCPTools(ctx context.Context, f *Factory, o MCPToolsOptions) error {
 	}
 	defer s.close()
 	if opts.only == "" {
-		for _, st := range s.app.MCP.Statuses() {
-			if st.State != mcphost.StateConnected && st.State != mcphost.StateDisabled {
+		for _, st := range s.app.Servers() {
+			if st.State != app.StateConnected && st.State != app.StateDisabled {
 				fmt.Fprintf(f.IO.ErrOut, "otter: %s\n", serverStateText(st.Name, st))
 			}
 		}
 	}
 	var entries []tool.Entry
-	for _, e := range s.app.Tools.Entries() {
+	for _, e := range s.app.ToolEntries() {
 		if opts.only == "" || e.Info.Server == opts.only {
 			entries = append(entries, e)
 		}
 	}
-	for _, c := range s.app.Tools.Collisions() {
+	for _, c := range s.app.ToolCollisions() {
 		if opts.only == "" || c.Dropped.Server == opts.only {
 			fmt.Fprintf(f.IO.ErrOut, "otter: %s\n", c)
 		}
@@ -166,14 +165,14 @@ func RunMCPCall(ctx context.Context, f *Factory, o MCPCallOptions) error {
 		return err
 	}
 	defer s.close()
-	name, err := resolveTool(s.app.Tools, target)
+	name, err := resolveTool(s.app.ToolEntries(), target)
 	if err != nil {
 		if why := notOfferedError(ctx, s, target); why != nil {
 			err = why
 		}
 		return ExitCode(2, err)
 	}
-	if err := checkCallArgs(s.app.Tools, name, rawArgs); err != nil {
+	if err := checkCallArgs(s.app, name, rawArgs); err != nil {
 		return ExitCode(2, err)
 	}
 	return runCall(ctx, f, s, name, rawArgs, o.Timeout, o.JSON)
@@ -241,7 +240,7 @@ func (c *ConnOptions) AdhocServer() (*config.Server, error) {
 		srv.Command, srv.Args = words[0], words[1:]
 		srv.Name = filepath.Base(words[0])
 	default:
-		raw, transport := c.URL, mcphost.TransportAuto
+		raw, transport := c.URL, app.TransportAuto
 		if given[0] == "--sse" {
 			raw, transport = c.SSE, config.TransportSSE
 		}
@@ -395,15 +394,15 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 	}
 	s.app = a
 	a.Start(ctx)
-	if err := a.MCP.WaitSettled(ctx); err != nil {
+	if err := a.WaitSettled(ctx); err != nil {
 		return nil, ExitCode(2, fmt.Errorf("waiting for MCP servers to start: %w", err))
 	}
 	if o.only != "" {
-		st, ok := a.MCP.Status(o.only)
+		st, ok := a.Server(o.only)
 		if !ok {
 			return nil, ExitCode(2, fmt.Errorf("MCP server %q was not started", o.only))
 		}
-		if st.State != mcphost.StateConnected {
+		if st.State != app.StateConnected {
 			return nil, ExitCode(2, serverStateError(st, o.adhoc))
 		}
 	}
@@ -412,14 +411,14 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 
 // serverStateError explains why a server is not connected. adhoc is the
 // ad hoc server st is of, or nil.
-func serverStateError(st mcphost.Status, adhoc *config.Server) error {
+func serverStateError(st app.ServerStatus, adhoc *config.Server) error {
 	label := st.Name
 	if adhoc != nil {
 		label = adhocLabel(adhoc)
 	}
 	var b strings.Builder
 	b.WriteString(serverStateText(label, st))
-	if st.State == mcphost.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
+	if st.State == app.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
 		fmt.Fprintf(&b, " (run `otter mcp login %s`)", label)
 	}
 	// The error quotes the last stderr line already; more lines say more.
@@ -432,20 +431,20 @@ func serverStateError(st mcphost.Status, adhoc *config.Server) error {
 // serverStateText says a server's state and its reason in a sentence, for
 // messages: "MCP server db failed: …", "MCP server gh needs a login: …",
 // "MCP server x is disabled: …". label names the server.
-func serverStateText(label string, st mcphost.Status) string {
+func serverStateText(label string, st app.ServerStatus) string {
 	why := st.Error
 	var s string
 	switch st.State {
-	case mcphost.StateFailed:
+	case app.StateFailed:
 		s = "failed"
-	case mcphost.StateNeedsAuth:
+	case app.StateNeedsAuth:
 		s = "needs a login"
 		why = strings.TrimPrefix(why, "authorization required: ")
-	case mcphost.StateDisabled:
+	case app.StateDisabled:
 		s = "is disabled"
-	case mcphost.StatePending:
+	case app.StatePending:
 		s = "has not finished starting"
-	case mcphost.StateConnected:
+	case app.StateConnected:
 		s = "is connected"
 	default:
 		s = fmt.Sprintf("is in state %q", st.State)
@@ -487,7 +486,7 @@ type ServerJSON struct {
 	NotOffered []string `json:"not_offered,omitempty"`
 }
 
-func printServerList(w io.Writer, statuses []mcphost.Status, asJSON bool) error {
+func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) error {
 	rows := make([]ServerJSON, 0, len(statuses))
 	for _, st := range statuses {
 		r := ServerJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Error: st.Error,
@@ -530,10 +529,10 @@ func printServerList(w io.Writer, statuses []mcphost.Status, asJSON bool) error 
 }
 
 // tokenNote describes a stored OAuth token's expiry for `otter mcp list`.
-func tokenNote(state mcphost.State, expiry, now time.Time) string {
+func tokenNote(state app.ServerState, expiry, now time.Time) string {
 	left := expiry.Sub(now)
 	switch {
-	case left <= 0 && state == mcphost.StateNeedsAuth:
+	case left <= 0 && state == app.StateNeedsAuth:
 		return "token expired " + expiry.Format(time.RFC3339)
 	case left <= 0:
 		return "token expired; refreshed on next use"
@@ -703,9 +702,9 @@ func mcpErrText(err error) string {
 }
 
 // resolveTool finds the qualified name of the tool t names.
-func resolveTool(set *tool.Set, t CallTarget) (string, error) {
+func resolveTool(entries []tool.Entry, t CallTarget) (string, error) {
 	if t.Server == "" {
-		e, err := tool.Resolve(set.Entries(), t.Tool)
+		e, err := tool.Resolve(entries, t.Tool)
 		var amb *tool.AmbiguousError
 		switch {
 		case err == nil:
@@ -714,7 +713,7 @@ func resolveTool(set *tool.Set, t CallTarget) (string, error) {
 			return "", fmt.Errorf("%w; give SERVER TOOL or the qualified name", amb)
 		}
 		var builtins []string
-		for _, e := range set.Entries() {
+		for _, e := range entries {
 			if e.Info.Server == "" {
 				builtins = append(builtins, e.Name)
 			}
@@ -723,7 +722,7 @@ func resolveTool(set *tool.Set, t CallTarget) (string, error) {
 			t.Tool, strings.Join(builtins, ", "))
 	}
 	var names []string
-	for _, e := range set.Entries() {
+	for _, e := range entries {
 		if e.Info.Server != t.Server {
 			continue
 		}
@@ -739,7 +738,7 @@ func resolveTool(set *tool.Set, t CallTarget) (string, error) {
 // server has it but its allowed_tools or denied_tools keep otter from
 // offering it, and what to change; nil when that is not why.
 func notOfferedError(ctx context.Context, s *mcpSession, t CallTarget) error {
-	for _, srv := range s.app.Config.MCP.Servers {
+	for _, srv := range s.app.Config().MCP.Servers {
 		if len(srv.AllowedTools) == 0 && len(srv.DeniedTools) == 0 {
 			continue
 		}
@@ -753,7 +752,7 @@ func notOfferedError(ctx context.Context, s *mcpSession, t CallTarget) error {
 		}
 		// The session lists the server's own tools, before the filters.
 		own, found, listed := "", false, false
-		if cs, ok := s.app.MCP.Session(srv.Name); ok {
+		if cs, ok := s.app.ServerSession(srv.Name); ok {
 			lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			listed = true
 			for st, err := range cs.Tools(lctx, nil) {
@@ -813,14 +812,14 @@ func quoteList(ss []string) string {
 // checkCallArgs refuses, before the call, arguments that do not match the
 // tool's input schema, naming every problem: the tool never runs, so this
 // is a usage error, not an error the tool reported.
-func checkCallArgs(set *tool.Set, name string, args json.RawMessage) error {
-	err := set.CheckArguments(name, args)
+func checkCallArgs(a *app.App, name string, args json.RawMessage) error {
+	err := a.CheckToolArguments(name, args)
 	var ae *tool.ArgumentsError
 	if !errors.As(err, &ae) {
 		return err
 	}
 	msg := fmt.Sprintf("%s was not called: the arguments do not match the tool's input schema: %s", name, strings.Join(ae.Problems, "; "))
-	if e, ok := set.Lookup(name); ok {
+	if e, ok := a.LookupTool(name); ok {
 		if desc := mcpDescribeArgs(e.Info.InputSchema); desc != "" {
 			msg += "\nits arguments: " + desc
 		}
@@ -847,12 +846,12 @@ func runCall(ctx context.Context, f *Factory, s *mcpSession, name string, args j
 			fmt.Fprintf(stderr, "otter: progress %g%s %s\n", p.Progress, total, p.Message)
 		}
 	})
-	res, err := s.app.Tools.Call(ctx, name, args)
+	res, err := s.app.CallTool(ctx, name, args)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
 			return ExitCode(2, fmt.Errorf("call %s: no result after --timeout %s: %w", name, timeout, err))
 		}
-		if _, ok := errors.AsType[*mcphost.URLElicitationError](err); ok {
+		if _, ok := errors.AsType[*app.URLElicitationError](err); ok {
 			return ExitCode(2, err) // it names the tool and says what to open
 		}
 		return ExitCode(2, fmt.Errorf("call %s: %w", name, err))

@@ -19,9 +19,7 @@ import (
 	"github.com/otter-sh/otter/internal/instructions"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/markdown"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/render"
-	"github.com/otter-sh/otter/internal/session"
 )
 
 // waitNoteAfter is how long -p waits for servers before it says so: a
@@ -151,7 +149,7 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 		return ExitCode(2, err)
 	}
 	out.provider, out.model = provider.Name(), model
-	out.statuses = a.MCP.Statuses
+	out.statuses = a.Servers
 	if o.Session.Resume == ResumePicker {
 		return ExitCode(2, errors.New("with -p, --resume needs the session's ID (otter -r ID -p …); `otter sessions list` lists them, or use --continue for the latest"))
 	}
@@ -172,7 +170,7 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	for _, n := range conv.Notes() {
 		out.progress("otter: %s", n)
 	}
-	if errors.Is(conv.Warning(), session.ErrCorrupt) {
+	if errors.Is(conv.Warning(), app.ErrSessionsDamaged) {
 		out.progress("otter: %s", damagedSessionsHint)
 	}
 	noteInstructions(f.IO.ErrOut, a)
@@ -226,7 +224,7 @@ type promptPrinter struct {
 	sessionID      string // set once the turn ran
 	// markdown, when set, renders a text answer for the terminal stdout is.
 	markdown *markdown.Options
-	statuses func() []mcphost.Status
+	statuses func() []app.ServerStatus
 
 	mu        sync.Mutex
 	final     agent.TurnFinished
@@ -290,14 +288,14 @@ func (p *promptPrinter) progress(format string, args ...any) {
 }
 
 // servers says which servers are not connected; p.mu is held.
-func (p *promptPrinter) servers(statuses []mcphost.Status) {
+func (p *promptPrinter) servers(statuses []app.ServerStatus) {
 	for _, st := range statuses {
 		switch st.State {
-		case mcphost.StateConnected:
+		case app.StateConnected:
 			if p.format == FormatStreamJSON {
 				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "tools": st.Tools})
 			}
-		case mcphost.StateDisabled:
+		case app.StateDisabled:
 		default:
 			p.progress("otter: %s", serverStateText(st.Name, st))
 			if p.format == FormatStreamJSON {

@@ -14,8 +14,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/attach"
-	"github.com/otter-sh/otter/internal/mcphost"
 )
 
 // MCPResourcesOptions are the options of `otter mcp resources`.
@@ -53,10 +53,10 @@ func RunMCPResources(ctx context.Context, f *Factory, o MCPResourcesOptions) err
 	}
 	defer s.close()
 	list := []resourceJSON{}
-	for _, r := range s.app.MCP.Resources() {
+	for _, r := range s.app.Resources() {
 		list = append(list, resourceJSON{Server: r.Server, URI: r.URI, Name: r.Name, MIMEType: r.MIMEType, Description: r.Description})
 	}
-	for _, r := range s.app.MCP.ResourceTemplates() {
+	for _, r := range s.app.ResourceTemplates() {
 		list = append(list, resourceJSON{Server: r.Server, URITemplate: r.URITemplate, Name: r.Name, MIMEType: r.MIMEType, Description: r.Description})
 	}
 	if o.JSON {
@@ -89,7 +89,7 @@ func RunMCPRead(ctx context.Context, f *Factory, o MCPReadOptions) error {
 		return err
 	}
 	defer s.close()
-	res, err := s.app.MCP.ReadResource(ctx, o.Server, o.URI)
+	res, err := s.app.ReadResource(ctx, o.Server, o.URI)
 	if err != nil {
 		return ExitCode(2, err)
 	}
@@ -165,7 +165,7 @@ func RunMCPPrompts(ctx context.Context, f *Factory, o MCPPromptsOptions) error {
 	}
 	defer s.close()
 	list := []promptJSON{}
-	for _, p := range s.app.MCP.Prompts() {
+	for _, p := range s.app.Prompts() {
 		args := p.Arguments
 		if args == nil {
 			args = []*sdk.PromptArgument{}
@@ -225,10 +225,10 @@ func RunMCPPrompt(ctx context.Context, f *Factory, o MCPPromptOptions) error {
 		return err
 	}
 	defer s.close()
-	if err := checkPromptArgs(s.app.MCP.Prompts(), o.Server, o.Name, args); err != nil {
+	if err := checkPromptArgs(s.app.Prompts(), o.Server, o.Name, args); err != nil {
 		return ExitCode(2, err)
 	}
-	res, err := s.app.MCP.GetPrompt(ctx, o.Server, o.Name, args)
+	res, err := s.app.GetPrompt(ctx, o.Server, o.Name, args)
 	if err != nil {
 		return ExitCode(2, err)
 	}
@@ -241,7 +241,7 @@ func RunMCPPrompt(ctx context.Context, f *Factory, o MCPPromptOptions) error {
 
 // checkPromptArgs names a prompt that does not exist and required
 // arguments left out, before the server is asked.
-func checkPromptArgs(prompts []mcphost.Prompt, server, name string, args map[string]string) error {
+func checkPromptArgs(prompts []app.Prompt, server, name string, args map[string]string) error {
 	var names []string
 	for _, p := range prompts {
 		if p.Server != server {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/session"
 )
 
 // ResumePicker is the value of --resume given without an ID: the TUI
@@ -34,7 +33,7 @@ type SessionsOptions struct {
 // [sessions] settings (enabled, keep_days and its pruning) apply as they
 // do to a conversation. Close closes both.
 type sessionDB struct {
-	*session.Store
+	*app.SessionStore
 	app      *app.App
 	closeLog func()
 }
@@ -62,16 +61,16 @@ func (f *Factory) openSessions(ctx context.Context) (sessionDB, string, error) {
 		closeLog()
 		return sessionDB{}, "", ExitCode(2, withSessionsHint(err))
 	}
-	if errors.Is(degraded, session.ErrCorrupt) {
+	if errors.Is(degraded, app.ErrSessionsDamaged) {
 		fmt.Fprintf(f.IO.ErrOut, "otter: %v\notter: reading it read-only: what still reads is listed and can be exported\n", degraded)
 	}
-	return sessionDB{Store: s, app: a, closeLog: closeLog}, a.WorkDir, nil
+	return sessionDB{SessionStore: s, app: a, closeLog: closeLog}, a.WorkDir, nil
 }
 
 // withSessionsHint adds to a damaged database's error how to save what it
 // still holds: the file is kept, and `otter sessions` reads it read-only.
 func withSessionsHint(err error) error {
-	if errors.Is(err, session.ErrCorrupt) {
+	if errors.Is(err, app.ErrSessionsDamaged) {
 		return fmt.Errorf("%w; %s", err, damagedSessionsHint)
 	}
 	return err
@@ -82,15 +81,15 @@ const damagedSessionsHint = "the file is kept: `otter sessions list` and `otter 
 
 // openSession opens the database and finds the session with the ID or
 // unique ID prefix id; the caller closes the store.
-func (f *Factory) openSession(ctx context.Context, id string) (sessionDB, session.Info, error) {
+func (f *Factory) openSession(ctx context.Context, id string) (sessionDB, app.SessionInfo, error) {
 	s, _, err := f.openSessions(ctx)
 	if err != nil {
-		return sessionDB{}, session.Info{}, err
+		return sessionDB{}, app.SessionInfo{}, err
 	}
 	info, err := s.Get(ctx, id)
 	if err != nil {
 		s.Close()
-		return sessionDB{}, session.Info{}, notFound(err)
+		return sessionDB{}, app.SessionInfo{}, notFound(err)
 	}
 	return s, info, nil
 }
@@ -128,7 +127,7 @@ type compactionJSON struct {
 
 // compactionsText renders a session's compactions for `otter sessions
 // show` in Markdown.
-func compactionsText(cs []session.Compaction) string {
+func compactionsText(cs []app.SessionCompaction) string {
 	if len(cs) == 0 {
 		return ""
 	}
@@ -160,12 +159,12 @@ type toolCallJSON struct {
 	Args json.RawMessage `json:"args,omitempty"`
 }
 
-func infoJSON(i session.Info) sessionJSON {
+func infoJSON(i app.SessionInfo) sessionJSON {
 	return sessionJSON{ID: i.ID, Title: i.Title, Cwd: i.Cwd, Created: i.Created.UTC(), Updated: i.Updated.UTC(), Messages: i.Messages,
 		Provider: i.Provider, Model: i.Model, ParentID: i.ParentID, InputTokens: i.Usage.InputTokens, OutputTokens: i.Usage.OutputTokens}
 }
 
-func entryJSON(e session.Entry) messageJSON {
+func entryJSON(e app.SessionEntry) messageJSON {
 	m := e.Message
 	out := messageJSON{Seq: e.Seq, Role: string(m.Role), Content: m.Text, Images: len(m.Images), Interrupted: m.Interrupted, Time: e.Time.UTC()}
 	for _, c := range m.ToolCalls {
@@ -188,7 +187,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // notFound makes an unknown or ambiguous ID a usage error (exit 2).
 func notFound(err error) error {
-	if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
+	if errors.Is(err, app.ErrSessionNotFound) || errors.Is(err, app.ErrSessionAmbiguous) {
 		return ExitCode(2, err)
 	}
 	return ExitCode(1, err)
@@ -202,7 +201,7 @@ func SessionsList(ctx context.Context, f *Factory, o SessionsOptions) error {
 		return err
 	}
 	defer s.Close()
-	lo := session.ListOptions{Cwd: cwd}
+	lo := app.SessionListOptions{Cwd: cwd}
 	if o.All {
 		lo.Cwd = ""
 	}
@@ -233,7 +232,7 @@ func SessionsList(ctx context.Context, f *Factory, o SessionsOptions) error {
 	fmt.Fprintln(tw, head)
 	now := time.Now()
 	for _, i := range list {
-		line := fmt.Sprintf("%s\t%s\t%d\t%s", i.ID[:8], session.Age(i.Updated, now), i.Messages, truncateLine(i.Title, 60))
+		line := fmt.Sprintf("%s\t%s\t%d\t%s", i.ID[:8], app.SessionAge(i.Updated, now), i.Messages, truncateLine(i.Title, 60))
 		if o.All {
 			line += "\t" + i.Cwd
 		}
@@ -318,7 +317,7 @@ func SessionsSearch(ctx context.Context, f *Factory, o SessionsOptions) error {
 		return err
 	}
 	defer s.Close()
-	hits, err := s.Search(ctx, o.Query, session.SearchOptions{})
+	hits, err := s.Search(ctx, o.Query, app.SessionSearchOptions{})
 	if err != nil {
 		return ExitCode(1, err)
 	}
@@ -335,14 +334,14 @@ func SessionsSearch(ctx context.Context, f *Factory, o SessionsOptions) error {
 	}
 	now := time.Now()
 	for _, h := range hits {
-		fmt.Fprintf(f.IO.Out, "%s  %s  (%s, %s)\n    %s\n", h.Session.ID[:8], truncateLine(h.Session.Title, 60), h.Role, session.Age(h.Time, now), truncateLine(h.Snippet, 160))
+		fmt.Fprintf(f.IO.Out, "%s  %s  (%s, %s)\n    %s\n", h.Session.ID[:8], truncateLine(h.Session.Title, 60), h.Role, app.SessionAge(h.Time, now), truncateLine(h.Snippet, 160))
 	}
 	return nil
 }
 
 // Markdown renders a stored conversation: its prompts and answers, tool
 // calls with their arguments and results, notices.
-func Markdown(info session.Info, entries []session.Entry) string {
+func Markdown(info app.SessionInfo, entries []app.SessionEntry) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", cmp.Or(info.Title, "(untitled)"))
 	fmt.Fprintf(&b, "- Session: `%s`\n- Directory: `%s`\n", info.ID, info.Cwd)
@@ -380,7 +379,7 @@ func Markdown(info session.Info, entries []session.Entry) string {
 				}
 				fmt.Fprintf(&b, "\n**%s** of `%s`\n\n%s\n", label, r.Name, fence(r.Text))
 			}
-		case session.RoleNotice:
+		case app.RoleNotice:
 			fmt.Fprintf(&b, "\n> %s\n", strings.ReplaceAll(m.Text, "\n", "\n> "))
 		}
 	}

@@ -40,10 +40,10 @@ func searchTools(a *app.App, o MCPToolsOptions, only string) []tool.Match {
 		limit = DefaultSearchLimit
 	}
 	if only == "" {
-		return a.Tools.Search(o.Search, limit, a.MCP.Instructions())
+		return a.SearchTools(o.Search, limit)
 	}
 	var out []tool.Match
-	for _, m := range a.Tools.Search(o.Search, len(a.Tools.Entries()), a.MCP.Instructions()) {
+	for _, m := range a.SearchTools(o.Search, len(a.ToolEntries())) {
 		if m.Info.Server == only && len(out) < limit {
 			out = append(out, m)
 		}

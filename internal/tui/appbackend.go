@@ -20,7 +20,6 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -34,7 +33,7 @@ import (
 func AppOptions(base app.Options, ui *UI) app.Options {
 	base.Asker = ui
 	base.SamplingApprover = ui
-	base.OnEvent = func(ev mcphost.Event) { ui.Notify(ev) }
+	base.OnEvent = func(ev app.ServerEvent) { ui.Notify(ev) }
 	base.Interactive = false
 	return base
 }
@@ -65,7 +64,7 @@ func NewAppBackend(ctx context.Context, ui *UI, a *app.App, logger *slog.Logger,
 // runs at the same time: in NewAppBackend, or holding reloadMu.
 func (b *AppBackend) keepWarnings() {
 	var ws []string
-	for _, w := range b.app.Config.Warnings {
+	for _, w := range b.app.Config().Warnings {
 		ws = append(ws, w.Error())
 	}
 	for _, p := range b.app.Extensions().Problems {
@@ -88,7 +87,7 @@ func (b *AppBackend) ConfigWarnings() []string {
 func (b *AppBackend) WatchConfig(ctx context.Context) {
 	b.app.WatchConfig(ctx, func(ctx context.Context) {
 		b.reloadMu.Lock()
-		on := b.app.Config.MCP.AutoReload
+		on := b.app.Config().MCP.AutoReload
 		b.reloadMu.Unlock()
 		if !on && !b.app.AutoReloadOn() {
 			return
@@ -124,28 +123,28 @@ func (b *AppBackend) Provider() Provider {
 	return Provider{Name: p.Name(), Model: model}
 }
 
-func (b *AppBackend) Servers() []mcphost.Status  { return b.app.MCP.Statuses() }
-func (b *AppBackend) Tools() []tool.Entry        { return b.app.Tools.Entries() }
-func (b *AppBackend) ToolOffer() agent.ToolOffer { return b.conv.ToolOffer() }
-func (b *AppBackend) Prompts() []mcphost.Prompt  { return b.app.MCP.Prompts() }
+func (b *AppBackend) Servers() []app.ServerStatus { return b.app.Servers() }
+func (b *AppBackend) Tools() []tool.Entry         { return b.app.ToolEntries() }
+func (b *AppBackend) ToolOffer() agent.ToolOffer  { return b.conv.ToolOffer() }
+func (b *AppBackend) Prompts() []app.Prompt       { return b.app.Prompts() }
 func (b *AppBackend) Login(ctx context.Context, server string) error {
-	return b.app.MCP.Login(ctx, server)
+	return b.app.Login(ctx, server)
 }
 
 func (b *AppBackend) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
-	return b.app.MCP.GetPrompt(ctx, server, name, args)
+	return b.app.GetPrompt(ctx, server, name, args)
 }
 
 func (b *AppBackend) Reconnect(ctx context.Context, server string) error {
-	return b.app.MCP.Reconnect(ctx, server)
+	return b.app.Reconnect(ctx, server)
 }
 
 func (b *AppBackend) SetEnabled(ctx context.Context, server string, on bool) error {
-	return b.app.MCP.SetEnabled(ctx, server, on)
+	return b.app.SetEnabled(ctx, server, on)
 }
 
 func (b *AppBackend) CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
-	return b.app.Tools.Call(ctx, name, args)
+	return b.app.CallTool(ctx, name, args)
 }
 
 func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Event)) error {
@@ -172,7 +171,7 @@ func (b *AppBackend) shown(emit func(agent.Event), run func(func(agent.Event)) e
 	return err
 }
 
-func (b *AppBackend) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
+func (b *AppBackend) Reload(ctx context.Context) (app.ReloadDiff, error) {
 	b.reloadMu.Lock()
 	defer b.reloadMu.Unlock()
 	diff, err := b.app.Reload(ctx) // it hands the agent the new provider and settings
@@ -184,7 +183,7 @@ func (b *AppBackend) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
 
 // TrustPrompt asks about an untrusted project whose config defines servers.
 func (b *AppBackend) TrustPrompt() *TrustRequest {
-	cfg := b.app.Config
+	cfg := b.app.Config()
 	untrusted := false
 	for _, f := range cfg.Files {
 		if f.Scope == config.ScopeProject && !f.Trusted {
@@ -266,13 +265,13 @@ func untrustedSettings(files []config.Source) []string {
 	return slices.Compact(names)
 }
 
-func (b *AppBackend) Trust(ctx context.Context) (mcphost.ReloadDiff, error) {
+func (b *AppBackend) Trust(ctx context.Context) (app.ReloadDiff, error) {
 	req := b.TrustPrompt()
 	if req == nil {
-		return mcphost.ReloadDiff{}, nil
+		return app.ReloadDiff{}, nil
 	}
 	if err := b.app.Paths.Trust(req.Dir); err != nil {
-		return mcphost.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
+		return app.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
 	}
 	return b.Reload(ctx)
 }

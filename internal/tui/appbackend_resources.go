@@ -9,25 +9,25 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/app"
 )
 
 var _ ResourceBackend = (*AppBackend)(nil)
 
-func (b *AppBackend) Resources() []mcphost.Resource { return b.app.MCP.Resources() }
+func (b *AppBackend) Resources() []app.Resource { return b.app.Resources() }
 
-func (b *AppBackend) ResourceTemplates() []mcphost.ResourceTemplate {
-	return b.app.MCP.ResourceTemplates()
+func (b *AppBackend) ResourceTemplates() []app.ResourceTemplate {
+	return b.app.ResourceTemplates()
 }
 
 func (b *AppBackend) ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
-	return b.app.MCP.ReadResource(ctx, server, uri)
+	return b.app.ReadResource(ctx, server, uri)
 }
 
 var _ CompletionBackend = (*AppBackend)(nil)
 
 func (b *AppBackend) Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
-	return b.app.MCP.Complete(ctx, server, ref, name, arg, value, resolved)
+	return b.app.Complete(ctx, server, ref, name, arg, value, resolved)
 }
 
 var _ PromptBackend = (*AppBackend)(nil)

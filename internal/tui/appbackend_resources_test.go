@@ -68,7 +68,7 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	}
 	defer a.Close()
 	a.Start(ctx)
-	if err := a.MCP.WaitSettled(ctx); err != nil {
+	if err := a.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b, err := NewAppBackend(ctx, New(Options{}), a, slog.New(slog.DiscardHandler), app.SessionOptions{})
@@ -110,7 +110,7 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	}
 
 	// A prompt's messages reach the model whole: the embedded resource, the roles.
-	res, err := a.MCP.GetPrompt(ctx, "docs", "review", nil)
+	res, err := a.GetPrompt(ctx, "docs", "review", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

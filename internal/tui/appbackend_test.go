@@ -73,7 +73,7 @@ func TestTUITrustPrompt(t *testing.T) {
 	if req := b.TrustPrompt(); req != nil {
 		t.Errorf("still asking after Trust: %+v", req)
 	}
-	srv, ok := a.Config.Server("projsrv")
+	srv, ok := a.Config().Server("projsrv")
 	if !ok || !srv.IsEnabled() {
 		t.Errorf("projsrv after trust: %+v (found %v); want enabled", srv, ok)
 	}
@@ -131,10 +131,10 @@ func TestTUIStartupNeverStartsALogin(t *testing.T) {
 	}
 	defer a.Close()
 	a.Start(ctx)
-	if err := a.MCP.WaitSettled(ctx); err != nil {
+	if err := a.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
-	statuses := a.MCP.Statuses()
+	statuses := a.Servers()
 	if len(statuses) != 2 {
 		t.Fatalf("servers = %+v, want one and two", statuses)
 	}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -32,19 +31,19 @@ type Backend interface {
 	// Provider describes the configured model provider.
 	Provider() Provider
 	// Servers returns a snapshot of every configured MCP server.
-	Servers() []mcphost.Status
+	Servers() []app.ServerStatus
 	// Tools returns the merged tool set (built-ins first, then MCP tools).
 	Tools() []tool.Entry
 	// ToolOffer says which MCP tools the model is not offered (deferred
 	// behind tool_search) until it loads them.
 	ToolOffer() agent.ToolOffer
 	// Prompts returns the prompts offered by connected servers.
-	Prompts() []mcphost.Prompt
+	Prompts() []app.Prompt
 	// GetPrompt expands a server's prompt with its arguments.
 	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error)
 
 	// Reload re-reads the configuration and restarts changed servers.
-	Reload(ctx context.Context) (mcphost.ReloadDiff, error)
+	Reload(ctx context.Context) (app.ReloadDiff, error)
 	// Reconnect restarts one server.
 	Reconnect(ctx context.Context, server string) error
 	// SetEnabled enables or disables a server for this session.
@@ -69,7 +68,7 @@ type Backend interface {
 	// untrusted project that defines MCP servers, or nil.
 	TrustPrompt() *TrustRequest
 	// Trust marks the project directory trusted and reloads.
-	Trust(ctx context.Context) (mcphost.ReloadDiff, error)
+	Trust(ctx context.Context) (app.ReloadDiff, error)
 	// ConfigWarnings are the problems of the configuration loaded last
 	// that did not stop otter (a broken untrusted project file left out,
 	// servers whose tools would get the same names), each naming the
@@ -122,7 +121,7 @@ type TrustRequest struct {
 // Reloaded is a notice for UI.Notify: the configuration was reloaded
 // (by a file watcher when Auto is true).
 type Reloaded struct {
-	Diff mcphost.ReloadDiff
+	Diff app.ReloadDiff
 	Err  error
 	Auto bool
 }

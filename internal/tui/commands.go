@@ -16,7 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -109,7 +109,7 @@ func (m *model) command(line string) tea.Cmd {
 		case "tools":
 			m.refresh()
 			server := strings.TrimSpace(arg)
-			known := slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.Name == server }) ||
+			known := slices.ContainsFunc(m.servers, func(s app.ServerStatus) bool { return s.Name == server }) ||
 				slices.ContainsFunc(m.tools, func(e tool.Entry) bool { return e.Info.Server == server })
 			if server != "" && !known {
 				names := make([]string, 0, len(m.servers))
@@ -240,18 +240,18 @@ func mustJSON(v any) json.RawMessage {
 
 // --- prompts ---
 
-func promptCommand(p mcphost.Prompt) string { return "/" + toolname.Qualified(p.Server, p.Name) }
+func promptCommand(p app.Prompt) string { return "/" + toolname.Qualified(p.Server, p.Name) }
 
-func (m *model) findPrompt(cmd string) (mcphost.Prompt, bool) {
+func (m *model) findPrompt(cmd string) (app.Prompt, bool) {
 	for _, p := range m.prompts {
 		if promptCommand(p) == cmd {
 			return p, true
 		}
 	}
-	return mcphost.Prompt{}, false
+	return app.Prompt{}, false
 }
 
-func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
+func (m *model) promptCommand(p app.Prompt, rest string) tea.Cmd {
 	vals, err := promptArgs(p, rest)
 	if err != nil {
 		m.notice(itemError, fmt.Sprintf("%s: %v", promptCommand(p), err))
@@ -321,7 +321,7 @@ func (m *model) promptCommand(p mcphost.Prompt, rest string) tea.Cmd {
 // 'New York'; \" in double quotes). A prompt with one argument also takes
 // the whole rest as its value. Unknown names and unbalanced quotes are
 // refused, naming what is wrong.
-func promptArgs(p mcphost.Prompt, rest string) (map[string]string, error) {
+func promptArgs(p app.Prompt, rest string) (map[string]string, error) {
 	vals := map[string]string{}
 	rest = strings.TrimSpace(rest)
 	if rest == "" {
@@ -423,7 +423,7 @@ func quoteWord(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
 
-func (m *model) expandPrompt(p mcphost.Prompt, vals map[string]string) tea.Cmd {
+func (m *model) expandPrompt(p app.Prompt, vals map[string]string) tea.Cmd {
 	b, ctx := m.b, m.ctx
 	return func() tea.Msg {
 		res, err := b.GetPrompt(ctx, p.Server, p.Name, vals)

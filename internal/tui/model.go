@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -33,7 +33,7 @@ type (
 	refreshMsg  struct{}
 	frameMsg    struct{}
 	reloadedMsg struct {
-		diff mcphost.ReloadDiff
+		diff app.ReloadDiff
 		err  error
 		auto bool
 	}
@@ -83,10 +83,10 @@ type model struct {
 	draft   string
 
 	provider  Provider
-	servers   []mcphost.Status
+	servers   []app.ServerStatus
 	tools     []tool.Entry
 	offer     agent.ToolOffer // which tools are deferred
-	prompts   []mcphost.Prompt
+	prompts   []app.Prompt
 	links     []resourceItem  // the resource links of the last tool result that had any: /open N
 	varValues *varValuesCache // a server's values for a template variable, while Tab offers them
 
@@ -191,7 +191,7 @@ func newModel(u *UI, b Backend) *model {
 	}
 	m.showConfigWarnings()
 	m.welcomed = true
-	if !slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.State == mcphost.StatePending }) {
+	if !slices.ContainsFunc(m.servers, func(s app.ServerStatus) bool { return s.State == app.StatePending }) {
 		m.announceLogins()
 	}
 	if req := b.TrustPrompt(); req != nil {
@@ -219,7 +219,7 @@ func (m *model) Init() tea.Cmd {
 
 func (m *model) refresh() {
 	m.provider = m.b.Provider()
-	prev := make(map[string]mcphost.State, len(m.servers))
+	prev := make(map[string]app.ServerState, len(m.servers))
 	for _, s := range m.servers {
 		prev[s.Name] = s.State
 	}
@@ -229,23 +229,23 @@ func (m *model) refresh() {
 	pending := false
 	for _, s := range m.servers {
 		switch was := prev[s.Name]; {
-		case was == mcphost.StateNeedsAuth && s.State == mcphost.StateConnected:
+		case was == app.StateNeedsAuth && s.State == app.StateConnected:
 			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%s)", s.Name, countOf(s.Tools, "tool")))
-		case was == mcphost.StateConnected && s.State == mcphost.StateFailed:
+		case was == app.StateConnected && s.State == app.StateFailed:
 			m.notice(itemError, fmt.Sprintf("%s failed: %s — /mcp for details", s.Name, s.Error))
-		case (was == "" || was == mcphost.StatePending) && s.State == mcphost.StateFailed:
+		case (was == "" || was == app.StatePending) && s.State == app.StateFailed:
 			m.notice(itemError, fmt.Sprintf("%s could not start: %s — /mcp for details", s.Name, s.Error))
-		case was == mcphost.StateConnected && s.State == mcphost.StateNeedsAuth:
+		case was == app.StateConnected && s.State == app.StateNeedsAuth:
 			m.notice(itemError, fmt.Sprintf("%s needs a new login: %s — open /mcp, select it and press l", s.Name, s.Error))
 			m.loginSaid[s.Name] = true
-		case s.State == mcphost.StateNeedsAuth && !m.loginSaid[s.Name]:
+		case s.State == app.StateNeedsAuth && !m.loginSaid[s.Name]:
 			m.loginSaid[s.Name] = true
 			m.loginNew = append(m.loginNew, s.Name)
 		}
 		switch s.State {
-		case mcphost.StatePending:
+		case app.StatePending:
 			pending = true
-		case mcphost.StateConnected:
+		case app.StateConnected:
 			delete(m.loginSaid, s.Name)
 		}
 	}
@@ -264,7 +264,7 @@ func (m *model) announceLogins() {
 	var names []string
 	for _, n := range m.loginNew { // skip those that left needs-auth meanwhile
 		for _, s := range m.servers {
-			if s.Name == n && s.State == mcphost.StateNeedsAuth {
+			if s.Name == n && s.State == app.StateNeedsAuth {
 				names = append(names, n)
 			}
 		}
@@ -1212,9 +1212,9 @@ func (m *model) statusBar() string {
 	connected, login := 0, 0
 	for _, s := range m.servers {
 		switch s.State {
-		case mcphost.StateConnected:
+		case app.StateConnected:
 			connected++
-		case mcphost.StateNeedsAuth:
+		case app.StateNeedsAuth:
 			login++
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -36,10 +36,10 @@ func newMCPPanel(m *model) *mcpPanel { return &mcpPanel{m: m} }
 
 func (p *mcpPanel) finished() bool { return p.done }
 
-func (p *mcpPanel) selected() (mcphost.Status, bool) {
+func (p *mcpPanel) selected() (app.ServerStatus, bool) {
 	s := p.m.servers
 	if len(s) == 0 {
-		return mcphost.Status{}, false
+		return app.ServerStatus{}, false
 	}
 	p.cursor = min(max(p.cursor, 0), len(s)-1)
 	return s[p.cursor], true
@@ -74,7 +74,7 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 			}
 		case "e":
 			if ok {
-				on := srv.State == mcphost.StateDisabled
+				on := srv.State == app.StateDisabled
 				verb := "disable "
 				if on {
 					verb = "enable "
@@ -102,7 +102,7 @@ func (p *mcpPanel) view(width, height int) string {
 	servers := m.servers
 	connected := 0
 	for _, s := range servers {
-		if s.State == mcphost.StateConnected {
+		if s.State == app.StateConnected {
 			connected++
 		}
 	}
@@ -122,17 +122,17 @@ func (p *mcpPanel) view(width, height int) string {
 	cols := []struct {
 		head string
 		drop int
-		cell func(s mcphost.Status) string
+		cell func(s app.ServerStatus) string
 	}{
-		{"NAME", 0, func(s mcphost.Status) string { return s.Name }},
-		{"TRANSPORT", 5, func(s mcphost.Status) string { return s.Transport }},
-		{"STATE", 0, func(s mcphost.Status) string { return string(s.State) }},
+		{"NAME", 0, func(s app.ServerStatus) string { return s.Name }},
+		{"TRANSPORT", 5, func(s app.ServerStatus) string { return s.Transport }},
+		{"STATE", 0, func(s app.ServerStatus) string { return string(s.State) }},
 		{"TOOLS", 0, m.toolCount},
-		{"RESOURCES", 2, func(s mcphost.Status) string { return fmt.Sprint(s.Resources + s.Templates) }},
-		{"PROMPTS", 1, func(s mcphost.Status) string { return fmt.Sprint(s.Prompts) }},
-		{"CALLS", 4, func(s mcphost.Status) string { return fmt.Sprint(s.Calls) }},
-		{"ERRORS", 6, func(s mcphost.Status) string { return fmt.Sprint(s.Errors) }},
-		{"P50", 3, func(s mcphost.Status) string {
+		{"RESOURCES", 2, func(s app.ServerStatus) string { return fmt.Sprint(s.Resources + s.Templates) }},
+		{"PROMPTS", 1, func(s app.ServerStatus) string { return fmt.Sprint(s.Prompts) }},
+		{"CALLS", 4, func(s app.ServerStatus) string { return fmt.Sprint(s.Calls) }},
+		{"ERRORS", 6, func(s app.ServerStatus) string { return fmt.Sprint(s.Errors) }},
+		{"P50", 3, func(s app.ServerStatus) string {
 			if s.MedianLatency > 0 {
 				return fmtDuration(s.MedianLatency)
 			}
@@ -209,7 +209,7 @@ func (p *mcpPanel) view(width, height int) string {
 	}
 	// Uptime in whole seconds: the panel is not redrawn every second, so
 	// "up 0ms" would stay on screen after a reconnect.
-	if up := time.Since(sel.ConnectedAt); !sel.ConnectedAt.IsZero() && sel.State == mcphost.StateConnected && up >= time.Second {
+	if up := time.Since(sel.ConnectedAt); !sel.ConnectedAt.IsZero() && sel.State == app.StateConnected && up >= time.Second {
 		head += st.dim.Render(" · up " + fmtDuration(up.Truncate(time.Second)))
 	}
 	b.WriteString(wrap.Render(head) + "\n")
@@ -224,7 +224,7 @@ func (p *mcpPanel) view(width, height int) string {
 	}
 	switch {
 	case sel.Error == "":
-	case sel.State == mcphost.StateDisabled: // its state and why, not a failure
+	case sel.State == app.StateDisabled: // its state and why, not a failure
 		b.WriteString(st.dim.Render(wrap.Render(sel.Error)) + "\n")
 	default:
 		b.WriteString(st.errText.Render(wrap.Render("last error: "+sel.Error)) + "\n")

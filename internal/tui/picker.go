@@ -10,7 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/app"
 )
 
 // sessionPicker is /resume without an argument (and otter -r without an
@@ -22,7 +22,7 @@ type sessionPicker struct {
 	m     *model
 	sb    SessionBackend
 	query string // the words list is (being) found for
-	list  []session.Found
+	list  []app.SessionFound
 	err   error
 	// searching: a search for query runs (a full-text search of a large
 	// store takes a moment, so it runs off the UI's loop).
@@ -33,7 +33,7 @@ type sessionPicker struct {
 type sessionsFoundMsg struct {
 	p     *sessionPicker
 	query string
-	list  []session.Found
+	list  []app.SessionFound
 	err   error
 }
 
@@ -140,7 +140,7 @@ func (p *sessionPicker) view(width, height int) string {
 			mark = st.accent.Render("› ")
 			title = st.accent.Bold(true).Render(title)
 		}
-		meta := fmt.Sprintf("  %-9s %3d msgs", session.Age(s.Updated, now), s.Messages)
+		meta := fmt.Sprintf("  %-9s %3d msgs", app.SessionAge(s.Updated, now), s.Messages)
 		if s.Cwd != here {
 			meta += " · " + filepath.Base(s.Cwd)
 		}

@@ -24,16 +24,16 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/attach"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // ResourceBackend is what the resource browser needs from the core; a
 // Backend that also implements it gets /mcp resources and @ completion.
 type ResourceBackend interface {
-	Resources() []mcphost.Resource
-	ResourceTemplates() []mcphost.ResourceTemplate
+	Resources() []app.Resource
+	ResourceTemplates() []app.ResourceTemplate
 	ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error)
 }
 
@@ -343,7 +343,7 @@ func (p *resourcesPanel) view(width, height int) string {
 // mcpOffers opens /mcp resources or answers /mcp prompts.
 func (m *model) mcpOffers(what, server string) tea.Cmd {
 	m.refresh()
-	if server != "" && !slices.ContainsFunc(m.servers, func(s mcphost.Status) bool { return s.Name == server }) {
+	if server != "" && !slices.ContainsFunc(m.servers, func(s app.ServerStatus) bool { return s.Name == server }) {
 		m.notice(itemError, fmt.Sprintf("no MCP server is named %q; /mcp %s alone lists every server's", server, what))
 		return nil
 	}
@@ -417,7 +417,7 @@ func (m *model) chatPrompt(msg promptReadyMsg) tea.Cmd {
 
 // promptSummary is what the transcript shows of a prompt sent whole: its
 // command and arguments, then its text.
-func promptSummary(p mcphost.Prompt, vals map[string]string, parts []string) string {
+func promptSummary(p app.Prompt, vals map[string]string, parts []string) string {
 	line := promptCommand(p)
 	for _, a := range p.Arguments {
 		if v := vals[a.Name]; v != "" {
@@ -591,7 +591,7 @@ func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
 // the other arguments as its context: its values show as suggestions
 // while typing, ctrl+e takes one. The lookup runs off the UI goroutine, so
 // it reads the fields through their locked copies (acc).
-func (m *model) completeArg(in *huh.Input, p mcphost.Prompt, arg string, acc *lockedValue, others func(arg string) map[string]string) {
+func (m *model) completeArg(in *huh.Input, p app.Prompt, arg string, acc *lockedValue, others func(arg string) map[string]string) {
 	cb, ok := m.b.(CompletionBackend)
 	if !ok {
 		return
@@ -628,7 +628,7 @@ func (l *lockedValue) Set(s string) {
 // resourceChanged notes in the transcript that a resource attached to a
 // message (and so subscribed to) changed on its server: what the model
 // read is no longer current.
-func resourceChanged(ev mcphost.ResourceUpdated) noticeMsg {
+func resourceChanged(ev app.ResourceUpdated) noticeMsg {
 	return noticeMsg{kind: itemInfo, text: "⟳ @" + ev.Server + ":" + ev.URI + " changed on the server since it was attached; attach it again to send the new contents"}
 }
 

@@ -12,8 +12,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -23,18 +23,18 @@ import (
 type Resumer interface {
 	// Resumed returns the resumed session and its stored rows (none for a
 	// new conversation), and notes to show at the start.
-	Resumed() (session.Info, []session.Entry, []string)
+	Resumed() (app.SessionInfo, []app.SessionEntry, []string)
 }
 
 // Resumed implements Resumer: the conversation's notes, with where to
 // find the other saved conversations when one was continued.
-func (b *AppBackend) Resumed() (session.Info, []session.Entry, []string) {
+func (b *AppBackend) Resumed() (app.SessionInfo, []app.SessionEntry, []string) {
 	info, entries := b.conv.Resumed()
 	notes := b.conv.Notes()
 	if info.ID != "" && len(notes) > 0 {
 		notes[len(notes)-1] += " otter sessions list shows the others."
 	}
-	if errors.Is(b.conv.Warning(), session.ErrCorrupt) {
+	if errors.Is(b.conv.Warning(), app.ErrSessionsDamaged) {
 		notes = append(notes, "The file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds.")
 	}
 	return info, entries, notes
@@ -43,9 +43,9 @@ func (b *AppBackend) Resumed() (session.Info, []session.Entry, []string) {
 // replay adds stored rows to the transcript as the conversation showed
 // them: prompts, answers (interrupted ones marked), tool blocks with their
 // arguments, results and durations, images by placeholder, notices.
-func (m *model) replay(entries []session.Entry) {
+func (m *model) replay(entries []app.SessionEntry) {
 	calls := map[string]*item{}
-	callTime := map[string]session.Entry{}
+	callTime := map[string]app.SessionEntry{}
 	for _, e := range entries {
 		msg := e.Message
 		switch msg.Role {
@@ -88,12 +88,12 @@ func (m *model) replay(entries []session.Entry) {
 				}
 				m.finishTool(it, res, nil, elapsed)
 			}
-		case session.RoleNotice:
+		case app.RoleNotice:
 			m.notice(itemInfo, msg.Text)
 		}
 	}
 	for _, it := range calls {
-		m.finishTool(it, nil, errors.New(session.InterruptedResult), 1)
+		m.finishTool(it, nil, errors.New(app.InterruptedResult), 1)
 	}
 }
 
@@ -116,14 +116,14 @@ type SessionBackend interface {
 	// NewSession starts a new conversation, saved as a new session.
 	NewSession(ctx context.Context) error
 	// ForkSession continues a copy of the current session.
-	ForkSession(ctx context.Context) (session.Info, error)
+	ForkSession(ctx context.Context) (app.SessionInfo, error)
 	// RenameSession sets the current session's title.
 	RenameSession(ctx context.Context, title string) error
 	// FindSessions lists saved sessions, this directory's first; with
 	// words, those whose title or messages hold them all, with the match.
-	FindSessions(ctx context.Context, words string) ([]session.Found, error)
+	FindSessions(ctx context.Context, words string) ([]app.SessionFound, error)
 	// ResumeSession continues the session with this ID or unique prefix.
-	ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error)
+	ResumeSession(ctx context.Context, id string) (app.SessionInfo, []app.SessionEntry, error)
 	// SessionDir is the directory whose sessions FindSessions lists first.
 	SessionDir() string
 }
@@ -136,7 +136,7 @@ func (b *AppBackend) ResetChat(ctx context.Context) error { return b.conv.Clear(
 func (b *AppBackend) NewSession(ctx context.Context) error { return b.conv.New(ctx) }
 
 // ForkSession implements SessionBackend.
-func (b *AppBackend) ForkSession(ctx context.Context) (session.Info, error) {
+func (b *AppBackend) ForkSession(ctx context.Context) (app.SessionInfo, error) {
 	return b.conv.Fork(ctx)
 }
 
@@ -146,7 +146,7 @@ func (b *AppBackend) RenameSession(ctx context.Context, title string) error {
 }
 
 // FindSessions implements SessionBackend.
-func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.Found, error) {
+func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]app.SessionFound, error) {
 	return b.conv.FindSessions(ctx, words)
 }
 
@@ -154,7 +154,7 @@ func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]session.
 func (b *AppBackend) SessionDir() string { return b.app.WorkDir }
 
 // ResumeSession implements SessionBackend.
-func (b *AppBackend) ResumeSession(ctx context.Context, id string) (session.Info, []session.Entry, error) {
+func (b *AppBackend) ResumeSession(ctx context.Context, id string) (app.SessionInfo, []app.SessionEntry, error) {
 	return b.conv.Resume(ctx, id)
 }
 
@@ -225,7 +225,7 @@ func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest strin
 		if err == nil {
 			return m.showResumed(info, entries)
 		}
-		if !errors.Is(err, session.ErrNotFound) {
+		if !errors.Is(err, app.ErrSessionNotFound) {
 			m.notice(itemError, err.Error())
 			return nil
 		}
@@ -247,7 +247,7 @@ func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest strin
 		if i.FirstPrompt != "" && i.FirstPrompt != i.Title {
 			prompt = " — " + truncateText(i.FirstPrompt, 50)
 		}
-		fmt.Fprintf(&b, "  %s  %-9s %4d msgs  %s%s  (%s)\n", i.ID[:8], session.Age(i.Updated, now), i.Messages, truncateText(i.Title, 50), prompt, i.Cwd)
+		fmt.Fprintf(&b, "  %s  %-9s %4d msgs  %s%s  (%s)\n", i.ID[:8], app.SessionAge(i.Updated, now), i.Messages, truncateText(i.Title, 50), prompt, i.Cwd)
 	}
 	m.notice(itemInfo, strings.TrimRight(b.String(), "\n"))
 	return nil
@@ -265,7 +265,7 @@ func (m *model) resumeSession(sb SessionBackend, id string) tea.Cmd {
 }
 
 // showResumed replaces the transcript with a resumed session's.
-func (m *model) showResumed(info session.Info, entries []session.Entry) tea.Cmd {
+func (m *model) showResumed(info app.SessionInfo, entries []app.SessionEntry) tea.Cmd {
 	m.tr.items = nil
 	m.follow()
 	m.usage = agent.Usage{}

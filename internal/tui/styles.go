@@ -4,7 +4,7 @@ import (
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/app"
 )
 
 // styles is the palette for a light or a dark terminal.
@@ -15,7 +15,7 @@ type styles struct {
 	toolName, ok, fail, warn                    lipgloss.Style
 	status, statusKey                           lipgloss.Style
 	title, selected, border, modal              lipgloss.Style
-	stateColor                                  map[mcphost.State]lipgloss.Style
+	stateColor                                  map[app.ServerState]lipgloss.Style
 }
 
 func newStyles(dark bool) styles {
@@ -46,18 +46,18 @@ func newStyles(dark bool) styles {
 	s.selected = lipgloss.NewStyle().Reverse(true)
 	s.border = lipgloss.NewStyle().Foreground(dim)
 	s.modal = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1)
-	s.stateColor = map[mcphost.State]lipgloss.Style{
-		mcphost.StateConnected: s.ok,
-		mcphost.StateFailed:    s.fail,
-		mcphost.StateNeedsAuth: s.warn,
-		mcphost.StatePending:   lipgloss.NewStyle().Foreground(blue),
-		mcphost.StateDisabled:  s.dim,
+	s.stateColor = map[app.ServerState]lipgloss.Style{
+		app.StateConnected: s.ok,
+		app.StateFailed:    s.fail,
+		app.StateNeedsAuth: s.warn,
+		app.StatePending:   lipgloss.NewStyle().Foreground(blue),
+		app.StateDisabled:  s.dim,
 	}
 	return s
 }
 
 // state renders a server state in its colour.
-func (s styles) state(st mcphost.State) string {
+func (s styles) state(st app.ServerState) string {
 	if style, ok := s.stateColor[st]; ok {
 		return style.Render(string(st))
 	}

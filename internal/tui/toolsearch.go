@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // toolCount is a server's TOOLS cell in /mcp: "N", or "N · M loaded" while
 // MCP tools are deferred behind tool_search (M of its N tools are offered).
-func (m *model) toolCount(s mcphost.Status) string {
+func (m *model) toolCount(s app.ServerStatus) string {
 	if !m.offer.Deferring {
 		return fmt.Sprint(s.Tools)
 	}

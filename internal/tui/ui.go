@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/mcphost"
 )
 
 // Options configure the UI.
@@ -150,9 +150,9 @@ func (u *UI) Notify(ev any) {
 	switch ev := ev.(type) {
 	case Reloaded:
 		go u.send(reloadedMsg{diff: ev.Diff, err: ev.Err, auto: ev.Auto})
-	case mcphost.ServerLog:
+	case app.ServerLog:
 		// Server log messages go to the log file, not the screen.
-	case mcphost.ResourceUpdated:
+	case app.ResourceUpdated:
 		go u.send(resourceChanged(ev))
 	default:
 		select {

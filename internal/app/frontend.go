@@ -1,0 +1,179 @@
+package app
+
+// What a front end asks of the App about servers and tools. The App's
+// parts (the MCP client manager, the tool set, the authorizer, the loaded
+// configuration) are its own; a front end calls these methods and uses the
+// vocabulary below, so that it needs no core package but app to show
+// servers, tools, resources, prompts and sessions.
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/tool"
+)
+
+// The MCP client's vocabulary as front ends see it. They are aliases: the
+// values are mcphost's, named here so that app is a front end's one seam.
+type (
+	ServerStatus     = mcphost.Status
+	ServerState      = mcphost.State
+	ServerEvent      = mcphost.Event
+	StateChanged     = mcphost.StateChanged
+	ResourceUpdated  = mcphost.ResourceUpdated
+	ServerLog        = mcphost.ServerLog
+	Prompt           = mcphost.Prompt
+	Resource         = mcphost.Resource
+	ResourceTemplate = mcphost.ResourceTemplate
+	ReloadDiff       = mcphost.ReloadDiff
+	// URLElicitationError is a tool call's error when the server needs the
+	// person to open a URL first.
+	URLElicitationError = mcphost.URLElicitationError
+)
+
+// A server's states (ServerStatus.State).
+const (
+	StatePending   = mcphost.StatePending
+	StateConnected = mcphost.StateConnected
+	StateNeedsAuth = mcphost.StateNeedsAuth
+	StateFailed    = mcphost.StateFailed
+	StateDisabled  = mcphost.StateDisabled
+)
+
+// TransportAuto is a URL server's transport when it is to be found out
+// (streamable HTTP, else SSE).
+const TransportAuto = mcphost.TransportAuto
+
+// The saved sessions' vocabulary as front ends see it (aliases of
+// session's).
+type (
+	SessionInfo          = session.Info
+	SessionEntry         = session.Entry
+	SessionFound         = session.Found
+	SessionCompaction    = session.Compaction
+	SessionListOptions   = session.ListOptions
+	SessionSearchOptions = session.SearchOptions
+	// SessionStore is the session database (App.Sessions).
+	SessionStore = session.Store
+)
+
+// Errors about saved sessions, for errors.Is.
+var (
+	ErrSessionNotFound  = session.ErrNotFound
+	ErrSessionAmbiguous = session.ErrAmbiguous
+	// ErrSessionsDamaged: the session database file is damaged (what
+	// still reads can be read with SessionsToRead).
+	ErrSessionsDamaged = session.ErrCorrupt
+)
+
+// RoleNotice is a stored entry's role for a notice of otter's (not a
+// message of the person's or the model's).
+const RoleNotice = session.RoleNotice
+
+// InterruptedResult is what a tool call cut off by otter's exit is
+// stored as.
+const InterruptedResult = session.InterruptedResult
+
+// Config is the configuration the App runs with (re-read by Reload); the
+// caller does not change it.
+func (a *App) Config() *config.Config { return a.cfg }
+
+// Servers are the configured MCP servers' states, in the config's order.
+func (a *App) Servers() []ServerStatus { return a.mcp.Statuses() }
+
+// Server is one server's state; ok is false for a name not configured.
+func (a *App) Server(name string) (ServerStatus, bool) { return a.mcp.Status(name) }
+
+// WaitSettled waits until no server is still starting, or ctx is done.
+func (a *App) WaitSettled(ctx context.Context) error { return a.mcp.WaitSettled(ctx) }
+
+// Login runs server's OAuth login now (its prompts go to Options.Asker).
+func (a *App) Login(ctx context.Context, server string) error { return a.mcp.Login(ctx, server) }
+
+// Reconnect stops server and starts it again.
+func (a *App) Reconnect(ctx context.Context, server string) error {
+	return a.mcp.Reconnect(ctx, server)
+}
+
+// SetEnabled turns server on or off for this run (its config is not
+// changed).
+func (a *App) SetEnabled(ctx context.Context, server string, on bool) error {
+	return a.mcp.SetEnabled(ctx, server, on)
+}
+
+// ServerInstructions are the connected servers' instructions, by server.
+func (a *App) ServerInstructions() map[string]string { return a.mcp.Instructions() }
+
+// ServerSession is the live MCP session with server, for asking it what
+// otter does not keep (its whole tool list before filters).
+func (a *App) ServerSession(server string) (*sdk.ClientSession, bool) { return a.mcp.Session(server) }
+
+// Prompts are the connected servers' prompts.
+func (a *App) Prompts() []Prompt { return a.mcp.Prompts() }
+
+// GetPrompt asks server for prompt name with args.
+func (a *App) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
+	return a.mcp.GetPrompt(ctx, server, name, args)
+}
+
+// Resources are the connected servers' resources.
+func (a *App) Resources() []Resource { return a.mcp.Resources() }
+
+// ResourceTemplates are the connected servers' resource templates.
+func (a *App) ResourceTemplates() []ResourceTemplate { return a.mcp.ResourceTemplates() }
+
+// ReadResource reads uri from server.
+func (a *App) ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
+	return a.mcp.ReadResource(ctx, server, uri)
+}
+
+// Complete asks server for completions of a prompt's or a resource
+// template's argument (see mcphost.Manager.Complete).
+func (a *App) Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
+	return a.mcp.Complete(ctx, server, ref, name, arg, value, resolved)
+}
+
+// ToolEntries are the tools the model is offered, built-ins and servers'.
+func (a *App) ToolEntries() []tool.Entry { return a.tools.Entries() }
+
+// ToolCollisions are the tools left out because another had their name.
+func (a *App) ToolCollisions() []tool.Collision { return a.tools.Collisions() }
+
+// LookupTool finds a tool by its qualified name.
+func (a *App) LookupTool(name string) (tool.Entry, bool) { return a.tools.Lookup(name) }
+
+// CheckToolArguments checks args against the tool's input schema (a
+// *tool.ArgumentsError lists what does not match).
+func (a *App) CheckToolArguments(name string, args json.RawMessage) error {
+	return a.tools.CheckArguments(name, args)
+}
+
+// CallTool calls a tool by its qualified name, as the model would.
+func (a *App) CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	return a.tools.Call(ctx, name, args)
+}
+
+// SearchTools ranks the tools for query (as the model's tool_search
+// does), the best limit of them.
+func (a *App) SearchTools(query string, limit int) []tool.Match {
+	return a.tools.Search(query, limit, a.mcp.Instructions())
+}
+
+// ProbeServer connects to the remote server srv once with the OAuth
+// handler h (which runs a login when the server asks for one) and closes
+// the connection again: a login's check that the token works. version is
+// the client version sent in initialize.
+func ProbeServer(ctx context.Context, srv config.Server, h auth.OAuthHandler, version string) error {
+	return mcphost.Probe(ctx, srv, h, version)
+}
+
+// SessionAge is how long ago t was, as the session lists show it ("3h",
+// "2d").
+func SessionAge(t, now time.Time) string { return session.Age(t, now) }
