@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
@@ -17,6 +18,8 @@ func hint(err error) string {
 		return "`otter mcp tools` lists the tools offered"
 	case errors.Is(err, session.ErrNotFound):
 		return "`otter sessions list --all` lists them"
+	case errors.Is(err, config.ErrServerExists):
+		return "`otter mcp remove NAME` removes it"
 	case errors.Is(err, serve.ErrPublicWithoutKeys):
 		return "`otter mcp serve --http 127.0.0.1:8080` serves this machine only"
 	}

@@ -125,7 +125,7 @@ func printDisabled(w io.Writer, cfg *config.Config) {
 	for _, s := range cfg.MCP.Servers {
 		switch {
 		case s.DisabledReason != "":
-			fmt.Fprintf(w, "note: server %q: %s\n", s.Name, s.DisabledReason)
+			fmt.Fprintf(w, "note: server %q: %s%s\n", s.Name, s.DisabledReason, trustHint(s))
 		case s.Problem != nil:
 			msgs := strings.Split(s.Problem.Error(), "\n")
 			fmt.Fprintf(w, "note: server %q cannot start: %s\n", s.Name, strings.Join(msgs, "\n  "))
@@ -267,4 +267,13 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// trustHint is how to let an untrusted project's server start, in a
+// shell's words ("" for any other server).
+func trustHint(s config.Server) string {
+	if !s.Untrusted {
+		return ""
+	}
+	return fmt.Sprintf(" (run `otter trust %s`)", cmp.Or(config.ProjectDir(filepath.Dir(s.File)), filepath.Dir(s.File)))
 }

@@ -362,7 +362,7 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 			}
 			srv := configured[i]
 			if !srv.IsEnabled() {
-				why := cmp.Or(srv.DisabledReason, "enabled = false in "+srv.File)
+				why := cmp.Or(srv.DisabledReason+trustHint(srv), "enabled = false in "+srv.File)
 				return nil, fmt.Errorf("MCP server %q is disabled: %s", srv.Name, why)
 			}
 			out = []config.Server{srv}

@@ -322,7 +322,7 @@ env = { LOCAL = "1" }
 		if s.IsEnabled() || !s.Untrusted {
 			t.Errorf("%s from an untrusted project: enabled %v, Untrusted %v", name, s.IsEnabled(), s.Untrusted)
 		}
-		if want := "otter trust " + proj; !strings.Contains(s.DisabledReason, want) {
+		if want := "directory " + proj + " is not trusted"; !s.Untrusted || !strings.Contains(s.DisabledReason, want) {
 			t.Errorf("%s: reason %q does not tell the user to run %q", name, s.DisabledReason, want)
 		}
 	}
@@ -796,7 +796,7 @@ args = ["/tmp/owned"]
 	git("commit", "-qm", "ship a local config")
 	cfg = mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
 	s := mustServer(t, cfg, "shipped")
-	if s.IsEnabled() || !s.Untrusted || !strings.Contains(s.DisabledReason, "otter trust "+proj) {
+	if s.IsEnabled() || !s.Untrusted || !strings.Contains(s.DisabledReason, proj+" is not trusted") {
 		t.Errorf("a committed local file's server: enabled %v, untrusted %v, reason %q; want it held until `otter trust`", s.IsEnabled(), s.Untrusted, s.DisabledReason)
 	}
 	if len(cfg.Permissions) != 0 || !cfg.NeedsTrust() {

@@ -102,7 +102,7 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 			s.DisabledReason = m.invalid
 		case m.untrusted:
 			s.Untrusted = true
-			s.DisabledReason = fmt.Sprintf("not started: the project directory %s is not trusted yet; run `otter trust %s` (or /trust in the TUI) to let its servers start", r.projDir, r.projDir)
+			s.DisabledReason = fmt.Sprintf("not started: the project directory %s is not trusted yet; trusting it lets its servers start", r.projDir)
 		}
 		// A server's expansion errors stay with that server (its Problem):
 		// they stop it alone, not the whole configuration.

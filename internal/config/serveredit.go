@@ -189,7 +189,7 @@ func addServers(file string, servers []Server, comment string) error {
 	var names []string
 	for i, s := range servers {
 		if e, ok := findServer(text, s.Name); ok {
-			return fmt.Errorf("%s:%d: %w: %q (remove it first with `otter mcp remove %s`, or edit it there)", file, e.first, ErrServerExists, s.Name, s.Name)
+			return fmt.Errorf("%s:%d: %w: %q (edit it there, or remove it first)", file, e.first, ErrServerExists, s.Name)
 		}
 		if i > 0 {
 			w.WriteString("\n")

@@ -293,7 +293,7 @@ func (h *handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	advertised := strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata")
 	if err := sdk.Authorize(ctx, req, resp); err != nil {
 		if !advertised && !errors.Is(err, ErrLoginRequired) && ctx.Err() == nil {
-			err = fmt.Errorf("%w (the server answered %d without OAuth metadata: if it takes an API key instead, pass it with --header 'Authorization: Bearer KEY' or headers in its config)", err, resp.StatusCode)
+			err = fmt.Errorf("%w (the server answered %d without OAuth metadata: if it takes an API key instead, send it as a header, e.g. Authorization: Bearer KEY in the server's headers)", err, resp.StatusCode)
 		}
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.ErrorCode == "invalid_client" {

@@ -143,7 +143,7 @@ func (h *ccHandler) newSDKHandler() (*extauth.ClientCredentialsHandler, error) {
 	keyGiven := o.PrivateKeyFile != "" || o.PrivateKeyPEM != ""
 	switch {
 	case o.ClientID == "":
-		return nil, errors.New("the client_credentials grant needs a client_id (--oauth-client-id, or client_id in [mcp.servers.oauth])")
+		return nil, errors.New("the client_credentials grant needs a client_id (client_id in [mcp.servers.oauth])")
 	case !keyGiven && o.ClientSecret == "":
 		return nil, errors.New("the client_credentials grant needs a client_secret or a private key (private_key_file, private_key_pem)")
 	case keyGiven && o.ClientSecret != "":

@@ -215,7 +215,7 @@ func TestClientCredentialsBadKey(t *testing.T) {
 		{"missing file", config.OAuth{ClientID: "c", PrivateKeyFile: missing}, []string{"read the private key", missing}},
 		{"not PEM", config.OAuth{ClientID: "c", PrivateKeyPEM: "${KEY}"}, []string{"private_key_pem", "no PEM block"}},
 		{"encrypted", config.OAuth{ClientID: "c", PrivateKeyPEM: "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"}, []string{"encrypted", "unencrypted"}},
-		{"no client_id", config.OAuth{ClientSecret: "s"}, []string{"needs a client_id", "--oauth-client-id"}},
+		{"no client_id", config.OAuth{ClientSecret: "s"}, []string{"needs a client_id", "client_id in [mcp.servers.oauth]"}},
 		{"no credentials", config.OAuth{ClientID: "c"}, []string{"needs a client_secret or a private key"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -672,7 +672,7 @@ func TestBare401SuggestsAPIKeyHeader(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := oauthtest.Connect(ctx, srv.URL, a.Handler(srv, true))
-	if err == nil || !strings.Contains(err.Error(), "--header 'Authorization: Bearer KEY'") {
+	if err == nil || !strings.Contains(err.Error(), "Authorization: Bearer KEY in the server's headers") {
 		t.Fatalf("error = %v, want a hint about the Authorization header", err)
 	}
 }
