@@ -33,8 +33,8 @@ var corePackages = []string{"agent", "app", "attach", "compact", "config", "mcph
 // for a typed error whose hint the front ends word (issue 23). The test
 // fails once a file here is clean, so that the list only shrinks.
 var notYet = map[string]string{
-	"oauth/errors.go":      "LoginRequiredError carries the `otter mcp login` command (LoginCommand): move it to the CLI",
-	"oauth/prompt.go":      "LoginRequiredError's command, as above",
+	"oauth/errors.go": "LoginRequiredError carries the `otter mcp login` command (LoginCommand): move it to the CLI",
+	"oauth/prompt.go": "LoginRequiredError's command, as above",
 }
 
 // TestCorePackagesNameNoFlagOrCommand reads every string literal of the
