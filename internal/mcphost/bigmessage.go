@@ -4,7 +4,9 @@ package mcphost
 // held whole: as it is read it goes to a file (up to spillMessageBytes) and
 // through a shrinker, which rebuilds it with long strings cut and, past a
 // budget, items left out. The SDK then decodes the shrunk message, whose
-// tool result carries a note naming the file. Before, the SDK and otter
+// tool result carries a note naming the file. Over stdio the stdoutFilter
+// does this line by line; over streamable HTTP, shrinkingBody for a JSON
+// body (an SSE event the SDK itself bounds to 16 MiB). Before, the SDK and otter
 // made copies of a message as it went from bytes to a result to text: a
 // 200 MiB result peaked otter at 2 GB, and a 500 MiB one was refused only
 // after 700 MB.
@@ -14,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"unicode/utf8"
@@ -504,6 +507,15 @@ func (b *bigMessage) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// abandon closes and removes the file of a message that could not be
+// read to its end.
+func (b *bigMessage) abandon() {
+	if b.f != nil {
+		b.f.Close()
+		os.Remove(b.f.Name())
+	}
+}
+
 // finish closes the file and returns the shrunk message with a note
 // (what was cut, where the whole is) put first in a tool result's content
 // — where a model shown only the start of a long result still reads it —
@@ -577,6 +589,54 @@ func annotate(msg []byte, note string) []byte {
 	}
 	return out
 }
+
+// readMessage reads one message from r to its end: whole when it ends
+// within keepMessageBytes, else written to a file made by create and
+// shrunk as it is read (bigMessage).
+func readMessage(r io.Reader, create func() (*os.File, error)) ([]byte, error) {
+	buf, err := io.ReadAll(io.LimitReader(r, keepMessageBytes+1))
+	if err != nil || len(buf) <= keepMessageBytes {
+		return buf, err
+	}
+	big := newBigMessage(create)
+	_, _ = big.Write(buf)
+	buf = nil
+	if _, err := io.Copy(big, r); err != nil {
+		big.abandon()
+		return nil, err
+	}
+	msg, _, err := big.finish()
+	return msg, err
+}
+
+// shrinkingBody is a JSON response body read through readMessage: the SDK
+// reads such a body whole (io.ReadAll) and decodes it in several copies,
+// so a longer one reaches it shrunk.
+type shrinkingBody struct {
+	rc     io.ReadCloser
+	create func() (*os.File, error)
+	read   bool
+	msg    []byte
+	err    error
+}
+
+func (b *shrinkingBody) Read(p []byte) (int, error) {
+	if !b.read {
+		b.read = true
+		b.msg, b.err = readMessage(b.rc, b.create)
+	}
+	if len(b.msg) > 0 {
+		n := copy(p, b.msg)
+		b.msg = b.msg[n:]
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
+func (b *shrinkingBody) Close() error { return b.rc.Close() }
 
 // validUTF8Prefix returns the longest prefix of s of at most n bytes that
 // ends on a character boundary.

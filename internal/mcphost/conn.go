@@ -120,6 +120,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 	startCtx, cancel := ask.WithPausableTimeout(ctx, s.startupTimeout)
 	defer cancel()
 	c := &conn{changes: make(chan struct{}, 1), transport: s.transport, obs: newSDKObserver(), ended: make(chan struct{})}
+	c.obs.spill = s.m.spillFile
 	client := s.newClient(c)
 	var (
 		cs  *sdk.ClientSession

@@ -2,13 +2,19 @@ package mcphost
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -207,5 +213,27 @@ func TestDescriptionsAreCapped(t *testing.T) {
 	}
 	if short := "reads a file"; capDescription(short) != short {
 		t.Error("a short description changed")
+	}
+}
+
+// TestHugeJSONBodyIsShrunk: a streamable HTTP server answering with an
+// application/json body (not SSE) of 50 MiB — which the SDK reads whole
+// with io.ReadAll — reaches the tool result shrunk, its note first, and
+// the file holds the whole body.
+func TestHugeJSONBodyIsShrunk(t *testing.T) {
+	srv := newTestServer("normal")
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	h := newHarness(t, servers(remote("big", config.TransportHTTP, ts.URL)), Options{})
+	h.m.Start(context.Background())
+	h.waitState("big", StateConnected)
+	got := h.callText("big", "big", `{}`)
+	note, text, _ := strings.Cut(got, "\n")
+	if !strings.HasPrefix(note, "[otter: the server's answer was 50.0 MiB") || !strings.HasPrefix(text, "0123456789") || len(got) > cutStringBytes+1024 {
+		t.Fatalf("result is %d bytes: %.300q", len(got), got)
+	}
+	path := strings.TrimSuffix(note[strings.LastIndex(note, " is in ")+len(" is in "):], "]")
+	if st, err := os.Stat(path); err != nil || st.Size() < 50<<20 {
+		t.Errorf("the file %s: %v, %v; want the whole answer", path, st, err)
 	}
 }

@@ -22,6 +22,12 @@ package mcphost
 //     It can go when the SDK sends the notification before the call returns
 //     by default (today only with MCPGODEBUG=blockingcancelnotify=1, read
 //     when the SDK's package is initialised, before otter could set it).
+//   - Large JSON bodies (bigmessage.go). The streamable transport reads
+//     an application/json response whole and decodes it in several copies
+//     (a 200 MiB result cost 2 GB over stdio, where otter's filter now
+//     shrinks it); the observer hands it such a body through the same
+//     shrinker. It can go when the SDK bounds a body as it bounds an SSE
+//     event (16 MiB), and otter still wants a longer one kept in a file.
 //
 // One sdkObserver belongs to one connection (conn.obs) and sees its
 // messages where the SDK lets otter see them: over stdio by wrapping the
@@ -37,6 +43,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -47,10 +55,27 @@ import (
 type sdkObserver struct {
 	order   *schemaOrder
 	cancels *cancelWatch
+	// spill makes the file a message too large to keep is written to
+	// (Manager.spillFile).
+	spill func() (*os.File, error)
 }
 
 func newSDKObserver() *sdkObserver {
 	return &sdkObserver{order: newSchemaOrder(), cancels: newCancelWatch()}
+}
+
+// shrinkLarge makes the body of resp, a JSON answer of an MCP server,
+// reach the SDK shrunk when it is longer than keepMessageBytes.
+func (o *sdkObserver) shrinkLarge(resp *http.Response) {
+	if o == nil || o.spill == nil || resp.Body == nil || resp.StatusCode/100 != 2 {
+		return
+	}
+	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	if strings.EqualFold(strings.TrimSpace(ct), "application/json") {
+		resp.Body = &shrinkingBody{rc: resp.Body, create: o.spill}
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+	}
 }
 
 // watch makes client count the requests that end with their context.

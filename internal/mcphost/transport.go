@@ -69,6 +69,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodPost {
 		t.lastPost.Store(int32(resp.StatusCode))
 	}
+	t.obs.shrinkLarge(resp)
 	t.obs.tap(resp)
 	return resp, nil
 }
