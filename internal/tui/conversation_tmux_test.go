@@ -197,3 +197,28 @@ func TestMentionThroughBothFrontEnds(t *testing.T) {
 		}
 	}
 }
+
+// The note that says which saved conversation continues is worded once
+// (app.Conversation.Notes): otter -c -p and the TUI's otter -c both show
+// it, naming the session and its title.
+func TestResumedNoteThroughBothFrontEnds(t *testing.T) {
+	dir := t.TempDir()
+	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Noted: heron."}}, llmtest.Reply{Text: []string{"Heron."}})
+	p := startTmux(t, dir, fakeModelConfig(model.URL), 100, 36)
+	p.waitFor("fake/fake-model")
+	p.keys("remember the word heron", "Enter")
+	p.waitFor("Noted: heron.")
+	p.quit()
+
+	_, stderr := p.prompt("-c", "-p", "what was the word?")
+	if !strings.Contains(stderr, "otter: Continuing session ") || !strings.Contains(stderr, "(remember the word heron, 2 messages") {
+		t.Errorf("otter -c -p does not say which conversation continues:\n%s", stderr)
+	}
+	if last := model.Requests()[1].Messages; len(last) != 3 || !strings.Contains(last[0].Text, "heron") {
+		t.Errorf("otter -c -p sent the model %+v, want the earlier conversation and the question", last)
+	}
+
+	p.restart(dir, "-c")
+	p.waitFor("Continuing session", "(remember the word heron, 4 messages")
+	p.quit()
+}
