@@ -76,6 +76,7 @@ func (m *model) command(line string) tea.Cmd {
 	switch cmd {
 	case "/help", "/?":
 		m.notice(itemInfo, helpText+m.extensionHelp())
+		m.showTop() // on a small screen, its start: the commands
 	case "/clear":
 		m.cancel()
 		m.queue = nil
@@ -534,7 +535,11 @@ func (m *model) complete() tea.Cmd {
 		}
 		m.input.SetValue(base + prefix)
 		m.cycle = &completion{base: base, matches: matches, i: -1, value: base + prefix}
-		m.hint = "(tab again cycles)  " + strings.Join(candidatePage(matches, 0), "  ") // the key first
+		keys := "(tab again cycles)  "
+		if isMention {
+			keys = "(tab again cycles, → keeps one)  " // then Tab goes on to a template's next {variable}
+		}
+		m.hint = keys + strings.Join(candidatePage(matches, 0), "  ") // the keys first
 	}
 	return nil
 }

@@ -29,9 +29,9 @@ func TestContextWindowCostAndModel(t *testing.T) {
 	}
 	h := start(t, b)
 	h.enterLine("go on")
-	h.waitFor("compacted the conversation because", "161.0k → 62.0k tokens", "replaced by one-line stubs", "summarised", "31% of 200.0k · $0.1234")
+	h.waitFor("compacted the conversation because", "161k → 62k tokens", "replaced by one-line stubs", "summarised", "31% of 200k · $0.1234")
 	h.enterLine("/cost")
-	h.waitFor("anthropic/claude-sonnet-4-6: 3 calls · input 90.0k (cached 70.0k", "1.5k · $0.1234")
+	h.waitFor("anthropic/claude-sonnet-4-6: 3 calls · input 90k (cached 70k", "output 1.5k", "$0.1234")
 	h.enterLine("/model")
 	h.waitFor("anthropic: claude-sonnet-4-6 (in use)", "local: qwen3:8b")
 	h.enterLine("/model local/qwen3:8b")
@@ -73,5 +73,17 @@ func TestCostTextSaysWhenUsageWasNotReported(t *testing.T) {
 	got = costText([]agent.ModelUsage{{Provider: "local", Model: "llama3", Calls: 3, Unreported: 1, Usage: llm.Usage{InputTokens: 40}}})
 	if !strings.Contains(got, "3 calls (1 without token counts) · input 40") {
 		t.Errorf("costText = %q", got)
+	}
+}
+
+// A count reads as a window is usually named, whatever its size.
+func TestHumanCount(t *testing.T) {
+	for n, want := range map[int64]string{
+		950: "950", 1000: "1k", 1500: "1.5k", 8192: "8.2k", 62_000: "62k", 99_960: "100k", 200_000: "200k",
+		999_400: "999k", 999_600: "1M", 1_000_000: "1M", 1_200_000: "1.2M", 12_345_678: "12.3M", 150_000_000: "150M",
+	} {
+		if got := humanCount(n); got != want {
+			t.Errorf("humanCount(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

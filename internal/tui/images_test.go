@@ -32,8 +32,12 @@ import (
 // TestMain pins image detection for the tests that use the real
 // environment (the harness's default Options): run from kitty or iTerm2,
 // they would otherwise see images their assertions do not expect. The tmux
-// tests share one otter binary, which testpeer.Run removes afterwards.
+// tests share one otter binary, which testpeer.Run removes afterwards;
+// run as an MCP server (testserver_test.go), the binary serves instead.
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(testServerEnv); mode != "" {
+		os.Exit(runTestServer(mode)) // testserver_test.go
+	}
 	os.Setenv("OTTER_IMAGES", "off")
 	os.Exit(testpeer.Run(m))
 }

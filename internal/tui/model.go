@@ -1291,13 +1291,22 @@ func keptParts(parts []barPart, level int) []string {
 	return out
 }
 
-// humanCount writes a token count short: 950, 8.2k, 200.0k, 1M, 1.5M.
+// humanCount writes a token count short, as a window is usually named:
+// 950, 8.2k, 62k, 200k, 1M, 1.2M — a decimal only below 100 of its unit,
+// and never ".0", so that a 1M window does not read "1000.0k" nor a 200k
+// one "200.0k".
 func humanCount(n int64) string {
+	short := func(v float64, unit string) string {
+		if v >= 99.95 {
+			return fmt.Sprintf("%.0f%s", v, unit)
+		}
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + unit
+	}
 	switch {
 	case n < 1000:
 		return fmt.Sprint(n)
-	case n < 999_950:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	case n < 999_500: // 999.5k rounds to 1000k: that is 1M
+		return short(float64(n)/1000, "k")
 	}
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1_000_000), ".0") + "M"
+	return short(float64(n)/1_000_000, "M")
 }

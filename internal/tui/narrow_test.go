@@ -78,9 +78,9 @@ func TestStatusBarDegradesByWholeParts(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	h := start(t, b)
 	h.enterLine("go on")
-	h.waitFor("31% of 200.0k", "working")
+	h.waitFor("31% of 200k", "working")
 	words := map[string]bool{}
-	for _, w := range strings.Fields("otter · anthropic/claude-sonnet-4-6 3/4 servers 12 tools 1 need login working · esc cancels 31% of 200.0k · $0.1234") {
+	for _, w := range strings.Fields("otter · anthropic/claude-sonnet-4-6 3/4 servers 12 tools 1 need login working · esc cancels 31% of 200k · $0.1234") {
 		words[w] = true
 	}
 	for _, width := range []int{80, 60} {

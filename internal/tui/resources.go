@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
@@ -532,6 +533,8 @@ type varValuesCache struct {
 // templateValuesMsg carries a server's values for a template variable.
 type templateValuesMsg struct {
 	input, base, head, suffix string
+	server, name              string // the variable's
+	literal                   bool   // the input holds it as "{name}"
 	values                    []string
 	err                       error
 }
@@ -549,11 +552,12 @@ func (m *model) askTemplateVar(cb CompletionBackend, v, base, word string, it re
 	if !ok {
 		return nil
 	}
+	literal := strings.HasPrefix(word[len(mention)+len(head):], "{")
 	head = mention + head
 	ctx := m.ctx
 	return func() tea.Msg {
 		vals, err := cb.Complete(ctx, it.server, "ref/resource", it.template, name, value, resolved)
-		return templateValuesMsg{input: v, base: base, head: head, suffix: suffix, values: vals, err: err}
+		return templateValuesMsg{input: v, base: base, head: head, suffix: suffix, server: it.server, name: name, literal: literal, values: vals, err: err}
 	}
 }
 
@@ -565,8 +569,22 @@ func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
 	}
 	if msg.err != nil || len(msg.values) == 0 {
 		// None (server-everything offers a resourceId only once one is
-		// typed): Tab offers the templates, and the typed text stays.
+		// typed). A variable still written as {name} is the person's to
+		// type: Tab moves into it — the placeholder goes and the cursor
+		// stands where the value goes. For a value being typed, Tab offers
+		// the templates, and the typed text stays.
 		slog.Debug("completing a resource template variable", "err", msg.err)
+		if msg.literal {
+			before := msg.base + msg.head
+			m.input.SetValue(before + msg.suffix)
+			m.input.SetCursorColumn(utf8.RuneCountInString(before[strings.LastIndex(before, "\n")+1:]))
+			m.cycle = nil
+			m.hint = fmt.Sprintf("type the %s here (%s offers no values for it)", msg.name, msg.server)
+			if strings.Contains(msg.suffix, "{") {
+				m.hint += ", then tab goes on to the next {variable}"
+			}
+			return nil
+		}
 		m.varValues = &varValuesCache{input: msg.input, failed: true}
 		defer func() { m.varValues = nil }()
 		return m.complete()

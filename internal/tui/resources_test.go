@@ -183,7 +183,7 @@ func TestMentionCompletesTemplateVariables(t *testing.T) {
 	}
 	h.typeText("1")
 	h.press("tab")
-	h.waitFor("(tab again cycles)  @docs:demo://text/1  @docs:demo://text/12")
+	h.waitFor("(tab again cycles, → keeps one)  @docs:demo://text/1  @docs:demo://text/12")
 	if !b.did("complete docs ref/resource demo://text/{id} id=1") {
 		t.Errorf("Tab did not ask the server for {id} from 1; actions %v", b.actions)
 	}

@@ -55,6 +55,19 @@ func (m *model) bottomTop(h int) position {
 	return position{}
 }
 
+// showTop shows the start of the transcript's last item when it is
+// taller than the window (/help on a small screen): following, the window
+// would show its end only, and the person would never see what it begins
+// with; the rule under the window says there is more below.
+func (m *model) showTop() {
+	n := len(m.tr.items)
+	if n == 0 || len(m.itemLines(m.tr.items[n-1])) <= m.mainHeight() {
+		return
+	}
+	m.pin()
+	m.tr.view.top = position{item: n - 1}
+}
+
 // scrollUp moves the window n lines back; it stops at the first line.
 func (m *model) scrollUp(n int) {
 	m.pin()

@@ -61,14 +61,14 @@ func TestContextMeterFollowsTheConversation(t *testing.T) {
 	}
 	h := startWith(t, b, b.fakeBackend)
 	h.enterLine("hello")
-	h.waitFor("7% of 200.0k")
+	h.waitFor("7% of 200k")
 	h.enterLine("/new")
 	h.waitFor("a new conversation")
-	h.waitFor("0% of 200.0k")
+	h.waitFor("0% of 200k")
 	h.enterLine("/resume 12345678")
-	h.waitFor("Continuing session 12345678", "50% of 200.0k")
+	h.waitFor("Continuing session 12345678", "50% of 200k")
 	h.enterLine("/fork")
-	h.waitFor("forked: you now continue", "20% of 200.0k")
+	h.waitFor("forked: you now continue", "20% of 200k")
 }
 
 // resumerFake continues a saved conversation.
