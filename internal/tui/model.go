@@ -99,6 +99,7 @@ type model struct {
 	turn       int
 	cancelTurn context.CancelFunc
 	streaming  *item
+	thinking   *item  // the thinking still arriving (thinking.go)
 	retry      *item  // the turn's retry notice, updated in place
 	turnText   bool   // the current turn streamed text
 	turnInput  string // the current turn's message as typed, given back if it was not sent
@@ -829,8 +830,11 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		return nil
 	}
 	switch ev := ev.(type) {
+	case agent.ThinkingDelta:
+		return m.thinkingDelta(ev)
 	case agent.TextDelta:
 		m.retry = nil
+		m.endThinking()
 		if m.streaming == nil {
 			m.streaming = m.tr.add(&item{kind: itemAssistant, streaming: true})
 		}
@@ -907,6 +911,7 @@ func (m *model) showRetry(ev agent.Retrying) {
 }
 
 func (m *model) endStreaming() {
+	m.endThinking()
 	if it := m.streaming; it != nil {
 		it.streaming, it.pendingText, it.stale = false, false, true
 		m.streaming = nil

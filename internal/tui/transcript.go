@@ -33,6 +33,7 @@ const (
 	itemTool
 	itemInfo
 	itemError
+	itemThinking // the model's thinking (thinking.go)
 )
 
 type toolState int
@@ -69,7 +70,8 @@ type item struct {
 	rawCall bool               // a /call: keep the raw result
 	cancel  context.CancelFunc // stops a /call
 
-	streaming   bool     // assistant text still arriving
+	streaming   bool     // assistant text (or thinking) still arriving
+	redacted    bool     // thinking the provider sent encrypted
 	stream      streamed // what of the streaming text is rendered already
 	pendingText bool     // text arrived since the last frame
 	stale       bool     // must render again
@@ -147,6 +149,8 @@ func (m *model) renderItem(it *item) string {
 		return m.renderMarkdown(it.text.String())
 	case itemTool:
 		return m.renderTool(it, w)
+	case itemThinking:
+		return m.renderThinking(it, w)
 	}
 	return ""
 }

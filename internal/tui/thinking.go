@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/otter-sh/otter/internal/agent"
+)
+
+// This file shows the model's thinking (Anthropic extended thinking, the
+// Responses API's reasoning summaries). Thinking is long and mostly of
+// interest when an answer surprises, so it is one collapsed line in the
+// transcript, "thinking… 1.2k chars", that ctrl+o expands as it expands
+// tool output: the key a person already uses to see what is folded away.
+
+// thinkingDelta adds a piece of thinking to the thinking item still
+// arriving, or starts one (thinking after text or a tool call is a new
+// step of the turn, so a new item, in the order the model worked).
+func (m *model) thinkingDelta(ev agent.ThinkingDelta) tea.Cmd {
+	m.retry = nil
+	if m.thinking == nil {
+		m.endStreaming()
+		m.thinking = m.tr.add(&item{kind: itemThinking, streaming: true})
+	}
+	it := m.thinking
+	if ev.Redacted {
+		it.redacted = true
+	}
+	it.text.WriteString(ev.Text)
+	it.stale = true
+	if !m.frameDue {
+		m.frameDue = true
+		return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+	}
+	return nil
+}
+
+// endThinking marks the thinking item still arriving as finished.
+func (m *model) endThinking() {
+	if it := m.thinking; it != nil {
+		it.streaming, it.stale = false, true
+		m.thinking = nil
+	}
+}
+
+// thinkingLimit is how many lines of thinking an expanded item shows: as
+// many as an expanded tool result, so one long chain of thought does not
+// bury the rest of the transcript.
+const thinkingLimit = 200
+
+// renderThinking renders a thinking item: its one-line head with the
+// size, then, expanded, its text dimmed and indented.
+func (m *model) renderThinking(it *item, w int) string {
+	st := m.st
+	text := strings.TrimSpace(it.text.String())
+	head := "✻ thinking"
+	if it.streaming {
+		head += "…"
+	}
+	size := humanCount(int64(len([]rune(text)))) + " chars"
+	if it.redacted && text == "" {
+		size = "redacted by the provider"
+	} else if it.redacted {
+		size += " (some redacted by the provider)"
+	}
+	line := st.dim.Render(head + " · " + size)
+	if text == "" || !m.tr.expand {
+		if text != "" {
+			line += st.dim.Render(" · ctrl+o expands")
+		}
+		return line
+	}
+	var b strings.Builder
+	b.WriteString(line)
+	lines := strings.Split(ansi.Wrap(text, max(w-4, 10), ""), "\n")
+	for i, l := range lines {
+		if i == thinkingLimit {
+			b.WriteString("\n    " + st.dim.Render("… +"+countOf(len(lines)-thinkingLimit, "line")))
+			break
+		}
+		b.WriteString("\n  " + st.dim.Render(l))
+	}
+	return b.String()
+}
