@@ -26,6 +26,7 @@ func addPromptFlags(root *cobra.Command, f *cli.Factory, session *app.SessionOpt
 	fs.BoolVar(&o.NoInstructions, "no-instructions", false, "with -p: send the model no instruction files (AGENTS.md, CLAUDE.md, GEMINI.md)")
 	fs.BoolVar(&o.AttachOutside, "attach-outside", false, "with -p: let @path attach files outside the project")
 	fs.IntVar(&o.MaxTurns, "max-turns", 0, "with -p: the most tool rounds for the prompt (default [agent].max_turns)")
+	fs.BoolVar(&o.Verbose, "verbose", false, "with -p: print the model's thinking (reasoning) on stderr as it arrives")
 
 	// `echo hi | otter -p` is how other agent CLIs read stdin; here -p takes
 	// the prompt as its value, so say how instead of pflag's bare message.

@@ -48,6 +48,10 @@ type PromptOptions struct {
 	// AttachOutside lets @path attach files outside the project.
 	AttachOutside bool
 	MaxTurns      int // instead of [agent].max_turns, when positive
+	// Verbose prints the model's thinking (or reasoning summary) on
+	// stderr as it arrives; without it thinking is not printed: stderr
+	// is for progress, and thinking can be longer than the answer.
+	Verbose bool
 	// Session says which saved conversation the prompt continues
 	// (--continue, --resume, --fork-session, --no-session).
 	Session app.SessionOptions
@@ -87,7 +91,7 @@ func RunPrompt(ctx context.Context, f *Factory, o PromptOptions) error {
 	if err := o.Check(); err != nil {
 		return ExitCode(2, err)
 	}
-	out := &promptPrinter{format: o.Format, stdout: f.IO.Out, stderr: f.IO.ErrOut, start: time.Now()}
+	out := &promptPrinter{format: o.Format, stdout: f.IO.Out, stderr: f.IO.ErrOut, start: time.Now(), verbose: o.Verbose}
 	if o.Format == FormatText && f.IO.IsStdoutTTY() {
 		// A person reads it: the answer's Markdown is shown as the TUI
 		// shows it. Piped, it stays as the model wrote it.
@@ -234,6 +238,9 @@ type promptPrinter struct {
 	callIndex map[string]int     // tool call ID → its index in calls
 	printed   bool               // result has been printed
 	waitNote  *time.Timer        // says which servers the prompt waits for
+
+	verbose  bool // print thinking on stderr
+	thinking bool // a line of thinking is open on stderr
 }
 
 // promptToolCall is a tool call in the json output.
@@ -284,6 +291,7 @@ func (p *promptPrinter) line(v any) {
 
 // progress writes a line of progress on stderr.
 func (p *promptPrinter) progress(format string, args ...any) {
+	p.endThinking()
 	fmt.Fprintf(p.stderr, format+"\n", args...)
 }
 
@@ -331,6 +339,9 @@ func (p *promptPrinter) sampling(server string, allowed bool) {
 func (p *promptPrinter) event(ev agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if _, ok := ev.(agent.ThinkingDelta); !ok {
+		p.endThinking()
+	}
 	switch ev := ev.(type) {
 	case agent.WaitingForServers:
 		p.waitNote = time.AfterFunc(waitNoteAfter, func() { p.waiting(ev.Servers) })
@@ -357,6 +368,8 @@ func (p *promptPrinter) event(ev agent.Event) {
 		if p.format == FormatStreamJSON {
 			p.line(map[string]any{"type": "thinking", "text": ev.Text, "redacted": ev.Redacted})
 		}
+		p.thinkingDelta(ev)
+		return
 	case agent.ToolCallStarted:
 		if p.callIndex == nil {
 			p.callIndex = map[string]int{}
@@ -411,6 +424,35 @@ func (p *promptPrinter) event(ev agent.Event) {
 		p.progress("otter: the model call failed (%v); retrying in %s", ev.Err, ev.Delay.Round(time.Millisecond))
 	case agent.TurnFinished:
 		p.final = ev
+	}
+}
+
+// thinkingDelta prints a piece of thinking on stderr with --verbose: a
+// block of thinking starts a line "otter: thinking: " that runs until
+// something else is said.
+func (p *promptPrinter) thinkingDelta(ev agent.ThinkingDelta) {
+	if !p.verbose {
+		return
+	}
+	text := ev.Text
+	if ev.Redacted && text == "" {
+		text = "[redacted by the provider]"
+	}
+	if text == "" {
+		return
+	}
+	if !p.thinking {
+		fmt.Fprint(p.stderr, "otter: thinking: ")
+		p.thinking = true
+	}
+	fmt.Fprint(p.stderr, text)
+}
+
+// endThinking ends the line of thinking open on stderr.
+func (p *promptPrinter) endThinking() {
+	if p.thinking {
+		fmt.Fprintln(p.stderr)
+		p.thinking = false
 	}
 }
 

@@ -206,8 +206,14 @@ func costText(costs []agent.ModelUsage) string {
 		if c.Unreported > 0 {
 			unreported = fmt.Sprintf(" (%d without token counts)", c.Unreported)
 		}
-		fmt.Fprintf(&b, "  %s/%s: %s%s · input %s (cached %s, written to cache %s) · output %s · %s\n",
-			c.Provider, c.Model, countOf(c.Calls, "call"), unreported, humanCount(u.InputTokens), humanCount(u.CachedTokens), humanCount(u.CacheWriteTokens), humanCount(u.OutputTokens), cost)
+		// Reasoning (thinking) tokens are part of the output, billed as
+		// output: said only when there were any, as a share of it.
+		reasoning := ""
+		if u.ReasoningTokens > 0 {
+			reasoning = " (reasoning " + humanCount(u.ReasoningTokens) + ")"
+		}
+		fmt.Fprintf(&b, "  %s/%s: %s%s · input %s (cached %s, written to cache %s) · output %s%s · %s\n",
+			c.Provider, c.Model, countOf(c.Calls, "call"), unreported, humanCount(u.InputTokens), humanCount(u.CachedTokens), humanCount(u.CacheWriteTokens), humanCount(u.OutputTokens), reasoning, cost)
 		total += c.Cost
 		priced = priced && c.Priced
 	}

@@ -87,3 +87,16 @@ func TestHumanCount(t *testing.T) {
 		}
 	}
 }
+
+// /cost says how much of the output was reasoning (thinking), and only
+// when there was some.
+func TestCostTextShowsReasoningTokens(t *testing.T) {
+	got := costText([]agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 2, Usage: llm.Usage{InputTokens: 900, OutputTokens: 2500, ReasoningTokens: 1800}}})
+	if !strings.Contains(got, "output 2.5k (reasoning 1.8k) ·") {
+		t.Errorf("with reasoning, costText = %q", got)
+	}
+	got = costText([]agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 1, Usage: llm.Usage{InputTokens: 900, OutputTokens: 700}}})
+	if strings.Contains(got, "reasoning") {
+		t.Errorf("without reasoning, costText = %q", got)
+	}
+}
