@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -32,6 +31,10 @@ type ContextBackend interface {
 	// SetModel switches the provider and model for the next message; the
 	// conversation continues.
 	SetModel(provider, model string) error
+	// Thinking is the reasoning level in use: off, low, medium, high or a
+	// token budget; SetThinking changes it for the next message.
+	Thinking() string
+	SetThinking(level string) error
 }
 
 // A NoticeSaver is a Backend that saves notices with the conversation, so
@@ -65,6 +68,12 @@ type ModelChoice struct {
 	Model    string
 	// Listed: the provider's API listed it (else it is configured only).
 	Listed bool
+	// Window is the model's context window in tokens, 0 when nobody
+	// said; InPrice and OutPrice are US dollars per million tokens, when
+	// HasPrice.
+	Window            int
+	InPrice, OutPrice float64
+	HasPrice          bool
 }
 
 // String is how /model names a choice: provider/model.
@@ -103,7 +112,7 @@ func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
 		return nil, true
 	case "/model":
 		if rest != "" {
-			return m.switchModel(rest), true
+			return m.modelCommand(rest), true
 		}
 		m.notice(itemInfo, "asking the providers for their models…")
 		return func() tea.Msg {
@@ -115,8 +124,8 @@ func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
 }
 
 // switchModel switches to "provider/model", or to "model" of the provider
-// in use.
-func (m *model) switchModel(name string) tea.Cmd {
+// in use, and reports whether it did.
+func (m *model) switchModel(name string) bool {
 	provider, model, ok := strings.Cut(name, "/")
 	if !ok || provider == "" {
 		provider, model = m.provider.Name, name
@@ -129,21 +138,21 @@ func (m *model) switchModel(name string) tea.Cmd {
 			provider, model = m.provider.Name, name
 		} else {
 			m.notice(itemError, err.Error())
-			return nil
+			return false
 		}
 	}
 	m.refresh()
 	m.ctxLine = m.contextStatus()
 	st := m.b.Context()
 	m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
-	return nil
+	return true
 }
 
 // contextMsg handles the messages of this file.
 func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case modelsMsg:
-		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider))
+		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider, m.b.Context(), m.b.Thinking()))
 		return nil, true
 	}
 	return nil, false
@@ -222,35 +231,6 @@ func costText(costs []agent.ModelUsage) string {
 		if !priced {
 			b.WriteString(" (models without a price not counted)")
 		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// modelsText is /model's list.
-func modelsText(choices []ModelChoice, err error, current Provider) string {
-	var b strings.Builder
-	if len(choices) == 0 && err != nil {
-		return "could not list the models: " + err.Error()
-	}
-	b.WriteString("models — /model PROVIDER/MODEL (or /model MODEL of the provider in use) switches for the next message\n")
-	byProvider := map[string][]string{}
-	var providers []string
-	for _, c := range choices {
-		if _, ok := byProvider[c.Provider]; !ok {
-			providers = append(providers, c.Provider)
-		}
-		name := c.Model
-		if c.Provider == current.Name && c.Model == current.Model {
-			name += " (in use)"
-		}
-		byProvider[c.Provider] = append(byProvider[c.Provider], name)
-	}
-	slices.Sort(providers)
-	for _, p := range providers {
-		fmt.Fprintf(&b, "  %s: %s\n", p, strings.Join(byProvider[p], ", "))
-	}
-	if err != nil {
-		fmt.Fprintf(&b, "  (%v)\n", err)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -33,10 +33,10 @@ func TestContextWindowCostAndModel(t *testing.T) {
 	h.enterLine("/cost")
 	h.waitFor("anthropic/claude-sonnet-4-6: 3 calls · input 90k (cached 70k", "output 1.5k", "$0.1234")
 	h.enterLine("/model")
-	h.waitFor("anthropic: claude-sonnet-4-6 (in use)", "local: qwen3:8b")
-	h.enterLine("/model local/qwen3:8b")
-	h.waitFor("the next message goes to local/qwen3:8b")
-	if !b.did("model local/qwen3:8b") {
+	h.waitFor("claude-sonnet-4-6 · 200k window · in use", "qwen3:8b", "reasoning: off — /model off|low|medium|high sets it")
+	h.enterLine("/model local/qwen3:8b medium")
+	h.waitFor("the next message goes to local/qwen3:8b", "reasoning for the next message: medium")
+	if !b.did("model local/qwen3:8b") || !b.did("thinking medium") {
 		t.Errorf("the switch did not reach the core: %v", b.actions)
 	}
 	h.enterLine("/compact the URLs")

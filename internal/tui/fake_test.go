@@ -25,6 +25,7 @@ import (
 type fakeBackend struct {
 	mu       sync.Mutex
 	provider Provider
+	thinking string // the reasoning level /model set
 	servers  []mcphost.Status
 	tools    []tool.Entry
 	offer    agent.ToolOffer

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -40,6 +41,20 @@ func (f *fakeBackend) SetModel(provider, model string) error {
 	f.record("model " + provider + "/" + model)
 	f.mu.Lock()
 	f.provider = Provider{Name: provider, Model: model}
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeBackend) Thinking() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return cmp.Or(f.thinking, "off")
+}
+
+func (f *fakeBackend) SetThinking(level string) error {
+	f.record("thinking " + level)
+	f.mu.Lock()
+	f.thinking = level
 	f.mu.Unlock()
 	return nil
 }
