@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
@@ -13,16 +12,7 @@ import (
 func TestModelListsAndSetsReasoningInTmux(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Thinking: []string{"Greet back."}, Text: []string{"Hello from haiku."}})
 	srv.Models = []string{"claude-sonnet-4-6", "claude-haiku-4-5"}
-	cfg := fmt.Sprintf(`
-[agent]
-provider = "fake"
-model = "claude-sonnet-4-6"
-
-[providers.fake]
-type = "anthropic"
-base_url = %q
-api_key = "test-key"
-`, srv.URL)
+	cfg := anthropicConfig(srv.URL, "claude-sonnet-4-6", "")
 	p := startTmux(t, t.TempDir(), cfg, 120, 30)
 	p.waitFor("fake/claude-sonnet-4-6")
 	p.keys("/model", "Enter")

@@ -14,17 +14,7 @@ import (
 func TestThinkingCollapsedInTmux(t *testing.T) {
 	thought := "The person greets me; a short greeting back is polite."
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Thinking: []string{"The person greets me; ", "a short greeting back is polite."}, Text: []string{"Hello to you too."}})
-	cfg := fmt.Sprintf(`
-[agent]
-provider = "fake"
-model = "fake-model"
-
-[providers.fake]
-type = "anthropic"
-base_url = %q
-api_key = "test-key"
-thinking = "low"
-`, srv.URL)
+	cfg := anthropicConfig(srv.URL, "fake-model", `thinking = "low"`)
 	p := startTmux(t, t.TempDir(), cfg, 100, 30)
 	p.waitFor("fake-model")
 	p.keys("hello", "Enter")
@@ -43,4 +33,20 @@ thinking = "low"
 	p.keys("C-o")
 	p.waitGone("polite.")
 	p.quit()
+}
+
+// anthropicConfig is the config of a provider "fake" of type anthropic at
+// url (an llmtest Anthropic peer) serving model, extra added to its table.
+func anthropicConfig(url, model, extra string) string {
+	return fmt.Sprintf(`
+[agent]
+provider = "fake"
+model = %q
+
+[providers.fake]
+type = "anthropic"
+base_url = %q
+api_key = "test-key"
+%s
+`, model, url, extra)
 }
