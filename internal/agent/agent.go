@@ -328,8 +328,13 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 		if resp == nil {
 			resp = &llm.Response{}
 		}
-		if resp.Usage != (llm.Usage{}) {
-			a.emit(Usage(resp.Usage))
+		// Usage is told once the answer is in the history its count covers,
+		// so that Context read on hearing it adds up (it fell back to an
+		// estimate of the messages alone: a meter at 0 % while a tool ran).
+		usage := func() {
+			if resp.Usage != (llm.Usage{}) {
+				a.emit(Usage(resp.Usage))
+			}
 		}
 		if err != nil {
 			canceled := ctx.Err() != nil
@@ -337,6 +342,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 				// Keep what was said; tool calls of a cut stream are dropped.
 				a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, Interrupted: true}, resp.Usage)
 			}
+			usage()
 			if canceled {
 				a.emit(TurnFinished{Text: resp.Text, Canceled: true})
 				return ctx.Err()
@@ -348,6 +354,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 			lastText = resp.Text
 		}
 		a.appendRecorded(llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Reasoning: resp.Reasoning}, resp.Usage)
+		usage()
 		if len(resp.ToolCalls) == 0 {
 			if goOn := a.stopHook(ctx, stopHookActive); goOn != "" && ctx.Err() == nil {
 				stopHookActive = true

@@ -238,15 +238,10 @@ func (a *Agent) planTools(provider llm.Provider, model string, ts ToolSearch) to
 	return p
 }
 
-// offeredTools returns the tools the next model call offers (planTools),
-// unloading the loaded tools that no longer fit.
-func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch) []llm.ToolSpec {
-	p := a.planTools(provider, model, ts)
-	d := &a.deferred
+// offered is the tools a call of the plan offers: every one, or, while
+// deferring, the built-ins, tool_search and the MCP tools it offers.
+func (p toolPlan) offered() []llm.ToolSpec {
 	if !p.deferring {
-		d.mu.Lock()
-		d.active, d.servers = false, nil
-		d.mu.Unlock()
 		return p.specs
 	}
 	out := make([]llm.ToolSpec, 0, len(p.entries))
@@ -260,6 +255,21 @@ func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch)
 			out = append(out, p.specs[i])
 		}
 	}
+	return out
+}
+
+// offeredTools returns the tools the next model call offers (planTools),
+// unloading the loaded tools that no longer fit.
+func (a *Agent) offeredTools(provider llm.Provider, model string, ts ToolSearch) []llm.ToolSpec {
+	p := a.planTools(provider, model, ts)
+	d := &a.deferred
+	if !p.deferring {
+		d.mu.Lock()
+		d.active, d.servers = false, nil
+		d.mu.Unlock()
+		return p.specs
+	}
+	out := p.offered()
 	instr := a.instructions()
 	var servers []serverLine
 	for _, name := range slices.Sorted(maps.Keys(p.counts)) {

@@ -27,8 +27,10 @@ type ContextState struct {
 	// gave (see llm.ModelFacts.MissingWindowNotice).
 	Window      int
 	WindowKnown bool
-	// Used is the tokens the conversation takes: the provider's count of
-	// the last call plus an estimate of what was added since.
+	// Used is the tokens the next request would take: the provider's count
+	// of the last call plus an estimate of what was added since; without a
+	// count (a resumed or compacted conversation), an estimate of the
+	// messages, the system prompt and the tools.
 	Used int
 	// CompactAt is the share of Window at which otter compacts.
 	CompactAt float64
@@ -94,6 +96,9 @@ type windowState struct {
 	last    llm.Usage
 	lastLen int
 	ledger  []ModelUsage
+	// fixed is what the latest request took besides its messages: the
+	// system prompt and the tools (0: no request yet).
+	fixed   int
 	noticed map[string]bool // models whose missing window was told
 	probed  map[string]bool // models whose provider was asked its window
 	// started is the time the system prompt gives as today's date: fixed
@@ -199,8 +204,32 @@ func (a *Agent) Context() ContextState {
 	if p != nil {
 		c.Provider = p.Name()
 	}
-	c.Used = a.tokensInUse(history, 0)
+	c.Used = a.tokensInUse(history, a.fixedTokens(p, m, s))
 	return c
+}
+
+// fixedTokens is what a request takes besides its messages: the system
+// prompt and the tools offered, as the latest request had them; before
+// this run's first request (a resumed conversation), as the next would,
+// planned without changing anything. Left out, a meter read after a
+// compaction or a resume showed a fraction of what the next request took
+// (a few % where the tools alone took a third of a small window).
+func (a *Agent) fixedTokens(provider llm.Provider, model string, s Settings) int {
+	a.window.mu.Lock()
+	fixed := a.window.fixed
+	a.window.mu.Unlock()
+	if fixed > 0 || provider == nil {
+		return fixed
+	}
+	tools := a.planTools(provider, model, s.ToolSearch).offered()
+	return compact.RequestTokens(llm.Request{System: a.systemPrompt(s.SystemPrompt), Tools: tools})
+}
+
+// setFixed records what a request takes besides its messages.
+func (a *Agent) setFixed(fixed int) {
+	a.window.mu.Lock()
+	a.window.fixed = fixed
+	a.window.mu.Unlock()
 }
 
 // DefaultCompactAt is the share of the context window at which a
@@ -303,6 +332,7 @@ func (a *Agent) fit(ctx context.Context, provider llm.Provider, req *llm.Request
 	think := thinkingTokens(provider, &req.Thinking, f)
 	answer := answerTokens(req.MaxTokens, provider, f)
 	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})
+	a.setFixed(fixed)
 	used := a.tokensInUse(a.Messages(), fixed)
 	limit := int(float64(f.ContextWindow) * compactAt(s))
 	if used > limit || f.ContextWindow-used-think < min(answer, minAnswerTokens) {
@@ -547,6 +577,7 @@ func (a *Agent) Compact(ctx context.Context, keep string) error {
 	}
 	tools := a.offeredTools(provider, model, s.ToolSearch)
 	fixed := compact.RequestTokens(llm.Request{System: a.systemPrompt(s.SystemPrompt), Tools: tools})
+	a.setFixed(fixed)
 	return a.compact(ctx, provider, model, "manual", keep, fixed, a.facts(provider, model), s)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +307,42 @@ func TestCallsWithoutUsageAreCounted(t *testing.T) {
 	costs := a.Costs()
 	if len(costs) != 1 || costs[0].Calls != 2 || costs[0].Unreported != 1 || costs[0].Usage.InputTokens != 40 {
 		t.Errorf("costs = %+v, want 2 calls, 1 without token counts, 40 input tokens", costs)
+	}
+}
+
+// The share of the window a front end reads on hearing Usage is the
+// provider's count of that call (nothing was added since), not an
+// estimate made before the answer joined the conversation; and after a
+// compaction, without a count, it still covers the system prompt.
+func TestContextOnUsageIsTheProvidersCount(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Text: []string{strings.Repeat("Hi there. ", 300)}, InputTokens: 1200, OutputTokens: 750},
+		llmtest.Reply{Text: []string{"Fine."}, InputTokens: 2000, OutputTokens: 2},
+		llmtest.Reply{Text: []string{"The user said hello."}}, // the summary
+	)
+	var a *agent.Agent
+	var used []int
+	a = agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Facts: factsWith(3000, 500), OnEvent: func(ev agent.Event) {
+		if _, ok := ev.(agent.Usage); ok {
+			used = append(used, a.Context().Used)
+		}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, q := range []string{"hello", "how are you?"} {
+		if err := a.Send(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(used, []int{1950, 2002}) {
+		t.Errorf("on Usage the context said %v tokens, want [1950 2002] (the calls' tokens in and out)", used)
+	}
+	if err := a.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	prompt := compact.Tokens(srv.Requests()[0].System)
+	if got := a.Context().Used; got < prompt+compact.MessagesTokens(a.Messages()) {
+		t.Errorf("after /compact the context says %d tokens: less than the system prompt (%d) and the messages (%d)", got, prompt, compact.MessagesTokens(a.Messages()))
 	}
 }

@@ -14,7 +14,7 @@ import (
 func TestTemplateMentionCompletesEveryVariable(t *testing.T) {
 	dir := t.TempDir()
 	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"Read it."}})
-	p := startTmux(t, dir, fakeModelConfig(model.URL)+testServerConfig("notes", "templates"), 100, 30)
+	p := startTmux(t, dir, fakeModelConfig(model.URL)+testServerConfig("notes", "notes"), 100, 30)
 	p.waitFor("fake/fake-model", "1/1 servers")
 	p.keys("summarise @notes:iss")
 	p.keys("Tab")

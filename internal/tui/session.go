@@ -108,6 +108,9 @@ func (m *model) resume() {
 	for _, n := range notes {
 		m.notice(itemInfo, n)
 	}
+	if len(entries) > 0 {
+		m.ctxLine = m.contextStatus() // what the conversation takes already
+	}
 }
 
 // SessionBackend is a Backend that saves conversations: /new, /fork,

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,7 +19,7 @@ import (
 const testServerEnv = "OTTER_TUI_TEST_SERVER"
 
 // testServerConfig configures the test binary as the MCP server name,
-// serving mode.
+// serving mode ("notes": resource templates and a tool that waits).
 func testServerConfig(name, mode string) string {
 	return fmt.Sprintf("\n[[mcp.servers]]\nname = %q\ncommand = %q\nenv = { %s = %q }\n", name, os.Args[0], testServerEnv, mode)
 }
@@ -31,8 +32,13 @@ const issueTemplate = "issue://{owner}/{repo}/{number}"
 // fileTemplate's first variable has no values; its second has one.
 const fileTemplate = "file://{folder}/{name}"
 
+// waitArgs are the arguments of the server's "wait" tool.
+type waitArgs struct {
+	File string `json:"file" jsonschema:"the file whose existence ends the wait"`
+}
+
 func runTestServer(mode string) int {
-	if mode != "templates" {
+	if mode != "notes" {
 		fmt.Fprintf(os.Stderr, "unknown test server mode %q\n", mode)
 		return 2
 	}
@@ -67,6 +73,21 @@ func runTestServer(mode string) int {
 	}
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: issueTemplate, Name: "issue", MIMEType: "text/plain"}, read)
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: fileTemplate, Name: "file", MIMEType: "text/plain"}, read)
+	// wait runs until its file exists: a tool that runs as long as a test
+	// needs. Read-only, it runs without asking.
+	sdk.AddTool(s, &sdk.Tool{Name: "wait", Description: "Waits until a file exists.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, _ *sdk.CallToolRequest, in waitArgs) (*sdk.CallToolResult, any, error) {
+			for {
+				if _, err := os.Stat(in.File); err == nil {
+					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "waited"}}}, nil, nil
+				}
+				select {
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
