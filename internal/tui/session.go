@@ -55,6 +55,7 @@ func (m *model) replay(entries []app.SessionEntry) {
 				it.text.WriteString(fmt.Sprintf("\n[%s image, %d bytes]", img.MIMEType, len(img.Data)))
 			}
 		case llm.RoleAssistant:
+			m.replayThinking(msg.Reasoning)
 			if msg.Text != "" {
 				it := m.tr.add(&item{kind: itemAssistant})
 				it.text.WriteString(msg.Text)

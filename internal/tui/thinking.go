@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm"
 )
 
 // This file shows the model's thinking (Anthropic extended thinking, the
@@ -43,6 +44,19 @@ func (m *model) endThinking() {
 	if it := m.thinking; it != nil {
 		it.streaming, it.stale = false, true
 		m.thinking = nil
+	}
+}
+
+// replayThinking adds the thinking a stored assistant message kept, as
+// the conversation showed it: one finished item.
+func (m *model) replayThinking(rs []llm.Reasoning) {
+	it := &item{kind: itemThinking}
+	for _, r := range rs {
+		it.text.WriteString(r.Text)
+		it.redacted = it.redacted || r.Redacted != "" || r.Encrypted != "" && r.Text == ""
+	}
+	if it.text.Len() > 0 || it.redacted {
+		m.tr.add(it)
 	}
 }
 

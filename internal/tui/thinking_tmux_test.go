@@ -10,12 +10,14 @@ import (
 
 // With thinking on, the real binary against a fake Anthropic model that
 // streams a thinking block shows it as one collapsed line with its size;
-// ctrl+o, the key that expands tool output, shows its text.
+// ctrl+o, the key that expands tool output, shows its text; the resumed
+// conversation shows it collapsed again.
 func TestThinkingCollapsedInTmux(t *testing.T) {
 	thought := "The person greets me; a short greeting back is polite."
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Thinking: []string{"The person greets me; ", "a short greeting back is polite."}, Text: []string{"Hello to you too."}})
 	cfg := anthropicConfig(srv.URL, "fake-model", `thinking = "low"`)
-	p := startTmux(t, t.TempDir(), cfg, 100, 30)
+	dir := t.TempDir()
+	p := startTmux(t, dir, cfg, 100, 30)
 	p.waitFor("fake-model")
 	p.keys("hello", "Enter")
 	screen := p.waitFor("Hello to you too.", "✻ thinking · 54 chars · ctrl+o expands")
@@ -32,6 +34,14 @@ func TestThinkingCollapsedInTmux(t *testing.T) {
 	}
 	p.keys("C-o")
 	p.waitGone("polite.")
+	p.quit()
+
+	// Resumed, the conversation shows its thinking as it did.
+	p.restart(dir, "-c")
+	screen = p.waitFor("Hello to you too.", "✻ thinking · 54 chars · ctrl+o expands")
+	if strings.Contains(screen, "polite") {
+		t.Fatalf("resumed, the thinking is not collapsed:\n%s", screen)
+	}
 	p.quit()
 }
 
