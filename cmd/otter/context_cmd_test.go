@@ -29,19 +29,11 @@ func TestThirtyTurnsInASmallWindow(t *testing.T) {
 			const window, turns = 4000, 30
 			srv := llmtest.New(t, kind)
 			srv.ContextWindow = window
-			var mu sync.Mutex
-			n := 0
-			srv.Respond = func(r llmtest.Request) llmtest.Reply {
-				mu.Lock()
-				defer mu.Unlock()
-				if strings.Contains(r.System, "You compact a conversation") {
-					return llmtest.Reply{Text: []string{"## Goals\nThe user asks about otters, one numbered question per turn.\n## Open tasks\nAnswer the next one."}}
-				}
-				n++
+			answerNumbered(srv, func(n int) llmtest.Reply {
 				line := fmt.Sprintf("Answer %d: sea otters wrap themselves in kelp so that they do not drift while they sleep. ", n)
 				text := strings.Repeat(line, 2400/len(line)+1)[:2400]
 				return llmtest.Reply{Text: []string{text[:1200], text[1200:]}}
-			}
+			})
 			cfg := promptConfig(t, srv, fmt.Sprintf("context_window = %d\nmax_output_tokens = 1000\n", window))
 			home := t.TempDir()
 			env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_DATA_HOME="+filepath.Join(home, "data"),
@@ -123,5 +115,22 @@ func TestThirtyTurnsInASmallWindow(t *testing.T) {
 			}
 			t.Logf("%d requests, %d compactions", len(srv.Requests()), len(show.Compactions))
 		})
+	}
+}
+
+// answerNumbered makes srv answer each request with answer(n), n counting
+// the answers from 1, and a compaction request with a short summary of a
+// conversation about otters.
+func answerNumbered(srv *llmtest.Server, answer func(n int) llmtest.Reply) {
+	var mu sync.Mutex
+	n := 0
+	srv.Respond = func(r llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(r.System, "You compact a conversation") {
+			return llmtest.Reply{Text: []string{"## Goals\nThe user asks about otters, one numbered question per turn.\n## Open tasks\nAnswer the next one."}}
+		}
+		n++
+		return answer(n)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,17 +58,9 @@ func TestTwentyTurnsOnALearnedOllamaWindow(t *testing.T) {
 	srv.Host, srv.ContextWindow = llmtest.HostOllama, 8192
 	srv.Models = []string{"fake-model"}
 	srv.Info = map[string]llmtest.ModelInfo{"fake-model": {Window: 40960, Loaded: 8192}}
-	var mu sync.Mutex
-	n := 0
-	srv.Respond = func(r llmtest.Request) llmtest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		if strings.Contains(r.System, "You compact a conversation") {
-			return llmtest.Reply{Text: []string{"## Goals\nThe user asks about otters, one question per turn.\n## Open tasks\nAnswer the next one."}}
-		}
-		n++
+	answerNumbered(srv, func(n int) llmtest.Reply {
 		return llmtest.Reply{Text: []string{fmt.Sprintf("Answer %d: ", n) + strings.Repeat("Sea otters hold hands while they sleep so that they do not drift apart. ", 12)}}
-	}
+	})
 	cfg := promptConfig(t, srv, fmt.Sprintf("\n[[mcp.servers]]\nname = \"tools47\"\nurl = %q\n", fortySevenTools(t)))
 	env, home := testHomeEnv(t)
 	for i := range 20 {
