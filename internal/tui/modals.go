@@ -588,15 +588,14 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	// laid out at the box's width so a path breaks only after a "/".
 	layout := func(width int) string {
 		var b strings.Builder
-		what := "This project defines MCP servers: "
-		if len(req.Servers) == 0 {
-			what = "This project has instruction files for the model: "
-		}
-		for _, l := range wrapWords(what+req.Dir, width) {
+		for _, l := range wrapWords("This project is not trusted yet: "+req.Dir, width) {
 			b.WriteString(m.st.warn.Render(l) + "\n")
 		}
+		b.WriteString("Trusting it lets otter")
+		lead := " "
 		if len(req.Servers) > 0 {
-			b.WriteString("Trusting it lets otter run:")
+			b.WriteString(lead + "run its MCP servers:")
+			lead = "\nand "
 		}
 		for _, s := range req.Servers {
 			for _, l := range wrapItem(s, 2, 2, width) {
@@ -604,13 +603,14 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 			}
 		}
 		if len(req.Settings) > 0 {
-			b.WriteString("\nand apply its settings:")
+			b.WriteString(lead + "apply its settings, commands, skills and hooks:")
+			lead = "\nand "
 			for _, l := range wrapItem(strings.Join(req.Settings, ", "), 2, 0, width) {
 				b.WriteString("\n" + m.st.dim.Render(l))
 			}
 		}
 		if len(req.Instructions) > 0 {
-			b.WriteString("\nand send the model its instruction files:")
+			b.WriteString(lead + "send the model its instruction files:")
 			for _, f := range req.Instructions {
 				for _, l := range wrapItem(f, 2, 2, width) {
 					b.WriteString("\n" + m.st.dim.Render(l))
@@ -621,12 +621,12 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 	}
 	yes := false
 	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
-	fm := newFormModal(m, "", m.st.dim.Render("untrusted, these servers stay disabled"), huh.NewGroup(c))
+	fm := newFormModal(m, "", m.st.dim.Render("until trusted, none of it runs or reaches the model"), huh.NewGroup(c))
 	fm.layout = layout
 	fm.resize()
 	b, ctx := m.b, m.ctx
 	notTrusted := func() tea.Cmd {
-		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers stay disabled and its instruction files unread (trust it later with /trust, or `otter trust` in that directory)", req.Dir))
+		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers, commands, skills and hooks stay off and its instruction files unread (trust it later with /trust, or `otter trust` in that directory)", req.Dir))
 	}
 	fm.onEsc = notTrusted
 	fm.onSubmit = func() tea.Cmd {

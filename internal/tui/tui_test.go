@@ -404,8 +404,9 @@ func TestTrustPrompt(t *testing.T) {
 	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio (in sub; env TOKEN)"},
 		Settings: []string{"agent.model", "permissions mcp__proj__* = allow"}}}
 	h := start(t, b)
-	h.waitFor("This project defines MCP servers: /work/proj", "./run-server --stdio (in sub; env TOKEN)",
-		"and apply its settings:", "agent.model, permissions mcp__proj__* = allow", "Trust this directory?")
+	h.waitFor("This project is not trusted yet: /work/proj", "Trusting it lets otter run its MCP servers:",
+		"./run-server --stdio (in sub; env TOKEN)", "and apply its settings, commands, skills and hooks:",
+		"agent.model, permissions mcp__proj__* = allow", "Trust this directory?")
 	h.press("y")
 	h.waitFor("trusted /work/proj; starting its servers", "config reloaded: added proj")
 	if !b.did("trust") {
