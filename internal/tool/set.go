@@ -120,14 +120,15 @@ func notify(fns []func()) {
 // run once the lock is released.
 func (s *Set) rebuildLocked() []func() {
 	type candidate struct {
-		name string
-		info Info
-		tool Tool
+		name   string
+		info   Info
+		tool   Tool
+		normal bool // info.Name needs no normalising (worked out once: sorting asks often)
 	}
 	builtins := make([]candidate, 0, len(s.builtins))
 	for _, t := range s.builtins {
 		info := t.Info()
-		builtins = append(builtins, candidate{info.Name, info, t})
+		builtins = append(builtins, candidate{info.Name, info, t, toolname.IsNormal(info.Name)})
 	}
 	var remote []candidate
 	for server, tools := range s.servers {
@@ -136,14 +137,14 @@ func (s *Set) rebuildLocked() []func() {
 			if info.Server == "" {
 				info.Server = server
 			}
-			remote = append(remote, candidate{toolname.Qualified(info.Server, info.Name), info, t})
+			remote = append(remote, candidate{toolname.Qualified(info.Server, info.Name), info, t, toolname.IsNormal(info.Name)})
 		}
 	}
 	// Between tools of one name, a tool whose own name needs no
 	// normalising comes first: it keeps the name whatever else the server
 	// lists.
 	exactFirst := func(a, b candidate) int {
-		switch ea, eb := toolname.IsNormal(a.info.Name), toolname.IsNormal(b.info.Name); {
+		switch ea, eb := a.normal, b.normal; {
 		case ea && !eb:
 			return -1
 		case eb && !ea:
