@@ -41,6 +41,9 @@ const (
 	// connection fails; and the end of stdin ends the server's calls too:
 	// only the notification shows the client cancelled them.)
 	envSeen = "OTTER_TEST_SEEN"
+	// envTools is how many tools mode "many" lists besides its usual ones
+	// (2,000 unless set).
+	envTools = "OTTER_TEST_TOOLS"
 )
 
 func TestMain(m *testing.M) {
@@ -365,7 +368,11 @@ func newTestServer(mode string) *sdk.Server {
 			})
 	}
 	if mode == "many" {
-		for _, name := range testpeer.AwkwardToolNames(2000) {
+		n := 2000
+		if v, err := strconv.Atoi(os.Getenv(envTools)); err == nil {
+			n = v
+		}
+		for _, name := range testpeer.AwkwardToolNames(n) {
 			srv.AddTool(&sdk.Tool{Name: name, Description: "awkward", InputSchema: objectSchema(nil)},
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text(name), nil })
 		}
