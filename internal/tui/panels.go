@@ -255,6 +255,18 @@ type toolsPanel struct {
 	detail *tool.Entry
 	scroll int
 	back   *mcpPanel // the /mcp view it was opened from (t), which esc returns to
+
+	// The last filter's result, kept so that drawing a frame, moving the
+	// selection and typing do not each scan every tool: with 20,000 tools
+	// a scan with lower-casing took 30 ms and ran several times a key.
+	// lower holds the lower-cased names of the server's tools (of, the
+	// model's tool list they were taken from), computed once; a query that
+	// extends the last one narrows its matches instead of starting over.
+	of      []tool.Entry
+	all     []tool.Entry // the server's tools (every tool without a server)
+	lower   []string     // all's names, lower-cased
+	query   string       // the query last matched
+	matched []int        // indexes into all that match query
 }
 
 func newToolsPanel(m *model, server string) *toolsPanel {
@@ -297,19 +309,51 @@ func (l *listNav) navigate(key string, rows func() int) bool {
 
 func (p *toolsPanel) finished() bool { return p.done }
 
-func (p *toolsPanel) matches() []tool.Entry {
-	q := strings.ToLower(strings.TrimSpace(p.filter.Value()))
-	var out []tool.Entry
-	for _, e := range p.m.tools {
-		if p.server != "" && e.Info.Server != p.server {
-			continue
+// matchCount is how many of the panel's tools (those of its server)
+// have names containing the filter, in any case; row(i) is the i-th.
+func (p *toolsPanel) matchCount() int {
+	p.match()
+	return len(p.matched)
+}
+
+func (p *toolsPanel) row(i int) tool.Entry { return p.all[p.matched[i]] }
+
+// match brings p.matched up to date with the filter and the tool list.
+func (p *toolsPanel) match() {
+	tools := p.m.tools
+	if len(tools) != len(p.of) || (len(tools) > 0 && &tools[0] != &p.of[0]) {
+		// The tool list changed (refresh replaces the slice): start over.
+		p.of, p.all, p.lower, p.matched = tools, nil, nil, nil
+		for _, e := range tools {
+			if p.server == "" || e.Info.Server == p.server {
+				p.all = append(p.all, e)
+				p.lower = append(p.lower, strings.ToLower(e.Name))
+			}
 		}
-		if q != "" && !strings.Contains(strings.ToLower(e.Name), q) {
-			continue
+		p.query = ""
+		p.matched = make([]int, len(p.all))
+		for i := range p.matched {
+			p.matched[i] = i
 		}
-		out = append(out, e)
 	}
-	return out
+	q := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	if q == p.query {
+		return
+	}
+	from := p.matched
+	if !strings.HasPrefix(q, p.query) { // not a narrowing: every tool again
+		from = make([]int, len(p.all))
+		for i := range from {
+			from[i] = i
+		}
+	}
+	var out []int
+	for _, i := range from {
+		if strings.Contains(p.lower[i], q) {
+			out = append(out, i)
+		}
+	}
+	p.query, p.matched = q, out
 }
 
 func (p *toolsPanel) update(msg tea.Msg) tea.Cmd {
@@ -332,13 +376,13 @@ func (p *toolsPanel) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if isKey {
-		if p.navigate(k.String(), func() int { return len(p.matches()) }) {
+		if p.navigate(k.String(), p.matchCount) {
 			return nil
 		}
 		switch k.String() {
 		case "enter":
-			if ms := p.matches(); len(ms) > 0 {
-				e := ms[min(p.cursor, len(ms)-1)]
+			if n := p.matchCount(); n > 0 {
+				e := p.row(min(p.cursor, n-1))
 				p.detail = &e
 			}
 			return nil
@@ -357,19 +401,19 @@ func (p *toolsPanel) view(width, height int) string {
 	if p.detail != nil {
 		return p.detailView(width, height)
 	}
-	ms := p.matches()
-	p.cursor = min(p.cursor, max(len(ms)-1, 0))
+	n := p.matchCount()
+	p.cursor = min(p.cursor, max(n-1, 0))
 	title := "Tools"
 	if p.server != "" {
 		title += " of " + p.server
 	}
 	rowsRoom := max(height-4, 1)
 	start := max(p.cursor-rowsRoom+1, 0)
-	end := min(len(ms), start+rowsRoom)
-	count := fmt.Sprintf("  %d shown", len(ms))
-	if start > 0 || end < len(ms) { // not all fit: say which, and that there is more
-		count = fmt.Sprintf("  %d–%d of %d shown", start+1, end, len(ms))
-		if end < len(ms) {
+	end := min(n, start+rowsRoom)
+	count := fmt.Sprintf("  %d shown", n)
+	if start > 0 || end < n { // not all fit: say which, and that there is more
+		count = fmt.Sprintf("  %d–%d of %d shown", start+1, end, n)
+		if end < n {
 			count += " · ↓ more"
 		}
 	}
@@ -382,11 +426,11 @@ func (p *toolsPanel) view(width, height int) string {
 	// width), descriptions in the next.
 	col := 0
 	for i := start; i < end; i++ {
-		col = max(col, ansi.StringWidth(ms[i].Name))
+		col = max(col, ansi.StringWidth(p.row(i).Name))
 	}
 	col = min(col, width/2)
 	for i := start; i < end; i++ {
-		e := ms[i]
+		e := p.row(i)
 		name := e.Name
 		if pad := col - ansi.StringWidth(name); pad > 0 {
 			name += strings.Repeat(" ", pad)
@@ -409,7 +453,7 @@ func (p *toolsPanel) view(width, height int) string {
 		}
 		b.WriteString(line + "\n")
 	}
-	if len(ms) == 0 {
+	if n == 0 {
 		b.WriteString(st.dim.Render("  no tool matches") + "\n")
 	}
 	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
