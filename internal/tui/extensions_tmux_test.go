@@ -67,6 +67,8 @@ command = "./hooks/stop.sh"
 	p := startTmux(t, dir, fakeModelConfig(model.URL), 100, 40)
 	p.waitFor("1/1 servers")
 	p.keys("/help", "Enter")
+	p.waitFor("Commands")
+	p.keys("End") // /help starts at its top; the person's commands end it
 	p.waitFor("/review:pr <number>", "Review a pull request (project)", "/release")
 	p.keys("/review:pr 42", "Enter")
 	p.waitFor("Goodbye.", "blocked by policy")

@@ -419,6 +419,8 @@ func TestImageViewerThroughBubbleTea(t *testing.T) {
 		return bytes.Contains(bts, []byte("\x1b]1337;File=")) && bytes.Contains(bts, []byte("inline=1"))
 	}, teatest.WithDuration(20*time.Second))
 	h.enterLine("/help") // the UI is back and takes input
+	h.waitFor("Commands")
+	h.press("end") // /help starts at its top; its keys are further down
 	h.waitFor("ctrl+y view the latest image")
 }
 
