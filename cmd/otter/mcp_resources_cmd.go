@@ -102,10 +102,16 @@ func newCmdMCPAdd(f *cli.Factory) *cobra.Command {
 --scope: user (default, ~/.config/otter/config.toml), project (.otter/config.toml,
 shared) or local (.otter/config.local.toml, yours). The rest of the file is kept as
 written. A name that is already defined is refused with its file and line.
-A running TUI picks the change up through auto_reload or /mcp reload.`,
+A running TUI picks the change up through auto_reload or /mcp reload.
+
+otter offers every server the working directory as an MCP root, and a server such
+as server-filesystem confines itself to its roots rather than the directories on
+its command line ("Access denied … not in <working dir>"): --roots offers it other
+directories, --no-roots none (it keeps its own). /mcp shows each server's roots.`,
 		Example: `  otter mcp add everything -- npx -y @modelcontextprotocol/server-everything
   otter mcp add --scope project --env API_KEY='${API_KEY}' docs -- docs-mcp --stdio
-  otter mcp add --header 'Authorization: Bearer ${GITHUB_TOKEN}' github https://api.githubcopilot.com/mcp/`,
+  otter mcp add --header 'Authorization: Bearer ${GITHUB_TOKEN}' github https://api.githubcopilot.com/mcp/
+  otter mcp add --no-roots files -- npx -y @modelcontextprotocol/server-filesystem ~/notes`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Target = args[0], args[1:]
@@ -117,6 +123,8 @@ A running TUI picks the change up through auto_reload or /mcp reload.`,
 	fs.StringVar(&o.Transport, "transport", "", "stdio, http or sse (default: http for a URL, else stdio)")
 	fs.StringArrayVar(&o.Env, "env", nil, "an environment variable of a stdio server, KEY=VALUE (repeatable)")
 	fs.StringArrayVar(&o.Headers, "header", nil, "an HTTP header of an http or sse server, 'Name: value' (repeatable)")
+	fs.StringSliceVar(&o.Roots, "roots", nil, "directories to offer the server as MCP roots instead of the working directory, DIR,DIR… (repeatable)")
+	fs.BoolVar(&o.NoRoots, "no-roots", false, "offer the server no MCP roots, so that it keeps the directories of its command line")
 	return cmd
 }
 

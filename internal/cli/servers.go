@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,6 +27,12 @@ type MCPAddOptions struct {
 	Env       []string // K=V
 	Headers   []string // 'K: V'
 	Target    []string // COMMAND ARGS… or URL
+	// Roots are the directories to offer the server as MCP roots (roots =
+	// [...]), instead of the working directory; NoRoots offers none
+	// (roots = []), so that a server such as server-filesystem keeps the
+	// directories of its command line.
+	Roots   []string
+	NoRoots bool
 }
 
 // RunMCPAdd adds a server to the config file of a scope.
@@ -112,7 +119,39 @@ func (o MCPAddOptions) server() (config.Server, error) {
 		return srv, err
 	}
 	srv.Headers = headers
-	return srv, nil
+	srv.Roots, err = o.roots()
+	return srv, err
+}
+
+// roots are the server's roots as --roots and --no-roots give them: nil
+// (the working directory, by default), none, or the directories, each
+// made absolute, since the config file is read from other directories.
+func (o MCPAddOptions) roots() ([]string, error) {
+	if o.NoRoots {
+		if len(o.Roots) > 0 {
+			return nil, errors.New("--roots and --no-roots contradict each other: give the directories, or none")
+		}
+		return []string{}, nil
+	}
+	var roots []string
+	for _, d := range o.Roots {
+		if strings.TrimSpace(d) == "" {
+			return nil, fmt.Errorf("--roots %q: an empty directory name (separate directories with commas)", strings.Join(o.Roots, ","))
+		}
+		if d == "~" || strings.HasPrefix(d, "~/") || strings.Contains(d, "${") {
+			roots = append(roots, d) // the config expands it
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("--roots %q: %w", d, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--roots %q: %s is not a directory", d, abs)
+		}
+		roots = append(roots, abs)
+	}
+	return roots, nil
 }
 
 // parseHeaders reads --header values, each 'Name: value'; nil for none.

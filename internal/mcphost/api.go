@@ -58,6 +58,13 @@ type Status struct {
 	ConnectedAt  time.Time
 	Attempts     int // reconnect attempts since the last success
 
+	// Roots are the directories offered to the server as MCP roots (a
+	// server such as server-filesystem confines itself to them): its
+	// config's roots, else the working directory (RootsByDefault). None:
+	// the roots capability is not offered.
+	Roots          []string
+	RootsByDefault bool
+
 	// Live figures.
 	Calls         int64
 	Errors        int64

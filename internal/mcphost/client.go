@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,15 +18,13 @@ import (
 // handlers that route a server's requests and notifications to the manager.
 func (s *server) newClient(c *conn) *sdk.Client {
 	m := s.m
-	roots := m.roots
-	if s.cfg.Roots != nil { // the server's own roots = [...]
-		roots = nil
-		for _, d := range s.cfg.Roots {
-			roots = append(roots, fileRoot(d))
-		}
+	dirs, _ := s.rootDirs()
+	roots := make([]*sdk.Root, len(dirs))
+	for i, d := range dirs {
+		roots[i] = fileRoot(d)
 	}
 	caps := &sdk.ClientCapabilities{}
-	if len(roots) > 0 || s.cfg.Roots == nil {
+	if len(roots) > 0 {
 		caps.RootsV2 = &sdk.RootCapabilities{}
 	}
 	opts := &sdk.ClientOptions{
@@ -133,9 +132,29 @@ func applyDefaults(schema *jsonschema.Schema, content map[string]any) {
 
 // fileRoot returns a root for a directory.
 func fileRoot(dir string) *sdk.Root {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
+	dir = absDir(dir)
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
 	return &sdk.Root{URI: u.String(), Name: filepath.Base(dir)}
+}
+
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// rootDirs are the directories the server is offered as MCP roots: its
+// config's roots, else the manager's (the working directory: byDefault).
+// None (roots = []) means the roots capability is not offered at all, so
+// that a server such as server-filesystem keeps the directories of its
+// command line rather than being confined to what otter offers.
+func (s *server) rootDirs() (dirs []string, byDefault bool) {
+	if s.cfg.Roots == nil {
+		return slices.Clone(s.m.roots), true
+	}
+	for _, d := range s.cfg.Roots {
+		dirs = append(dirs, absDir(d))
+	}
+	return dirs, false
 }

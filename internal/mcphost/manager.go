@@ -75,7 +75,7 @@ type Resource struct {
 type Manager struct {
 	opts   Options
 	logger *slog.Logger
-	roots  []*sdk.Root
+	roots  []string // absolute: the directories offered by default
 
 	mu      sync.Mutex
 	cfg     config.MCP
@@ -109,7 +109,7 @@ func New(cfg config.MCP, opts Options) *Manager {
 		}
 	}
 	for _, d := range dirs {
-		m.roots = append(m.roots, fileRoot(d))
+		m.roots = append(m.roots, absDir(d))
 	}
 	m.cfg = cfg
 	for _, sc := range cfg.Servers {

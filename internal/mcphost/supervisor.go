@@ -204,6 +204,7 @@ func (s *server) statusLocked() Status {
 		st.Instructions = c.instructions
 		st.ServerInfo = c.serverInfo
 	}
+	st.Roots, st.RootsByDefault = s.rootDirs()
 	st.MedianLatency = s.median()
 	return st
 }

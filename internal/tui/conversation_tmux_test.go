@@ -92,6 +92,16 @@ func (p *tmuxPane) restart(dir string, args ...string) {
 // config and working directory, and returns its stdout and stderr.
 func (p *tmuxPane) prompt(args ...string) (string, string) {
 	p.t.Helper()
+	stdout, stderr, err := p.run(args...)
+	if err != nil {
+		p.t.Fatalf("otter %q: %v\n%s", args, err, stderr)
+	}
+	return stdout, stderr
+}
+
+// run runs `otter ARGS` as prompt does, and returns how it ended too.
+func (p *tmuxPane) run(args ...string) (string, string, error) {
+	p.t.Helper()
 	cmd := exec.Command(testpeer.Otter(p.t), args...)
 	cmd.Dir = p.work
 	var env []string
@@ -106,10 +116,8 @@ func (p *tmuxPane) prompt(args ...string) (string, string) {
 	cmd.Stdin = strings.NewReader("")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		p.t.Fatalf("otter %q: %v\n%s", args, err, stderr.String())
-	}
-	return stdout.String(), stderr.String()
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
 }
 
 // Issue 28, walk 1: the TUI's first message, typed while a server is still

@@ -232,6 +232,7 @@ func (p *mcpPanel) view(width, height int) string {
 	if !sel.TokenExpiry.IsZero() {
 		b.WriteString(st.dim.Render("token expires "+sel.TokenExpiry.Format(time.DateTime)) + "\n")
 	}
+	b.WriteString(st.dim.Render(wrap.Render(rootsLine(sel))) + "\n")
 	if n := len(sel.StderrTail); n > 0 {
 		b.WriteString(st.dim.Render("stderr:") + "\n")
 		for _, l := range sel.StderrTail[max(n-5, 0):] {
@@ -245,6 +246,19 @@ func (p *mcpPanel) view(width, height int) string {
 	body := strings.TrimRight(b.String(), "\n")
 	fh := lipgloss.Height(footer)
 	return clipLines(body, max(height-fh-1, 1), true) + "\n\n" + footer
+}
+
+// rootsLine says which directories the server is offered as MCP roots: a
+// server such as server-filesystem confines itself to them, so its
+// "Access denied … not in DIR" makes sense only once they are known.
+func rootsLine(s app.ServerStatus) string {
+	switch {
+	case len(s.Roots) == 0:
+		return "roots: none offered (it keeps the directories it was started with)"
+	case s.RootsByDefault:
+		return "roots: " + strings.Join(s.Roots, ", ") + " (the working directory, by default; set roots in the server's config entry to change them)"
+	}
+	return "roots: " + strings.Join(s.Roots, ", ")
 }
 
 // toolsPanel is /mcp tools: a filterable list; enter shows one tool.
