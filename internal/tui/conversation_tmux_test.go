@@ -38,19 +38,29 @@ func (p *tmuxPane) quit() {
 	p.keys("C-c")
 	p.waitFor("press ctrl+c again to quit")
 	p.keys("C-c")
+	p.exited()
+}
+
+// exited waits until otter has exited 0 and returns when it was seen to
+// (within a few milliseconds: quitting is timed with it).
+func (p *tmuxPane) exited() time.Time {
+	p.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if b, err := os.ReadFile(p.exitFile); err == nil {
+		// run.sh writes the file once otter has exited; it may be seen
+		// empty, just created.
+		if b, err := os.ReadFile(p.exitFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			at := time.Now()
 			if got := strings.TrimSpace(string(b)); got != "exit=0" {
 				p.t.Fatalf("otter ended with %s", got)
 			}
 			os.Remove(p.exitFile)
-			return
+			return at
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("otter did not quit:\n%s", p.capture())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
