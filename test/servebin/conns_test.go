@@ -97,7 +97,10 @@ func TestHealthAnswersUnder1100IdleConnections(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("/health failed %d of %d probes (first: %s)", failures, probes, firstFailure)
 	}
-	if probes < 20 {
+	// Each probe has 3 s to answer (a failure above); the count only
+	// checks that the probing ran through the attack. A busy 2-core CI
+	// machine managed 19 in 15 s with none failed, so the floor is low.
+	if probes < 8 {
 		t.Errorf("only %d probes in %s", probes, attack)
 	}
 	if strings.Contains(srv.stderr.String(), "too many open files") {
