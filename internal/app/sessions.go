@@ -71,6 +71,9 @@ func (a *App) SessionsToRead(ctx context.Context) (store *session.Store, degrade
 	if err == nil || !(errors.Is(err, session.ErrReadOnly) || errors.Is(err, session.ErrCorrupt)) {
 		return store, nil, err
 	}
+	if a.sessions.readOnly != nil { // opened by an earlier call: one handle
+		return a.sessions.readOnly, err, nil
+	}
 	ro, roErr := session.OpenReadOnly(ctx, session.DefaultPath(a.Paths.DataDir))
 	if roErr != nil {
 		return nil, nil, err
