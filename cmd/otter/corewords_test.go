@@ -18,6 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/iostreams"
+	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
@@ -32,10 +33,7 @@ var corePackages = []string{"agent", "app", "attach", "compact", "config", "mcph
 // notYet are the files that still name a flag or command, each waiting
 // for a typed error whose hint the front ends word (issue 23). The test
 // fails once a file here is clean, so that the list only shrinks.
-var notYet = map[string]string{
-	"oauth/errors.go": "LoginRequiredError carries the `otter mcp login` command (LoginCommand): move it to the CLI",
-	"oauth/prompt.go": "LoginRequiredError's command, as above",
-}
+var notYet = map[string]string{}
 
 // TestCorePackagesNameNoFlagOrCommand reads every string literal of the
 // core packages' non-test files and fails on one that holds `--NAME` for a
@@ -145,6 +143,10 @@ func TestShellHintsForCoreErrors(t *testing.T) {
 	}
 	if got := explained(fmt.Errorf("call: %w %q", tool.ErrUnknownTool, "x")); !strings.HasSuffix(got, "; `otter mcp tools` lists the tools offered") {
 		t.Errorf("an unknown tool's error at a shell: %s", got)
+	}
+	adhoc := &oauth.LoginRequiredError{Server: "https://h/mcp", Reason: "no token is stored", Adhoc: &oauth.AdhocOAuth{ClientID: "cid", ClientSecretGiven: true}}
+	if got := explained(fmt.Errorf("log in: %w", adhoc)); got != "log in: https://h/mcp: no token is stored; run `otter mcp login https://h/mcp --oauth-client-id cid --oauth-client-secret …`" {
+		t.Errorf("an ad hoc server's login error at a shell: %s", got)
 	}
 	if got := explained(serve.CheckAddr("0.0.0.0:8080", false)); !strings.Contains(got, "refusing to serve without API keys on 0.0.0.0:8080") ||
 		!strings.HasSuffix(got, "; `otter mcp serve --http 127.0.0.1:8080` serves this machine only") {

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 
+	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
@@ -13,6 +15,9 @@ import (
 // line's words. The core packages serve the TUI and remote MCP clients
 // too, so their typed errors name no command; the front end adds it.
 func hint(err error) string {
+	if le, ok := errors.AsType[*oauth.LoginRequiredError](err); ok {
+		return cli.LoginAdvice(le)
+	}
 	switch {
 	case errors.Is(err, tool.ErrUnknownTool):
 		return "`otter mcp tools` lists the tools offered"

@@ -48,7 +48,7 @@ func TestMCPLogin(t *testing.T) {
 	// No terminal and no $BROWSER: a clear failure naming the command.
 	t.Setenv("BROWSER", "")
 	_, _, err := runOtter(t, "--cwd", work, "--config", cfgFile, "mcp", "login", "remote")
-	if !errors.Is(err, oauth.ErrLoginRequired) || !strings.Contains(err.Error(), "otter mcp login remote") {
+	if !errors.Is(err, oauth.ErrLoginRequired) || !strings.HasSuffix(explained(err), "run `otter mcp login remote` in a terminal") {
 		t.Fatalf("login without terminal or browser: %v", err)
 	}
 
@@ -158,7 +158,7 @@ func TestMCPLoginStepUp(t *testing.T) {
 	p.RequireScopes("tools", "admin")
 	t.Setenv("BROWSER", "")
 	_, stderr, err := otter("mcp", "call", "prot", "echo", `{"text":"hi"}`)
-	if err == nil || !strings.Contains(err.Error()+stderr, "otter mcp login prot") {
+	if err == nil || !strings.Contains(explained(err)+stderr, "otter mcp login prot") {
 		t.Fatalf("headless call refused for a scope: %v\n%s; want the login command named", err, stderr)
 	}
 

@@ -181,11 +181,14 @@ func TestServerStateText(t *testing.T) {
 		want string
 	}{
 		{mcphost.Status{Name: "db", State: mcphost.StateFailed, Error: "exited with status 1"}, "MCP server db failed: exited with status 1"},
-		{mcphost.Status{Name: "gh", State: mcphost.StateNeedsAuth, Error: "authorization required: run `otter mcp login gh`"}, "MCP server gh needs a login: run `otter mcp login gh`"},
+		{mcphost.Status{Name: "gh", State: mcphost.StateNeedsAuth, Error: "authorization required: the refresh token was revoked"},
+			"MCP server gh needs a login: the refresh token was revoked; run `otter mcp login gh` (or, in the TUI, select it in /mcp and press l)"},
+		{mcphost.Status{Name: "gh", State: mcphost.StateNeedsAuth, Error: "authorization required"},
+			"MCP server gh needs a login; run `otter mcp login gh` (or, in the TUI, select it in /mcp and press l)"},
 		{mcphost.Status{Name: "x", State: mcphost.StateDisabled, Error: "enabled = false in a.toml"}, "MCP server x is disabled: enabled = false in a.toml"},
 		{mcphost.Status{Name: "p", State: mcphost.StatePending}, "MCP server p has not finished starting"},
 	} {
-		if got := serverStateText(tc.st.Name, tc.st); got != tc.want {
+		if got := serverStateText(tc.st.Name, tc.st, nil); got != tc.want {
 			t.Errorf("serverStateText(%s) = %q, want %q", tc.st.State, got, tc.want)
 		}
 	}

@@ -99,7 +99,7 @@ func RunMCPTools(ctx context.Context, f *Factory, o MCPToolsOptions) error {
 	if opts.only == "" {
 		for _, st := range s.app.Servers() {
 			if st.State != app.StateConnected && st.State != app.StateDisabled {
-				fmt.Fprintf(f.IO.ErrOut, "otter: %s\n", serverStateText(st.Name, st))
+				fmt.Fprintf(f.IO.ErrOut, "otter: %s\n", serverStateText(st.Name, st, nil))
 			}
 		}
 	}
@@ -417,10 +417,7 @@ func serverStateError(st app.ServerStatus, adhoc *config.Server) error {
 		label = adhocLabel(adhoc)
 	}
 	var b strings.Builder
-	b.WriteString(serverStateText(label, st))
-	if st.State == app.StateNeedsAuth && !strings.Contains(st.Error, "otter mcp login") {
-		fmt.Fprintf(&b, " (run `otter mcp login %s`)", label)
-	}
+	b.WriteString(serverStateText(label, st, adhoc))
 	// The error quotes the last stderr line already; more lines say more.
 	if n := len(st.StderrTail); n > 1 || (n == 1 && !strings.Contains(b.String(), st.StderrTail[0])) {
 		b.WriteString("\nits last stderr lines:\n  " + strings.Join(st.StderrTail, "\n  "))
@@ -429,9 +426,11 @@ func serverStateError(st app.ServerStatus, adhoc *config.Server) error {
 }
 
 // serverStateText says a server's state and its reason in a sentence, for
-// messages: "MCP server db failed: …", "MCP server gh needs a login: …",
-// "MCP server x is disabled: …". label names the server.
-func serverStateText(label string, st app.ServerStatus) string {
+// messages: "MCP server db failed: …", "MCP server gh needs a login: …;
+// run `otter mcp login gh` …", "MCP server x is disabled: …". label names
+// the server; adhoc is the ad hoc server st is of, or nil: a login to it
+// repeats the --oauth-* flags it was given.
+func serverStateText(label string, st app.ServerStatus, adhoc *config.Server) string {
 	why := st.Error
 	var s string
 	switch st.State {
@@ -439,7 +438,7 @@ func serverStateText(label string, st app.ServerStatus) string {
 		s = "failed"
 	case app.StateNeedsAuth:
 		s = "needs a login"
-		why = strings.TrimPrefix(why, "authorization required: ")
+		why = strings.TrimPrefix(strings.TrimPrefix(why, "authorization required"), ": ")
 	case app.StateDisabled:
 		s = "is disabled"
 	case app.StatePending:
@@ -449,10 +448,24 @@ func serverStateText(label string, st app.ServerStatus) string {
 	default:
 		s = fmt.Sprintf("is in state %q", st.State)
 	}
+	text := fmt.Sprintf("MCP server %s %s", label, s)
 	if why != "" {
-		return fmt.Sprintf("MCP server %s %s: %s", label, s, why)
+		text += ": " + why
 	}
-	return fmt.Sprintf("MCP server %s %s", label, s)
+	if st.State == app.StateNeedsAuth {
+		text += "; " + loginAdvice(label, adhoc)
+	}
+	return text
+}
+
+// loginAdvice says how to log in to the server label names; adhoc is its
+// settings if it is an ad hoc server, else nil. A configured server can be
+// logged in to from the TUI as well, which a person at a shell may prefer.
+func loginAdvice(label string, adhoc *config.Server) string {
+	if adhoc != nil {
+		return "run `" + loginCommand(label, oauth.AdhocSettings(*adhoc)) + "`"
+	}
+	return "run `" + loginCommand(label, nil) + "` (or, in the TUI, select it in /mcp and press l)"
 }
 
 // adhocLabel is how messages name an ad hoc server: a remote one by its

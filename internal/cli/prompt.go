@@ -305,7 +305,7 @@ func (p *promptPrinter) servers(statuses []app.ServerStatus) {
 			}
 		case app.StateDisabled:
 		default:
-			p.progress("otter: %s", serverStateText(st.Name, st))
+			p.progress("otter: %s", serverStateText(st.Name, st, nil))
 			if p.format == FormatStreamJSON {
 				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "error": st.Error})
 			}

@@ -40,18 +40,14 @@ func (s *server) maskErr(err error) error {
 }
 
 // loginError words err, which wraps oauth.ErrLoginRequired, for the
-// server's status: why a login is needed and the command that logs in, for
-// an ad hoc server (which has no name to log in by) with its URL; without
-// the SDK's layers ("calling initialize: sending initialize: …").
+// server's status: why a login is needed, without the SDK's layers
+// ("calling initialize: sending initialize: …"). How to log in is for the
+// front end to say (a command at a shell, a key in the TUI); the error
+// still wraps the oauth.LoginRequiredError that tells it what it needs.
 func (s *server) loginError(err error) error {
-	why, command, where := "", oauth.LoginCommand(s.cfg), ""
-	var le *oauth.LoginRequiredError
-	if errors.As(err, &le) {
-		why, command, where = le.Reason+"; ", le.Command, le.Where
-	}
-	msg := "authorization required: " + why + "run `" + command + "`" + where
-	if s.cfg.File != "" {
-		msg += " (or, in the TUI, select it in /mcp and press l)"
+	msg := "authorization required"
+	if le, ok := errors.AsType[*oauth.LoginRequiredError](err); ok {
+		msg += ": " + le.Reason
 	}
 	return &loginRequired{msg: msg, err: err}
 }

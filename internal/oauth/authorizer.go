@@ -226,7 +226,7 @@ func (h *handler) name() string { return nameOf(h.srv) }
 // loginRequired is the error of a handler that needs a login it may not
 // start.
 func (h *handler) loginRequired(why string) error {
-	return &LoginRequiredError{Server: h.name(), Reason: why, Command: LoginCommand(h.srv)}
+	return loginRequired(h.srv, why)
 }
 
 // TokenSource implements auth.OAuthHandler. It always returns the store's

@@ -173,9 +173,9 @@ func (h *handler) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (
 		if err != nil {
 			var le *LoginRequiredError
 			if errors.As(err, &le) {
-				// The prompter knows the server by name only; the command
-				// to log in repeats an ad hoc server's --oauth-* flags.
-				le.Command = LoginCommand(h.srv)
+				// The prompter knows the server by name only; a login to
+				// an ad hoc server must be given its OAuth settings again.
+				le.Adhoc = AdhocSettings(h.srv)
 			}
 			return nil, fmt.Errorf("log in to %s: %w", h.name(), err)
 		}

@@ -9,9 +9,7 @@ package oauth
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/otter-sh/otter/internal/config"
 )
@@ -22,58 +20,62 @@ import (
 var ErrLoginRequired = errors.New("login required")
 
 // LoginRequiredError is the error, wrapping ErrLoginRequired, of a server
-// that needs a login otter may not start here. It says why and which
-// command logs in.
+// that needs a login otter may not start here. It says which server and
+// why; each front end words how to log in (a command at a shell, a key in
+// the TUI), so the core names no command line.
 type LoginRequiredError struct {
-	Server  string // the server's name, or its URL for an ad hoc server
-	Reason  string // why a login is needed, for a person
-	Command string // the command that logs in, e.g. "otter mcp login github"
-	Where   string // where to run Command, e.g. " in a terminal"; may be empty
+	Server string // the server's name, or its URL for an ad hoc server
+	Reason string // why a login is needed, for a person
+	// Adhoc is set for an ad hoc server (one given on the command line, in
+	// no config file): the OAuth settings a login must be given again,
+	// since nothing else remembers them. Nil for a configured server, whose
+	// name is enough.
+	Adhoc *AdhocOAuth
+	// NeedsTerminal: otter could not ask for the login where it runs (no
+	// terminal, no $BROWSER), so it must be done from a terminal.
+	NeedsTerminal bool
 }
 
 func (e *LoginRequiredError) Error() string {
-	return fmt.Sprintf("%s: %s; run `%s`%s", e.Server, e.Reason, e.Command, e.Where)
+	return e.Server + ": " + e.Reason
 }
 
 // Unwrap returns ErrLoginRequired.
 func (e *LoginRequiredError) Unwrap() error { return ErrLoginRequired }
 
-// LoginCommand returns the command that logs in to srv: `otter mcp login`
-// with the server's name, or with its URL for an ad hoc server (one given
-// by --url or --sse, which has no name `otter mcp login` could look up).
-// For an ad hoc server the command repeats the --oauth-* flags the server
-// was given, since nothing else remembers them; a client secret is shown
-// as `--oauth-client-secret …`, never as itself.
-func LoginCommand(srv config.Server) string {
-	cmd := "otter mcp login " + shellQuote(nameOf(srv))
-	if !isAdhoc(srv) || srv.OAuth == nil {
-		return cmd
+// AdhocOAuth are the OAuth settings of an ad hoc server that a later login
+// needs again. It has no field for a secret: a client secret given is only
+// noted (ClientSecretGiven), so that a hint can ask for it again without
+// showing it; a private key travels by its file name only.
+type AdhocOAuth struct {
+	Grant             string // empty or config.GrantAuthorizationCode: the default
+	ClientID          string
+	ClientSecretGiven bool
+	PrivateKeyFile    string
+	SigningAlg        string
+	ClientMetadataURL string
+	Scopes            []string
+	CallbackPort      int
+}
+
+// AdhocSettings returns what a login to srv must be given again if srv is
+// an ad hoc server, and nil for a configured one.
+func AdhocSettings(srv config.Server) *AdhocOAuth {
+	if !isAdhoc(srv) {
+		return nil
 	}
-	o := srv.OAuth
-	var b strings.Builder
-	b.WriteString(cmd)
-	flag := func(name, value string) {
-		if value != "" {
-			b.WriteString(" --" + name + " " + shellQuote(value))
-		}
+	a := &AdhocOAuth{}
+	if o := srv.OAuth; o != nil {
+		*a = AdhocOAuth{Grant: o.Grant, ClientID: o.ClientID, ClientSecretGiven: o.ClientSecret != "",
+			PrivateKeyFile: o.PrivateKeyFile, SigningAlg: o.SigningAlg, ClientMetadataURL: o.ClientMetadataURL,
+			Scopes: slices.Clone(o.Scopes), CallbackPort: o.CallbackPort}
 	}
-	if o.Grant != "" && o.Grant != config.GrantAuthorizationCode {
-		flag("oauth-grant", o.Grant)
-	}
-	flag("oauth-client-id", o.ClientID)
-	if o.ClientSecret != "" {
-		b.WriteString(" --oauth-client-secret …")
-	}
-	flag("oauth-private-key-file", o.PrivateKeyFile)
-	flag("oauth-signing-alg", o.SigningAlg)
-	flag("oauth-client-metadata-url", o.ClientMetadataURL)
-	for _, s := range o.Scopes {
-		flag("oauth-scope", s)
-	}
-	if o.CallbackPort != 0 {
-		flag("oauth-callback-port", strconv.Itoa(o.CallbackPort))
-	}
-	return b.String()
+	return a
+}
+
+// loginRequired is the error of a login to srv that otter may not start.
+func loginRequired(srv config.Server, why string) *LoginRequiredError {
+	return &LoginRequiredError{Server: nameOf(srv), Reason: why, Adhoc: AdhocSettings(srv)}
 }
 
 // isAdhoc reports whether srv is an ad hoc server: one given on the
@@ -89,16 +91,4 @@ func nameOf(srv config.Server) string {
 		return srv.URL
 	}
 	return srv.Name
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but
-// characters that are safe unquoted.
-func shellQuote(s string) string {
-	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@%+=,", r))
-	}) < 0
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

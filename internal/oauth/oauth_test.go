@@ -194,8 +194,8 @@ func TestLoginFlow(t *testing.T) {
 	if !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("connect without a token: got %v, want an error wrapping ErrLoginRequired", err)
 	}
-	if !strings.Contains(err.Error(), "otter mcp login remote") {
-		t.Errorf("error %q does not tell the person to run `otter mcp login remote`", err)
+	if le, ok := errors.AsType[*LoginRequiredError](err); !ok || le.Server != "remote" || le.Adhoc != nil {
+		t.Errorf("error %q does not say that server remote (configured, logged in to by name) needs a login", err)
 	}
 	if c := as.Counts(); c.Authorizes != 0 || prompter.count() != 0 {
 		t.Fatalf("a non-interactive connection started a login: %+v, %d prompts", c, prompter.count())
@@ -546,8 +546,8 @@ func TestAdhocServerLoginCommand(t *testing.T) {
 	if !errors.As(err, &le) || !errors.Is(err, ErrLoginRequired) {
 		t.Fatalf("ad hoc server without a token: got %v, want a LoginRequiredError", err)
 	}
-	if want := "otter mcp login " + f.endpoint; le.Command != want || !strings.Contains(err.Error(), "`"+want+"`") {
-		t.Errorf("error %q names %q, want %q", err, le.Command, want)
+	if le.Server != f.endpoint || le.Adhoc == nil || !strings.Contains(err.Error(), f.endpoint+": ") {
+		t.Errorf("error %q names %q (ad hoc settings %v), want %q with its settings", err, le.Server, le.Adhoc, f.endpoint)
 	}
 
 	prompter := &choose{reply: func(ask.Login) ask.LoginReply { return ask.LoginReply{Choice: ask.LoginLater} }}
@@ -556,17 +556,19 @@ func TestAdhocServerLoginCommand(t *testing.T) {
 		t.Errorf("postponed ad hoc login: %v; prompts %+v, want one naming %s", err, prompter.prompts, f.endpoint)
 	}
 
+	// A configured server is logged in to by name, even one given by
+	// --config (ScopeFlag with a file); a URL only when there is no name.
 	for _, tc := range []struct {
 		srv  config.Server
 		want string
 	}{
-		{config.Server{Name: "github", URL: "https://x/mcp", Scope: config.ScopeUser, File: "/c.toml"}, "otter mcp login github"},
-		{config.Server{Name: "ci", URL: "https://x/mcp", Scope: config.ScopeFlag, File: "extra.toml"}, "otter mcp login ci"},
-		{config.Server{Name: "x", URL: "https://x/mcp?a=1&b=it's", Scope: config.ScopeFlag}, `otter mcp login 'https://x/mcp?a=1&b=it'\''s'`},
-		{config.Server{Name: "my server", URL: "https://x/mcp", Scope: config.ScopeProject, File: ".mcp.json"}, "otter mcp login 'my server'"},
+		{config.Server{Name: "github", URL: "https://x/mcp", Scope: config.ScopeUser, File: "/c.toml"}, "github"},
+		{config.Server{Name: "ci", URL: "https://x/mcp", Scope: config.ScopeFlag, File: "extra.toml"}, "ci"},
+		{config.Server{Name: "x", URL: "https://x/mcp?a=1&b=it's", Scope: config.ScopeFlag}, "https://x/mcp?a=1&b=it's"},
+		{config.Server{Name: "my server", URL: "https://x/mcp", Scope: config.ScopeProject, File: ".mcp.json"}, "my server"},
 	} {
-		if got := LoginCommand(tc.srv); got != tc.want {
-			t.Errorf("LoginCommand(%s, %s) = %s, want %s", tc.srv.Name, tc.srv.URL, got, tc.want)
+		if got := loginRequired(tc.srv, "why").Server; got != tc.want {
+			t.Errorf("login required for (%s, %s) names %q, want %q", tc.srv.Name, tc.srv.URL, got, tc.want)
 		}
 	}
 }
@@ -696,8 +698,8 @@ func TestStepUpRemembered(t *testing.T) {
 
 	p.RequireScopes("tools", "admin")
 	_, err := oauthtest.Connect(f.ctx, p.URL, a.Handler(srv, false))
-	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), `"tools admin"`) || !strings.Contains(err.Error(), "otter mcp login prot") {
-		t.Fatalf("call refused for scope: %v; want ErrLoginRequired naming the scopes and the login command", err)
+	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), `"tools admin"`) || !strings.Contains(err.Error(), "prot: ") {
+		t.Fatalf("call refused for scope: %v; want ErrLoginRequired naming the server and the scopes", err)
 	}
 	if missing, err := a.MissingScopes(srv); err != nil || fmt.Sprint(missing) != "[admin]" {
 		t.Fatalf("MissingScopes after the 403 = %v, %v; want [admin]", missing, err)

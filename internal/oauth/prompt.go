@@ -18,8 +18,8 @@ import (
 // terminal it shows the URL and asks on out/in: open the browser, open the
 // URL yourself, paste the redirect URL (for SSH sessions, where the browser
 // cannot reach otter's loopback address), or later. Without a terminal it
-// opens $BROWSER if set, and otherwise fails with an error that names
-// `otter mcp login`.
+// opens $BROWSER if set, and otherwise fails with a LoginRequiredError
+// that says the login needs a terminal.
 type TerminalPrompter struct {
 	out      io.Writer
 	terminal bool
@@ -58,8 +58,8 @@ func (p *TerminalPrompter) Login(ctx context.Context, req ask.Login) (ask.LoginR
 	if !p.terminal || p.in == nil {
 		if strings.TrimSpace(p.getenv("BROWSER")) == "" {
 			return ask.LoginReply{}, &LoginRequiredError{Server: req.Server,
-				Reason:  "an OAuth login is needed, and otter cannot ask for it here (no terminal, $BROWSER not set)",
-				Command: "otter mcp login " + shellQuote(req.Server), Where: " in a terminal"}
+				Reason:        "an OAuth login is needed, and otter cannot ask for it here (no terminal, $BROWSER not set)",
+				NeedsTerminal: true}
 		}
 		fmt.Fprintf(p.out, "otter: %s needs a login; opening $BROWSER with:\n  %s\n", req.Server, req.AuthURL)
 		return ask.LoginReply{Choice: ask.LoginOpenBrowser}, nil

@@ -17,8 +17,8 @@ func TestTerminalPrompterNoTerminal(t *testing.T) {
 	var out strings.Builder
 	p := newTerminalPrompter(nil, &out, false, func(string) string { return "" })
 	_, err := p.Login(context.Background(), req)
-	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), "otter mcp login remote") {
-		t.Fatalf("no terminal, no $BROWSER: got %v, want ErrLoginRequired naming `otter mcp login remote`", err)
+	if le, ok := errors.AsType[*LoginRequiredError](err); !ok || le.Server != "remote" || !le.NeedsTerminal {
+		t.Fatalf("no terminal, no $BROWSER: got %v, want a LoginRequiredError for remote that needs a terminal", err)
 	}
 
 	out.Reset()
