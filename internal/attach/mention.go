@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
@@ -27,14 +28,14 @@ type Mention struct {
 
 // mentionRE matches @SERVER:URI at the start of the text or after a space
 // or an opening bracket; URI runs to the next white space.
-var mentionRE = regexp.MustCompile(`(^|[\s(\[{])@([A-Za-z0-9][A-Za-z0-9_.-]*):(\S+)`)
+var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s(\[{])@([A-Za-z0-9][A-Za-z0-9_.-]*):(\S+)`) })
 
 // Mentions returns the @SERVER:URI mentions of text whose SERVER isPrompt
 // accepts (nil: any), in order. Punctuation that ends a sentence is not
 // part of the URI ("read @docs:file:///a.md." names file:///a.md).
 func Mentions(text string, isServer func(string) bool) []Mention {
 	var out []Mention
-	for _, m := range mentionRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range mentionRE().FindAllStringSubmatchIndex(text, -1) {
 		server := text[m[4]:m[5]]
 		if isServer != nil && !isServer(server) {
 			continue

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -410,13 +411,16 @@ func syntaxError(file string, err error) error {
 	return &Error{File: file, Line: line, Msg: "TOML syntax error: " + pe.Message, Hint: hint}
 }
 
-var lastKeyRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): (.*)$`)
-
-var typeMismatchRE = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+var lastKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): (.*)$`) })
+var typeMismatchRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+})
 
 // tableMismatchRE is the toml package's message for a value where a table
 // goes ("mcp = 5"), which names otter's Go type.
-var tableMismatchRE = regexp.MustCompile(`^type mismatch for \S+: expected table but found (\S+)$`)
+var tableMismatchRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^type mismatch for \S+: expected table but found (\S+)$`)
+})
 
 // tomlTypeName names a type from the toml package's messages for a user.
 func tomlTypeName(t string) string {
@@ -448,7 +452,7 @@ func (f *fileData) decodeError(err error, arr string, idx int, server string) er
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		key, msg, line = pe.LastKey, pe.Message, pe.Position.Line
-	} else if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+	} else if m := lastKeyRE().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		key, msg = m[2], m[3]
 	} else {
@@ -462,9 +466,9 @@ func (f *fileData) decodeError(err error, arr string, idx int, server string) er
 	if line == 0 && arr != "" {
 		line = f.ix.line(toml.Key{"mcp", "servers"}, arr, idx)
 	}
-	if m := typeMismatchRE.FindStringSubmatch(msg); m != nil {
+	if m := typeMismatchRE().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("must be %s, not %s", tomlTypeName(m[2]), tomlTypeName(m[1]))
-	} else if m := tableMismatchRE.FindStringSubmatch(msg); m != nil {
+	} else if m := tableMismatchRE().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("must be a table ([%s]), not %s", key, tomlTypeName(m[1]))
 	}
 	last := key

@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/shell"
 
@@ -104,7 +105,7 @@ const maxFileSize = 256 << 10
 const maxFiles = 1000
 
 // validName is a command name's segment: what can be typed after a slash.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
 
 // Load reads every *.md file below each dir. A later dir's command wins over
 // an earlier one of the same name (pass user folders first, then the
@@ -157,7 +158,7 @@ func readCommand(d Dir, p string) (Command, error) {
 	}
 	parts := strings.Split(strings.TrimSuffix(filepath.ToSlash(rel), filepath.Ext(rel)), "/")
 	for _, s := range parts {
-		if !validName.MatchString(s) {
+		if !validName().MatchString(s) {
 			return Command{}, &frontmatter.Error{File: p, Msg: fmt.Sprintf("%q cannot be a command name: use letters, digits, '-', '_' and '.'", s)}
 		}
 	}
@@ -206,8 +207,8 @@ type Expansion struct {
 type RunShell func(ctx context.Context, cmdline string) (string, error)
 
 var (
-	shellSpan  = regexp.MustCompile("!`([^`\n]+)`")
-	positional = regexp.MustCompile(`\$([1-9])`)
+	shellSpan  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("!`([^`\n]+)`") })
+	positional = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$([1-9])`) })
 )
 
 // Expand puts args into c's body and runs its !`cmd` spans with run (nil:
@@ -220,9 +221,9 @@ func (c Command) Expand(ctx context.Context, args string, run RunShell) (Expansi
 		return Expansion{}, fmt.Errorf("/%s: the arguments cannot be split into words: %w", c.Name, err)
 	}
 	body := c.Body
-	usesArgs := strings.Contains(body, "$ARGUMENTS") || positional.MatchString(body)
+	usesArgs := strings.Contains(body, "$ARGUMENTS") || positional().MatchString(body)
 	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	body = positional.ReplaceAllStringFunc(body, func(m string) string {
+	body = positional().ReplaceAllStringFunc(body, func(m string) string {
 		i, _ := strconv.Atoi(m[1:])
 		if i <= len(words) {
 			return words[i-1]
@@ -234,7 +235,7 @@ func (c Command) Expand(ctx context.Context, args string, run RunShell) (Expansi
 	}
 	var exp Expansion
 	var runErr error
-	body = shellSpan.ReplaceAllStringFunc(body, func(m string) string {
+	body = shellSpan().ReplaceAllStringFunc(body, func(m string) string {
 		cmdline := strings.TrimSpace(m[2 : len(m)-1])
 		switch {
 		case runErr != nil:

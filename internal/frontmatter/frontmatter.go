@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -49,7 +50,7 @@ func Split(data []byte) (header, body []byte, bodyLine int, ok bool) {
 
 func isFence(line []byte) bool { return string(bytes.TrimRight(line, " \t\r\n")) == "---" }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // Decode reads file's header into v (a struct with yaml tags). A file
 // without a header leaves v as it is and returns the whole file as body. A
@@ -66,7 +67,7 @@ func Decode(file string, data []byte, v any) (body []byte, bodyLine int, err err
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			msg = te.Errors[0]
 		}
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line = n + 1 // the header starts on the file's second line
 			msg = msg[len(m[0]):]

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Price is what a model costs, in US dollars per million tokens.
@@ -132,7 +133,7 @@ var builtinFamilies = []struct {
 
 // dateSuffix matches the snapshot dates of model names: -20250929,
 // -2025-08-07, and the -latest alias.
-var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
+var dateSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`) })
 
 // canonicalModel is the name the built-in table knows a model by: without
 // a router's "vendor/" prefix (OpenRouter) and a snapshot date.
@@ -141,7 +142,7 @@ func canonicalModel(name string) string {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	return dateSuffix.ReplaceAllString(name, "")
+	return dateSuffix().ReplaceAllString(name, "")
 }
 
 // BuiltinModels lists the models of the built-in table, for /model and
@@ -246,11 +247,13 @@ func (f *ModelFacts) applyPrice(p Price) {
 // too long: Anthropic's "prompt is too long: N tokens > M maximum" and
 // "… > M, decrease input length …", OpenAI's "maximum context length is M
 // tokens".
-var tooLongRE = []*regexp.Regexp{
-	regexp.MustCompile(`prompt is too long: \d+ tokens > (\d+) maximum`),
-	regexp.MustCompile(`exceed context limit: \d+ \+ \d+ > (\d+)`),
-	regexp.MustCompile(`maximum context length is (\d+) tokens`),
-}
+var tooLongRE = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`prompt is too long: \d+ tokens > (\d+) maximum`),
+		regexp.MustCompile(`exceed context limit: \d+ \+ \d+ > (\d+)`),
+		regexp.MustCompile(`maximum context length is (\d+) tokens`),
+	}
+})
 
 // TooLong reports whether err is a provider's refusal of a request that
 // does not fit the model's context window (OpenAI context_length_exceeded,
@@ -278,7 +281,7 @@ func TooLong(err error) (window int, ok bool) {
 	default:
 		return 0, false
 	}
-	for _, re := range tooLongRE {
+	for _, re := range tooLongRE() {
 		if m := re.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return n, true

@@ -94,12 +94,12 @@ func (p *OpenAI) ProbeWindow(ctx context.Context, model string) (LearnedWindow, 
 }
 
 // numCtxRE finds num_ctx in the parameters text of Ollama's /api/show.
-var numCtxRE = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
+var numCtxRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`) })
 
 // ollamaWindow reads /api/show: the num_ctx the model runs with when its
 // Modelfile sets one, else the model's context length.
 func ollamaWindow(params string, info map[string]any) LearnedWindow {
-	if m := numCtxRE.FindStringSubmatch(params); m != nil {
+	if m := numCtxRE().FindStringSubmatch(params); m != nil {
 		if n, _ := strconv.Atoi(m[1]); n > 0 {
 			return LearnedWindow{Tokens: n, Source: "Ollama's num_ctx"}
 		}

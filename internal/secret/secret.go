@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask is what a secret becomes.
@@ -158,17 +159,17 @@ func MaskText(s string) string { return MaskTextCollect(s, new([]string)) }
 
 // MaskTextCollect is MaskText appending what it masked to secrets.
 func MaskTextCollect(s string, secrets *[]string) string {
-	s = urlInText.ReplaceAllStringFunc(s, func(u string) string { return MaskURLCollect(u, secrets) })
-	s = authCredential.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authCredential.FindStringSubmatch(m)
+	s = urlInText().ReplaceAllStringFunc(s, func(u string) string { return MaskURLCollect(u, secrets) })
+	s = authCredential().ReplaceAllStringFunc(s, func(m string) string {
+		sub := authCredential().FindStringSubmatch(m)
 		if sub[2] == Mask {
 			return m
 		}
 		*secrets = append(*secrets, sub[2])
 		return sub[1] + Mask
 	})
-	s = secretPair.ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretPair.FindStringSubmatch(m)
+	s = secretPair().ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretPair().FindStringSubmatch(m)
 		key := sub[2]
 		if k, err := url.QueryUnescape(key); err == nil {
 			key = k
@@ -184,15 +185,19 @@ func MaskTextCollect(s string, secrets *[]string) string {
 
 // urlInText matches absolute URLs inside free text, e.g. an error message
 // that quotes the URL it refused.
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
+var urlInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>` + "`" + `]+`) })
 
 // authCredential matches an HTTP Bearer or Basic credential in any text
 // ("Bearer eyJ…", "basic dXNlcjpwdw=="): group 1 is the scheme and the
 // space, group 2 the credential.
-var authCredential = regexp.MustCompile(`(?i)\b((?:bearer|basic)\s+)([A-Za-z0-9\-._~+/]+=*|\*\*\*\*)`)
+var authCredential = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b((?:bearer|basic)\s+)([A-Za-z0-9\-._~+/]+=*|\*\*\*\*)`)
+})
 
 // secretPair matches a key=value pair of form-encoded or query-like text
 // (a=1&password=x; k=v k2=v2): group 1 is what precedes the key, group 2
 // the key, group 3 the value. Whether the key names a secret is decided
 // by SensitiveKey.
-var secretPair = regexp.MustCompile(`(^|[?&;#\s"'(,{])([^=&;#\s?"'(){},<>]+)=([^&;#\s"'<>]*)`)
+var secretPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[?&;#\s"'(,{])([^=&;#\s?"'(){},<>]+)=([^&;#\s"'<>]*)`)
+})

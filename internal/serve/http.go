@@ -16,7 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // HTTP paths.
@@ -142,10 +141,10 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle(PathMCP, s.requireKey(s.identify(s.sessions.wrap(mcpHandler))))
-	mux.Handle(PathMetrics, s.requireKey(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	mux.Handle(PathMetrics, s.requireKey(s.metrics.handler()))
 	mux.HandleFunc(PathHealth, s.health)
 	h := s.guard(mux)
-	return promhttp.InstrumentHandlerCounter(s.metrics.httpRequests, h)
+	return s.metrics.countHTTP(h)
 }
 
 // health answers GET /health.
@@ -182,7 +181,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostAllowed(r) {
-			s.metrics.errors.WithLabelValues("forbidden_host").Inc()
+			s.metrics.errors.inc("forbidden_host")
 			s.logger.Warn("refused request with foreign Host header", "host", r.Host, "remote", r.RemoteAddr)
 			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed (add it to [serve] allowed_hosts if it is yours)", r.Host), http.StatusForbidden)
 			return
@@ -190,7 +189,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		origin := r.Header.Get("Origin")
 		listed := origin != "" && slices.ContainsFunc(s.opts.AllowedOrigins, func(o string) bool { return strings.EqualFold(o, origin) })
 		if origin != "" && !listed && !sameOrigin(origin, r.Host) {
-			s.metrics.errors.WithLabelValues("forbidden_origin").Inc()
+			s.metrics.errors.inc("forbidden_origin")
 			s.logger.Warn("refused request from foreign Origin", "origin", origin, "remote", r.RemoteAddr)
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed (add it to [serve] allowed_origins to allow it)", origin), http.StatusForbidden)
 			return
@@ -280,7 +279,7 @@ func (c *challengeWriter) WriteHeader(code int) {
 		c.ResponseWriter.WriteHeader(code)
 		return
 	}
-	c.metrics.errors.WithLabelValues("unauthorized").Inc()
+	c.metrics.errors.inc("unauthorized")
 	if c.Header().Get("WWW-Authenticate") == "" {
 		v := `Bearer realm="otter"`
 		if f := strings.Fields(c.r.Header.Get("Authorization")); len(f) == 2 && strings.EqualFold(f[0], "Bearer") {

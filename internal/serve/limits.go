@@ -217,12 +217,12 @@ func (s *storeLimits) spend(ctx context.Context, tool, client string, now time.T
 	ttl := int64(reset.Sub(now).Seconds()) + 3600
 	start := time.Now()
 	res, err := spendScript.Run(ctx, s.rdb, keys, s.quota, ttl, interval, burst).Int64Slice()
-	s.metrics.storeLatency.WithLabelValues("spend").Observe(time.Since(start).Seconds())
+	s.metrics.storeLatency.observe(time.Since(start).Seconds(), "spend")
 	if err != nil {
 		if ctx.Err() != nil {
 			return verdict{}, ctx.Err()
 		}
-		s.metrics.storeErrors.WithLabelValues("spend").Inc()
+		s.metrics.storeErrors.inc("spend")
 		s.failed(now, err)
 		return s.fallback(ctx, tool, client, now, err)
 	}
@@ -283,9 +283,9 @@ func (s *storeLimits) report(ctx context.Context, tools []string, client string,
 		}
 		return nil
 	})
-	s.metrics.storeLatency.WithLabelValues("status").Observe(time.Since(start).Seconds())
+	s.metrics.storeLatency.observe(time.Since(start).Seconds(), "status")
 	if err != nil && !errors.Is(err, redis.Nil) { // Nil: a key not there yet, an unused quota or a full bucket
-		s.metrics.storeErrors.WithLabelValues("status").Inc()
+		s.metrics.storeErrors.inc("status")
 		rep.Error = fmt.Sprintf("the shared limits store %s could not be read: %v", s.url, err)
 		return rep
 	}
@@ -373,9 +373,9 @@ func (s *storeLimits) ping(ctx context.Context) error {
 	defer cancel()
 	start := time.Now()
 	err := s.rdb.Ping(ctx).Err()
-	s.metrics.storeLatency.WithLabelValues("ping").Observe(time.Since(start).Seconds())
+	s.metrics.storeLatency.observe(time.Since(start).Seconds(), "ping")
 	if err != nil {
-		s.metrics.storeErrors.WithLabelValues("ping").Inc()
+		s.metrics.storeErrors.inc("ping")
 	}
 	return err
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -675,25 +677,23 @@ func TestSiteRateLimitIsAnErrorNotOttersLimit(t *testing.T) {
 	}
 }
 
-// counterValue is the value of the counter name whose label has value, in
-// s's metrics (0 if there is none).
+// counterValue is the sum of the series of counter name whose label has
+// value, read from s's /metrics text (0 if there is none).
 func counterValue(t *testing.T, s *Server, name, label, value string) float64 {
 	t.Helper()
-	families, err := s.metrics.registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
+	var text bytes.Buffer
+	s.metrics.write(&text)
+	sum := 0.0
+	for line := range strings.Lines(text.String()) {
+		labels, rest, ok := strings.Cut(strings.TrimPrefix(line, name+"{"), "} ")
+		if !ok || !strings.HasPrefix(line, name+"{") || !strings.Contains(","+labels+",", ","+label+"="+strconv.Quote(value)+",") {
 			continue
 		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					return m.GetCounter().GetValue()
-				}
-			}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		if err != nil {
+			t.Fatalf("/metrics line %q: %v", line, err)
 		}
+		sum += v
 	}
-	return 0
+	return sum
 }

@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/frontmatter"
@@ -73,7 +74,7 @@ const (
 	maxSkills = 200
 )
 
-var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // Discover finds the skills under roots. A later root's skill replaces an
 // earlier one of the same name (pass user roots first). A SKILL.md that
@@ -139,7 +140,7 @@ func read(dir string, scope Scope) (Skill, error) {
 	switch {
 	case h.Name == "":
 		return Skill{}, bad("name", "the header has no name")
-	case len(h.Name) > maxNameLen || !validName.MatchString(h.Name):
+	case len(h.Name) > maxNameLen || !validName().MatchString(h.Name):
 		return Skill{}, bad("name", fmt.Sprintf("name %q must be at most %d lowercase letters, digits and single hyphens", h.Name, maxNameLen))
 	case h.Name != filepath.Base(dir):
 		return Skill{}, bad("name", fmt.Sprintf("name %q must be the name of its folder, %q", h.Name, filepath.Base(dir)))
