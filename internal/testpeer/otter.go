@@ -60,6 +60,9 @@ func buildOtter() (string, error) {
 	bin := filepath.Join(otter.dir, "otter")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/otter")
 	build.Dir = root
+	// As `make build` does (see the Makefile): the tests run the binary
+	// users get.
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/otter in %s: %w\n%s", root, err, out)
 	}
