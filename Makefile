@@ -44,7 +44,7 @@ vet:
 ## bench: benchmarks that print otter-vs-baseline ratios. -p 1: one package's
 ## benchmarks at a time, so that no other package's load skews a ratio.
 bench: test-deps
-	bash -o pipefail -c "$(GO) test -p 1 -run '^$$' -bench . -benchtime 2s ./... | grep -E 'ratio=|^Benchmark|^ok|FAIL|^[a-z0-9-]+:'"
+	bash -o pipefail -c "CGO_ENABLED=0 $(GO) test -p 1 -run '^$$' -bench . -benchtime 2s ./... | grep -E 'ratio=|^Benchmark|^ok|FAIL|^[a-z0-9-]+:'"
 
 tidy-check:
 	$(GO) mod tidy -diff
