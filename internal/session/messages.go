@@ -286,12 +286,32 @@ func (s *Store) Append(ctx context.Context, id string, m llm.Message, u llm.Usag
 	if err != nil {
 		return 0, s.fail("save a message", err)
 	}
-	var seq int64
-	err = ins.QueryRowContext(ctx, id, string(m.Role), text, p, interruptedColumn(m), u.InputTokens, u.OutputTokens, millis(time.Now())).Scan(&seq)
+	// The statement is stepped to its end, not reset after its row (as
+	// QueryRow does): SQLite runs its automatic checkpoint only when a
+	// statement completes. Reset after its row, the INSERT committed
+	// without it, the write-ahead log grew by every message (500 MB for
+	// 10,000) and the next read to complete — resuming — paid for
+	// copying all of it back into the database.
+	seq := int64(-1)
+	rows, err := ins.QueryContext(ctx, id, string(m.Role), text, p, interruptedColumn(m), u.InputTokens, u.OutputTokens, millis(time.Now()))
+	if err == nil {
+		for rows.Next() {
+			if err == nil {
+				err = rows.Scan(&seq)
+			}
+		}
+		err = errors.Join(err, rows.Err(), rows.Close())
+	}
+	if err == nil && seq < 0 {
+		err = errors.New("the database returned no sequence number for the message")
+	}
 	if err != nil && strings.Contains(err.Error(), "NOT NULL constraint failed: messages.seq") {
 		err = fmt.Errorf("%w %q (was it deleted?)", ErrNotFound, id)
 	}
-	return seq, s.fail("save a message", err)
+	if err != nil {
+		return 0, s.fail("save a message", err)
+	}
+	return seq, nil
 }
 
 // The interrupted column: 0, 1 (llm.Message.Interrupted) or

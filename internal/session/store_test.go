@@ -607,3 +607,30 @@ func TestADamagedDatabaseIsNotWrittenInto(t *testing.T) {
 		}
 	}
 }
+
+// TestTheWriteAheadLogStaysBoundedWhileMessagesAreSaved saves a long
+// conversation message by message: SQLite's automatic checkpoint must keep
+// the -wal file near its 1000-page threshold (4 MB), instead of growing by
+// every message until a later read copies it all back (the cost then fell
+// on resuming: about a second for 10,000 messages, and 500 MB of disk).
+func TestTheWriteAheadLogStaysBoundedWhileMessagesAreSaved(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	a := newSession(t, s, "/p")
+	text := strings.Repeat("the otter swims in a river and finds fish under stones ", 10)
+	const n = 400
+	for i := range n {
+		appendAll(t, s, a.ID, llm.Message{Role: llm.RoleUser, Text: fmt.Sprint(i, " ", text)})
+	}
+	fi, err := os.Stat(s.Path() + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 6 << 20
+	if fi.Size() > limit {
+		t.Errorf("after %d messages the write-ahead log is %d bytes, want at most %d: the automatic checkpoint did not run", n, fi.Size(), limit)
+	}
+	if e, err := s.Entries(context.Background(), a.ID, 0); err != nil || len(e) != n {
+		t.Errorf("stored: %d messages, %v", len(e), err)
+	}
+}
