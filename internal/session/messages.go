@@ -369,23 +369,38 @@ func (s *Store) Rewrite(ctx context.Context, id string, seq int64, m llm.Message
 	return s.fail("save a message", tx.Commit())
 }
 
+// entriesSQL reads a session's rows after a sequence number, in order
+// (the UNIQUE (session_id, seq) index gives them sorted: no sort step).
+const entriesSQL = `SELECT seq, role, text, parts, interrupted, input_tokens, output_tokens, created
+	FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`
+
 // Entries returns a session's stored rows in order, those with Seq > after.
+//
+// Resuming a long session reads thousands of rows, so the loop allocates
+// nothing per row of its own: each row is scanned straight into its place
+// in the result (a local Entry handed to Scan would escape to the heap and
+// be copied), into scan variables shared by all rows.
 func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, error) {
 	var n int // the number of rows, to size the slice (one connection: read it first)
 	s.db.QueryRowContext(ctx, "SELECT messages FROM sessions WHERE id = ?", id).Scan(&n)
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, role, text, parts, interrupted, input_tokens, output_tokens, created
-		FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`, id, after)
+	q, err := s.stmt(ctx, entriesSQL)
+	if err != nil {
+		return nil, s.fail("read a session", err)
+	}
+	rows, err := q.QueryContext(ctx, id, after)
 	if err != nil {
 		return nil, s.fail("read a session", err)
 	}
 	defer rows.Close()
 	out := make([]Entry, 0, n)
+	var (
+		role, text           string
+		p                    sql.NullString
+		interrupted, created int64
+	)
 	for rows.Next() {
-		var e Entry
-		var role, text string
-		var p sql.NullString
-		var interrupted int64
-		var created int64
+		out = append(out, Entry{})
+		e := &out[len(out)-1]
 		if err := rows.Scan(&e.Seq, &role, &text, &p, &interrupted, &e.Usage.InputTokens, &e.Usage.OutputTokens, &created); err != nil {
 			return nil, s.fail("read a session", err)
 		}
@@ -393,7 +408,6 @@ func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, e
 		if e.Message, err = s.decode(role, text, p, interrupted); err != nil {
 			return nil, s.fail(fmt.Sprintf("read message %d of session %s", e.Seq, id), err)
 		}
-		out = append(out, e)
 	}
 	return out, s.fail("read a session", rows.Err())
 }
