@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/session"
 )
 
@@ -230,16 +231,14 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 				return nil, err
 			}
 		}
-		if out.Entries, err = store.Entries(ctx, src.ID, 0); err != nil {
+		// The model is sent the compacted form: the latest compaction's
+		// summary and what followed it (out.Entries keeps every message);
+		// both come from one read of the rows.
+		var history []llm.Message
+		if out.Entries, history, err = store.Resume(ctx, src.ID); err != nil {
 			return nil, err
 		}
 		allowed, err := store.AllowedTools(ctx, src.ID)
-		if err != nil {
-			return nil, err
-		}
-		// The model is sent the compacted form: the latest compaction's
-		// summary and what followed it (out.Entries keeps every message).
-		history, err := store.ModelHistory(ctx, src.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -128,9 +128,16 @@ func fillSession(b *testing.B, s *Store, cwd string, n int, r *rand.Rand) Info {
 	return info
 }
 
-// BenchmarkSessionResume10k resumes a 10,000-message session — rows read
-// and decoded, the provider's history rebuilt and loaded into an agent —
-// against a bare SELECT of the same rows.
+// BenchmarkSessionResume10k resumes a 10,000-message session against a
+// bare read of the same rows, on the same connection of the same database.
+//
+// Otter's side is what resuming does (App.startSession): Store.Resume reads
+// the session's compactions and its rows in Seq order, decodes every row
+// (tool calls and results from the JSON parts column) into the Entries a
+// front end shows, rebuilds the conversation the model is sent (History),
+// and the agent loads it. The baseline is the most direct read of the same
+// data: one SELECT of the same columns of the same rows in the same order,
+// scanned into reused variables, with nothing decoded or kept.
 func BenchmarkSessionResume10k(b *testing.B) {
 	s := benchStore(b)
 	ctx := context.Background()
@@ -140,11 +147,11 @@ func BenchmarkSessionResume10k(b *testing.B) {
 	var otter, baseline time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		entries, err := s.Entries(ctx, info.ID, 0)
+		entries, model, err := s.Resume(ctx, info.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := ag.Load(History(entries), nil); err != nil || len(entries) != 10_000 {
+		if err := ag.Load(model, nil); err != nil || len(entries) != 10_000 {
 			b.Fatal(len(entries), err)
 		}
 		t1 := time.Now()
@@ -154,11 +161,11 @@ func BenchmarkSessionResume10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		n := 0
+		var seq, in, out, created int64
+		var role, text string
+		var parts sql.NullString
+		var interrupted bool
 		for rows.Next() {
-			var seq, in, out, created int64
-			var role, text string
-			var parts sql.NullString
-			var interrupted bool
 			if err := rows.Scan(&seq, &role, &text, &parts, &interrupted, &in, &out, &created); err != nil {
 				b.Fatal(err)
 			}

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 
 	"github.com/otter-sh/otter/internal/compact"
 	"github.com/otter-sh/otter/internal/llm"
@@ -51,9 +53,38 @@ func (s *Store) ModelHistory(ctx context.Context, id string) ([]llm.Message, err
 	if err != nil {
 		return nil, err
 	}
-	h := History(entries)
-	if c == nil {
-		return h, nil
+	return modelHistory(c, entries), nil
+}
+
+// Resume reads what resuming a session takes, reading its rows once:
+// every stored row, for the transcript a front end shows (Entries(id, 0)),
+// and the conversation the model is sent (ModelHistory). Reading the two
+// apart would read and decode a long conversation twice.
+func (s *Store) Resume(ctx context.Context, id string) (entries []Entry, model []llm.Message, err error) {
+	cs, err := s.Compactions(ctx, id)
+	if err != nil {
+		return nil, nil, err
 	}
-	return append([]llm.Message{compact.SummaryMessage(c.Summary)}, h...), nil
+	if entries, err = s.Entries(ctx, id, 0); err != nil {
+		return nil, nil, err
+	}
+	if len(cs) == 0 {
+		return entries, History(entries), nil
+	}
+	c := &cs[len(cs)-1]
+	// Entries are in Seq order: the first after the boundary by bisection.
+	i, _ := slices.BinarySearchFunc(entries, c.UpTo+1, func(e Entry, seq int64) int { return cmp.Compare(e.Seq, seq) })
+	return entries, modelHistory(c, entries[i:]), nil
+}
+
+// modelHistory is the conversation a model is sent: the summary of c
+// (when there is a compaction) and then History(after), the rows after
+// its boundary.
+func modelHistory(c *Compaction, after []Entry) []llm.Message {
+	if c == nil {
+		return History(after)
+	}
+	out := make([]llm.Message, 1, len(after)+1)
+	out[0] = compact.SummaryMessage(c.Summary)
+	return appendHistory(out, after)
 }

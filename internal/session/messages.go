@@ -422,7 +422,14 @@ const InterruptedResult = "interrupted: otter stopped before this tool call fini
 // without a result gets an InterruptedResult error result, and a prompt
 // whose answer was never saved gets an empty answer marked Interrupted.
 func History(entries []Entry) []llm.Message {
-	out := make([]llm.Message, 0, len(entries))
+	return appendHistory(make([]llm.Message, 0, len(entries)), entries)
+}
+
+// appendHistory appends History(entries) to out: a caller that puts a
+// compaction's summary first sizes out once instead of copying the whole
+// conversation behind it.
+func appendHistory(out []llm.Message, entries []Entry) []llm.Message {
+	start := len(out) // what out holds already is not this conversation's
 	for i := 0; i < len(entries); {
 		m := entries[i].Message
 		i++
@@ -432,7 +439,7 @@ func History(entries []Entry) []llm.Message {
 		case llm.RoleTool:
 			continue // a result without its call (before a compaction boundary)
 		}
-		if m.Role == llm.RoleUser && unanswered(out) {
+		if m.Role == llm.RoleUser && unanswered(out[start:]) {
 			out = append(out, interruptedAnswer)
 		}
 		out = append(out, m)
@@ -466,7 +473,7 @@ func History(entries []Entry) []llm.Message {
 		}
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolResults: results})
 	}
-	if unanswered(out) {
+	if unanswered(out[start:]) {
 		out = append(out, interruptedAnswer)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -605,6 +606,60 @@ func TestADamagedDatabaseIsNotWrittenInto(t *testing.T) {
 		if after, _ := os.ReadFile(path); !bytes.Equal(b, after) {
 			t.Errorf("%s: the file was changed by OpenReadOnly", tc.name)
 		}
+	}
+}
+
+// TestResumeReadsOnceWhatEntriesAndModelHistoryRead checks that resuming
+// (the transcript's rows and the model's conversation from one read) gives
+// exactly what the two separate reads give, with and without compactions.
+func TestResumeReadsOnceWhatEntriesAndModelHistoryRead(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	ctx := context.Background()
+	a := newSession(t, s, "/p")
+	for i := range 4 {
+		appendAll(t, s, a.ID,
+			llm.Message{Role: llm.RoleUser, Text: fmt.Sprint("q", i)},
+			llm.Message{Role: llm.RoleAssistant, Text: "looking", ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("c", i), Name: "find", Args: json.RawMessage(`{"q":1}`)}}},
+			llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: fmt.Sprint("c", i), Name: "find", Text: fmt.Sprint("found ", i)}}},
+			llm.Message{Role: RoleNotice, Text: "a notice"},
+			llm.Message{Role: llm.RoleAssistant, Text: fmt.Sprint("a", i)},
+		)
+	}
+	appendAll(t, s, a.ID, llm.Message{Role: llm.RoleUser, Text: "unanswered"})
+	check := func(when string) []llm.Message {
+		t.Helper()
+		entries, model, err := s.Resume(ctx, a.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		wantEntries, _ := s.Entries(ctx, a.ID, 0)
+		wantModel, _ := s.ModelHistory(ctx, a.ID)
+		if !reflect.DeepEqual(entries, wantEntries) {
+			t.Errorf("%s: Resume's rows differ from Entries':\n%+v\n%+v", when, entries, wantEntries)
+		}
+		if !reflect.DeepEqual(model, wantModel) {
+			t.Errorf("%s: Resume's model history differs from ModelHistory:\n%+v\n%+v", when, model, wantModel)
+		}
+		return model
+	}
+	if m := check("without a compaction"); len(m) != 18 || m[0].Text != "q0" || !m[17].Interrupted {
+		t.Errorf("uncompacted model history: %+v", m)
+	}
+	// The boundary after the second exchange: the summary, then its third
+	// prompt — with no made-up answer between the two.
+	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 10, Summary: "the first two"})
+	if m := check("after a compaction"); len(m) != 11 || !strings.Contains(m[0].Text, "the first two") || m[1].Text != "q2" || m[2].ToolCalls[0].ID != "c2" {
+		t.Errorf("compacted model history: %+v", m)
+	}
+	// A boundary just before the last row, and one past every row.
+	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 20, Summary: "all but the last"})
+	if m := check("a boundary before the last row"); len(m) != 3 || m[1].Text != "unanswered" || !m[2].Interrupted {
+		t.Errorf("model history after the last boundary: %+v", m)
+	}
+	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 99, Summary: "everything"})
+	if m := check("a boundary past every row"); len(m) != 1 {
+		t.Errorf("model history after a boundary past every row: %+v", m)
 	}
 }
 
