@@ -47,6 +47,9 @@ A new login that does not complete keeps the old token.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Server = args[0]
+			if err := o.OAuth.Check(); err != nil {
+				return exitCode(2, err)
+			}
 			if runF != nil {
 				return runF(&o)
 			}

@@ -14,7 +14,7 @@ import (
 func mcpResourceCommands(f *cli.Factory) []*cobra.Command {
 	return []*cobra.Command{
 		newCmdMCPResources(f), newCmdMCPRead(f), newCmdMCPPrompts(f), newCmdMCPPrompt(f),
-		newCmdMCPAdd(f), newCmdMCPRemove(f), newCmdMCPGet(f), newCmdMCPEnable(f, true), newCmdMCPEnable(f, false),
+		newCmdMCPAdd(f, nil), newCmdMCPRemove(f), newCmdMCPGet(f), newCmdMCPEnable(f, true), newCmdMCPEnable(f, false),
 	}
 }
 
@@ -93,7 +93,9 @@ text as text, embedded resources with their contents, binary content described.
 	return cmd
 }
 
-func newCmdMCPAdd(f *cli.Factory) *cobra.Command {
+// newCmdMCPAdd is `otter mcp add`; runF, when not nil, is called with the
+// parsed options instead of writing the config (tests check flags → options).
+func newCmdMCPAdd(f *cli.Factory, runF func(*cli.MCPAddOptions) error) *cobra.Command {
 	var o cli.MCPAddOptions
 	cmd := &cobra.Command{
 		Use:   "add NAME [flags] -- COMMAND [ARGS…] | add NAME URL",
@@ -115,6 +117,9 @@ directories, --no-roots none (it keeps its own). /mcp shows each server's roots.
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Target = args[0], args[1:]
+			if runF != nil {
+				return runF(&o)
+			}
 			return cli.RunMCPAdd(f, o)
 		},
 	}

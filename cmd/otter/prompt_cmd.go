@@ -38,6 +38,9 @@ func addPromptFlags(root *cobra.Command, f *cli.Factory, session *app.SessionOpt
 	})
 	return func(cmd *cobra.Command) error {
 		o.Session = *session
+		if err := o.Check(); err != nil {
+			return exitCode(2, err)
+		}
 		if runF != nil {
 			return runF(&o)
 		}

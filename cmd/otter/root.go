@@ -15,7 +15,13 @@ import (
 )
 
 // newRootCmd is the otter command line; the global flags go into f.
-func newRootCmd(f *cli.Factory) *cobra.Command {
+func newRootCmd(f *cli.Factory) *cobra.Command { return newRootCmdRun(f, nil, nil) }
+
+// newRootCmdRun is newRootCmd whose own work, when promptF or tuiF is not
+// nil, is to call it with the options that -p (and its flags) or the TUI's
+// flags gave, instead of running a prompt or the TUI: tests check flags →
+// options with it, as with each subcommand's runF.
+func newRootCmdRun(f *cli.Factory, promptF func(*cli.PromptOptions) error, tuiF func(*tuiOptions) error) *cobra.Command {
 	var sessionOpts *app.SessionOptions // set below, read by Args
 	var promptWords []string            // set by Args: the words of `otter PROMPT`
 	root := &cobra.Command{
@@ -94,7 +100,7 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 	root.AddCommand(newCmdSessions(f, nil)) // sessions_cmd.go
 	root.AddCommand(newCmdHooks(f, nil))    // hooks_cmd.go
 
-	runPrompt := addPromptFlags(root, f, sessionOpts, nil) // prompt_cmd.go: -p and its flags
+	runPrompt := addPromptFlags(root, f, sessionOpts, promptF) // prompt_cmd.go: -p and its flags
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		if promptRequested(cmd) {
 			return runPrompt(cmd)
@@ -102,6 +108,9 @@ func newRootCmd(f *cli.Factory) *cobra.Command {
 		o := tuiOptions{Session: *sessionOpts, Prompt: strings.TrimSpace(strings.Join(promptWords, " "))}
 		o.Model, _ = cmd.Flags().GetString("model")
 		o.Provider, _ = cmd.Flags().GetString("provider")
+		if tuiF != nil {
+			return tuiF(&o)
+		}
 		return runTUI(cmd.Context(), f, o) // tui_cmd.go
 	}
 	for _, c := range root.Commands() {

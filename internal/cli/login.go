@@ -93,10 +93,9 @@ type LoginOptions struct {
 }
 
 // RunLogin logs in to a server that needs OAuth and stores the token.
+// o.OAuth has passed Check: the command refuses flags that cannot work
+// together before it runs.
 func RunLogin(ctx context.Context, f *Factory, o LoginOptions) error {
-	if err := o.OAuth.Check(); err != nil {
-		return ExitCode(2, err)
-	}
 	srv, paths, err := loginServer(f, o.Server)
 	if err != nil {
 		return ExitCode(2, err)

@@ -86,11 +86,9 @@ func promptText(arg string, stdin io.Reader) (string, error) {
 }
 
 // RunPrompt is `otter -p`: it runs one prompt through an agent and prints
-// the answer on stdout in o.Format, progress on stderr.
+// the answer on stdout in o.Format, progress on stderr. o has passed
+// Check: the command refuses flags that cannot work before it runs.
 func RunPrompt(ctx context.Context, f *Factory, o PromptOptions) error {
-	if err := o.Check(); err != nil {
-		return ExitCode(2, err)
-	}
 	out := &promptPrinter{format: o.Format, stdout: f.IO.Out, stderr: f.IO.ErrOut, start: time.Now(), verbose: o.Verbose}
 	if o.Format == FormatText && f.IO.IsStdoutTTY() {
 		// A person reads it: the answer's Markdown is shown as the TUI
