@@ -26,7 +26,7 @@ func benchModel(n int) *model {
 	for i := len(m.tr.items); i < n; i++ {
 		switch i % 3 {
 		case 0:
-			m.notice(itemUser, fmt.Sprintf("question number %d: what about it?", i))
+			m.tr.add(&userItem{text: fmt.Sprintf("question number %d: what about it?", i)})
 		case 1:
 			ev(agent.TextDelta{Text: fmt.Sprintf(benchMarkdown, i, i)})
 			ev(agent.TurnFinished{Text: "x"})

@@ -214,8 +214,9 @@ func (m *model) callCommand(args string) tea.Cmd {
 func (m *model) runCall(name string, args json.RawMessage) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.callSeq++
-	it := m.tr.add(&item{kind: itemTool, id: fmt.Sprintf("/call-%d", m.callSeq), name: name,
-		args: compactJSON(args), start: time.Now(), rawCall: true, cancel: cancel})
+	it := &toolItem{id: fmt.Sprintf("/call-%d", m.callSeq), name: name,
+		args: compactJSON(args), start: time.Now(), rawCall: true, cancel: cancel}
+	m.tr.add(it)
 	m.toolItems[it.id] = it
 	m.calls++
 	m.follow()

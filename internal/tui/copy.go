@@ -18,7 +18,7 @@ const copyUsage = "usage: /copy (the last answer) · /copy N (the Nth answer bac
 func (m *model) copyCommand(arg string) tea.Cmd {
 	var answers []string
 	for _, it := range m.tr.items {
-		if it.kind == itemAssistant && it.text.Len() > 0 {
+		if it, ok := it.(*assistantItem); ok && it.text.Len() > 0 {
 			answers = append(answers, it.text.String())
 		}
 	}

@@ -263,13 +263,13 @@ func kittyPlace(id uint32, cols, rows int, tmux bool) string {
 type (
 	// kittyReadyMsg carries an encoded transmission to the event loop.
 	kittyReadyMsg struct {
-		it         *item
+		it         *toolItem
 		img        *toolImage
 		seq        string
 		cols, rows int // the placement size seq was made for
 	}
 	kittyFailedMsg struct {
-		it  *item
+		it  *toolItem
 		img *toolImage
 		err error
 	}
@@ -278,7 +278,7 @@ type (
 
 // addImages numbers the images of a finished tool call and, in kitty,
 // starts their transmission (encoding runs off the event loop).
-func (m *model) addImages(it *item, imgs []*toolImage) tea.Cmd {
+func (m *model) addImages(it *toolItem, imgs []*toolImage) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, img := range imgs {
 		m.shown = append(m.shown, img)
@@ -318,7 +318,7 @@ func (m *model) imageMsg(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case kittyFailedMsg:
 		slog.Warn("showing an image inline", "image", msg.img.path, "err", msg.err)
 		msg.img.cols, msg.img.rows = 0, 0
-		msg.it.stale = true
+		msg.it.drop()
 		return nil, true
 	case uv.PrimaryDeviceAttributesEvent:
 		m.deviceAttributes(msg)
@@ -360,7 +360,7 @@ func (m *model) resizeImages() tea.Cmd {
 // imageLines returns what a tool block shows below its text for its
 // images: the placeholder grid in kitty, a line naming the viewer in
 // iTerm2, nothing when the terminal shows no images.
-func (m *model) imageLines(it *item) []string {
+func (m *model) imageLines(it *toolItem) []string {
 	if m.imgs.proto == imagesOff {
 		return nil
 	}

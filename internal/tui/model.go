@@ -46,11 +46,11 @@ type (
 		err  error
 	}
 	noticeMsg struct {
-		kind itemKind
+		kind noticeKind
 		text string
 	}
 	callDoneMsg struct {
-		it      *item
+		it      *toolItem
 		res     *tool.Result
 		err     error
 		elapsed time.Duration
@@ -98,12 +98,12 @@ type model struct {
 	collapsed  map[string]string
 	turn       int
 	cancelTurn context.CancelFunc
-	streaming  *item
-	thinking   *item  // the thinking still arriving (thinking.go)
-	retry      *item  // the turn's retry notice, updated in place
-	turnText   bool   // the current turn streamed text
-	turnInput  string // the current turn's message as typed, given back if it was not sent
-	toolItems  map[string]*item
+	streaming  *assistantItem
+	thinking   *thinkingItem // the thinking still arriving (thinking.go)
+	retry      *noticeItem   // the turn's retry notice, updated in place
+	turnText   bool          // the current turn streamed text
+	turnInput  string        // the current turn's message as typed, given back if it was not sent
+	toolItems  map[string]*toolItem
 	calls      int // running /call calls
 	callSeq    int
 	usage      agent.Usage
@@ -144,7 +144,7 @@ func newModel(u *UI, b Backend) *model {
 		width: 80, height: 24,
 		st:        newStyles(true),
 		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		toolItems: map[string]*item{},
+		toolItems: map[string]*toolItem{},
 		imgs:      detectImages(u.opts.lookupEnv()),
 		loginSaid: map[string]bool{},
 		mouse:     true,
@@ -289,17 +289,17 @@ func countOf(n int, noun string) string {
 	return s
 }
 
-func (m *model) notice(kind itemKind, text string) *item {
-	it := &item{kind: kind}
-	it.text.WriteString(text)
-	return m.tr.add(it)
+func (m *model) notice(kind noticeKind, text string) *noticeItem {
+	it := &noticeItem{kind: kind, text: text}
+	m.tr.add(it)
+	return it
 }
 
 // noticeCmd adds a notice at once, where a tea.Cmd is returned (a modal's
 // answer): a command would deliver it after whatever the answer set off,
 // such as the result of the tool that asked, and the transcript would tell
 // the story backwards. Call it from Update only.
-func (m *model) noticeCmd(kind itemKind, text string) tea.Cmd {
+func (m *model) noticeCmd(kind noticeKind, text string) tea.Cmd {
 	m.notice(kind, text)
 	return nil
 }
@@ -308,11 +308,10 @@ func (m *model) noticeCmd(kind itemKind, text string) tea.Cmd {
 // request: while one of server's tool calls runs (it asked during the call),
 // the notice goes into that call's block, before its result, so the
 // transcript tells the story in order.
-func (m *model) callNoticeCmd(server string, kind itemKind, text string) tea.Cmd {
+func (m *model) callNoticeCmd(server string, kind noticeKind, text string) tea.Cmd {
 	for i := len(m.tr.items) - 1; i >= 0; i-- {
-		if it := m.tr.items[i]; it.live() && m.toolServer(it.name) == server {
-			it.notes = append(it.notes, callNote{kind: kind, text: text})
-			it.stale = true
+		if it, ok := m.tr.items[i].(*toolItem); ok && !it.finished() && m.toolServer(it.name) == server {
+			it.note(kind, text)
 			return nil
 		}
 	}
@@ -399,9 +398,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 
 	case frameMsg:
 		m.frameDue = false
-		if it := m.streaming; it != nil && it.pendingText {
-			it.pendingText = false
-			it.stale = true
+		if it := m.streaming; it != nil {
+			it.show()
 		}
 		return nil
 
@@ -782,11 +780,8 @@ func (m *model) chatWith(text string, send func(ctx context.Context, emit func(a
 		m.enqueue(text)
 		return nil
 	}
-	it := m.notice(itemUser, text)
-	if short, ok := m.collapsed[text]; ok {
-		it.short = short
-		delete(m.collapsed, text)
-	}
+	m.tr.add(&userItem{text: text, short: m.collapsed[text]})
+	delete(m.collapsed, text)
 	if m.provider.Help != "" {
 		m.notice(itemInfo, m.provider.Help)
 		return nil
@@ -825,144 +820,6 @@ func (m *model) startSpinner() tea.Cmd {
 	return m.spin.Tick
 }
 
-func (m *model) chatEvent(ev agent.Event) tea.Cmd {
-	if m.contextEvent(ev) || m.hookEvent(ev) {
-		return nil
-	}
-	switch ev := ev.(type) {
-	case agent.ThinkingDelta:
-		return m.thinkingDelta(ev)
-	case agent.TextDelta:
-		m.retry = nil
-		m.endThinking()
-		if m.streaming == nil {
-			m.streaming = m.tr.add(&item{kind: itemAssistant, streaming: true})
-		}
-		m.streaming.text.WriteString(ev.Text)
-		m.streaming.pendingText = true
-		m.turnText = true
-		if !m.frameDue {
-			m.frameDue = true
-			return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
-		}
-	case agent.ToolCallStarted:
-		m.endStreaming()
-		it := m.tr.add(&item{kind: itemTool, id: ev.ID, name: ev.Name, args: compactJSON(ev.Args), start: time.Now()})
-		m.toolItems[ev.ID] = it
-		return m.startSpinner()
-	case agent.ToolCallRunning:
-		if it := m.toolItems[ev.ID]; it != nil {
-			it.start = time.Now() // its time runs from when it was allowed
-		}
-	case agent.ToolProgress:
-		if it := m.toolItems[ev.ID]; it != nil {
-			p := ev.Progress
-			it.progress = &p
-		}
-	case agent.ToolCallFinished:
-		if it := m.toolItems[ev.ID]; it != nil {
-			return m.finishTool(it, ev.Result, ev.Err, ev.Elapsed)
-		}
-	case agent.Usage:
-		m.usage.InputTokens += ev.InputTokens
-		m.usage.OutputTokens += ev.OutputTokens
-	case agent.Retrying:
-		m.showRetry(ev)
-	case agent.Attached:
-		m.attachedChips(ev.Items)
-	case agent.WaitingForServers:
-		m.waiting = true
-		m.hint = waitingHint(len(ev.Servers))
-	case agent.ServersReady:
-		if m.waiting {
-			m.waiting, m.hint = false, ""
-		}
-	case agent.TurnFinished:
-		m.endStreaming()
-		if ev.Text != "" && !m.turnText {
-			it := m.tr.add(&item{kind: itemAssistant})
-			it.text.WriteString(ev.Text)
-			m.turnText = true
-		}
-		if ev.Err != nil && !ev.Canceled {
-			m.notice(itemError, ev.Err.Error())
-		}
-		if ev.Truncated {
-			m.notice(itemInfo, agent.TruncatedNote)
-		}
-	}
-	return nil
-}
-
-// showRetry says that the model call is being retried, on one line that
-// each further retry of the turn updates.
-func (m *model) showRetry(ev agent.Retrying) {
-	why := strings.TrimSpace(strings.SplitN(fmt.Sprint(ev.Err), "\n", 2)[0])
-	text := fmt.Sprintf("the model call failed (%s); retrying in %s (attempt %d)",
-		ansi.Truncate(why, 120, "…"), fmtDuration(ev.Delay), ev.Attempt)
-	last := len(m.tr.items) - 1
-	if m.retry == nil || last < 0 || m.tr.items[last] != m.retry {
-		m.retry = m.notice(itemInfo, text)
-		return
-	}
-	m.retry.text.Reset()
-	m.retry.text.WriteString(text)
-	m.retry.stale = true
-}
-
-func (m *model) endStreaming() {
-	m.endThinking()
-	if it := m.streaming; it != nil {
-		it.streaming, it.pendingText, it.stale = false, false, true
-		m.streaming = nil
-	}
-}
-
-func (m *model) finishTool(it *item, res *tool.Result, err error, elapsed time.Duration) tea.Cmd {
-	if it.state != toolRunning {
-		return nil
-	}
-	if elapsed == 0 {
-		elapsed = time.Since(it.start)
-	}
-	it.elapsed = elapsed
-	var images []*toolImage
-	switch {
-	case errors.Is(err, agent.ErrDenied):
-		it.state = toolDenied
-		it.result = strings.TrimPrefix(err.Error(), agent.ErrDenied.Error()+": ")
-	case err != nil && (errors.Is(err, context.Canceled) || m.ctx.Err() != nil):
-		it.state = toolCanceled // the status says so: no body
-	case err != nil:
-		it.state = toolFailed
-		it.result = err.Error()
-	case res != nil && res.IsError:
-		it.state = toolFailed
-		it.result, images = describeResult(res, m.ui.opts.ImageDir)
-	default:
-		it.state = toolOK
-		it.result, images = describeResult(res, m.ui.opts.ImageDir)
-	}
-	if query, body, ok := searchBlock(it.name, res); ok {
-		it.args, it.result = query, body
-	}
-	if it.rawCall && res != nil {
-		it.raw = resultFields(res)
-	}
-	m.noteLinks(it, res)
-	it.stale = true
-	it.cancel = nil
-	delete(m.toolItems, it.id)
-	return m.addImages(it, images)
-}
-
-// lastIsCanceledTool reports whether the transcript ends with a tool
-// block that says "canceled", which a notice would only repeat.
-func (m *model) lastIsCanceledTool() bool {
-	n := len(m.tr.items)
-	return n > 0 && m.tr.items[n-1].kind == itemTool && m.tr.items[n-1].state == toolCanceled
-}
-
 // waitingHint says that the first message waits for n servers to start.
 func waitingHint(n int) string {
 	if n == 1 {
@@ -982,12 +839,7 @@ func (m *model) endTurn(err error) {
 	m.endStreaming()
 	m.retry = nil
 	canceled := errors.Is(err, context.Canceled) || (m.cancelTurn != nil && m.ctx.Err() != nil)
-	for id, it := range m.toolItems {
-		if it.state == toolRunning && !it.rawCall {
-			it.state, it.elapsed, it.stale = toolCanceled, time.Since(it.start), true
-			delete(m.toolItems, id)
-		}
-	}
+	m.stopTools()
 	switch {
 	case canceled:
 		if !m.lastIsCanceledTool() {

@@ -40,11 +40,11 @@ type MemoryBackend interface {
 type (
 	initialPromptMsg struct{ text string }
 	shellOutputMsg   struct {
-		it   *item
+		it   *toolItem
 		view string
 	}
 	shellDoneMsg struct {
-		it  *item
+		it  *toolItem
 		res shellline.Result
 		err error
 	}
@@ -72,14 +72,14 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return m.chat(msg.text), true
 	case shellOutputMsg:
 		if msg.it.state == toolRunning {
-			msg.it.result, msg.it.stale = tailLines(msg.view, shellShownLines), true
+			msg.it.result = tailLines(msg.view, shellShownLines)
 		}
 		return nil, true
 	case shellDoneMsg:
 		m.calls--
 		it := msg.it
 		it.cancel = nil
-		it.elapsed, it.stale = time.Since(it.start), true
+		it.elapsed = time.Since(it.start)
 		delete(m.toolItems, it.id)
 		if msg.err != nil {
 			it.state, it.result = toolFailed, msg.err.Error()
@@ -95,9 +95,9 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 		default:
 			it.state = toolFailed
 		}
-		it.notes = append(it.notes, callNote{kind: itemInfo, text: res.Status() + " · the command and its output go to the model with your next message"})
+		it.note(itemInfo, res.Status()+" · the command and its output go to the model with your next message")
 		if res.Spill != "" {
-			it.notes = append(it.notes, callNote{kind: itemInfo, text: fmt.Sprintf("the output was cut to its first and last lines for the model; the whole output (%s) is in %s", attach.Size(int(res.Bytes)), res.Spill)})
+			it.note(itemInfo, fmt.Sprintf("the output was cut to its first and last lines for the model; the whole output (%s) is in %s", attach.Size(int(res.Bytes)), res.Spill))
 		}
 		return nil, true
 	case editorDoneMsg:
@@ -140,8 +140,9 @@ func (m *model) shellLine(line string) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.callSeq++
-	it := m.tr.add(&item{kind: itemTool, id: fmt.Sprintf("!-%d", m.callSeq), name: "!", args: line,
-		start: time.Now(), rawCall: true, cancel: cancel})
+	it := &toolItem{id: fmt.Sprintf("!-%d", m.callSeq), name: "!", args: line,
+		start: time.Now(), rawCall: true, cancel: cancel}
+	m.tr.add(it)
 	m.toolItems[it.id] = it
 	m.calls++
 	m.follow()

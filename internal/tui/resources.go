@@ -660,7 +660,7 @@ type CompletionBackend interface {
 // noteLinks keeps the resource links of a finished tool call's result for
 // /open, and says so under the result. A link belongs to the server whose
 // tool returned it, or else to the server that lists its URI.
-func (m *model) noteLinks(it *item, res *tool.Result) {
+func (m *model) noteLinks(it *toolItem, res *tool.Result) {
 	if res == nil {
 		return
 	}

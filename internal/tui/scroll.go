@@ -154,7 +154,7 @@ type window struct {
 
 // shownItem is an item of the window and the render of it shown.
 type shownItem struct {
-	it      *item
+	it      item
 	renders int
 }
 
@@ -167,7 +167,7 @@ func (w *window) still(t *transcript, h int) bool {
 	}
 	for i, s := range w.shown {
 		it := s.it
-		if w.first+i >= len(t.items) || t.items[w.first+i] != it || it.renders != s.renders || it.stale || it.live() || it.gen != t.gen {
+		if w.first+i >= len(t.items) || t.items[w.first+i] != it || it.cache().renders != s.renders || !t.kept(it) {
 			return false
 		}
 	}
@@ -193,7 +193,7 @@ func (m *model) transcriptView(h int) string {
 	var shown []shownItem
 	for i := top.item; i < len(items) && len(lines) < h; i++ {
 		ls := m.itemLines(items[i])
-		shown = append(shown, shownItem{items[i], items[i].renders})
+		shown = append(shown, shownItem{items[i], items[i].cache().renders})
 		if i == top.item {
 			ls = ls[min(top.line, len(ls)):]
 		}

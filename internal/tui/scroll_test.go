@@ -19,7 +19,7 @@ func hundredMessages() *model {
 	m := newModel(New(Options{}), &fakeBackend{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 100 {
-		m.notice(itemUser, fmt.Sprintf("message %03d", i))
+		m.tr.add(&userItem{text: fmt.Sprintf("message %03d", i)})
 	}
 	return m
 }
@@ -117,8 +117,7 @@ func TestMarkdownHeadingsHaveNoHashes(t *testing.T) {
 		m := newModel(New(Options{}), &fakeBackend{})
 		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		m.st = newStyles(dark)
-		it := m.tr.add(&item{kind: itemAssistant})
-		it.text.WriteString("# Title\n\n## Steps\n\n1. one\n\n### Details\n\ntext\n")
+		m.tr.add(newAnswer("# Title\n\n## Steps\n\n1. one\n\n### Details\n\ntext\n"))
 		s := screenOf(m)
 		for _, want := range []string{"Steps", "Details", "one"} {
 			if !strings.Contains(s, want) {

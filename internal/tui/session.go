@@ -44,27 +44,28 @@ func (b *AppBackend) Resumed() (app.SessionInfo, []app.SessionEntry, []string) {
 // them: prompts, answers (interrupted ones marked), tool blocks with their
 // arguments, results and durations, images by placeholder, notices.
 func (m *model) replay(entries []app.SessionEntry) {
-	calls := map[string]*item{}
+	calls := map[string]*toolItem{}
 	callTime := map[string]app.SessionEntry{}
 	for _, e := range entries {
 		msg := e.Message
 		switch msg.Role {
 		case llm.RoleUser:
-			it := m.notice(itemUser, msg.Text)
+			text := msg.Text
 			for _, img := range msg.Images {
-				it.text.WriteString(fmt.Sprintf("\n[%s image, %d bytes]", img.MIMEType, len(img.Data)))
+				text += fmt.Sprintf("\n[%s image, %d bytes]", img.MIMEType, len(img.Data))
 			}
+			m.tr.add(&userItem{text: text})
 		case llm.RoleAssistant:
 			m.replayThinking(msg.Reasoning)
 			if msg.Text != "" {
-				it := m.tr.add(&item{kind: itemAssistant})
-				it.text.WriteString(msg.Text)
+				m.tr.add(newAnswer(msg.Text))
 			}
 			if msg.Interrupted {
 				m.notice(itemInfo, "(the answer was interrupted here)")
 			}
 			for _, c := range msg.ToolCalls {
-				it := m.tr.add(&item{kind: itemTool, id: c.ID, name: c.Name, args: compactJSON(c.Args), start: e.Time})
+				it := &toolItem{id: c.ID, name: c.Name, args: compactJSON(c.Args), start: e.Time}
+				m.tr.add(it)
 				calls[c.ID], callTime[c.ID] = it, e
 			}
 		case llm.RoleTool:

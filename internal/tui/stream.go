@@ -11,18 +11,23 @@ type streamed struct {
 	inFence bool     // text[:done] ends inside a fenced code block
 	lines   []string // text[:done] rendered
 	gen     int      // the render generation lines belong to
+	// The last render and the length of the text it was for: the screen
+	// draws more often than text arrives (each key typed meanwhile).
+	last    string
+	lastLen int
 }
 
-// renderStreaming renders a streaming answer: the kept lines of its
+// render renders text, the streaming answer so far: the kept lines of its
 // complete blocks, then the rest.
-func (m *model) renderStreaming(it *item) string {
-	s := &it.stream
-	if s.gen != m.tr.gen { // resized, or the theme changed: start over
-		*s = streamed{gen: m.tr.gen}
+func (s *streamed) render(v *itemView, text string) string {
+	if s.gen != v.gen { // resized, or the theme changed: start over
+		*s = streamed{gen: v.gen, lastLen: -1}
 	}
-	text := it.text.String()
+	if len(text) == s.lastLen {
+		return s.last
+	}
 	if end, inFence := blockBoundary(text, s.done, s.inFence); end > s.done {
-		if chunk := m.renderMarkdown(text[s.done:end]); chunk != "" {
+		if chunk := v.markdown(text[s.done:end]); chunk != "" {
 			if len(s.lines) > 0 {
 				s.lines = append(s.lines, "")
 			}
@@ -32,15 +37,18 @@ func (m *model) renderStreaming(it *item) string {
 	}
 	tail := ""
 	if strings.TrimSpace(text[s.done:]) != "" {
-		tail = m.renderMarkdown(text[s.done:])
+		tail = v.markdown(text[s.done:])
 	}
 	switch {
 	case len(s.lines) == 0:
-		return tail
+		s.last = tail
 	case tail == "":
-		return strings.Join(s.lines, "\n")
+		s.last = strings.Join(s.lines, "\n")
+	default:
+		s.last = strings.Join(s.lines, "\n") + "\n\n" + tail
 	}
-	return strings.Join(s.lines, "\n") + "\n\n" + tail
+	s.lastLen = len(text)
+	return s.last
 }
 
 // blockBoundary returns the end of the last complete Markdown block in

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -17,6 +16,25 @@ import (
 // transcript, "thinking… 1.2k chars", that ctrl+o expands as it expands
 // tool output: the key a person already uses to see what is folded away.
 
+// thinkingItem is the model's thinking of one step of the turn.
+type thinkingItem struct {
+	rendered
+	text      strings.Builder
+	streaming bool // still arriving
+	redacted  bool // some of it the provider sent encrypted
+}
+
+func (t *thinkingItem) finished() bool { return !t.streaming }
+
+// add takes a piece of thinking as it arrives.
+func (t *thinkingItem) add(ev agent.ThinkingDelta) {
+	t.redacted = t.redacted || ev.Redacted
+	t.text.WriteString(ev.Text)
+}
+
+// end marks the thinking as whole.
+func (t *thinkingItem) end() { t.streaming = false }
+
 // thinkingDelta adds a piece of thinking to the thinking item still
 // arriving, or starts one (thinking after text or a tool call is a new
 // step of the turn, so a new item, in the order the model worked).
@@ -24,25 +42,17 @@ func (m *model) thinkingDelta(ev agent.ThinkingDelta) tea.Cmd {
 	m.retry = nil
 	if m.thinking == nil {
 		m.endStreaming()
-		m.thinking = m.tr.add(&item{kind: itemThinking, streaming: true})
+		m.thinking = &thinkingItem{streaming: true}
+		m.tr.add(m.thinking)
 	}
-	it := m.thinking
-	if ev.Redacted {
-		it.redacted = true
-	}
-	it.text.WriteString(ev.Text)
-	it.stale = true
-	if !m.frameDue {
-		m.frameDue = true
-		return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
-	}
-	return nil
+	m.thinking.add(ev)
+	return m.frameTick()
 }
 
 // endThinking marks the thinking item still arriving as finished.
 func (m *model) endThinking() {
 	if it := m.thinking; it != nil {
-		it.streaming, it.stale = false, true
+		it.end()
 		m.thinking = nil
 	}
 }
@@ -50,7 +60,7 @@ func (m *model) endThinking() {
 // replayThinking adds the thinking a stored assistant message kept, as
 // the conversation showed it: one finished item.
 func (m *model) replayThinking(rs []llm.Reasoning) {
-	it := &item{kind: itemThinking}
+	it := &thinkingItem{}
 	for _, r := range rs {
 		it.text.WriteString(r.Text)
 		it.redacted = it.redacted || r.Redacted != "" || r.Encrypted != "" && r.Text == ""
@@ -65,23 +75,23 @@ func (m *model) replayThinking(rs []llm.Reasoning) {
 // bury the rest of the transcript.
 const thinkingLimit = 200
 
-// renderThinking renders a thinking item: its one-line head with the
-// size, then, expanded, its text dimmed and indented.
-func (m *model) renderThinking(it *item, w int) string {
-	st := m.st
-	text := strings.TrimSpace(it.text.String())
+// render draws the thinking: its one-line head with the size, then,
+// expanded, its text dimmed and indented.
+func (t *thinkingItem) render(v *itemView) string {
+	st := v.st
+	text := strings.TrimSpace(t.text.String())
 	head := "✻ thinking"
-	if it.streaming {
+	if t.streaming {
 		head += "…"
 	}
 	size := humanCount(int64(len([]rune(text)))) + " chars"
-	if it.redacted && text == "" {
+	if t.redacted && text == "" {
 		size = "redacted by the provider"
-	} else if it.redacted {
+	} else if t.redacted {
 		size += " (some redacted by the provider)"
 	}
 	line := st.dim.Render(head + " · " + size)
-	if text == "" || !m.tr.expand {
+	if text == "" || !v.expand {
 		if text != "" {
 			line += st.dim.Render(" · ctrl+o expands")
 		}
@@ -89,7 +99,7 @@ func (m *model) renderThinking(it *item, w int) string {
 	}
 	var b strings.Builder
 	b.WriteString(line)
-	lines := strings.Split(ansi.Wrap(text, max(w-4, 10), ""), "\n")
+	lines := strings.Split(ansi.Wrap(text, max(v.width-4, 10), ""), "\n")
 	for i, l := range lines {
 		if i == thinkingLimit {
 			b.WriteString("\n    " + st.dim.Render("… +"+countOf(len(lines)-thinkingLimit, "line")))

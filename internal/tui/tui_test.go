@@ -681,7 +681,7 @@ func TestOnlyVisibleMessagesRender(t *testing.T) {
 	m := newModel(New(Options{}), &fakeBackend{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 500 {
-		m.notice(itemUser, fmt.Sprintf("message %03d", i))
+		m.tr.add(&userItem{text: fmt.Sprintf("message %03d", i)})
 	}
 	screen := ansi.Strip(m.render())
 	if !strings.Contains(screen, "message 499") || strings.Contains(screen, "message 400") {
@@ -689,7 +689,7 @@ func TestOnlyVisibleMessagesRender(t *testing.T) {
 	}
 	rendered := 0
 	for _, it := range m.tr.items {
-		if it.lines != nil {
+		if it.cache().lines != nil {
 			rendered++
 		}
 	}
