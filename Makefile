@@ -35,6 +35,7 @@ test: test-deps vet
 	@mkdir -p .cache && CGO_ENABLED=0 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./... > .cache/bench-smoke.log 2>&1 \
 		|| { cat .cache/bench-smoke.log; echo "a benchmark failed (above)"; exit 1; }
 	$(GO) test $(TESTFLAGS) ./...
+	GO=$(GO) bash scripts/test-large.sh
 
 vet:
 	@fmt=$$(gofmt -l cmd internal test assets 2>/dev/null); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi

@@ -210,25 +210,6 @@ func TestFloodsStderr(t *testing.T) {
 	}
 }
 
-// TestReturns50MB: a 50 MiB result, over the 16 MiB kept of one message,
-// comes back shrunk — the note naming the file first, then the text's
-// first MiB — and the file holds the whole answer the server sent.
-func TestReturns50MB(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "big", "normal")), Options{})
-	h.m.Start(context.Background())
-	h.waitState("big", StateConnected)
-	got := h.callText("big", "big", `{}`)
-	note, text, _ := strings.Cut(got, "\n")
-	if !strings.HasPrefix(note, "[otter: the server's answer was 50.0 MiB") || !strings.HasPrefix(text, "0123456789") ||
-		!strings.HasSuffix(text, cutMarker(50<<20)) || len(got) > cutStringBytes+1024 {
-		t.Fatalf("result is %d bytes: %.300q … %q", len(got), got, got[max(len(got)-60, 0):])
-	}
-	path := strings.TrimSuffix(note[strings.LastIndex(note, " is in ")+len(" is in "):], "]")
-	if st, err := os.Stat(path); err != nil || st.Size() < 50<<20 {
-		t.Errorf("the file %s: %v, %v; want the whole answer", path, st, err)
-	}
-}
-
 func TestLists2000AwkwardTools(t *testing.T) {
 	h := newHarness(t, servers(stdioServer(t, "many", "many")), Options{})
 	h.m.Start(context.Background())

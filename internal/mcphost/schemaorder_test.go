@@ -280,48 +280,6 @@ func canonicalOf(t *testing.T, raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-func TestSchemaOrderBounded(t *testing.T) {
-	o := newSchemaOrder()
-	n := orderMaxEntries + 100
-	for i := range n {
-		o.record(reordered(i, 0))
-	}
-	if len(o.orig) > orderMaxEntries || len(o.keys) != len(o.orig) {
-		t.Errorf("%d entries (%d keys), want at most %d", len(o.orig), len(o.keys), orderMaxEntries)
-	}
-	if got := o.restore(canonicalOf(t, reordered(n-1, 0))); !bytes.Equal(got, reordered(n-1, 0)) {
-		t.Errorf("the newest schema is not restored: %s", got)
-	}
-	if got := o.restore(canonicalOf(t, reordered(0, 0))); bytes.Equal(got, reordered(0, 0)) {
-		t.Errorf("the oldest schema is still kept past the bound")
-	}
-
-	// Bytes: large schemas push the older out.
-	o = newSchemaOrder()
-	big := orderMaxBytes / 10
-	for i := range 30 {
-		o.record(reordered(i, big))
-	}
-	if o.bytes > orderMaxBytes {
-		t.Errorf("%d bytes kept, want at most %d", o.bytes, orderMaxBytes)
-	}
-	sum := 0
-	for k, v := range o.orig {
-		sum += len(k) + len(v)
-	}
-	if sum != o.bytes {
-		t.Errorf("bytes counted %d, held %d", o.bytes, sum)
-	}
-	if got := o.restore(canonicalOf(t, reordered(29, big))); !bytes.Equal(got, reordered(29, big)) {
-		t.Error("the newest large schema is not restored")
-	}
-	// One schema too large to keep is not kept at all.
-	o.record(reordered(99, orderMaxBytes/2))
-	if got := o.restore(canonicalOf(t, reordered(99, orderMaxBytes/2))); bytes.Equal(got, reordered(99, orderMaxBytes/2)) {
-		t.Error("a schema of half the bound was kept")
-	}
-}
-
 func elicitMessage(id int, schema string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"message":"?","requestedSchema":%s}}`, id, schema)
 }
@@ -339,51 +297,6 @@ func tapThrough(t *testing.T, o *schemaOrder, contentType, stream string) {
 	}
 	if string(got) != stream {
 		t.Fatalf("the tap changed the stream: %d bytes in, %d out", len(stream), len(got))
-	}
-}
-
-func TestSchemaOrderSSETap(t *testing.T) {
-	o := newSchemaOrder()
-	huge := strings.Repeat("x", orderMaxMessage+10)
-	first := elicitMessage(1, `{"properties":{"b":{},"a":{}}}`)
-	half := strings.Index(first, `"a"`)
-	stream := strings.Join([]string{
-		": a comment\r\n",
-		"event: message\r\nid: 1\r\n",
-		// One message over two data lines, CRLF line ends.
-		"data: " + first[:half] + "\r\n",
-		"data:" + first[half:] + "\r\n\r\n",
-		// Malformed: mentions elicitation but is no JSON-RPC message.
-		`data: {"method":"elicitation/create","params":` + "\n\n",
-		// Too large to look into, with a schema at its end.
-		"data: " + huge + elicitMessage(2, `{"properties":{"big2":{},"big1":{}}}`) + "\n\n",
-		// The stream goes on after it; its last event ends with the stream.
-		"data: " + elicitMessage(3, `{"properties":{"d":{},"c":{}}}`),
-	}, "")
-	tapThrough(t, o, "text/event-stream; charset=utf-8", stream)
-	for _, want := range []string{`{"properties":{"b":{},"a":{}}}`, `{"properties":{"d":{},"c":{}}}`} {
-		if got := o.restore(canonicalOf(t, json.RawMessage(want))); string(got) != want {
-			t.Errorf("restore = %s, want %s", got, want)
-		}
-	}
-	if len(o.orig) != 2 {
-		t.Errorf("%d entries, want 2 (the huge event is not looked into)", len(o.orig))
-	}
-}
-
-func TestSchemaOrderJSONTap(t *testing.T) {
-	o := newSchemaOrder()
-	tools := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"y":{},"x":{}}}},{"name":"b","inputSchema":true}]}}`
-	tapThrough(t, o, "application/json", tools)
-	want := `{"type":"object","properties":{"y":{},"x":{}}}`
-	if got := o.restore(canonicalOf(t, json.RawMessage(want))); string(got) != want {
-		t.Errorf("restore = %s, want %s", got, want)
-	}
-	// Malformed and huge bodies pass through unchanged and add nothing.
-	tapThrough(t, o, "application/json", tools[:len(tools)/2])
-	tapThrough(t, o, "application/json", `{"result":{"inputSchema":`+strings.Repeat(" ", orderMaxMessage)+`{"properties":{"b":{},"a":{}}}}}`)
-	if len(o.orig) != 1 {
-		t.Errorf("%d entries, want 1", len(o.orig))
 	}
 }
 
