@@ -4,9 +4,17 @@
 // choices and their names, its default, its bounds and, for objects and
 // arrays, what it holds.
 //
-// Validation (internal/tool), the TUI's forms, the headless --elicit form
-// and `otter mcp tools` all read a schema through Parse, so the same schema
-// gives the same fields everywhere.
+// It also reads and checks values: Field.Parse turns what a person typed
+// into the field's JSON value and checks it, Field.Check checks a value,
+// and Object.Check checks a whole object (a tool call's arguments). The
+// checking is github.com/google/jsonschema-go's; this package words its
+// findings for a person ("count: must be at least 1, got 0") as
+// *FieldError and Problems.
+//
+// Tool-argument validation (internal/tool), the TUI's forms, the headless
+// elicitation prompt and the listing of a server's tools all read a schema
+// and check values through this package, so the same schema gives the
+// same fields, and the same bad value the same message, everywhere.
 //
 // It is a leaf package: it imports only the standard library and
 // github.com/google/jsonschema-go.
@@ -29,6 +37,8 @@ type Object struct {
 	Fields []Field
 	// Schema is the whole schema as decoded.
 	Schema *jsonschema.Schema
+
+	check *checker // nil for an Object not made by Parse
 }
 
 // Field is one property of an object schema.
@@ -55,6 +65,10 @@ type Field struct {
 	// MinLength, MaxLength, MinItems, MaxItems, Pattern, Format…) and
 	// anything else a front end checks.
 	Schema *jsonschema.Schema
+
+	// parent checks the field as a property of the object Parse read; nil
+	// for a nested field. own checks it on its own schema.
+	parent, own *checker
 }
 
 // Choice is one value of an enumeration.
@@ -71,6 +85,16 @@ func (c Choice) String() string { return fmt.Sprint(c.Value) }
 func (c Choice) Label() string {
 	if c.Title != "" {
 		return c.Title
+	}
+	return c.String()
+}
+
+// Display is the choice as listed for a person to pick from: "Name
+// (value)" when it has a name other than its value, else its value. Either
+// picks it in Field.Parse.
+func (c Choice) Display() string {
+	if c.Title != "" && c.Title != c.String() {
+		return c.Title + " (" + c.String() + ")"
 	}
 	return c.String()
 }
@@ -96,7 +120,12 @@ func Parse(raw json.RawMessage) (*Object, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("reading the schema: %w", err)
 	}
-	return &Object{Fields: fields(raw, &s), Schema: &s}, nil
+	o := &Object{Fields: fields(raw, &s), Schema: &s}
+	o.check = objectChecker(raw, o.Names())
+	for i := range o.Fields {
+		o.Fields[i].parent = o.check
+	}
+	return o, nil
 }
 
 // Names returns the fields' names in order.
@@ -160,7 +189,7 @@ func fields(raw json.RawMessage, s *jsonschema.Schema) []Field {
 
 // field reads the property p, whose JSON text is raw (nil if unknown).
 func field(name string, raw json.RawMessage, p *jsonschema.Schema, required bool) Field {
-	f := Field{Name: name, Title: p.Title, Description: p.Description, Type: typeOf(p), Required: required, Schema: p}
+	f := Field{Name: name, Title: p.Title, Description: p.Description, Type: typeOf(p), Required: required, Schema: p, own: valueChecker(p)}
 	if len(p.Default) > 0 {
 		_ = json.Unmarshal(p.Default, &f.Default) // decoded from valid JSON: cannot fail
 	}
