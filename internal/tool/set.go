@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/schema"
 )
 
 // DefaultMaxOutputChars is the default cap on the text one tool result
@@ -63,7 +65,7 @@ type Set struct {
 type entry struct {
 	Entry
 	schemaOnce sync.Once
-	check      schemaCheck
+	check      *schema.Object // nil: arguments are not checked
 }
 
 // NewSet returns an empty Set.
@@ -309,7 +311,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Res
 // is wrong, or nil when the arguments are valid (or the schema cannot be
 // used for validation).
 func (e *entry) validate(args json.RawMessage) *ArgumentsError {
-	e.schemaOnce.Do(func() { e.check = newSchemaCheck(e.Name, e.Info.InputSchema) })
+	e.schemaOnce.Do(func() { e.check = inputSchema(e.Name, e.Info.InputSchema) })
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return &ArgumentsError{Tool: e.Name, Problems: []string{fmt.Sprintf("not valid JSON (%v); send a JSON object", err)}, Schema: e.Info.InputSchema}
@@ -318,7 +320,7 @@ func (e *entry) validate(args json.RawMessage) *ArgumentsError {
 	if !isObject {
 		return &ArgumentsError{Tool: e.Name, Problems: []string{"want a JSON object, got " + jsonKind(v)}, Schema: e.Info.InputSchema}
 	}
-	if p := e.check.problems(obj); len(p) > 0 {
+	if p := problems(e.check, obj); len(p) > 0 {
 		return &ArgumentsError{Tool: e.Name, Problems: p, Schema: e.Info.InputSchema}
 	}
 	return nil

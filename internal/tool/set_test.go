@@ -296,9 +296,9 @@ func TestValidationMessageIsReadable(t *testing.T) {
 	s := NewSet(Options{})
 	s.SetServerTools("web", []Tool{fetch})
 	for _, tc := range []struct{ args, want string }{
-		{`{"timeout":1000}`, "invalid arguments for mcp__web__fetch: timeout: maximum: 1000 is greater than 120. The input schema is: {"},
-		{`{"timeout":-3}`, "invalid arguments for mcp__web__fetch: timeout: minimum: -3 is less than 5. "},
-		{`{"timeout":10,"opts":{"depth":3.75}}`, "invalid arguments for mcp__web__fetch: opts.depth: maximum: 3.75 is greater than 2.5. "},
+		{`{"timeout":1000}`, "invalid arguments for mcp__web__fetch: timeout: must be at most 120, got 1000. The input schema is: {"},
+		{`{"timeout":-3}`, "invalid arguments for mcp__web__fetch: timeout: must be at least 5, got -3. "},
+		{`{"timeout":10,"opts":{"depth":3.75}}`, "invalid arguments for mcp__web__fetch: opts.depth: must be at most 2.5, got 3.75. "},
 		{`{}`, `invalid arguments for mcp__web__fetch: timeout: missing. `},
 		{`{"timeout":"soon"}`, `invalid arguments for mcp__web__fetch: timeout: want integer, got string. `},
 		// Every problem, in the schema's order, not only the first.
@@ -319,7 +319,7 @@ func TestValidationMessageIsReadable(t *testing.T) {
 
 // CheckArguments names every problem of a call's arguments, each once and
 // in the schema's order, as an *ArgumentsError, without calling the tool;
-// problems of the object as a whole are worded as the validator words them.
+// a problem of the object as a whole has no property to name.
 func TestCheckArgumentsNamesEveryProblem(t *testing.T) {
 	sum := newTool("ts", "sum")
 	sum.info.InputSchema = json.RawMessage(`{"type":"object","properties":{"b":{"type":"number"},"a":{"type":"number"},
@@ -332,10 +332,10 @@ func TestCheckArgumentsNamesEveryProblem(t *testing.T) {
 	s.SetServerTools("ts", []Tool{sum, either})
 	for _, tc := range []struct{ tool, args, want string }{
 		{"mcp__ts__sum", `{"a":"two"}`, "b: missing; a: want number, got string"},
-		{"mcp__ts__sum", `{"a":1,"b":2,"c":3,"opts":{"x":"1","y":1}}`, "opts.y: not an argument the schema allows; c: not an argument the schema allows"},
+		{"mcp__ts__sum", `{"a":1,"b":2,"c":3,"opts":{"x":"1","y":1}}`, "opts.y: not a property the schema allows; c: not a property the schema allows"},
 		{"mcp__ts__sum", `{"a":1,"b":2,"opts":{}}`, "opts.x: missing"},
 		{"mcp__ts__sum", `[1]`, "want a JSON object, got an array"},
-		{"mcp__ts__either", `{}`, "oneOf: did not validate against any of"},
+		{"mcp__ts__either", `{}`, "matches none of the alternatives the schema allows (oneOf)"},
 	} {
 		err := s.CheckArguments(tc.tool, json.RawMessage(tc.args))
 		var ae *ArgumentsError
