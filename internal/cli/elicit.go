@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/oauth"
@@ -114,12 +112,12 @@ func (p *PolicyAsker) Elicit(ctx context.Context, req ask.Elicitation) (ask.Elic
 		content := map[string]any{}
 		for _, f := range form {
 			switch {
-			case f.def != nil:
-				content[f.name] = f.def
-			case f.required:
+			case f.Default != nil:
+				content[f.Name] = f.Default
+			case f.Required:
 				// Accepting without a required value is not an answer the
 				// server can use.
-				p.note("otter: declined %s's request for input: %q is required and has no default (--elicit accept-defaults; --elicit ask fills it in)", req.Server, f.name)
+				p.note("otter: declined %s's request for input: %q is required and has no default (--elicit accept-defaults; --elicit ask fills it in)", req.Server, f.Name)
 				return ask.ElicitReply{Action: ask.Decline}, nil
 			}
 		}
@@ -196,7 +194,7 @@ func (p *PolicyAsker) ApproveSampling(ctx context.Context, req ask.Sampling) (bo
 // askElicit asks the person; p.mu is held.
 func (p *PolicyAsker) askElicit(ctx context.Context, req ask.Elicitation) (ask.ElicitReply, error) {
 	fmt.Fprintf(p.out, "\notter: the server %s asks:\n  %s\n", req.Server, strings.ReplaceAll(req.Message, "\n", "\n  "))
-	var form []field
+	var form []schema.Field
 	if req.Mode == "url" {
 		fmt.Fprintf(p.out, "It wants you to open this URL:\n  %s\n", req.URL)
 	} else {
@@ -205,7 +203,7 @@ func (p *PolicyAsker) askElicit(ctx context.Context, req ask.Elicitation) (ask.E
 			return ask.ElicitReply{}, fmt.Errorf("elicitation from %s: %w", req.Server, err)
 		}
 		for _, f := range form {
-			fmt.Fprintf(p.out, "  - %s\n", f.describe())
+			fmt.Fprintf(p.out, "  - %s\n", describe(f))
 		}
 	}
 	fmt.Fprint(p.out, "[a] accept (default)  [d] decline  [c] cancel\n> ")
@@ -229,7 +227,7 @@ func (p *PolicyAsker) askElicit(ctx context.Context, req ask.Elicitation) (ask.E
 	content := map[string]any{}
 	for _, f := range form {
 		for {
-			fmt.Fprintf(p.out, "%s: ", f.prompt())
+			fmt.Fprintf(p.out, "%s: ", prompt(f))
 			line, err := p.readLine(ctx)
 			if err != nil {
 				if errors.Is(err, io.EOF) {
@@ -237,16 +235,13 @@ func (p *PolicyAsker) askElicit(ctx context.Context, req ask.Elicitation) (ask.E
 				}
 				return ask.ElicitReply{}, err
 			}
-			v, ok, err := f.parse(strings.TrimSpace(line))
-			if err == nil && ok {
-				err = f.check(v)
-			}
+			v, ok, err := answer(f, strings.TrimSpace(line))
 			if err != nil {
 				fmt.Fprintf(p.out, "  %v\n", err)
 				continue
 			}
 			if ok {
-				content[f.name] = v
+				content[f.Name] = v
 			}
 			break
 		}
@@ -298,21 +293,10 @@ func compactJSON(raw json.RawMessage) string {
 	return string(b)
 }
 
-// field is one property of an elicitation form (a flat object of
-// primitives, per the MCP spec).
-type field struct {
-	name, title, description string
-	typ                      string // string, number, integer, boolean, array
-	choices                  []string
-	choiceTitles             []string // choiceTitles[i] names choices[i]; "" when unnamed
-	def                      any      // nil if none
-	required                 bool
-	schema                   *jsonschema.Resolved // checks an answer (range, length, pattern…); nil if unresolvable
-}
-
-// parseForm reads the requested schema of a form-mode elicitation: the
-// required fields first, each group in the order the server listed them.
-func parseForm(raw json.RawMessage) ([]field, error) {
+// parseForm reads the requested schema of a form-mode elicitation (a flat
+// object of primitives, per the MCP spec): the required fields first, each
+// group in the order the server listed them.
+func parseForm(raw json.RawMessage) ([]schema.Field, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -320,67 +304,74 @@ func parseForm(raw json.RawMessage) ([]field, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the requested schema: %w", err)
 	}
-	var out []field
-	for _, sf := range o.RequiredFirst() {
-		f := field{name: sf.Name, title: sf.Title, description: sf.Description, typ: sf.Type, required: sf.Required, def: sf.Default}
-		f.schema, _ = sf.Schema.Resolve(nil) // unresolvable: the server's own check remains
-		cs := sf.Choices
-		if f.typ == "array" && sf.Items != nil {
-			cs = append(cs, sf.Items.Choices...)
-		}
-		for _, c := range cs {
-			f.choices = append(f.choices, c.String())
-			f.choiceTitles = append(f.choiceTitles, c.Title)
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return o.RequiredFirst(), nil
 }
 
-func (f field) label() string {
-	if f.title != "" && f.title != f.name {
-		return fmt.Sprintf("%s (%s)", f.title, f.name)
+// choicesOf returns what the person picks from: the field's choices, or
+// an array's items'.
+func choicesOf(f schema.Field) []schema.Choice {
+	if f.Type == "array" && f.Items != nil {
+		return slices.Concat(f.Choices, f.Items.Choices)
 	}
-	return f.name
+	return f.Choices
+}
+
+// choiceLabels are the choices as listed: a value the schema names (by
+// enumNames or a title) as "Name (value)".
+func choiceLabels(f schema.Field) []string {
+	cs := choicesOf(f)
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Display()
+	}
+	return out
+}
+
+func label(f schema.Field) string {
+	if f.Title != "" && f.Title != f.Name {
+		return fmt.Sprintf("%s (%s)", f.Title, f.Name)
+	}
+	return f.Name
 }
 
 // describe is the field's line in the overview of a form.
-func (f field) describe() string {
+func describe(f schema.Field) string {
 	var b strings.Builder
-	b.WriteString(f.label())
-	kind := f.typ
-	if len(f.choices) > 0 {
-		kind = "one of " + strings.Join(f.choiceLabels(), ", ")
-		if f.typ == "array" {
-			kind = "any of " + strings.Join(f.choiceLabels(), ", ")
+	b.WriteString(label(f))
+	kind := f.Type
+	if labels := choiceLabels(f); len(labels) > 0 {
+		kind = "one of " + strings.Join(labels, ", ")
+		if f.Type == "array" {
+			kind = "any of " + strings.Join(labels, ", ")
 		}
 	}
 	if kind != "" {
 		fmt.Fprintf(&b, " [%s]", kind)
 	}
-	if f.required {
+	if f.Required {
 		b.WriteString(" required")
 	}
-	if f.description != "" {
-		fmt.Fprintf(&b, ": %s", f.description)
+	if f.Description != "" {
+		fmt.Fprintf(&b, ": %s", f.Description)
 	}
 	return b.String()
 }
 
 // prompt asks for the field's value, showing the default.
-func (f field) prompt() string {
-	p := f.label()
+func prompt(f schema.Field) string {
+	p := label(f)
+	labels := choiceLabels(f)
 	switch {
-	case f.typ == "boolean":
+	case f.Type == "boolean":
 		p += " (y/n)"
-	case f.typ == "array" && len(f.choices) > 0:
-		p += " (comma-separated: " + strings.Join(f.choiceLabels(), ", ") + ")"
-	case len(f.choices) > 0:
-		p += " (" + strings.Join(f.choiceLabels(), " | ") + ")"
+	case f.Type == "array" && len(labels) > 0:
+		p += " (comma-separated: " + strings.Join(labels, ", ") + ")"
+	case len(labels) > 0:
+		p += " (" + strings.Join(labels, " | ") + ")"
 	}
-	if f.def != nil {
-		d := fmt.Sprint(f.def)
-		if b, ok := f.def.(bool); ok {
+	if f.Default != nil {
+		d := fmt.Sprint(f.Default)
+		if b, ok := f.Default.(bool); ok {
 			d = map[bool]string{true: "y", false: "n"}[b]
 		}
 		p += fmt.Sprintf(" [%s]", d)
@@ -388,104 +379,15 @@ func (f field) prompt() string {
 	return p
 }
 
-// choiceLabels are the choices as shown: a value the schema names (by
-// enumNames or a title) as "Name (value)".
-func (f field) choiceLabels() []string {
-	out := make([]string, len(f.choices))
-	for i, c := range f.choices {
-		out[i] = c
-		if t := f.choiceTitles[i]; t != "" && t != c {
-			out[i] = t + " (" + c + ")"
-		}
+// answer turns a line typed for f into its value, read and checked by
+// schema.Field.Parse, so that the person can correct it here rather than
+// have the whole form refused. An empty line takes the default. ok is
+// false when the field is left out (an empty answer with no default to an
+// optional field).
+func answer(f schema.Field, line string) (v any, ok bool, err error) {
+	if line == "" && f.Default != nil {
+		return f.Default, true, nil
 	}
-	return out
-}
-
-// parse turns an answer into the field's value. ok is false when the field
-// is left out (an empty answer with no default to an optional field).
-func (f field) parse(s string) (v any, ok bool, err error) {
-	if s == "" {
-		if f.def != nil {
-			return f.def, true, nil
-		}
-		if f.required {
-			return nil, false, errors.New("this field is required")
-		}
-		return nil, false, nil
-	}
-	switch f.typ {
-	case "boolean":
-		switch strings.ToLower(s) {
-		case "y", "yes", "true", "1":
-			return true, true, nil
-		case "n", "no", "false", "0":
-			return false, true, nil
-		}
-		return nil, false, errors.New("answer y or n")
-	case "integer":
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, false, errors.New("enter a whole number")
-		}
-		return n, true, nil
-	case "number":
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, false, errors.New("enter a number")
-		}
-		return n, true, nil
-	case "array":
-		var vals []any
-		for _, part := range strings.Split(s, ",") {
-			c, err := f.choice(strings.TrimSpace(part))
-			if err != nil {
-				return nil, false, err
-			}
-			vals = append(vals, c)
-		}
-		return vals, true, nil
-	}
-	if len(f.choices) > 0 {
-		c, err := f.choice(s)
-		return c, err == nil, err
-	}
-	return s, true, nil
-}
-
-// choice matches s against the choices, by value, title or 1-based number.
-func (f field) choice(s string) (string, error) {
-	if len(f.choices) == 0 {
-		return s, nil
-	}
-	for i, c := range f.choices {
-		if strings.EqualFold(s, c) || (f.choiceTitles[i] != "" && strings.EqualFold(s, f.choiceTitles[i])) {
-			return c, nil
-		}
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(f.choices) {
-		return f.choices[n-1], nil
-	}
-	return "", fmt.Errorf("choose one of %s", strings.Join(f.choices, ", "))
-}
-
-// check validates an answer against the field's schema (minimum, maxLength,
-// pattern, item counts…), so that the person can correct it here rather
-// than have the whole form refused.
-func (f field) check(v any) error {
-	if f.schema == nil {
-		return nil
-	}
-	// Validate the value as it goes over the wire.
-	var wire any
-	b, err := json.Marshal(v)
-	if err == nil {
-		err = json.Unmarshal(b, &wire)
-	}
-	if err == nil {
-		err = f.schema.Validate(wire)
-	}
-	if err != nil {
-		return fmt.Errorf("not accepted: %s", strings.TrimPrefix(err.Error(), "validating root: "))
-	}
-	return nil
+	v, err = f.Parse(line)
+	return v, v != nil, err
 }
