@@ -2,18 +2,14 @@ package tui
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/mail"
-	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/huh/v2"
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/otter-sh/otter/internal/schema"
 )
@@ -77,35 +73,55 @@ func longText(f schema.Field) bool {
 	return longTextName.MatchString(f.Name)
 }
 
-func defaultString(p *jsonschema.Schema) string {
-	if len(p.Default) == 0 {
+// defaultString is f's default as the text a field is pre-filled with.
+func defaultString(f schema.Field) string {
+	switch d := f.Default.(type) {
+	case nil:
 		return ""
+	case float64:
+		return strconv.FormatFloat(d, 'f', -1, 64)
+	case string:
+		return d
 	}
-	var v any
-	if json.Unmarshal(p.Default, &v) != nil || v == nil {
-		return ""
-	}
-	if f, ok := v.(float64); ok {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, _ := json.Marshal(v)
+	b, _ := json.Marshal(f.Default)
 	return string(b)
 }
 
+// validator checks a field's text as it is typed: as schema.Field.Parse
+// reads it, so a form refuses what the headless prompt and a tool call's
+// validation refuse, in the same words.
+func validator(f schema.Field) func(string) error {
+	return func(s string) error {
+		_, err := f.Parse(s)
+		return err
+	}
+}
+
+// putter is a field's collect function: it puts the value read returns
+// under name; nothing when it is nil (the field is left empty).
+func putter(name string, read func() (any, error)) func(map[string]any) error {
+	return func(out map[string]any) error {
+		v, err := read()
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			out[name] = v
+		}
+		return nil
+	}
+}
+
 func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
-	name, p, required := f.Name, f.Schema, f.Required
+	p, required := f.Schema, f.Required
 	title := f.Label()
 	if required {
 		title += " *"
 	}
 	desc := f.Description
-	typ := f.Type
 
 	if opts := options(f.Choices); len(opts) > 0 {
-		v := defaultString(p)
+		v := defaultString(f)
 		if v == "" && required {
 			v = opts[0].Value
 		}
@@ -113,94 +129,32 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 			opts = append([]huh.Option[string]{huh.NewOption("(none)", "")}, opts...)
 		}
 		sel := huh.NewSelect[string]().Title(title).Description(desc).Options(opts...).Value(&v)
-		return sel, func(out map[string]any) error {
-			if v != "" {
-				out[name] = v
-			}
-			return nil
-		}
+		return sel, putter(f.Name, func() (any, error) { return f.Parse(v) })
 	}
 
-	switch typ {
+	switch f.Type {
 	case "boolean":
-		var v bool
-		if len(p.Default) > 0 {
-			_ = json.Unmarshal(p.Default, &v)
-		}
+		v, _ := f.Default.(bool)
 		c := huh.NewConfirm().Title(title).Description(desc).Value(&v)
-		return c, func(out map[string]any) error { out[name] = v; return nil }
+		return c, func(out map[string]any) error { out[f.Name] = v; return nil }
 
 	case "array":
 		if f.Items != nil {
 			if opts := options(f.Items.Choices); len(opts) > 0 {
-				var v []string
-				if len(p.Default) > 0 {
-					_ = json.Unmarshal(p.Default, &v)
-				}
-				for i, o := range opts {
-					for _, d := range v {
-						if o.Value == d {
-							opts[i] = o.Selected(true)
-						}
-					}
-				}
-				// The keys to choose are not obvious: say them.
-				hint := "space or x selects · enter goes on"
-				if desc != "" {
-					hint = desc + "\n" + hint
-				}
-				// Every option in view: huh's own height takes the title
-				// off the options' (one hidden).
-				ms := huh.NewMultiSelect[string]().Title(title).Description(hint).Options(opts...).Value(&v).
-					Height(len(opts) + 1 + strings.Count(hint, "\n") + 1)
-				if p.MinItems != nil || p.MaxItems != nil {
-					ms.Validate(func(sel []string) error {
-						if p.MinItems != nil && len(sel) < *p.MinItems {
-							return fmt.Errorf("choose at least %d", *p.MinItems)
-						}
-						if p.MaxItems != nil && len(sel) > *p.MaxItems {
-							return fmt.Errorf("choose at most %d", *p.MaxItems)
-						}
-						return nil
-					})
-				}
-				return ms, func(out map[string]any) error {
-					if len(v) > 0 || required {
-						out[name] = append([]string{}, v...)
-					}
-					return nil
-				}
+				return multiSelect(f, title, desc, opts)
 			}
 		}
-		return jsonField(name, title, desc, f, required)
+		return jsonField(title, desc, f)
 
 	case "object":
-		return jsonField(name, title, desc, f, required)
-
-	case "number", "integer":
-		v := defaultString(p)
-		integer := typ == "integer"
-		in := huh.NewInput().Title(title).Description(desc).Value(&v).Validate(func(s string) error {
-			_, err := parseNumber(s, integer, p, required)
-			return err
-		})
-		return in, func(out map[string]any) error {
-			n, err := parseNumber(v, integer, p, required)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if n != nil {
-				out[name] = n
-			}
-			return nil
-		}
+		return jsonField(title, desc, f)
 	}
 
-	// string (and anything unknown)
-	v := defaultString(p)
-	validate := stringValidator(p, required)
+	// numbers, strings (and anything unknown)
+	v := defaultString(f)
+	validate := validator(f)
 	var field huh.Field
-	if longText(f) {
+	if (f.Type == "string" || f.Type == "") && longText(f) {
 		// Several lines (a file's content, a message): pasted new lines
 		// stay, alt+enter adds one, and ctrl+e opens $EDITOR when set.
 		keys := "alt+enter new line"
@@ -212,101 +166,86 @@ func schemaField(f schema.Field) (huh.Field, func(map[string]any) error) {
 			Lines(min(max(strings.Count(v, "\n")+1, 3), 8)).ExternalEditor(editor).Validate(validate)
 	} else {
 		in := huh.NewInput().Title(title).Description(desc).Value(&v).Validate(validate)
-		if p.Format != "" {
+		if p != nil && p.Format != "" {
 			in.Placeholder(formatHint(p.Format))
 		}
 		field = in
 	}
-	return field, func(out map[string]any) error {
-		if err := validate(v); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	return field, putter(f.Name, func() (any, error) { return f.Parse(v) })
+}
+
+// multiSelect picks an array's items from their choices.
+func multiSelect(f schema.Field, title, desc string, opts []huh.Option[string]) (huh.Field, func(map[string]any) error) {
+	var v []string
+	if d, ok := f.Default.([]any); ok {
+		for _, x := range d {
+			v = append(v, fmt.Sprint(x))
 		}
-		if v != "" || required {
-			out[name] = v
-		}
-		return nil
 	}
+	for i, o := range opts {
+		if slices.Contains(v, o.Value) {
+			opts[i] = o.Selected(true)
+		}
+	}
+	// The selected values as the array's items (a number as a number):
+	// nil when nothing is selected for an optional field, which is not
+	// sent.
+	value := func(sel []string) (any, error) {
+		if len(sel) == 0 && !f.Required {
+			return nil, nil
+		}
+		items := []any{}
+		for _, s := range sel {
+			x, err := f.Items.Parse(s)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, x)
+		}
+		if err := f.Check(items); err != nil {
+			return nil, err
+		}
+		return items, nil
+	}
+	// The keys to choose are not obvious: say them.
+	hint := "space or x selects · enter goes on"
+	if desc != "" {
+		hint = desc + "\n" + hint
+	}
+	// Every option in view: huh's own height takes the title off the
+	// options' (one hidden).
+	ms := huh.NewMultiSelect[string]().Title(title).Description(hint).Options(opts...).Value(&v).
+		Height(len(opts) + 1 + strings.Count(hint, "\n") + 1).
+		Validate(func(sel []string) error {
+			_, err := value(sel)
+			return err
+		})
+	return ms, putter(f.Name, func() (any, error) { return value(v) })
 }
 
 // jsonField is a JSON editor for a nested object or array, pre-filled
 // with a skeleton built from its schema (its default when it has one) and
 // checked against the schema before anything is sent.
-func jsonField(name, title, desc string, f schema.Field, required bool) (huh.Field, func(map[string]any) error) {
-	p := f.Schema
-	v := defaultString(p)
+func jsonField(title, desc string, f schema.Field) (huh.Field, func(map[string]any) error) {
+	v := defaultString(f)
 	if v == "" {
 		if sk := f.Skeleton(); sk != "null" {
 			v = sk
 		}
 	}
 	pre := v // an optional field left as pre-filled is not sent
-	resolved, _ := p.Resolve(nil)
 	check := func(s string) (any, error) {
-		if strings.TrimSpace(s) == "" || (!required && s == pre) {
-			if required {
-				return nil, errors.New("required")
-			}
+		if !f.Required && s == pre {
 			return nil, nil
 		}
-		var x any
-		if err := json.Unmarshal([]byte(s), &x); err != nil {
-			return nil, fmt.Errorf("not valid JSON: %w", err)
-		}
-		if resolved != nil {
-			if err := resolved.Validate(x); err != nil {
-				return nil, err
-			}
-		}
-		return x, nil
+		return f.Parse(s)
 	}
 	lines := min(max(strings.Count(v, "\n")+1, 3), 12)
 	t := huh.NewText().Title(title + " (JSON)").Description(desc).Value(&v).Lines(lines).Validate(func(s string) error {
 		_, err := check(s)
 		return err
 	})
-	return t, func(out map[string]any) error {
-		x, err := check(v)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if x != nil {
-			out[name] = x
-		}
-		return nil
-	}
-}
-
-func parseNumber(s string, integer bool, p *jsonschema.Schema, required bool) (any, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		if required {
-			return nil, errors.New("required")
-		}
-		return nil, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, errors.New("not a number")
-	}
-	if integer && f != float64(int64(f)) {
-		return nil, errors.New("must be a whole number")
-	}
-	if p.Minimum != nil && f < *p.Minimum {
-		return nil, fmt.Errorf("must be at least %g", *p.Minimum)
-	}
-	if p.Maximum != nil && f > *p.Maximum {
-		return nil, fmt.Errorf("must be at most %g", *p.Maximum)
-	}
-	if p.ExclusiveMinimum != nil && f <= *p.ExclusiveMinimum {
-		return nil, fmt.Errorf("must be more than %g", *p.ExclusiveMinimum)
-	}
-	if p.ExclusiveMaximum != nil && f >= *p.ExclusiveMaximum {
-		return nil, fmt.Errorf("must be less than %g", *p.ExclusiveMaximum)
-	}
-	if integer {
-		return int64(f), nil
-	}
-	return f, nil
+	return t, putter(f.Name, func() (any, error) { return check(v) })
 }
 
 func formatHint(format string) string {
@@ -321,48 +260,4 @@ func formatHint(format string) string {
 		return "YYYY-MM-DDThh:mm:ssZ"
 	}
 	return ""
-}
-
-func stringValidator(p *jsonschema.Schema, required bool) func(string) error {
-	var re *regexp.Regexp
-	if p.Pattern != "" {
-		re, _ = regexp.Compile(p.Pattern)
-	}
-	return func(s string) error {
-		if s == "" {
-			if required {
-				return errors.New("required")
-			}
-			return nil
-		}
-		n := len([]rune(s))
-		if p.MinLength != nil && n < *p.MinLength {
-			return fmt.Errorf("at least %d characters", *p.MinLength)
-		}
-		if p.MaxLength != nil && n > *p.MaxLength {
-			return fmt.Errorf("at most %d characters", *p.MaxLength)
-		}
-		if re != nil && !re.MatchString(s) {
-			return fmt.Errorf("must match %s", p.Pattern)
-		}
-		switch p.Format {
-		case "email":
-			if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
-				return errors.New("not an email address")
-			}
-		case "uri", "url":
-			if u, err := url.Parse(s); err != nil || u.Scheme == "" {
-				return errors.New("not a URL (e.g. https://example.com)")
-			}
-		case "date":
-			if _, err := time.Parse(time.DateOnly, s); err != nil {
-				return errors.New("not a date (YYYY-MM-DD)")
-			}
-		case "date-time":
-			if _, err := time.Parse(time.RFC3339, s); err != nil {
-				return errors.New("not a date-time (RFC 3339)")
-			}
-		}
-		return nil
-	}
 }

@@ -188,7 +188,7 @@ func TestElicitationAcceptedWithDefaults(t *testing.T) {
 	if got.err != nil || got.r.Action != ask.Accept {
 		t.Fatalf("reply = %+v, %v; want accept", got.r, got.err)
 	}
-	want := map[string]any{"name": "Ada", "age": int64(36), "subscribe": true, "color": "green", "tags": []string{"a", "c"}}
+	want := map[string]any{"name": "Ada", "age": int64(36), "subscribe": true, "color": "green", "tags": []any{"a", "c"}}
 	if !reflect.DeepEqual(got.r.Content, want) {
 		t.Errorf("content = %#v\nwant      %#v", got.r.Content, want)
 	}
@@ -939,7 +939,7 @@ func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
 	h.waitFor("cal asks for input", "day *")
 	h.typeText("1815-13-45")
 	h.press("enter")
-	h.waitFor("not a date")
+	h.waitFor("day: must be a date (YYYY-MM-DD)")
 	// All at once, as a burst of keys arrives from the terminal.
 	h.press("backspace", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("12-10")
