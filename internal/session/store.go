@@ -41,6 +41,10 @@ const FileName = "otter.db"
 // holds the database's write lock.
 const busyTimeoutMS = 10000
 
+// walSizeLimit is the size, in bytes, the -wal file is cut back to when
+// it starts over (see Open).
+const walSizeLimit = 8 << 20
+
 // Errors of Open and of the Store's methods; each is wrapped in an *Error
 // that names the file and says what to do.
 var (
@@ -117,7 +121,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
-	q := "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	// journal_size_limit: when the write-ahead log starts over after a
+	// checkpoint, a file larger than twice a checkpoint's worth (1000
+	// pages, 4 MB) is cut back, so the 500 MB logs otter left before its
+	// saves ran SQLite's automatic checkpoint give their space back.
+	q := "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=journal_size_limit(" + fmt.Sprint(walSizeLimit) + ")&_txlock=immediate"
 	db, err := sql.Open("sqlite", path+q)
 	if err != nil {
 		return nil, &Error{Path: path, Op: "open", Err: err}

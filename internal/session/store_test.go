@@ -689,3 +689,40 @@ func TestTheWriteAheadLogStaysBoundedWhileMessagesAreSaved(t *testing.T) {
 		t.Errorf("stored: %d messages, %v", len(e), err)
 	}
 }
+
+// TestALargeWriteAheadLogLeftByAnEarlierOtterIsCutBack: otter used to save
+// messages without SQLite's automatic checkpoint (an INSERT … RETURNING
+// reset after its row), leaving -wal files of hundreds of MB. Once the log
+// has been checkpointed and starts over, its file is cut back.
+func TestALargeWriteAheadLogLeftByAnEarlierOtterIsCutBack(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	ctx := context.Background()
+	a := newSession(t, s, "/p")
+	text := strings.Repeat("the otter swims in a river and finds fish under stones ", 10)
+	for i := range 400 { // saved as the earlier otter did
+		var seq int64
+		if err := s.db.QueryRowContext(ctx, insertMessageSQL, a.ID, "user", fmt.Sprint(i, text), nil, 0, 0, 0, time.Now().UnixMilli()).Scan(&seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(s.Path() + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	if n := walSize(); n <= walSizeLimit {
+		t.Fatalf("the earlier otter's log is %d bytes: the test does not build the large log it is about", n)
+	}
+	// The first save checkpoints the log, the second starts it over.
+	appendAll(t, s, a.ID, llm.Message{Role: llm.RoleUser, Text: "one"}, llm.Message{Role: llm.RoleUser, Text: "two"})
+	if n := walSize(); n > walSizeLimit {
+		t.Errorf("the write-ahead log is still %d bytes after it started over, want at most %d", n, walSizeLimit)
+	}
+	if e, err := s.Entries(ctx, a.ID, 0); err != nil || len(e) != 402 {
+		t.Errorf("stored: %d messages, %v", len(e), err)
+	}
+}
