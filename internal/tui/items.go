@@ -72,7 +72,7 @@ func (t *transcript) add(it item) { t.items = append(t.items, it) }
 
 func (t *transcript) invalidate() { t.gen++ }
 
-// kept reports whether it's lines are still what it shows.
+// kept reports whether the lines kept for it are still what it shows.
 func (t *transcript) kept(it item) bool {
 	c := it.cache()
 	return c.lines != nil && c.gen == t.gen && c.finished && it.finished()

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/shellline"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -145,3 +146,28 @@ func TestRetryNoticeUpdatesInPlace(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// A shell line's block shows the end of its output while it runs, then
+// how it exited and what goes to the model.
+func TestShellLineBlockShowsOutputThenExit(t *testing.T) {
+	t.Parallel()
+	m, _ := itemModel(t)
+	it := &toolItem{id: "!-1", name: "!", args: "make test", start: time.Now(), rawCall: true}
+	m.tr.add(it)
+	m.toolItems[it.id] = it
+	m.calls++
+	m.Update(shellOutputMsg{it, "compiling\n"})
+	if s := screenOf(m); !strings.Contains(s, "⎿ compiling") || !strings.Contains(s, "running") {
+		t.Errorf("the running shell line does not show its output:\n%s", s)
+	}
+	m.Update(shellDoneMsg{it: it, res: shellline.Result{Line: "make test", ExitCode: 2, Output: "compiling\nFAIL\n"}})
+	s := screenOf(m)
+	for _, want := range []string{"✗ failed", "exit 2 · the command and its output go to the model", "⎿ compiling", "FAIL"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the finished shell line does not show %q:\n%s", want, s)
+		}
+	}
+	if m.calls != 0 || m.toolItems[it.id] != nil {
+		t.Errorf("the shell line still counts as running: calls=%d", m.calls)
+	}
+}

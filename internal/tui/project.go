@@ -71,34 +71,12 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return m.chat(msg.text), true
 	case shellOutputMsg:
-		if msg.it.state == toolRunning {
-			msg.it.result = tailLines(msg.view, shellShownLines)
-		}
+		msg.it.shellOutput(msg.view)
 		return nil, true
 	case shellDoneMsg:
 		m.calls--
-		it := msg.it
-		it.cancel = nil
-		it.elapsed = time.Since(it.start)
-		delete(m.toolItems, it.id)
-		if msg.err != nil {
-			it.state, it.result = toolFailed, msg.err.Error()
-			return nil, true
-		}
-		res := msg.res
-		it.result = tailLines(res.Output, shellShownLines)
-		switch {
-		case res.Stopped:
-			it.state = toolCanceled
-		case res.ExitCode == 0:
-			it.state = toolOK
-		default:
-			it.state = toolFailed
-		}
-		it.note(itemInfo, res.Status()+" · the command and its output go to the model with your next message")
-		if res.Spill != "" {
-			it.note(itemInfo, fmt.Sprintf("the output was cut to its first and last lines for the model; the whole output (%s) is in %s", attach.Size(int(res.Bytes)), res.Spill))
-		}
+		delete(m.toolItems, msg.it.id)
+		msg.it.shellDone(msg.res, msg.err)
 		return nil, true
 	case editorDoneMsg:
 		if msg.err != nil {
@@ -109,6 +87,37 @@ func (m *model) projectMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// shellOutput shows the last lines of a running shell line's output.
+func (t *toolItem) shellOutput(view string) {
+	if !t.finished() {
+		t.result = tailLines(view, shellShownLines)
+	}
+}
+
+// shellDone gives a shell line its outcome: how it exited, the end of its
+// output, and where the whole output went when the model gets it cut.
+func (t *toolItem) shellDone(res shellline.Result, err error) {
+	t.cancel = nil
+	t.elapsed = time.Since(t.start)
+	if err != nil {
+		t.state, t.result = toolFailed, err.Error()
+		return
+	}
+	t.result = tailLines(res.Output, shellShownLines)
+	switch {
+	case res.Stopped:
+		t.state = toolCanceled
+	case res.ExitCode == 0:
+		t.state = toolOK
+	default:
+		t.state = toolFailed
+	}
+	t.note(itemInfo, res.Status()+" · the command and its output go to the model with your next message")
+	if res.Spill != "" {
+		t.note(itemInfo, fmt.Sprintf("the output was cut to its first and last lines for the model; the whole output (%s) is in %s", attach.Size(int(res.Bytes)), res.Spill))
+	}
 }
 
 // shellShownLines is how many of a shell line's last lines its block
