@@ -4,7 +4,7 @@
 // makes them five to ten times slower and finds nothing in them: what they
 // check is memory and output bounds, and the code paths they cover run
 // under -race in the smaller tests of the package. `make test` runs them in
-// a second, race-free pass (see the Makefile); plain `go test` runs them too.
+// a race-free pass (scripts/test-without-race.sh); plain `go test` runs them too.
 
 package main
 
