@@ -44,10 +44,14 @@ func (s *server) maskErr(err error) error {
 // ("calling initialize: sending initialize: …"). How to log in is for the
 // front end to say (a command at a shell, a key in the TUI); the error
 // still wraps the oauth.LoginRequiredError that tells it what it needs.
+//
+// The reason alone when the authorizer gave one ("the refresh token was
+// revoked"): the state, needs-auth, already says a login is required, and
+// front ends put the two together in their own words.
 func (s *server) loginError(err error) error {
 	msg := "authorization required"
-	if le, ok := errors.AsType[*oauth.LoginRequiredError](err); ok {
-		msg += ": " + le.Reason
+	if le, ok := errors.AsType[*oauth.LoginRequiredError](err); ok && le.Reason != "" {
+		msg = le.Reason
 	}
 	return &loginRequired{msg: msg, err: err}
 }
