@@ -273,78 +273,87 @@ func joinPath(a, b string) string {
 
 var (
 	// "validating root: validating /properties/timeout: maximum: …"
-	validatingPrefix = regexp.MustCompile(`validating (root|/[^:]*): `)
+	validatingPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating (root|/[^:]*): `) })
 	// `required: missing properties: ["a" "b"]`
-	missingProps = regexp.MustCompile(`(?s)^required: missing properties: \[(.*)\]$`)
+	missingProps = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^required: missing properties: \[(.*)\]$`) })
 	// `unexpected additional properties ["x"]`
-	extraProps = regexp.MustCompile(`(?s)^unexpected additional properties \[(.*)\]$`)
-	quoted     = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	extraProps = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^unexpected additional properties \[(.*)\]$`) })
+	quoted     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`) })
 	// `type: two has type "string", want "number"` (or `want one of "a, b"`)
-	typeMismatch  = regexp.MustCompile(`(?s)^type: .* has type "([a-z]+)", want (one of )?"([a-z, ]+)"$`)
-	choiceKeyword = regexp.MustCompile(`^(enum|const|oneOf|anyOf): `)
+	typeMismatch = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)^type: .* has type "([a-z]+)", want (one of )?"([a-z, ]+)"$`)
+	})
+	choiceKeyword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(enum|const|oneOf|anyOf): `) })
 	// `enum: x does not equal any of: [a b]`, `const: x does not equal a`
-	enumValue = regexp.MustCompile(`(?s)^(?:enum|const): (.*) does not equal `)
+	enumValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^(?:enum|const): (.*) does not equal `) })
 )
 
 // wordings reword jsonschema-go's messages of one keyword: "maximum:
 // 1000/1 is greater than 120.000000" becomes "must be at most 120, got
 // 1000". Each is the message's pattern and the wording of its groups,
 // numbers as written.
-var wordings = []struct {
+//
+// Compiled on first use, as every pattern here: at package initialisation
+// they cost every start of otter, including those that check nothing.
+var wordings = sync.OnceValue(func() []wording {
+	return []wording{
+		{regexp.MustCompile(`^minimum: (\S+) is less than (\S+)$`), func(m []string) string {
+			return fmt.Sprintf("must be at least %s, got %s", num(m[2]), num(m[1]))
+		}},
+		{regexp.MustCompile(`^maximum: (\S+) is greater than (\S+)$`), func(m []string) string {
+			return fmt.Sprintf("must be at most %s, got %s", num(m[2]), num(m[1]))
+		}},
+		{regexp.MustCompile(`^exclusiveMinimum: (\S+) is less than or equal to (\S+)$`), func(m []string) string {
+			return fmt.Sprintf("must be more than %s, got %s", num(m[2]), num(m[1]))
+		}},
+		{regexp.MustCompile(`^exclusiveMaximum: (\S+) is greater than or equal to (\S+)$`), func(m []string) string {
+			return fmt.Sprintf("must be less than %s, got %s", num(m[2]), num(m[1]))
+		}},
+		{regexp.MustCompile(`^multipleOf: (\S+) is not a multiple of (\S+)$`), func(m []string) string {
+			return fmt.Sprintf("must be a multiple of %s, got %s", num(m[2]), num(m[1]))
+		}},
+		{regexp.MustCompile(`(?s)^minLength: .* contains (\d+) Unicode code points, fewer than (\d+)$`), func(m []string) string {
+			return fmt.Sprintf("must be at least %s long, got %s", count(m[2], "character"), m[1])
+		}},
+		{regexp.MustCompile(`(?s)^maxLength: .* contains (\d+) Unicode code points, more than (\d+)$`), func(m []string) string {
+			return fmt.Sprintf("must be at most %s long, got %s", count(m[2], "character"), m[1])
+		}},
+		{regexp.MustCompile(`(?s)^pattern: (".*") does not match regular expression (".*")$`), func(m []string) string {
+			p, err := strconv.Unquote(m[2])
+			if err != nil {
+				p = m[2]
+			}
+			return fmt.Sprintf("must match the pattern %s, got %s", p, m[1])
+		}},
+		{regexp.MustCompile(`^minItems: array length (\d+) is less than (\d+)$`), func(m []string) string {
+			return fmt.Sprintf("must have at least %s, got %s", count(m[2], "item"), m[1])
+		}},
+		{regexp.MustCompile(`^maxItems: array length (\d+) is greater than (\d+)$`), func(m []string) string {
+			return fmt.Sprintf("must have at most %s, got %s", count(m[2], "item"), m[1])
+		}},
+		{regexp.MustCompile(`^uniqueItems: array items (\d+) and (\d+) are equal$`), func(m []string) string {
+			i, _ := strconv.Atoi(m[1])
+			j, _ := strconv.Atoi(m[2])
+			return fmt.Sprintf("must not repeat an item: items %d and %d are equal", min(i, j)+1, max(i, j)+1)
+		}},
+		{regexp.MustCompile(`(?s)^(oneOf|anyOf): did not validate against any of`), func(m []string) string {
+			return "matches none of the alternatives the schema allows (" + m[1] + ")"
+		}},
+		{regexp.MustCompile(`(?s)^oneOf: validated against both`), func(m []string) string {
+			return "matches more than one of the alternatives the schema allows only one of (oneOf)"
+		}},
+		{regexp.MustCompile(`^minProperties: object has (\d+) properties, less than (\d+)$`), func(m []string) string {
+			return fmt.Sprintf("must have at least %s, got %s", count(m[2], "property"), m[1])
+		}},
+		{regexp.MustCompile(`^maxProperties: object has (\d+) properties, greater than (\d+)$`), func(m []string) string {
+			return fmt.Sprintf("must have at most %s, got %s", count(m[2], "property"), m[1])
+		}},
+	}
+})
+
+type wording struct {
 	re   *regexp.Regexp
 	word func(m []string) string
-}{
-	{regexp.MustCompile(`^minimum: (\S+) is less than (\S+)$`), func(m []string) string {
-		return fmt.Sprintf("must be at least %s, got %s", num(m[2]), num(m[1]))
-	}},
-	{regexp.MustCompile(`^maximum: (\S+) is greater than (\S+)$`), func(m []string) string {
-		return fmt.Sprintf("must be at most %s, got %s", num(m[2]), num(m[1]))
-	}},
-	{regexp.MustCompile(`^exclusiveMinimum: (\S+) is less than or equal to (\S+)$`), func(m []string) string {
-		return fmt.Sprintf("must be more than %s, got %s", num(m[2]), num(m[1]))
-	}},
-	{regexp.MustCompile(`^exclusiveMaximum: (\S+) is greater than or equal to (\S+)$`), func(m []string) string {
-		return fmt.Sprintf("must be less than %s, got %s", num(m[2]), num(m[1]))
-	}},
-	{regexp.MustCompile(`^multipleOf: (\S+) is not a multiple of (\S+)$`), func(m []string) string {
-		return fmt.Sprintf("must be a multiple of %s, got %s", num(m[2]), num(m[1]))
-	}},
-	{regexp.MustCompile(`(?s)^minLength: .* contains (\d+) Unicode code points, fewer than (\d+)$`), func(m []string) string {
-		return fmt.Sprintf("must be at least %s long, got %s", count(m[2], "character"), m[1])
-	}},
-	{regexp.MustCompile(`(?s)^maxLength: .* contains (\d+) Unicode code points, more than (\d+)$`), func(m []string) string {
-		return fmt.Sprintf("must be at most %s long, got %s", count(m[2], "character"), m[1])
-	}},
-	{regexp.MustCompile(`(?s)^pattern: (".*") does not match regular expression (".*")$`), func(m []string) string {
-		p, err := strconv.Unquote(m[2])
-		if err != nil {
-			p = m[2]
-		}
-		return fmt.Sprintf("must match the pattern %s, got %s", p, m[1])
-	}},
-	{regexp.MustCompile(`^minItems: array length (\d+) is less than (\d+)$`), func(m []string) string {
-		return fmt.Sprintf("must have at least %s, got %s", count(m[2], "item"), m[1])
-	}},
-	{regexp.MustCompile(`^maxItems: array length (\d+) is greater than (\d+)$`), func(m []string) string {
-		return fmt.Sprintf("must have at most %s, got %s", count(m[2], "item"), m[1])
-	}},
-	{regexp.MustCompile(`^uniqueItems: array items (\d+) and (\d+) are equal$`), func(m []string) string {
-		i, _ := strconv.Atoi(m[1])
-		j, _ := strconv.Atoi(m[2])
-		return fmt.Sprintf("must not repeat an item: items %d and %d are equal", min(i, j)+1, max(i, j)+1)
-	}},
-	{regexp.MustCompile(`(?s)^(oneOf|anyOf): did not validate against any of`), func(m []string) string {
-		return "matches none of the alternatives the schema allows (" + m[1] + ")"
-	}},
-	{regexp.MustCompile(`(?s)^oneOf: validated against both`), func(m []string) string {
-		return "matches more than one of the alternatives the schema allows only one of (oneOf)"
-	}},
-	{regexp.MustCompile(`^minProperties: object has (\d+) properties, less than (\d+)$`), func(m []string) string {
-		return fmt.Sprintf("must have at least %s, got %s", count(m[2], "property"), m[1])
-	}},
-	{regexp.MustCompile(`^maxProperties: object has (\d+) properties, greater than (\d+)$`), func(m []string) string {
-		return fmt.Sprintf("must have at most %s, got %s", count(m[2], "property"), m[1])
-	}},
 }
 
 // describe words a validation error of instance, validated against root,
@@ -361,13 +370,13 @@ func describe(err error, root *jsonschema.Schema, instance any) []*FieldError {
 	// innermost holds the whole path, unless the value is none of a list
 	// of choices: then the choice list's level says it (the levels below
 	// are why each alternative failed).
-	locs := validatingPrefix.FindAllStringSubmatchIndex(msg, -1)
+	locs := validatingPrefix().FindAllStringSubmatchIndex(msg, -1)
 	for i, l := range locs {
 		at, rest := msg[l[2]:l[3]], msg[l[1]:]
 		if at == "root" {
 			at = ""
 		}
-		if i == len(locs)-1 || choiceKeyword.MatchString(rest) && len(choicesAt(root, at)) > 0 {
+		if i == len(locs)-1 || choiceKeyword().MatchString(rest) && len(choicesAt(root, at)) > 0 {
 			loc, msg = at, rest
 			break
 		}
@@ -376,27 +385,27 @@ func describe(err error, root *jsonschema.Schema, instance any) []*FieldError {
 	path := strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", ""), "/", ".")
 	one := func(problem string) []*FieldError { return []*FieldError{{Field: path, Problem: problem}} }
 
-	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+	if m := typeMismatch().FindStringSubmatch(msg); m != nil {
 		return one("want " + m[2] + m[3] + ", got " + m[1])
 	}
 	for _, named := range []struct {
 		re   *regexp.Regexp
 		what string
 	}{
-		{missingProps, "missing"},
-		{extraProps, "not a property the schema allows"},
+		{missingProps(), "missing"},
+		{extraProps(), "not a property the schema allows"},
 	} {
 		m := named.re.FindStringSubmatch(msg)
 		if m == nil {
 			continue
 		}
 		var names []string
-		for _, q := range quoted.FindAllString(m[1], -1) {
+		for _, q := range quoted().FindAllString(m[1], -1) {
 			if name, err := strconv.Unquote(q); err == nil {
 				names = append(names, name)
 			}
 		}
-		if named.re == extraProps {
+		if named.re == extraProps() {
 			slices.Sort(names) // the validator lists them in map order
 		}
 		var out []*FieldError
@@ -407,12 +416,12 @@ func describe(err error, root *jsonschema.Schema, instance any) []*FieldError {
 			return out
 		}
 	}
-	if cs := choicesAt(root, loc); len(cs) > 0 && choiceKeyword.MatchString(msg) {
+	if cs := choicesAt(root, loc); len(cs) > 0 && choiceKeyword().MatchString(msg) {
 		if v, ok := instanceAt(instance, loc); ok {
 			return one(notAChoice(cs, jsonText(v)))
 		}
 		// An item: the message holds the value, printed with %v.
-		if m := enumValue.FindStringSubmatch(msg); m != nil {
+		if m := enumValue().FindStringSubmatch(msg); m != nil {
 			got := m[1]
 			if s := schemaAt(root, loc); s != nil && typeOf(s) == "string" {
 				got = jsonText(got)
@@ -420,7 +429,7 @@ func describe(err error, root *jsonschema.Schema, instance any) []*FieldError {
 			return one(notAChoice(cs, got))
 		}
 	}
-	for _, w := range wordings {
+	for _, w := range wordings() {
 		if m := w.re.FindStringSubmatch(msg); m != nil {
 			return one(w.word(m))
 		}
