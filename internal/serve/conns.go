@@ -77,7 +77,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		n := len(l.conns)
 		var victim *limitedConn
 		if n >= l.max {
-			victim = l.idlestLocked(time.Now(), 100*time.Millisecond)
+			victim = l.idlestLocked(time.Now())
 		}
 		l.mu.Unlock()
 		if n < l.max {
@@ -118,12 +118,27 @@ func (l *connLimiter) open() int {
 	return len(l.conns)
 }
 
-// idlestLocked is the connection idle (or new and silent) longest, for at
-// least minIdle; nil if none is.
-func (l *connLimiter) idlestLocked(now time.Time, minIdle time.Duration) *limitedConn {
+// Before a connection may be closed to make room at the cap, it must have
+// been idle between requests for minIdleKept, or accepted and silent for
+// minNewKept. The second is longer: a new connection's request may have
+// arrived without the server having read it yet — on a busy 2-core machine
+// a /health probe's fresh connection, silent for the server for 100 ms,
+// was closed as idle ("server closed idle connection", 1 probe in 22).
+const (
+	minIdleKept = 100 * time.Millisecond
+	minNewKept  = 500 * time.Millisecond
+)
+
+// idlestLocked is the connection idle (or new and silent) longest, past
+// minIdleKept or minNewKept; nil if none is.
+func (l *connLimiter) idlestLocked(now time.Time) *limitedConn {
 	var best *limitedConn
 	for c := range l.conns {
-		if (c.state == http.StateIdle || c.state == http.StateNew) && now.Sub(c.since) >= minIdle &&
+		keep := minIdleKept
+		if c.state == http.StateNew {
+			keep = minNewKept
+		}
+		if (c.state == http.StateIdle || c.state == http.StateNew) && now.Sub(c.since) >= keep &&
 			(best == nil || c.since.Before(best.since)) {
 			best = c
 		}
