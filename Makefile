@@ -4,8 +4,12 @@ GO       ?= go
 BIN      := bin/otter
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
-# go test flags; CI may add -race etc.
-TESTFLAGS ?= -race -count=1 -timeout 30m
+# go test flags; CI may add -race etc. -p 4 on any machine: go test's -p
+# counts test binaries running as well as compiles, and the longest tests
+# (servebin, conformance, tmux) mostly wait on their peers; with the default
+# (one per CPU) two of them held a 2-core machine's both slots for three
+# minutes while nothing compiled.
+TESTFLAGS ?= -race -count=1 -timeout 30m -p 4
 # The packages whose tests take longest, named first so that go test starts
 # them first: in alphabetical order two of them (test/…) came last and ran
 # on their own for three minutes while the short ones had long finished.
