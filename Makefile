@@ -9,7 +9,9 @@ LDFLAGS  := -X main.version=$(VERSION)
 # (servebin, conformance, tmux) mostly wait on their peers; with the default
 # (one per CPU) two of them held a 2-core machine's both slots for three
 # minutes while nothing compiled.
-TESTFLAGS ?= -race -count=1 -timeout 30m -p 4
+# -ldflags=-w: no DWARF in the test binaries (a stack trace needs none),
+# which makes linking each of the ~38 race-enabled test binaries 18 % faster.
+TESTFLAGS ?= -race -count=1 -timeout 30m -p 4 -ldflags=-w
 # The packages whose tests take longest, named first so that go test starts
 # them first: in alphabetical order two of them (test/…) came last and ran
 # on their own for three minutes while the short ones had long finished.

@@ -21,7 +21,7 @@ names=$(grep -ho '^func Test[A-Za-z0-9_]*' $large | sed 's/^func //' | paste -sd
 echo "without -race: each benchmark once, and ${names//|/ }"
 mkdir -p .cache
 log=.cache/bench-smoke.log
-if ! CGO_ENABLED=0 ${GO:-go} test -count=1 -timeout 30m -run "^($names)\$" -bench . -benchtime 1x $pkgs > "$log" 2>&1; then
+if ! CGO_ENABLED=0 ${GO:-go} test -count=1 -timeout 30m -ldflags=-w -run "^($names)\$" -bench . -benchtime 1x $pkgs > "$log" 2>&1; then
 	cat "$log"
 	echo "test-without-race: a test or benchmark failed (above)" >&2
 	exit 1
