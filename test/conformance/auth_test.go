@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -83,22 +84,31 @@ func browserStandIn(t *testing.T) string {
 func TestAuthScenarios(t *testing.T) {
 	scenarios := listAuthScenarios(t)
 	browser := browserStandIn(t)
+	var mu sync.Mutex
 	passed, required := 0, 0
-	for _, s := range scenarios {
-		t.Run(s.name, func(t *testing.T) {
-			res := runClientScenario(t, s.name, "BROWSER="+browser)
-			checkBaseline(t, s.name, res)
-			if why, ok := authBaselineAllowed[s.name]; ok && !res.Passed && !strings.Contains(res.ClientStderr, why) {
-				t.Errorf("%s may only fail with the error it is baselined for, but otter did not report it (%q):\n%s", s.name, why, res.Describe())
-			}
-			if s.required() {
-				required++
-				if res.Passed {
-					passed++
+	// Each scenario is a suite process of its own, listening on ports of its
+	// own (listen(0)), with otter in a home of its own: they run side by
+	// side (as many as -parallel allows), the group ending when all have.
+	t.Run("each", func(t *testing.T) {
+		for _, s := range scenarios {
+			t.Run(s.name, func(t *testing.T) {
+				t.Parallel()
+				res := runClientScenario(t, s.name, "BROWSER="+browser)
+				checkBaseline(t, s.name, res)
+				if why, ok := authBaselineAllowed[s.name]; ok && !res.Passed && !strings.Contains(res.ClientStderr, why) {
+					t.Errorf("%s may only fail with the error it is baselined for, but otter did not report it (%q):\n%s", s.name, why, res.Describe())
 				}
-			}
-		})
-	}
+				if s.required() {
+					mu.Lock()
+					required++
+					if res.Passed {
+						passed++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	})
 	t.Logf("auth scenarios (released spec versions): %d/%d pass", passed, required)
 }
 
