@@ -13,9 +13,9 @@ LDFLAGS  := -X main.version=$(VERSION)
 # which makes linking each of the ~38 race-enabled test binaries 18 % faster.
 TESTFLAGS ?= -race -count=1 -timeout 30m -p 4 -ldflags=-w
 # The packages whose tests take longest, named first so that go test starts
-# them first: in alphabetical order two of them (test/…) came last and ran
-# on their own for three minutes while the short ones had long finished.
-SLOWEST := ./test/servebin ./test/conformance ./cmd/otter ./internal/tui ./internal/mcphost
+# them first (in alphabetical order two of the longest came last and ran on
+# their own for three minutes).
+SLOWEST := ./cmd/otter ./internal/tui ./internal/mcphost
 
 .PHONY: all build run test test-deps vet bench tidy-check clean
 
@@ -39,7 +39,12 @@ test-deps:
 
 ## test: everything — vet, unit, integration, conformance, TUI-in-tmux tests
 test: test-deps vet
-	$(GO) test $(TESTFLAGS) $(SLOWEST) ./...
+	@# test/… (the real binary driven from outside) without -race, beside the
+	@# rest with it (see scripts/test-peers.sh); both must pass.
+	@GO=$(GO) bash scripts/test-peers.sh & peers=$$!; \
+		$(GO) test $(TESTFLAGS) $(SLOWEST) ./cmd/... ./internal/... ./assets/...; race=$$?; \
+		wait $$peers; peersrc=$$?; \
+		[ $$race -eq 0 ] && [ $$peersrc -eq 0 ] || { echo "make test: a test failed (above)"; exit 1; }
 	@# Without -race, in one build of only the packages concerned: each
 	@# benchmark once, to prove it still works (make bench reads the figures),
 	@# and the tests that move hundreds of megabytes (see the script).
