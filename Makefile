@@ -6,8 +6,8 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 # go test flags; CI may add -race etc. -p 4 on any machine: go test's -p
 # counts test binaries running as well as compiles, and the longest tests
-# (servebin, conformance, tmux) mostly wait on their peers; with the default
-# (one per CPU) two of them held a 2-core machine's both slots for three
+# (the tmux and real-binary ones) mostly wait on their peers; with the
+# default (one per CPU) two of them held a 2-core machine's both slots for
 # minutes while nothing compiled.
 # -ldflags=-w: no DWARF in the test binaries (a stack trace needs none),
 # which makes linking each of the ~38 race-enabled test binaries 18 % faster.
