@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,6 +177,18 @@ func start(t *testing.T, b *fakeBackend, opts ...Options) *harness {
 // startWith is start for a backend that wraps b with more methods.
 func startWith(t *testing.T, be Backend, b *fakeBackend, opts ...Options) *harness {
 	t.Helper()
+	return startModel(t, be, b, nil, opts...)
+}
+
+// fakeClock is a clock that moves only when the test moves it.
+type fakeClock struct{ ns atomic.Int64 }
+
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// startModel is startWith with setup run on the model before it starts.
+func startModel(t *testing.T, be Backend, b *fakeBackend, setup func(*model), opts ...Options) *harness {
+	t.Helper()
 	if b.provider == (Provider{}) {
 		b.provider = Provider{Name: "fake", Model: "m1"}
 	}
@@ -185,6 +198,9 @@ func startWith(t *testing.T, be Backend, b *fakeBackend, opts ...Options) *harne
 	}
 	u := New(o)
 	m := newModel(u, be)
+	if setup != nil {
+		setup(m)
+	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 32))
 	u.attach(tm)
 	h := &harness{t: t, ui: u, tm: tm, b: b}

@@ -49,19 +49,29 @@ type formModal struct {
 	// with the transcript visible above it (a question about the chat).
 	dock bool
 
-	// huh moves between fields with a command (NextField), so keys that
-	// arrive in the same burst as the Enter would reach the field being
-	// left. While a move is on its way, keys wait here.
+	// huh moves between fields with a command (NextField, then, off a
+	// group's last field, a move to the next group), so keys that arrive
+	// in the same burst as the Enter would reach the field being left.
+	// While a move is on its way, keys wait here; it ends when huh's move
+	// message has been handled (see [formModal.moveEnded]).
 	moving bool
+	from   huh.Field // the field focused when the move began
+	move   int       // counts moves, so a late timeout ends only its own
 	held   []tea.Msg
 }
 
 // formMoveTimeout bounds how long keys wait for huh's move to the next
-// field, should it not come (an Enter that moved nowhere).
-const formMoveTimeout = 150 * time.Millisecond
+// field should it never come: an Enter on a choice list whose filter
+// matches nothing moves nowhere and says so with no error. Every other
+// wait ends on huh's own message, however slow the machine, so this is
+// long — it is only the worst case of a key typed after such an Enter.
+const formMoveTimeout = time.Second
 
 // formMoveDone ends the wait of a formModal's held keys.
-type formMoveDone struct{ f *formModal }
+type formMoveDone struct {
+	f    *formModal
+	move int
+}
 
 func newFormModal(m *model, heading, footer string, groups ...*huh.Group) *formModal {
 	return buildFormModal(m, heading, footer, false, groups)
@@ -113,24 +123,44 @@ func (f *formModal) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 	case formMoveDone:
-		if msg.f != f || !f.moving {
+		if msg.f != f || msg.move != f.move || !f.moving {
 			return nil
 		}
 		return f.release()
 	}
-	if msg == huh.NextField() || msg == huh.PrevField() {
-		cmd := f.step(msg)
+	cmd := f.step(msg)
+	if f.moving && f.moveEnded(msg) {
 		return tea.Batch(cmd, f.release())
 	}
-	cmd := f.step(msg)
-	if k, ok := msg.(tea.KeyPressMsg); ok && !f.done && len(f.form.Errors()) == 0 {
+	if k, ok := msg.(tea.KeyPressMsg); ok && !f.moving && !f.done && len(f.form.Errors()) == 0 {
 		switch k.String() {
 		case "enter", "tab", "shift+tab":
-			f.moving = true
-			return tea.Batch(cmd, tea.Tick(formMoveTimeout, func(time.Time) tea.Msg { return formMoveDone{f} }))
+			f.moving, f.from = true, f.form.GetFocusedField()
+			f.move++
+			done := formMoveDone{f, f.move}
+			return tea.Batch(cmd, tea.Tick(formMoveTimeout, func(time.Time) tea.Msg { return done }))
 		}
 	}
 	return cmd
+}
+
+// moveEnded reports whether msg, just handled by the form, finished the
+// move under way: the form is done, a group move was handled (it is the
+// last step of any move, even one that found nowhere to go), or a field
+// move put the focus on another field. A field move off a group's last
+// field only asks for the group move, which is still to come.
+func (f *formModal) moveEnded(msg tea.Msg) bool {
+	if f.done || f.form.State != huh.StateNormal {
+		return true
+	}
+	switch fmt.Sprintf("%T", msg) {
+	case "huh.nextGroupMsg", "huh.prevGroupMsg":
+		return true
+	}
+	if msg == huh.NextField() || msg == huh.PrevField() {
+		return f.form.GetFocusedField() != f.from
+	}
+	return false
 }
 
 // release hands the held keys to the form, in order, until one of them

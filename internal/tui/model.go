@@ -131,7 +131,11 @@ type model struct {
 	loginNew  []string
 	welcomed  bool      // the welcome is in the transcript; notices may follow
 	typedAt   time.Time // the last key that went into the input
-	ctrlCs    int       // ctrl+c presses, to match ctrlCExpiredMsg
+	// now is the clock typedAt is read by (time.Now; tests type a
+	// sentence with a clock that waits for them, however loaded the
+	// machine).
+	now    func() time.Time
+	ctrlCs int // ctrl+c presses, to match ctrlCExpiredMsg
 	// clearAfterTurn: /clear came while a turn ran; the core forgets the
 	// conversation when that turn has ended.
 	clearAfterTurn bool
@@ -149,6 +153,7 @@ func newModel(u *UI, b Backend) *model {
 		loginSaid: map[string]bool{},
 		mouse:     true,
 		collapsed: map[string]string{},
+		now:       time.Now,
 	}
 	m.input = textarea.New()
 	m.input.Placeholder = placeholders[0]
@@ -680,7 +685,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	m.hint = ""
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	m.typedAt = time.Now()
+	m.typedAt = m.now()
 	return cmd
 }
 
@@ -701,7 +706,7 @@ type ctrlCExpiredMsg struct{ n int }
 // the rest of the sentence, nor approve a tool call with its Enter; that
 // Enter queues the message instead.
 func (m *model) typingThrough(k tea.KeyPressMsg) bool {
-	if len(m.questions) == 0 || m.input.Value() == "" || time.Since(m.typedAt) > typingPause {
+	if len(m.questions) == 0 || m.input.Value() == "" || m.now().Sub(m.typedAt) > typingPause {
 		return false
 	}
 	switch k.String() {

@@ -128,7 +128,10 @@ func TestPermissionPanelDoesNotTakeKeysMidSentence(t *testing.T) {
 		decided <- d
 		return err
 	}
-	h = start(t, b)
+	// The person types at human speed whatever the machine's load: the
+	// clock moves only when they pause.
+	clock := &fakeClock{}
+	h = startModel(t, b, b, func(m *model) { m.now = clock.now })
 	h.enterLine("write it")
 	h.waitFor("mcp__fs__write_file")
 	h.typeText("ok just")
@@ -141,8 +144,9 @@ func TestPermissionPanelDoesNotTakeKeysMidSentence(t *testing.T) {
 	select {
 	case d := <-decided:
 		t.Fatalf("the Enter that ended the sentence answered the permission panel: %v", d)
-	case <-time.After(typingPause + 200*time.Millisecond):
+	case <-time.After(200 * time.Millisecond):
 	}
+	clock.advance(typingPause + time.Millisecond)
 	h.press("down", "down", "down", "enter") // after a pause: Deny
 	select {
 	case d := <-decided:
