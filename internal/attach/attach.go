@@ -8,9 +8,8 @@
 // Both front ends (the TUI and `otter -p`) expand mentions and prompts
 // through this package, so that a model sees the same thing from either.
 //
-// It imports internal/mcphost, internal/tool, internal/render and
-// internal/llm; nothing
-// above them.
+// It imports internal/servers, internal/tool, internal/render and
+// internal/llm; nothing above them (not the MCP client itself).
 package attach
 
 import (
@@ -22,12 +21,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
-// Reader reads resources; *mcphost.Manager is one.
+// Reader reads resources; a [servers.Host] is one.
 type Reader interface {
 	ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error)
 }
@@ -158,6 +156,3 @@ func ForModel(set *tool.Set, content []sdk.Content) (string, []llm.Image) {
 	}
 	return text, imgs
 }
-
-// ensure *mcphost.Manager is a Reader.
-var _ Reader = (*mcphost.Manager)(nil)

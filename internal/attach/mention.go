@@ -8,15 +8,15 @@ import (
 	"sync"
 
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // Source is what Expand needs: a Reader that knows its servers.
-// *mcphost.Manager is one.
+// a [servers.Host] is one.
 type Source interface {
 	Reader
-	Status(name string) (mcphost.Status, bool)
+	Status(name string) (servers.Status, bool)
 }
 
 // Mention is one @SERVER:URI in a message.

@@ -8,15 +8,15 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
-// Catalog is what the resource tools need; *mcphost.Manager is one.
+// Catalog is what the resource tools need; a [servers.Host] is one.
 type Catalog interface {
 	Source
-	Resources() []mcphost.Resource
-	ResourceTemplates() []mcphost.ResourceTemplate
+	Resources() []servers.Resource
+	ResourceTemplates() []servers.ResourceTemplate
 }
 
 // Names of the built-in resource tools.
@@ -27,7 +27,7 @@ const (
 
 // Tools returns the read-only built-ins list_mcp_resources and
 // read_mcp_resource over cat. They are meant to be offered while a
-// connected server has resources (mcphost.Manager.HasResources).
+// connected server has resources (servers.Manager.HasResources).
 func Tools(cat Catalog) []tool.Tool {
 	return []tool.Tool{listTool{cat}, readTool{cat}}
 }

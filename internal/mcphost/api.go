@@ -12,96 +12,35 @@
 // app or a front end.
 package mcphost
 
-import (
-	"encoding/json"
-	"time"
+import "github.com/otter-sh/otter/internal/servers"
 
-	"github.com/otter-sh/otter/internal/tool"
+// The values of servers, the vocabulary otter's other packages use for
+// servers; mcphost's own names for them.
+type (
+	State               = servers.State
+	Status              = servers.Status
+	Event               = servers.Event
+	StateChanged        = servers.StateChanged
+	ToolsChanged        = servers.ToolsChanged
+	ServerLog           = servers.ServerLog
+	ResourceUpdated     = servers.ResourceUpdated
+	ReloadDiff          = servers.ReloadDiff
+	Authorizer          = servers.Authorizer
+	Options             = servers.Options
+	Prompt              = servers.Prompt
+	Resource            = servers.Resource
+	ResourceTemplate    = servers.ResourceTemplate
+	URLElicitation      = servers.URLElicitation
+	URLElicitationError = servers.URLElicitationError
 )
 
-// State is a server's connection state.
-type State string
-
+// A server's states.
 const (
-	StatePending   State = "pending"
-	StateConnected State = "connected"
-	StateFailed    State = "failed"
-	StateNeedsAuth State = "needs-auth"
-	StateDisabled  State = "disabled"
+	StatePending   = servers.StatePending
+	StateConnected = servers.StateConnected
+	StateFailed    = servers.StateFailed
+	StateNeedsAuth = servers.StateNeedsAuth
+	StateDisabled  = servers.StateDisabled
 )
 
-// Status is a snapshot of one server, for `otter mcp list`, `/mcp` and
-// get_status.
-type Status struct {
-	Name      string
-	Transport string
-	Scope     string // config scope it came from
-	State     State
-	// Error says why the server is failed, needs-auth or disabled (and the
-	// last error of a connected one after a reconnect), written for a person.
-	Error string
-	// Tools counts the server's tools that pass allowed_tools and
-	// denied_tools, NotOffered included: Tools - len(NotOffered) are in
-	// the tool set (tool.Set.ServerToolCounts counts those directly).
-	Tools int
-	// NotOffered are the server's tools the tool set leaves out because
-	// another tool (a built-in, or one of a server whose name normalises
-	// the same way, such as my.srv and my_srv) holds the same qualified
-	// name; each one's String says which and what to do.
-	NotOffered   []tool.Collision
-	Prompts      int
-	Resources    int
-	Templates    int      // resource templates
-	Instructions string   // the server's initialize instructions
-	StderrTail   []string // the last lines the server wrote on stderr (stdio)
-	ServerInfo   string   // "name version" from initialize
-	ConnectedAt  time.Time
-	Attempts     int // reconnect attempts since the last success
-
-	// Roots are the directories offered to the server as MCP roots (a
-	// server such as server-filesystem confines itself to them): its
-	// config's roots, else the working directory (RootsByDefault). None:
-	// the roots capability is not offered.
-	Roots          []string
-	RootsByDefault bool
-
-	// Live figures.
-	Calls         int64
-	Errors        int64
-	MedianLatency time.Duration
-
-	// Token expiry of a stored OAuth token; zero if none.
-	TokenExpiry time.Time
-}
-
-// Event is something that happened in the manager, for front ends.
-type Event interface{ isEvent() }
-
-// StateChanged reports a server's new status.
-type StateChanged struct{ Status Status }
-
-// ToolsChanged reports that the merged tool set changed (a server connected,
-// disconnected or sent list_changed).
-type ToolsChanged struct{ Server string }
-
-// ServerLog is a notifications/message log entry from a server.
-type ServerLog struct {
-	Server string
-	Level  string
-	Logger string
-	Data   json.RawMessage
-}
-
-// ResourceUpdated reports that a resource otter subscribed to (see
-// Manager.Subscribe) changed on its server.
-type ResourceUpdated struct{ Server, URI string }
-
-func (StateChanged) isEvent()    {}
-func (ResourceUpdated) isEvent() {}
-func (ToolsChanged) isEvent()    {}
-func (ServerLog) isEvent()       {}
-
-// ReloadDiff says what a Reload changed.
-type ReloadDiff struct {
-	Added, Removed, Changed, Unchanged []string
-}
+var _ servers.Host = (*Manager)(nil)

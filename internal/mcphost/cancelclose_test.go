@@ -146,7 +146,7 @@ func TestCancelledCallReachesServerBeforeClose(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			srv, slow, seen := cancelServer(t, tc.transport)
-			h := newHarness(t, servers(srv), Options{})
+			h := newHarness(t, configOf(srv), Options{})
 			h.m.Start(context.Background())
 			h.waitState("srv", StateConnected)
 

@@ -39,7 +39,7 @@ func checkEverything(t *testing.T, h *harness, name string) {
 func TestReferenceServerStdio(t *testing.T) {
 	node, index := everything(t)
 	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
-	h := newHarness(t, servers(srv), Options{})
+	h := newHarness(t, configOf(srv), Options{})
 	h.m.Start(context.Background())
 	checkEverything(t, h, "everything")
 }
@@ -75,7 +75,7 @@ func TestReferenceServerStreamableHTTP(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	h := newHarness(t, servers(remote("everything", "http", "http://"+addr+"/mcp")), Options{})
+	h := newHarness(t, configOf(remote("everything", "http", "http://"+addr+"/mcp")), Options{})
 	h.m.Start(context.Background())
 	checkEverything(t, h, "everything")
 }

@@ -150,7 +150,7 @@ func newHarness(t *testing.T, cfg config.MCP, opts Options) *harness {
 	return h
 }
 
-func servers(s ...config.Server) config.MCP { return config.MCP{Servers: s} }
+func configOf(s ...config.Server) config.MCP { return config.MCP{Servers: s} }
 
 // wait waits until cond holds for the named server's status.
 func (h *harness) wait(name string, what string, cond func(Status) bool) Status {

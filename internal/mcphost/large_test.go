@@ -31,7 +31,7 @@ import (
 // comes back shrunk — the note naming the file first, then the text's
 // first MiB — and the file holds the whole answer the server sent.
 func TestReturns50MB(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "big", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "big", "normal")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("big", StateConnected)
 	got := h.callText("big", "big", `{}`)
@@ -160,7 +160,7 @@ func TestHugeJSONBodyIsShrunk(t *testing.T) {
 	srv := newTestServer("normal")
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	t.Cleanup(ts.Close)
-	h := newHarness(t, servers(remote("big", config.TransportHTTP, ts.URL)), Options{})
+	h := newHarness(t, configOf(remote("big", config.TransportHTTP, ts.URL)), Options{})
 	h.m.Start(context.Background())
 	h.waitState("big", StateConnected)
 	got := h.callText("big", "big", `{}`)

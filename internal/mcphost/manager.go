@@ -11,64 +11,12 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/tool"
 )
-
-// Authorizer supplies OAuth for remote servers. internal/oauth implements it.
-type Authorizer interface {
-	// Handler returns the OAuth handler for a remote server, or nil if it
-	// needs none. With interactive false it must never open a browser: its
-	// Authorize returns an error wrapping oauth.ErrLoginRequired when a
-	// login is needed, and the server goes needs-auth.
-	Handler(srv config.Server, interactive bool) auth.OAuthHandler
-	// TokenExpiry returns the expiry of the stored token; zero if none.
-	TokenExpiry(srv config.Server) time.Time
-}
-
-// Options configure a Manager.
-type Options struct {
-	// Tools receives each connected server's tools, filtered by the
-	// server's allowed_tools and denied_tools. May be nil.
-	Tools *tool.Set
-	// Eliciter answers servers' elicitation requests. Nil: the client does
-	// not offer elicitation.
-	Eliciter ask.Eliciter
-	// Sampler answers sampling/createMessage. Nil: the client does not offer
-	// sampling.
-	Sampler func(ctx context.Context, server string, req *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
-	// Auth supplies OAuth for remote servers. Nil: no OAuth.
-	Auth Authorizer
-	// OnEvent receives events from any goroutine. It must not block.
-	OnEvent func(Event)
-	// Logger receives the manager's diagnostics; nil means slog.Default().
-	Logger *slog.Logger
-	// Roots are the directories offered to servers as roots. Default: the
-	// working directory.
-	Roots []string
-	// Version is the client version sent in initialize.
-	Version string
-}
-
-// Prompt is a prompt offered by a connected server.
-type Prompt struct {
-	Server      string
-	Name        string
-	Description string
-	Arguments   []*sdk.PromptArgument
-}
-
-// Resource is a resource offered by a connected server.
-type Resource struct {
-	Server string
-	*sdk.Resource
-}
 
 // Manager starts and supervises the configured MCP servers. Its methods are
 // safe for concurrent use.

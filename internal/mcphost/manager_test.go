@@ -30,7 +30,7 @@ func TestStdioServerEndToEnd(t *testing.T) {
 		return &sdk.CreateMessageResult{Role: "assistant", Model: "test", Content: &sdk.TextContent{Text: "sampled: " + req.Messages[0].Content.(*sdk.TextContent).Text}}, nil
 	}
 	root := t.TempDir()
-	h := newHarness(t, servers(stdioServer(t, "normal", "normal")), Options{Eliciter: el, Sampler: sampler, Roots: []string{root}})
+	h := newHarness(t, configOf(stdioServer(t, "normal", "normal")), Options{Eliciter: el, Sampler: sampler, Roots: []string{root}})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestCancellationReachesServer(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
 	srv := stdioServer(t, "normal", "normal")
 	srv.Env[envMark] = mark
-	h := newHarness(t, servers(srv), Options{})
+	h := newHarness(t, configOf(srv), Options{})
 	h.m.Start(context.Background())
 	h.waitState("normal", StateConnected)
 
@@ -214,7 +214,7 @@ func TestAllowedAndDeniedTools(t *testing.T) {
 	srv := stdioServer(t, "normal", "normal")
 	srv.AllowedTools = []string{"e*", "add"}
 	srv.DeniedTools = []string{"elicit*"}
-	h := newHarness(t, servers(srv), Options{})
+	h := newHarness(t, configOf(srv), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("normal", StateConnected)
 	names := entryNames(h.set)
@@ -230,7 +230,7 @@ func TestAllowedAndDeniedTools(t *testing.T) {
 func TestToolsLostToAnotherServerAreNamed(t *testing.T) {
 	dot, under := stdioServer(t, "my.srv", "normal"), stdioServer(t, "my_srv", "normal")
 	under.AllowedTools = []string{"echo", "add"}
-	h := newHarness(t, servers(dot, under), Options{})
+	h := newHarness(t, configOf(dot, under), Options{})
 	h.m.Start(context.Background())
 	h.waitState("my.srv", StateConnected)
 	h.waitState("my_srv", StateConnected)
@@ -262,7 +262,7 @@ func TestDisabledServers(t *testing.T) {
 	a.Enabled = &off
 	b := stdioServer(t, "b", "normal")
 	b.DisabledReason = "project directory /x is not trusted: run `otter trust /x`"
-	h := newHarness(t, servers(a, b), Options{})
+	h := newHarness(t, configOf(a, b), Options{})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestDisabledServers(t *testing.T) {
 
 func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 	a, b, c := stdioServer(t, "a", "normal"), stdioServer(t, "b", "normal"), stdioServer(t, "c", "normal")
-	h := newHarness(t, servers(a, b, c), Options{})
+	h := newHarness(t, configOf(a, b, c), Options{})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -311,7 +311,7 @@ func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 	a2 := a
 	a2.Line = 7
 	d := stdioServer(t, "d", "normal")
-	diff := h.m.Reload(context.Background(), servers(a2, b2, d))
+	diff := h.m.Reload(context.Background(), configOf(a2, b2, d))
 	want := ReloadDiff{Added: []string{"d"}, Removed: []string{"c"}, Changed: []string{"b"}, Unchanged: []string{"a"}}
 	if !slices.Equal(diff.Added, want.Added) || !slices.Equal(diff.Removed, want.Removed) ||
 		!slices.Equal(diff.Changed, want.Changed) || !slices.Equal(diff.Unchanged, want.Unchanged) {
@@ -345,9 +345,9 @@ func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 
 func TestUnknownCommandHasHint(t *testing.T) {
 	srv := config.Server{Name: "n", Transport: "stdio", Command: "npx-not-installed-xyz"}
-	h := newHarness(t, servers(srv, config.Server{Name: "npx", Command: "/nonexistent/bin/npx"}), Options{})
+	h := newHarness(t, configOf(srv, config.Server{Name: "npx", Command: "/nonexistent/bin/npx"}), Options{})
 	t.Setenv("PATH", t.TempDir())
-	h.m.Reload(context.Background(), servers(srv, config.Server{Name: "npx", Command: "npx"}))
+	h.m.Reload(context.Background(), configOf(srv, config.Server{Name: "npx", Command: "npx"}))
 	h.m.Start(context.Background())
 	st := h.waitState("npx", StateFailed)
 	want := `command "npx" not found on PATH: install Node.js (npx ships with npm) or give the full path in command`
@@ -365,7 +365,7 @@ func TestOnEventMayCallBack(t *testing.T) {
 	var m *Manager
 	var mu sync.Mutex
 	var seen []State
-	m = New(servers(stdioServer(t, "a", "normal")), Options{OnEvent: func(e Event) {
+	m = New(configOf(stdioServer(t, "a", "normal")), Options{OnEvent: func(e Event) {
 		if sc, ok := e.(StateChanged); ok {
 			st, _ := m.Status(sc.Status.Name)
 			_ = m.Statuses()

@@ -19,7 +19,7 @@ import (
 // the caller; closing the manager ends it at once.
 func TestSlowServerDoesNotBlockOthers(t *testing.T) {
 	stuck := stdioServer(t, "stuck", "noinit")
-	h := newHarness(t, servers(stuck, stdioServer(t, "good", "normal"), stdioServer(t, "grandchild", "grandchild")), Options{})
+	h := newHarness(t, configOf(stuck, stdioServer(t, "good", "normal"), stdioServer(t, "grandchild", "grandchild")), Options{})
 	h.m.Start(context.Background()) // returns at once
 	h.waitState("good", StateConnected)
 	h.waitState("grandchild", StateConnected)
@@ -40,7 +40,7 @@ func TestSlowServerDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestExitsAtStart(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "exit", "exit")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "exit", "exit")), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("exit", StateFailed)
 	for _, want := range []string{"exited with status 3 before answering initialize", `"fatal: MY_API_KEY is not set"`} {
@@ -71,7 +71,7 @@ func TestNeverAnswersInitialize(t *testing.T) {
 				srv.Env[envDelay] = tc.delay
 			}
 			srv.StartupTimeout = dur(2 * time.Second)
-			h := newHarness(t, servers(srv), Options{})
+			h := newHarness(t, configOf(srv), Options{})
 			h.m.Start(context.Background())
 			st := h.waitState("stuck", StateFailed)
 			if !strings.Contains(st.Error, "no answer to initialize within 2s (startup_timeout)") {
@@ -86,7 +86,7 @@ func TestNeverAnswersInitialize(t *testing.T) {
 }
 
 func TestDiesMidCallThenReconnects(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "crashy", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "crashy", "normal")), Options{})
 	h.m.Start(context.Background())
 	first := h.waitState("crashy", StateConnected)
 	_, err := h.call(context.Background(), "crashy", "die", `{}`)
@@ -118,7 +118,7 @@ func TestDiesMidCallThenReconnects(t *testing.T) {
 // cut short gets the server, the exit status and the last lines of stderr,
 // never just the pipe error the SDK saw.
 func TestDiesMidCallErrorQuotesStderrTail(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "crashy", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "crashy", "normal")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("crashy", StateConnected)
 	_, err := h.call(context.Background(), "crashy", "die",
@@ -163,7 +163,7 @@ func TestReconnectGivesUpAfterMaxAttempts(t *testing.T) {
 func TestNeverAnswersACall(t *testing.T) {
 	srv := stdioServer(t, "hang", "normal")
 	srv.Timeout = dur(2 * time.Second)
-	h := newHarness(t, servers(srv), Options{})
+	h := newHarness(t, configOf(srv), Options{})
 	h.m.Start(context.Background())
 	h.waitState("hang", StateConnected)
 	_, err := h.call(context.Background(), "hang", "hang", `{}`)
@@ -179,7 +179,7 @@ func TestNeverAnswersACall(t *testing.T) {
 }
 
 func TestNonJSONOnStdout(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "noisy", "noisy")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "noisy", "noisy")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("noisy", StateConnected)
 	for i := range 3 {
@@ -198,7 +198,7 @@ func TestNonJSONOnStdout(t *testing.T) {
 }
 
 func TestFloodsStderr(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "flood", "flood")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "flood", "flood")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("flood", StateConnected)
 	for range 20 {
@@ -211,7 +211,7 @@ func TestFloodsStderr(t *testing.T) {
 }
 
 func TestLists2000AwkwardTools(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "many", "many")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "many", "many")), Options{})
 	h.m.Start(context.Background())
 	st := h.waitState("many", StateConnected)
 	if st.Tools != 2002+15 || len(st.NotOffered) != 0 { // and the usual fifteen
@@ -251,7 +251,7 @@ func TestLists2000AwkwardTools(t *testing.T) {
 }
 
 func TestBadTransportConfig(t *testing.T) {
-	h := newHarness(t, servers(
+	h := newHarness(t, configOf(
 		config.Server{Name: "nourl", Transport: "http"},
 		config.Server{Name: "weird", Transport: "carrier-pigeon", URL: "http://127.0.0.1:1/"},
 		config.Server{Name: "refused", Transport: "http", URL: "http://127.0.0.1:1/mcp", StartupTimeout: dur(liveness)},
@@ -277,7 +277,7 @@ func TestBadTransportConfig(t *testing.T) {
 func TestHealthCheckReconnects(t *testing.T) {
 	srv := stdioServer(t, "frozen", "normal")
 	srv.Timeout = dur(time.Second) // health checks wait while a call is in flight
-	cfg := servers(srv)
+	cfg := configOf(srv)
 	cfg.HealthCheckInterval = dur(200 * time.Millisecond)
 	h := newHarness(t, cfg, Options{})
 	h.m.Start(context.Background())
@@ -301,7 +301,7 @@ func TestHealthCheckReconnects(t *testing.T) {
 
 // When a server crashes, what it started goes with it.
 func TestCrashTakesGrandchildren(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "crashy", "grandchild")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "crashy", "grandchild")), Options{})
 	h.m.Start(context.Background())
 	first := h.waitState("crashy", StateConnected)
 	before := pids(t)
@@ -318,7 +318,7 @@ func TestCrashTakesGrandchildren(t *testing.T) {
 // A server killed by a signal otter did not send is reported with the
 // signal's name and as not otter's doing. (Before: "was killed by killed".)
 func TestKilledServerNamesTheSignal(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "victim", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "victim", "normal")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("victim", StateConnected)
 	ps := pids(t)
@@ -339,7 +339,7 @@ func TestKilledServerNamesTheSignal(t *testing.T) {
 // (within the call's timeout) and runs there. (Before, it failed at once:
 // "pending … reconnecting (attempt 1 of 5)".)
 func TestCallWaitsForAReconnect(t *testing.T) {
-	mc := servers(stdioServer(t, "crashy", "normal"))
+	mc := configOf(stdioServer(t, "crashy", "normal"))
 	mc.ReconnectDelay = config.Duration{Duration: 300 * time.Millisecond}
 	h := newHarness(t, mc, Options{})
 	h.m.Start(context.Background())
@@ -375,7 +375,7 @@ func crashForGood(t *testing.T, attempts int) (*harness, Status) {
 	srv := stdioServer(t, "crashy", "normal")
 	broken := filepath.Join(t.TempDir(), "broken")
 	srv.Env[envExitIf] = broken
-	cfg := servers(srv)
+	cfg := configOf(srv)
 	cfg.MaxReconnectAttempts = attempts
 	h := newHarness(t, cfg, Options{})
 	h.m.Start(context.Background())

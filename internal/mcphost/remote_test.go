@@ -55,7 +55,7 @@ func TestRemoteTransports(t *testing.T) {
 	legacyHTTP := streamableServer(t, "normal")
 	sse := sseServer(t, "normal")
 
-	h := newHarness(t, servers(
+	h := newHarness(t, configOf(
 		httpSrv,
 		remote("legacy-http", "http", legacyHTTP.URL),
 		remote("sse", "sse", sse.URL),
@@ -109,7 +109,7 @@ func TestHTTPSessionExpiryReinitializes(t *testing.T) {
 		handler.Load().ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	h := newHarness(t, servers(remote("web", "http", ts.URL)), Options{})
+	h := newHarness(t, configOf(remote("web", "http", ts.URL)), Options{})
 	h.m.Start(context.Background())
 	first := h.waitState("web", StateConnected)
 	if got := h.callText("web", "echo", `{"text":"one"}`); got != "one" {
@@ -195,7 +195,7 @@ func TestNeedsAuthThenLogin(t *testing.T) {
 			}))
 			t.Cleanup(ts.Close)
 			fa := &fakeAuth{}
-			h := newHarness(t, servers(remote("secure", tc.transport, ts.URL)), Options{Auth: fa})
+			h := newHarness(t, configOf(remote("secure", tc.transport, ts.URL)), Options{Auth: fa})
 			h.m.Start(context.Background())
 			st := h.waitState("secure", StateNeedsAuth)
 			// The reason, without the SDK's layers around the authorizer's
@@ -240,7 +240,7 @@ func TestPingErrorAnswerIsHealthy(t *testing.T) {
 	})
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 	t.Cleanup(ts.Close)
-	cfg := servers(remote("noping", "http", ts.URL))
+	cfg := configOf(remote("noping", "http", ts.URL))
 	cfg.HealthCheckInterval = dur(20 * time.Millisecond)
 	h := newHarness(t, cfg, Options{})
 	h.m.Start(context.Background())
@@ -273,7 +273,7 @@ func TestHealthCheckNoticesDeadHTTPServer(t *testing.T) {
 		handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	cfg := servers(remote("gone", "http", ts.URL))
+	cfg := configOf(remote("gone", "http", ts.URL))
 	cfg.HealthCheckInterval = dur(20 * time.Millisecond)
 	h := newHarness(t, cfg, Options{})
 	h.m.Start(context.Background())
@@ -312,7 +312,7 @@ func TestHealthCheckNoticesServerThatRefusesRequests(t *testing.T) {
 				handler.ServeHTTP(w, r)
 			}))
 			t.Cleanup(ts.Close)
-			cfg := servers(remote("refuser", transport, ts.URL))
+			cfg := configOf(remote("refuser", transport, ts.URL))
 			cfg.HealthCheckInterval = dur(20 * time.Millisecond)
 			h := newHarness(t, cfg, Options{})
 			h.m.Start(context.Background())

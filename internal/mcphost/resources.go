@@ -10,12 +10,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ResourceTemplate is a resource template offered by a connected server.
-type ResourceTemplate struct {
-	Server string
-	*sdk.ResourceTemplate
-}
-
 // ErrNoCompletions is wrapped by Complete's error for a server that does
 // not offer completion/complete.
 var ErrNoCompletions = errors.New("the server does not offer completions")

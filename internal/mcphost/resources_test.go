@@ -19,7 +19,7 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 	t.Parallel()
 	node, index := everything(t)
 	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
-	h := newHarness(t, servers(srv), Options{})
+	h := newHarness(t, configOf(srv), Options{})
 	if h.m.HasResources() {
 		t.Fatal("HasResources before any server connected")
 	}
@@ -91,7 +91,7 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 
 func TestCompleteWithoutCompletionsSaysSo(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, servers(stdioServer(t, "plain", "basic")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "plain", "basic")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("plain", StateConnected)
 	_, err := h.m.Complete(context.Background(), "plain", "ref/prompt", "greet", "who", "", nil)

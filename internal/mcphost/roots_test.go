@@ -29,7 +29,7 @@ func TestServerRootsAreOffered(t *testing.T) {
 			fs = config.Server{Name: "fs", Command: node, Args: r.Args, Roots: []string{rootDir}}
 		}
 	}
-	h := newHarness(t, servers(fs), Options{Roots: []string{t.TempDir()}})
+	h := newHarness(t, configOf(fs), Options{Roots: []string{t.TempDir()}})
 	h.m.Start(context.Background())
 	h.waitState("fs", StateConnected)
 	args := `{"path":"` + filepath.Join(rootDir, "b.txt") + `"}`

@@ -205,7 +205,7 @@ func TestSchemaOrderRemote(t *testing.T) {
 	t.Cleanup(sse.Close)
 
 	el := orderEliciter()
-	h := newHarness(t, servers(
+	h := newHarness(t, configOf(
 		remote("http", config.TransportHTTP, streamable.URL),
 		remote("modern", config.TransportHTTP, modernHTTP.URL),
 		remote("sse", config.TransportSSE, sse.URL),
@@ -227,7 +227,7 @@ func TestSchemaOrderStdio(t *testing.T) {
 		return srv
 	}
 	el := orderEliciter()
-	h := newHarness(t, servers(orderServer("stdio", "legacy"), orderServer("modern", "modern")), Options{Eliciter: el})
+	h := newHarness(t, configOf(orderServer("stdio", "legacy"), orderServer("modern", "modern")), Options{Eliciter: el})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)

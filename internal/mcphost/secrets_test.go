@@ -22,7 +22,7 @@ func TestSecretsAreMaskedInStatusAndLogs(t *testing.T) {
 	echo := stdioServer(t, "echoer", "exit")
 	echo.Env["OTTER_TEST_ECHO"] = token
 	var logs bytes.Buffer
-	h := newHarness(t, servers(
+	h := newHarness(t, configOf(
 		config.Server{Name: "remote", Transport: "http", URL: "http://bob:" + pw + "@127.0.0.1:1/mcp?api_key=" + key, StartupTimeout: dur(liveness),
 			Headers: map[string]string{"X-Auth": "Bearer " + token}},
 		echo,
@@ -57,7 +57,7 @@ func TestSecretsAreMaskedInServerLogs(t *testing.T) {
 	const token = "tok-abcdefgh"
 	srv := stdioServer(t, "normal", "normal")
 	srv.Env["OTTER_TEST_ECHO"] = token
-	h := newHarness(t, servers(srv), Options{})
+	h := newHarness(t, configOf(srv), Options{})
 	h.m.Start(context.Background())
 	h.waitState("normal", StateConnected)
 	h.callText("normal", "log", `{}`)

@@ -30,7 +30,7 @@ func TestURLElicitationRequired(t *testing.T) {
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 	t.Cleanup(ts.Close)
 	el := &eliciter{reply: ask.ElicitReply{Action: ask.Accept}}
-	h := newHarness(t, servers(remote("web", "http", ts.URL), stdioServer(t, "local", "normal")), Options{Eliciter: el})
+	h := newHarness(t, configOf(remote("web", "http", ts.URL), stdioServer(t, "local", "normal")), Options{Eliciter: el})
 	h.m.Start(context.Background())
 	h.waitState("web", StateConnected)
 	h.waitState("local", StateConnected)
@@ -79,37 +79,12 @@ func TestURLElicitationRequired(t *testing.T) {
 // Without an eliciter (the client does not offer elicitation) the error
 // still names the URL.
 func TestURLElicitationRequiredWithoutEliciter(t *testing.T) {
-	h := newHarness(t, servers(stdioServer(t, "local", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "local", "normal")), Options{})
 	h.m.Start(context.Background())
 	h.waitState("local", StateConnected)
 	_, err := h.call(context.Background(), "local", "needs_url", `{}`)
 	if err == nil || !strings.Contains(err.Error(), "open https://example.com/connect?x=1 (Connect your account) in a browser") {
 		t.Errorf("error = %v", err)
-	}
-}
-
-func TestURLElicitationErrorText(t *testing.T) {
-	e := &URLElicitationError{What: "mcp__s__t", again: "call again", Message: "URL elicitation required"}
-	for i := range 7 {
-		e.Elicitations = append(e.Elicitations, URLElicitation{URL: fmt.Sprintf("https://e.com/%d", i)})
-	}
-	want := "mcp__s__t: the server needs you to open https://e.com/0, https://e.com/1, https://e.com/2, https://e.com/3, https://e.com/4 and 2 more in a browser, then call again"
-	if got := e.Error(); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	e.Elicitations = e.Elicitations[:2]
-	e.Elicitations[1].Message = "\u202eevil\u202c\x1b]8;;x\x07 two\r\nlines"
-	want = "mcp__s__t: the server needs you to open https://e.com/0 and https://e.com/1 (evil]8;;x two lines) in a browser, then call again"
-	if got := e.Error(); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	long := printable(strings.Repeat("é", urlElicitMaxText))
-	if len(long) > urlElicitMaxText+len("…") || !strings.HasSuffix(long, "é…") {
-		t.Errorf("long text cut to %d bytes: …%s", len(long), long[len(long)-10:])
-	}
-	if asURLElicitation(errors.New("x"), "w", "s", "") != nil ||
-		asURLElicitation(&jsonrpc.Error{Code: sdk.CodeURLElicitationRequired, Message: "m"}, "w", "s", "") != nil {
-		t.Error("an error without URLs is not a URLElicitationError")
 	}
 }
 
@@ -119,7 +94,7 @@ func TestReferenceServerURLElicitationError(t *testing.T) {
 	node, index := everything(t)
 	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
 	el := &eliciter{reply: ask.ElicitReply{Action: ask.Decline}}
-	h := newHarness(t, servers(srv), Options{Eliciter: el})
+	h := newHarness(t, configOf(srv), Options{Eliciter: el})
 	h.m.Start(context.Background())
 	h.wait("everything", "trigger-url-elicitation", func(Status) bool {
 		_, ok := h.set.Lookup("mcp__everything__trigger-url-elicitation")
