@@ -6,8 +6,8 @@ import (
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/serve"
-	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -21,7 +21,7 @@ func hint(err error) string {
 	switch {
 	case errors.Is(err, tool.ErrUnknownTool):
 		return "`otter mcp tools` lists the tools offered"
-	case errors.Is(err, session.ErrNotFound):
+	case errors.Is(err, record.ErrNotFound):
 		return "`otter sessions list --all` lists them"
 	case errors.Is(err, config.ErrServerExists):
 		return "`otter mcp remove NAME` removes it"

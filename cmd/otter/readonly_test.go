@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
@@ -100,7 +101,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 		t.Fatalf("otter -p with a writable data directory: %v, %q\n%s", err, stdout, stderr)
 	}
 	dataDir := filepath.Join(home, "data", "otter")
-	db := filepath.Join(dataDir, session.FileName)
+	db := filepath.Join(dataDir, record.FileName)
 	if err := os.Chmod(dataDir, 0o500); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if l, err := s.List(t.Context(), session.ListOptions{}); err != nil || len(l) != 1 || l[0].ID != list[0].ID {
+	if l, err := s.List(t.Context(), record.ListOptions{}); err != nil || len(l) != 1 || l[0].ID != list[0].ID {
 		t.Errorf("once writable: %d sessions (%v), want the first one", len(l), err)
 	}
 }

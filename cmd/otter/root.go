@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/cli"
 )
 
@@ -22,6 +23,9 @@ func newRootCmd(f *cli.Factory) *cobra.Command { return newRootCmdRun(f, nil, ni
 // flags gave, instead of running a prompt or the TUI: tests check flags →
 // options with it, as with each subcommand's runF.
 func newRootCmdRun(f *cli.Factory, promptF func(*cli.PromptOptions) error, tuiF func(*tuiOptions) error) *cobra.Command {
+	if f.Parts.NewServers == nil {
+		f.Parts = appparts.Default()
+	}
 	var sessionOpts *app.SessionOptions // set below, read by Args
 	var promptWords []string            // set by Args: the words of `otter PROMPT`
 	root := &cobra.Command{

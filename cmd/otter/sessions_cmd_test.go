@@ -17,6 +17,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/toolname"
@@ -45,7 +46,7 @@ func TestPromptContinuesTheSavedConversation(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.SessionID == "" {
 				t.Fatalf("json result without session_id: %s (%v)", stdout, err)
 			}
-			if fi, err := os.Stat(filepath.Join(paths.DataDir, session.FileName)); err != nil || fi.Mode().Perm() != 0o600 {
+			if fi, err := os.Stat(filepath.Join(paths.DataDir, record.FileName)); err != nil || fi.Mode().Perm() != 0o600 {
 				t.Fatalf("the database: %v %v", fi, err)
 			}
 
@@ -179,14 +180,14 @@ func TestKillNineKeepsWhatWasStreamed(t *testing.T) {
 				cmd.Dir, cmd.Env = work, env
 				return cmd
 			}
-			dbPath := filepath.Join(home, "data", "otter", session.FileName)
-			saved := func() []session.Entry {
+			dbPath := filepath.Join(home, "data", "otter", record.FileName)
+			saved := func() []record.Entry {
 				s, err := session.Open(context.Background(), dbPath)
 				if err != nil {
 					return nil
 				}
 				defer s.Close()
-				l, _ := s.List(context.Background(), session.ListOptions{})
+				l, _ := s.List(context.Background(), record.ListOptions{})
 				if len(l) == 0 {
 					return nil
 				}
@@ -263,11 +264,11 @@ func TestSessionsExportJSON(t *testing.T) {
 	bin := testpeer.Otter(t)
 	home, env := otterHome(t)
 	ctx := context.Background()
-	s, err := session.Open(ctx, filepath.Join(home, "xdg_data_home", "otter", session.FileName))
+	s, err := session.Open(ctx, filepath.Join(home, "xdg_data_home", "otter", record.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Create(ctx, session.Info{Cwd: home, Provider: "fake", Model: "m"})
+	info, err := s.Create(ctx, record.Info{Cwd: home, Provider: "fake", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestADamagedSessionDatabaseIsNotWrittenInto(t *testing.T) {
 	if _, stderr, err := runOtter(t, "--cwd", work, "--config", cfg, "-p", "first"); err != nil {
 		t.Fatalf("otter -p: %v\n%s", err, stderr)
 	}
-	db := session.DefaultPath(paths.DataDir)
+	db := record.DefaultPath(paths.DataDir)
 	b, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)

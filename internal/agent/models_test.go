@@ -9,6 +9,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -191,7 +192,7 @@ func TestResponsesReasoningToolLoopAndResume(t *testing.T) {
 			Calls: []llmtest.Call{{ID: id, Name: add, Args: `{"a":1,"b":` + string(rune('0'+a)) + `}`}}}
 	}
 	store := openStore(t)
-	rec := session.NewRecorder(store, session.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { t.Error(err) })
+	rec := session.NewRecorder(store, record.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { t.Error(err) })
 	thinking := func(o *agent.Options) { knownWindow(o); o.Thinking = llm.Thinking{Effort: llm.ThinkingMedium} }
 	h := newHarness(t, llmtest.Responses, setup{opts: func(o *agent.Options) { thinking(o); o.Recorder = rec }},
 		step("call_1", 1), step("call_2", 2), step("call_3", 3), llmtest.Reply{Thinking: []string{"Done."}, Text: []string{"2, 3, 4."}})

@@ -13,6 +13,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
@@ -20,7 +21,7 @@ import (
 
 func openStore(t *testing.T) *session.Store {
 	t.Helper()
-	s, err := session.Open(context.Background(), filepath.Join(t.TempDir(), session.FileName))
+	s, err := session.Open(context.Background(), filepath.Join(t.TempDir(), record.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestConversationIsSavedAsItHappens(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
 		store := openStore(t)
 		var saveErr error
-		rec := session.NewRecorder(store, session.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { saveErr = err })
+		rec := session.NewRecorder(store, record.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { saveErr = err })
 		add := toolname.Qualified("calc", "add")
 		wait := toolname.Qualified("calc", "wait")
 		var notes int
@@ -135,7 +136,7 @@ func TestConversationIsSavedAsItHappens(t *testing.T) {
 func TestCancelledAnswerIsSavedInterrupted(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind llmtest.Kind) {
 		store := openStore(t)
-		rec := session.NewRecorder(store, session.Info{Cwd: "/p"}, nil)
+		rec := session.NewRecorder(store, record.Info{Cwd: "/p"}, nil)
 		hold := make(chan struct{})
 		defer close(hold)
 		h := newHarness(t, kind, setup{opts: func(o *agent.Options) { o.Recorder = rec }},
@@ -177,7 +178,7 @@ func TestLoadWhileBusy(t *testing.T) {
 // resumed conversation shows what the live one showed.
 func TestToolElapsedCountsFromWhenItWasAllowed(t *testing.T) {
 	store := openStore(t)
-	rec := session.NewRecorder(store, session.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { t.Error(err) })
+	rec := session.NewRecorder(store, record.Info{Cwd: "/work/project", Model: "test-model"}, func(err error) { t.Error(err) })
 	var notes int
 	h := newHarness(t, llmtest.OpenAI, setup{
 		builtins: []tool.Tool{writeNote(&notes)},

@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/compact"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -87,12 +88,12 @@ func TestLongConversationInASmallWindow(t *testing.T) {
 			t.Parallel()
 			const window, turns = 4000, 30
 			srv := smallWindow(t, kind, window)
-			store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), session.FileName))
+			store, err := session.Open(context.Background(), filepath.Join(t.TempDir(), record.FileName))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { store.Close() })
-			rec := session.NewRecorder(store, session.Info{Cwd: "/p", Provider: "fake", Model: "m"}, func(err error) { t.Error(err) })
+			rec := session.NewRecorder(store, record.Info{Cwd: "/p", Provider: "fake", Model: "m"}, func(err error) { t.Error(err) })
 			var log eventLog
 			a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Facts: factsWith(window, 1000), Recorder: rec, OnEvent: log.add,
 				Now: func() time.Time { return time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC) }})

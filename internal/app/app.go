@@ -24,8 +24,11 @@
 //     system_prompt.
 //
 // It may import the core packages below it (agent, ask, config, llm,
-// mcphost, oauth, tool, webdata); never a front end (tui, cli) nor
-// cmd/otter, and it names no CLI flag.
+// oauth, record, servers, tool, webdata); never a front end (tui, cli) nor
+// cmd/otter, and it names no CLI flag. It does not import the MCP client
+// (internal/mcphost) nor the session database (internal/session) either:
+// it builds them through [Parts], so that a front end, which imports app,
+// links neither in through it.
 package app
 
 import (
@@ -41,13 +44,17 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // Options configure New.
 type Options struct {
+	// Parts are the MCP client manager and the session database the App
+	// builds on (internal/appparts' Default); New fails without
+	// NewServers.
+	Parts Parts
 	// Paths are otter's XDG directories; the zero value means
 	// config.DefaultPaths().
 	Paths config.Paths
@@ -79,7 +86,7 @@ type Options struct {
 	Provider string
 	// OnEvent receives the MCP manager's events, from any goroutine; it
 	// must not block.
-	OnEvent func(mcphost.Event)
+	OnEvent func(servers.Event)
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 	// Interactive lets servers start an OAuth login (which may open a
@@ -110,7 +117,7 @@ type App struct {
 	cfg     *config.Config
 	Paths   config.Paths
 	WorkDir string
-	mcp     *mcphost.Manager
+	mcp     servers.Host
 	tools   *tool.Set
 	auth    *oauth.Authorizer
 	Logger  *slog.Logger
@@ -135,6 +142,9 @@ type App struct {
 func New(ctx context.Context, opts Options) (*App, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if opts.Parts.NewServers == nil {
+		return nil, errNoPart("NewServers")
 	}
 	paths := opts.Paths
 	if paths == (config.Paths{}) {
@@ -174,11 +184,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Prompter: prompter,
 		Logger:   logger.With("component", "oauth"),
 	})
-	var authz mcphost.Authorizer = a.auth
+	var authz servers.Authorizer = a.auth
 	if opts.Interactive {
 		authz = interactiveAuth{a.auth}
 	}
-	mopts := mcphost.Options{
+	mopts := servers.Options{
 		Tools:   a.tools,
 		Auth:    authz,
 		Logger:  logger,
@@ -192,7 +202,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		mopts.Sampler = a.sample
 	}
 	mopts.OnEvent = a.onMCPEvent
-	a.mcp = mcphost.New(cfg.MCP, mopts)
+	a.mcp = a.opts.Parts.NewServers(cfg.MCP, mopts)
 	return a, nil
 }
 
@@ -229,15 +239,15 @@ func (a *App) Start(ctx context.Context) { a.mcp.Start(ctx) }
 // Reload re-reads the configuration, rebuilds the built-in tools and lets
 // the manager restart only the servers whose configuration changed. On a
 // config error nothing changes and the error is returned.
-func (a *App) Reload(ctx context.Context) (mcphost.ReloadDiff, error) {
+func (a *App) Reload(ctx context.Context) (servers.ReloadDiff, error) {
 	cfg, err := a.load()
 	if err != nil {
-		return mcphost.ReloadDiff{}, err
+		return servers.ReloadDiff{}, err
 	}
 	a.refreshExtensions(cfg)
 	builtins, err := a.builtins(cfg)
 	if err != nil {
-		return mcphost.ReloadDiff{}, err
+		return servers.ReloadDiff{}, err
 	}
 	a.cfg = cfg
 	a.setBuiltins(builtins)

@@ -18,8 +18,18 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
+	"github.com/otter-sh/otter/internal/session"
 	"github.com/otter-sh/otter/internal/tool"
 )
+
+// testParts are otter's parts (internal/appparts' Default, which imports
+// app and so cannot be imported by its tests).
+var testParts = Parts{
+	NewServers:   func(cfg config.MCP, o servers.Options) servers.Host { return mcphost.New(cfg, o) },
+	Probe:        mcphost.Probe,
+	OpenSessions: session.OpenStore,
+}
 
 // settleTimeout bounds waiting for servers: generous, for liveness only.
 const settleTimeout = time.Minute
@@ -88,6 +98,7 @@ func startApp(t *testing.T, opts Options) *App {
 	if opts.WorkDir == "" {
 		opts.WorkDir = t.TempDir()
 	}
+	opts.Parts = testParts
 	a, err := New(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +212,7 @@ func TestAppSelectServers(t *testing.T) {
 		t.Errorf("statuses %v, want only b, connected", got)
 	}
 
-	_, err := New(t.Context(), Options{Paths: paths, WorkDir: t.TempDir(),
+	_, err := New(t.Context(), Options{Parts: testParts, Paths: paths, WorkDir: t.TempDir(),
 		SelectServers: func([]config.Server) ([]config.Server, error) { return nil, fmt.Errorf("no such server") }})
 	if err == nil || !strings.Contains(err.Error(), "no such server") {
 		t.Errorf("New with a failing SelectServers: err = %v", err)
@@ -248,7 +259,7 @@ func TestAppReload(t *testing.T) {
 
 func TestNewConfigError(t *testing.T) {
 	paths := testPaths(t, "[mcp\n")
-	_, err := New(t.Context(), Options{Paths: paths, WorkDir: t.TempDir()})
+	_, err := New(t.Context(), Options{Parts: testParts, Paths: paths, WorkDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), paths.UserConfigFile()) {
 		t.Errorf("err = %v, want one naming %s", err, paths.UserConfigFile())
 	}

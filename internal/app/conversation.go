@@ -18,8 +18,8 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/mcphost"
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/record"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // DefaultServerWait is how long a front end's first message waits for
@@ -50,7 +50,7 @@ type ConversationOptions struct {
 	ServerWait time.Duration
 	// FollowResources subscribes to the resources a message attaches, on
 	// the servers that support it, so that their changes are reported
-	// (mcphost.ResourceUpdated through Options.OnEvent). A one-shot run has
+	// (servers.ResourceUpdated through Options.OnEvent). A one-shot run has
 	// no use for it.
 	FollowResources bool
 	// OnSaveError hears of a session write that fails after the start
@@ -117,7 +117,7 @@ type Conversation struct {
 // NewConversation builds the conversation's agent and gives it the session
 // o.Session asks for: a new one (saved from its first message), or the
 // saved one it continues. A session that cannot be found is an error
-// (wrapping session.ErrNotFound or session.ErrAmbiguous), so a front end
+// (wrapping record.ErrNotFound or record.ErrAmbiguous), so a front end
 // can refuse it before servers start.
 func (a *App) NewConversation(ctx context.Context, o ConversationOptions) (*Conversation, error) {
 	c := &Conversation{app: a, opts: o}
@@ -191,7 +191,7 @@ func (s *Session) notes(dir string, forked bool) []string {
 // short is the 8-character form of a session ID people read and type.
 func short(id string) string { return id[:min(8, len(id))] }
 
-func titleOf(i session.Info) string {
+func titleOf(i record.Info) string {
 	if i.Title == "" {
 		return "untitled"
 	}
@@ -209,7 +209,7 @@ func (c *Conversation) Notes() []string {
 
 // Warning is why nothing of the conversation is saved (the session
 // database cannot be used), or nil; Notes word it too. A front end may add
-// how to recover (errors.Is session.ErrCorrupt).
+// how to recover (errors.Is record.ErrCorrupt).
 func (c *Conversation) Warning() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -218,7 +218,7 @@ func (c *Conversation) Warning() error {
 
 // Resumed is the session the conversation continues (zero for a new one)
 // and its stored rows, for a front end to show the conversation as it was.
-func (c *Conversation) Resumed() (session.Info, []session.Entry) {
+func (c *Conversation) Resumed() (record.Info, []record.Entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session.Resumed, c.session.Entries
@@ -406,10 +406,10 @@ func (c *Conversation) setSettled() {
 
 // pending are the servers still starting, each with the longest the wait
 // may take for it.
-func (c *Conversation) pending(statuses []mcphost.Status) []agent.PendingServer {
+func (c *Conversation) pending(statuses []servers.Status) []agent.PendingServer {
 	var out []agent.PendingServer
 	for _, st := range statuses {
-		if st.State != mcphost.StatePending {
+		if st.State != servers.StatePending {
 			continue
 		}
 		limit := config.DefaultStartupTimeout
@@ -529,22 +529,22 @@ func (c *Conversation) New(ctx context.Context) error {
 }
 
 // Fork continues a copy of the current session, which stays as it was.
-func (c *Conversation) Fork(ctx context.Context) (session.Info, error) {
+func (c *Conversation) Fork(ctx context.Context) (record.Info, error) {
 	id := c.SessionID()
 	if id == "" {
-		return session.Info{}, errors.New("nothing of this conversation is saved yet, so there is nothing to fork")
+		return record.Info{}, errors.New("nothing of this conversation is saved yet, so there is nothing to fork")
 	}
 	if err := c.start(ctx, SessionOptions{Resume: id, Fork: true}); err != nil {
-		return session.Info{}, err
+		return record.Info{}, err
 	}
 	info, _ := c.Resumed()
 	return info, nil
 }
 
 // Resume continues the session with this ID or unique ID prefix.
-func (c *Conversation) Resume(ctx context.Context, id string) (session.Info, []session.Entry, error) {
+func (c *Conversation) Resume(ctx context.Context, id string) (record.Info, []record.Entry, error) {
 	if err := c.start(ctx, SessionOptions{Resume: id}); err != nil {
-		return session.Info{}, nil, err
+		return record.Info{}, nil, err
 	}
 	info, entries := c.Resumed()
 	return info, entries, nil
@@ -566,25 +566,25 @@ func (c *Conversation) Rename(ctx context.Context, title string) error {
 // FindSessions lists saved sessions, the working directory's first: the
 // latest without words, else those whose title or messages hold them,
 // best match first, each with what matched.
-func (c *Conversation) FindSessions(ctx context.Context, words string) ([]session.Found, error) {
+func (c *Conversation) FindSessions(ctx context.Context, words string) ([]record.Found, error) {
 	s, err := c.app.Sessions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	here := c.app.WorkDir
-	var out []session.Found
+	var out []record.Found
 	if strings.TrimSpace(words) == "" {
-		mine, err := s.List(ctx, session.ListOptions{Cwd: here, Limit: 10})
+		mine, err := s.List(ctx, record.ListOptions{Cwd: here, Limit: 10})
 		if err != nil {
 			return nil, err
 		}
-		all, err := s.List(ctx, session.ListOptions{Limit: 20})
+		all, err := s.List(ctx, record.ListOptions{Limit: 20})
 		if err != nil {
 			return nil, err
 		}
 		for _, i := range append(mine, all...) {
 			if len(out) < len(mine) || i.Cwd != here {
-				out = append(out, session.Found{Info: i})
+				out = append(out, record.Found{Info: i})
 			}
 		}
 		return out, nil
@@ -592,7 +592,7 @@ func (c *Conversation) FindSessions(ctx context.Context, words string) ([]sessio
 	if out, err = s.Find(ctx, words, 0); err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(x, y session.Found) int {
+	slices.SortStableFunc(out, func(x, y record.Found) int {
 		switch {
 		case x.Cwd == here && y.Cwd != here:
 			return -1

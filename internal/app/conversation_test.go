@@ -26,7 +26,7 @@ func convApp(t *testing.T, srv *llmtest.Server, more string, parts ...func() str
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	cfg := fmt.Sprintf("[agent]\nprovider = \"fake\"\nmodel = \"m\"\n[providers.fake]\ntype = \"openai\"\nbase_url = %q\napi_key = \"k\"\n", srv.URL) + more
-	a, err := New(context.Background(), Options{Paths: testPaths(t, cfg), WorkDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler), SystemParts: parts})
+	a, err := New(context.Background(), Options{Parts: testParts, Paths: testPaths(t, cfg), WorkDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler), SystemParts: parts})
 	if err != nil {
 		t.Fatal(err)
 	}

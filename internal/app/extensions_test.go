@@ -33,7 +33,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	put(t, filepath.Join(proj, ".claude", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.")
 
 	open := func() *App {
-		a, err := New(context.Background(), Options{Paths: paths, WorkDir: proj})
+		a, err := New(context.Background(), Options{Parts: testParts, Paths: paths, WorkDir: proj})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestHeldBackNamesTheProjectsExtensions(t *testing.T) {
 	proj := t.TempDir()
 	put(t, filepath.Join(proj, ".otter", "commands", "review", "pr.md"), "Review #$1")
 	put(t, filepath.Join(proj, ".agents", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.")
-	a, err := New(context.Background(), Options{Paths: paths, WorkDir: proj})
+	a, err := New(context.Background(), Options{Parts: testParts, Paths: paths, WorkDir: proj})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,75 +11,74 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/record"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // The MCP client's vocabulary as front ends see it. They are aliases: the
 // values are mcphost's, named here so that app is a front end's one seam.
 type (
-	ServerStatus     = mcphost.Status
-	ServerState      = mcphost.State
-	ServerEvent      = mcphost.Event
-	StateChanged     = mcphost.StateChanged
-	ResourceUpdated  = mcphost.ResourceUpdated
-	ServerLog        = mcphost.ServerLog
-	Prompt           = mcphost.Prompt
-	Resource         = mcphost.Resource
-	ResourceTemplate = mcphost.ResourceTemplate
-	ReloadDiff       = mcphost.ReloadDiff
+	ServerStatus     = servers.Status
+	ServerState      = servers.State
+	ServerEvent      = servers.Event
+	StateChanged     = servers.StateChanged
+	ResourceUpdated  = servers.ResourceUpdated
+	ServerLog        = servers.ServerLog
+	Prompt           = servers.Prompt
+	Resource         = servers.Resource
+	ResourceTemplate = servers.ResourceTemplate
+	ReloadDiff       = servers.ReloadDiff
 	// URLElicitationError is a tool call's error when the server needs the
 	// person to open a URL first.
-	URLElicitationError = mcphost.URLElicitationError
+	URLElicitationError = servers.URLElicitationError
 )
 
 // A server's states (ServerStatus.State).
 const (
-	StatePending   = mcphost.StatePending
-	StateConnected = mcphost.StateConnected
-	StateNeedsAuth = mcphost.StateNeedsAuth
-	StateFailed    = mcphost.StateFailed
-	StateDisabled  = mcphost.StateDisabled
+	StatePending   = servers.StatePending
+	StateConnected = servers.StateConnected
+	StateNeedsAuth = servers.StateNeedsAuth
+	StateFailed    = servers.StateFailed
+	StateDisabled  = servers.StateDisabled
 )
 
 // TransportAuto is a URL server's transport when it is to be found out
 // (streamable HTTP, else SSE).
-const TransportAuto = mcphost.TransportAuto
+const TransportAuto = servers.TransportAuto
 
 // The saved sessions' vocabulary as front ends see it (aliases of
 // session's).
 type (
-	SessionInfo          = session.Info
-	SessionEntry         = session.Entry
-	SessionFound         = session.Found
-	SessionCompaction    = session.Compaction
-	SessionListOptions   = session.ListOptions
-	SessionSearchOptions = session.SearchOptions
+	SessionInfo          = record.Info
+	SessionEntry         = record.Entry
+	SessionFound         = record.Found
+	SessionCompaction    = record.Compaction
+	SessionListOptions   = record.ListOptions
+	SessionSearchOptions = record.SearchOptions
 	// SessionStore is the session database (App.Sessions).
-	SessionStore = session.Store
+	SessionStore = record.Store
 )
 
 // Errors about saved sessions, for errors.Is.
 var (
-	ErrSessionNotFound  = session.ErrNotFound
-	ErrSessionAmbiguous = session.ErrAmbiguous
+	ErrSessionNotFound  = record.ErrNotFound
+	ErrSessionAmbiguous = record.ErrAmbiguous
 	// ErrSessionsDamaged: the session database file is damaged (what
 	// still reads can be read with SessionsToRead).
-	ErrSessionsDamaged = session.ErrCorrupt
+	ErrSessionsDamaged = record.ErrCorrupt
 )
 
 // RoleNotice is a stored entry's role for a notice of otter's (not a
 // message of the person's or the model's).
-const RoleNotice = session.RoleNotice
+const RoleNotice = record.RoleNotice
 
 // InterruptedResult is what a tool call cut off by otter's exit is
 // stored as.
-const InterruptedResult = session.InterruptedResult
+const InterruptedResult = record.InterruptedResult
 
 // Config is the configuration the App runs with (re-read by Reload); the
 // caller does not change it.
@@ -135,7 +134,7 @@ func (a *App) ReadResource(ctx context.Context, server, uri string) (*sdk.ReadRe
 }
 
 // Complete asks server for completions of a prompt's or a resource
-// template's argument (see mcphost.Manager.Complete).
+// template's argument (see servers.Manager.Complete).
 func (a *App) Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
 	return a.mcp.Complete(ctx, server, ref, name, arg, value, resolved)
 }
@@ -166,14 +165,6 @@ func (a *App) SearchTools(query string, limit int) []tool.Match {
 	return a.tools.Search(query, limit, a.mcp.Instructions())
 }
 
-// ProbeServer connects to the remote server srv once with the OAuth
-// handler h (which runs a login when the server asks for one) and closes
-// the connection again: a login's check that the token works. version is
-// the client version sent in initialize.
-func ProbeServer(ctx context.Context, srv config.Server, h auth.OAuthHandler, version string) error {
-	return mcphost.Probe(ctx, srv, h, version)
-}
-
 // SessionAge is how long ago t was, as the session lists show it ("3h",
 // "2d").
-func SessionAge(t, now time.Time) string { return session.Age(t, now) }
+func SessionAge(t, now time.Time) string { return record.Age(t, now) }

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/otter-sh/otter/internal/attach"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -39,8 +39,8 @@ func (a *App) applyBuiltinsLocked(offer bool) {
 
 // onMCPEvent adds or removes the resource tools as servers come and go,
 // before the front end hears of the change.
-func (a *App) onMCPEvent(e mcphost.Event) {
-	if _, ok := e.(mcphost.StateChanged); ok {
+func (a *App) onMCPEvent(e servers.Event) {
+	if _, ok := e.(servers.StateChanged); ok {
 		a.refreshResourceTools()
 	}
 	if a.opts.OnEvent != nil {

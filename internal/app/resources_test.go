@@ -32,7 +32,7 @@ func TestResourceToolsFollowServersWithResources(t *testing.T) {
 	var a *App
 	seen := make(chan bool, 16)
 	paths := testPaths(t, serverTOML("docs", ts.URL))
-	a, err := New(context.Background(), Options{Paths: paths, WorkDir: t.TempDir(), OnEvent: func(e mcphost.Event) {
+	a, err := New(context.Background(), Options{Parts: testParts, Paths: paths, WorkDir: t.TempDir(), OnEvent: func(e mcphost.Event) {
 		if sc, ok := e.(mcphost.StateChanged); ok && sc.Status.State == mcphost.StateConnected {
 			seen <- offered(a)
 		}

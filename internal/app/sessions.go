@@ -8,7 +8,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // SessionOptions say which saved conversation an agent continues.
@@ -29,10 +29,10 @@ func (o SessionOptions) Resuming() bool { return o.Continue || o.Resume != "" }
 // sessionStore is the App's session database, opened once.
 type sessionStore struct {
 	once  sync.Once
-	store *session.Store
+	store record.Store
 	err   error
 	// readOnly is the database SessionsToRead opened read-only.
-	readOnly *session.Store
+	readOnly record.Store
 }
 
 // ErrSessionsOff is returned by Sessions when [sessions] enabled = false.
@@ -41,15 +41,15 @@ var ErrSessionsOff = errors.New("saving conversations is turned off ([sessions] 
 // Sessions opens the session database ($XDG_DATA_HOME/otter/otter.db) the
 // first time it is called, and deletes the sessions older than [sessions]
 // keep_days. It returns ErrSessionsOff when [sessions] enabled = false, and
-// a *session.Error (naming the file and what to do) when the database
+// a *record.Error (naming the file and what to do) when the database
 // cannot be used.
-func (a *App) Sessions(ctx context.Context) (*session.Store, error) {
+func (a *App) Sessions(ctx context.Context) (record.Store, error) {
 	if !a.cfg.Sessions.IsEnabled() {
 		return nil, ErrSessionsOff
 	}
 	s := &a.sessions
 	s.once.Do(func() {
-		s.store, s.err = session.Open(ctx, session.DefaultPath(a.Paths.DataDir))
+		s.store, s.err = a.opts.Parts.openSessions(ctx, record.DefaultPath(a.Paths.DataDir), false)
 		if s.err != nil {
 			return
 		}
@@ -67,15 +67,15 @@ func (a *App) Sessions(ctx context.Context) (*session.Store, error) {
 // read-only data directory, or a damaged file whose readable sessions can
 // still be exported — it is opened read-only, and degraded is why (nil
 // when the database opened for writing too).
-func (a *App) SessionsToRead(ctx context.Context) (store *session.Store, degraded error, err error) {
+func (a *App) SessionsToRead(ctx context.Context) (store record.Store, degraded error, err error) {
 	store, err = a.Sessions(ctx)
-	if err == nil || !(errors.Is(err, session.ErrReadOnly) || errors.Is(err, session.ErrCorrupt)) {
+	if err == nil || !(errors.Is(err, record.ErrReadOnly) || errors.Is(err, record.ErrCorrupt)) {
 		return store, nil, err
 	}
 	if a.sessions.readOnly != nil { // opened by an earlier call: one handle
 		return a.sessions.readOnly, err, nil
 	}
-	ro, roErr := session.OpenReadOnly(ctx, session.DefaultPath(a.Paths.DataDir))
+	ro, roErr := a.opts.Parts.openSessions(ctx, record.DefaultPath(a.Paths.DataDir), true)
 	if roErr != nil {
 		return nil, nil, err
 	}
@@ -98,13 +98,13 @@ func (a *App) closeSessions() error {
 // Session is the conversation an agent saves to.
 type Session struct {
 	// Recorder saves the conversation; nil when nothing is saved.
-	Recorder *session.Recorder
+	Recorder record.Recorder
 	// Resumed describes the session that was resumed (its copy when
 	// forked); zero for a new conversation.
-	Resumed session.Info
+	Resumed record.Info
 	// Entries are the resumed session's stored rows, for a front end to
 	// show the conversation as it was.
-	Entries []session.Entry
+	Entries []record.Entry
 	// Warning, when set, says why the conversation is not saved (the
 	// database cannot be used); the front end shows it.
 	Warning error
@@ -115,7 +115,7 @@ type Session struct {
 	// Cleared is the latest session of the directory when continuing it
 	// found it cleared (Conversation.Clear): a new conversation begins
 	// instead.
-	Cleared session.Info
+	Cleared record.Info
 }
 
 // clearedState marks a session whose conversation was cleared, so that
@@ -151,12 +151,12 @@ func (a *App) CheckResume(ctx context.Context, o SessionOptions) error {
 // prefix) names, or when continuing the latest of the working directory.
 // When that latest one was cleared, cleared is true: there is nothing to
 // continue, and a new conversation begins.
-func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOptions) (info session.Info, cleared bool, err error) {
+func (a *App) resumed(ctx context.Context, store record.Store, o SessionOptions) (info record.Info, cleared bool, err error) {
 	if o.Continue && o.Resume == "" {
 		info, err = store.Latest(ctx, a.WorkDir)
-		if errors.Is(err, session.ErrNotFound) {
+		if errors.Is(err, record.ErrNotFound) {
 			// Nothing to continue: a new conversation (Session.Fresh says so).
-			return session.Info{}, false, nil
+			return record.Info{}, false, nil
 		}
 		if err != nil {
 			return info, false, err
@@ -179,8 +179,8 @@ func (a *App) resumed(ctx context.Context, store *session.Store, o SessionOption
 //
 // A database that cannot be used is no error for a new conversation: the
 // Session's Warning says so and nothing is saved. Resuming fails with the
-// database's error, or one wrapping session.ErrNotFound or
-// session.ErrAmbiguous for an ID that names no single session.
+// database's error, or one wrapping record.ErrNotFound or
+// record.ErrAmbiguous for an ID that names no single session.
 func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOptions, onError func(error)) (*Session, error) {
 	if o.Off {
 		if o.Resuming() {
@@ -200,7 +200,7 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		}
 		return &Session{Warning: fmt.Errorf("%w; this conversation is not saved", err)}, nil
 	}
-	info := session.Info{Cwd: a.WorkDir, Provider: a.cfg.Agent.Provider, Model: ag.Model()}
+	info := record.Info{Cwd: a.WorkDir, Provider: a.cfg.Agent.Provider, Model: ag.Model()}
 	out := &Session{}
 	if o.Resuming() {
 		src, cleared, err := a.resumed(ctx, store, o)
@@ -215,7 +215,7 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 			if cleared {
 				out.Cleared = src
 			}
-			out.Recorder = session.NewRecorder(store, info, onError)
+			out.Recorder = store.Record(info, onError)
 			ag.SetRecorder(out.Recorder)
 			return out, nil
 		}
@@ -255,7 +255,7 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 			store.SetModel(ctx, src.ID, a.cfg.Agent.Provider, m)
 		}
 	}
-	out.Recorder = session.NewRecorder(store, info, onError)
+	out.Recorder = store.Record(info, onError)
 	ag.SetRecorder(out.Recorder)
 	return out, nil
 }

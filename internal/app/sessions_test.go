@@ -11,13 +11,13 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // sessionApp is an App over fresh XDG directories with config toml.
 func sessionApp(t *testing.T, toml string) *App {
 	t.Helper()
-	a, err := New(context.Background(), Options{Paths: testPaths(t, toml), WorkDir: t.TempDir()})
+	a, err := New(context.Background(), Options{Parts: testParts, Paths: testPaths(t, toml), WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := s.ID()
-	fi, err := os.Stat(filepath.Join(a.Paths.DataDir, session.FileName))
+	fi, err := os.Stat(filepath.Join(a.Paths.DataDir, record.FileName))
 	if err != nil || fi.Mode().Perm() != 0o600 || first == "" {
 		t.Fatalf("database: %v %v, session %q", fi, err, first)
 	}
@@ -78,7 +78,7 @@ func TestStartSessionNewContinueForkResume(t *testing.T) {
 		t.Errorf("the fork has %d messages, want 6", len(h))
 	}
 
-	if _, err := a.startSession(ctx, newAgent(), SessionOptions{Resume: "ffffffff"}, nil); !errors.Is(err, session.ErrNotFound) {
+	if _, err := a.startSession(ctx, newAgent(), SessionOptions{Resume: "ffffffff"}, nil); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("unknown ID: %v", err)
 	}
 	if _, err := a.startSession(ctx, newAgent(), SessionOptions{Off: true, Continue: true}, nil); err == nil {
@@ -99,14 +99,14 @@ func TestStartSessionWithoutADatabase(t *testing.T) {
 		t.Fatalf("disabled: %+v, %v", s, err)
 	}
 	ag.Send(ctx, "x")
-	if _, err := os.Stat(filepath.Join(off.Paths.DataDir, session.FileName)); err == nil {
+	if _, err := os.Stat(filepath.Join(off.Paths.DataDir, record.FileName)); err == nil {
 		t.Error("a database was created though sessions are disabled")
 	}
 
 	// A damaged database: otter says so, runs, saves nothing, and leaves
 	// the file as it was.
 	bad := sessionApp(t, "")
-	path := filepath.Join(bad.Paths.DataDir, session.FileName)
+	path := filepath.Join(bad.Paths.DataDir, record.FileName)
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	junk := bytes.Repeat([]byte("garbage "), 1000)
 	os.WriteFile(path, junk, 0o600)
@@ -121,7 +121,7 @@ func TestStartSessionWithoutADatabase(t *testing.T) {
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, junk) {
 		t.Error("the damaged database was changed")
 	}
-	if _, err := bad.startSession(ctx, ag, SessionOptions{Continue: true}, nil); !errors.Is(err, session.ErrCorrupt) {
+	if _, err := bad.startSession(ctx, ag, SessionOptions{Continue: true}, nil); !errors.Is(err, record.ErrCorrupt) {
 		t.Errorf("continue with a damaged database: %v", err)
 	}
 }

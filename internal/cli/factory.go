@@ -19,6 +19,9 @@ import (
 type Factory struct {
 	IO      *iostreams.IOStreams
 	Version string
+	// Parts are the MCP client and session database an App is built on
+	// (internal/appparts' Default, given by cmd/otter).
+	Parts app.Parts
 
 	ConfigFile string // --config: an extra config file, above every scope
 	WorkDir    string // --cwd
@@ -36,7 +39,7 @@ func (f *Factory) LoadOptions() config.LoadOptions {
 // AppOptions are the app.Options of the global flags; the command adds
 // the rest.
 func (f *Factory) AppOptions(logger *slog.Logger) app.Options {
-	return app.Options{WorkDir: f.WorkDir, ConfigFile: f.ConfigFile, ConfigFileHint: configFileHint, Logger: logger, Version: f.Version}
+	return app.Options{Parts: f.Parts, WorkDir: f.WorkDir, ConfigFile: f.ConfigFile, ConfigFileHint: configFileHint, Logger: logger, Version: f.Version}
 }
 
 // configFileHint is what to do when the --config file does not exist.

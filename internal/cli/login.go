@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
@@ -203,7 +202,7 @@ func runLogin(ctx context.Context, f *Factory, srv config.Server, paths config.P
 	if h == nil {
 		return ExitCode(2, fmt.Errorf("server %q sends its own Authorization header (headers in its configuration); otter does not manage its login", srv.Name))
 	}
-	if err := app.ProbeServer(ctx, srv, h, f.Version); err != nil {
+	if err := f.Parts.ProbeServer(ctx, srv, h, f.Version); err != nil {
 		if rerr := relogin.Abandon(); rerr != nil {
 			logger.Warn("could not put the previous token back", "server", srv.Name, "err", rerr)
 		} else if force || len(relogin.Missing) > 0 {

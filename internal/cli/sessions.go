@@ -33,7 +33,7 @@ type SessionsOptions struct {
 // [sessions] settings (enabled, keep_days and its pruning) apply as they
 // do to a conversation. Close closes both.
 type sessionDB struct {
-	*app.SessionStore
+	app.SessionStore
 	app      *app.App
 	closeLog func()
 }

@@ -8,7 +8,7 @@
 // transport.go and process.go, and the work-arounds of go-sdk behaviours,
 // behind one observer per connection, in sdkobserver.go.
 //
-// It may import ask, config, oauth, tool and toolname; never the agent,
+// It may import ask, config, oauth, servers, tool and toolname; never the agent,
 // app or a front end.
 package mcphost
 

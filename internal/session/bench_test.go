@@ -13,6 +13,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // These benchmarks print
@@ -23,7 +24,7 @@ import (
 
 func benchStore(b *testing.B) *Store {
 	b.Helper()
-	s, err := Open(context.Background(), filepath.Join(b.TempDir(), FileName))
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), record.FileName))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,8 +62,8 @@ func BenchmarkSessionAppend(b *testing.B) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	msg := llm.Message{Role: llm.RoleAssistant, Text: sentence(r, 100)}
-	info, _ := s.Create(ctx, Info{Cwd: "/bench"})
-	base, _ := s.Create(ctx, Info{Cwd: "/bench-baseline"})
+	info, _ := s.Create(ctx, record.Info{Cwd: "/bench"})
+	base, _ := s.Create(ctx, record.Info{Cwd: "/bench-baseline"})
 	db := rawDB(b, s)
 	ins, err := db.Prepare(`INSERT INTO messages (session_id, seq, role, text, parts, interrupted, input_tokens, output_tokens, created)
 		VALUES (?, ?, ?, ?, NULL, 0, ?, ?, ?)`)
@@ -101,10 +102,10 @@ func BenchmarkSessionAppend(b *testing.B) {
 
 // fillSession stores n messages in a session: user prompts, answers that
 // call tools, and their results, in turn.
-func fillSession(b *testing.B, s *Store, cwd string, n int, r *rand.Rand) Info {
+func fillSession(b *testing.B, s *Store, cwd string, n int, r *rand.Rand) record.Info {
 	b.Helper()
 	ctx := context.Background()
-	info, err := s.Create(ctx, Info{Cwd: cwd})
+	info, err := s.Create(ctx, record.Info{Cwd: cwd})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func BenchmarkSessionSearch100k(b *testing.B) {
 	var hits int
 	b.Run("otter", func(b *testing.B) {
 		for b.Loop() {
-			h, err := s.Search(ctx, "kubernetes migration", SearchOptions{Limit: 50})
+			h, err := s.Search(ctx, "kubernetes migration", record.SearchOptions{Limit: 50})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/compact"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // RecordCompaction saves a compaction of the conversation (what
@@ -29,7 +30,7 @@ func (r *Recorder) RecordCompaction(summary string, kept []llm.Message, before, 
 		if err != nil {
 			return err
 		}
-		return r.store.AddCompaction(ctx, id, Compaction{UpTo: upTo, Summary: summary, TokensBefore: before, TokensAfter: after})
+		return r.store.AddCompaction(ctx, id, record.Compaction{UpTo: upTo, Summary: summary, TokensBefore: before, TokensAfter: after})
 	})
 }
 
@@ -38,7 +39,7 @@ func (r *Recorder) RecordCompaction(summary string, kept []llm.Message, before, 
 func (s *Store) boundary(ctx context.Context, id string, kept int) (int64, error) {
 	var seq int64
 	err := s.db.QueryRowContext(ctx, `SELECT seq FROM messages WHERE session_id = ? AND role != ?
-		ORDER BY seq DESC LIMIT 1 OFFSET ?`, id, string(RoleNotice), kept).Scan(&seq)
+		ORDER BY seq DESC LIMIT 1 OFFSET ?`, id, string(record.RoleNotice), kept).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -60,7 +61,7 @@ func (s *Store) ModelHistory(ctx context.Context, id string) ([]llm.Message, err
 // every stored row, for the transcript a front end shows (Entries(id, 0)),
 // and the conversation the model is sent (ModelHistory). Reading the two
 // apart would read and decode a long conversation twice.
-func (s *Store) Resume(ctx context.Context, id string) (entries []Entry, model []llm.Message, err error) {
+func (s *Store) Resume(ctx context.Context, id string) (entries []record.Entry, model []llm.Message, err error) {
 	cs, err := s.Compactions(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -73,14 +74,14 @@ func (s *Store) Resume(ctx context.Context, id string) (entries []Entry, model [
 	}
 	c := &cs[len(cs)-1]
 	// Entries are in Seq order: the first after the boundary by bisection.
-	i, _ := slices.BinarySearchFunc(entries, c.UpTo+1, func(e Entry, seq int64) int { return cmp.Compare(e.Seq, seq) })
+	i, _ := slices.BinarySearchFunc(entries, c.UpTo+1, func(e record.Entry, seq int64) int { return cmp.Compare(e.Seq, seq) })
 	return entries, modelHistory(c, entries[i:]), nil
 }
 
 // modelHistory is the conversation a model is sent: the summary of c
 // (when there is a compaction) and then History(after), the rows after
 // its boundary.
-func modelHistory(c *Compaction, after []Entry) []llm.Message {
+func modelHistory(c *record.Compaction, after []record.Entry) []llm.Message {
 	if c == nil {
 		return History(after)
 	}

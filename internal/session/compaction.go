@@ -6,21 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/otter-sh/otter/internal/record"
 )
 
-// Compaction records that a session's history up to a message was replaced,
-// for the model, by a summary. The messages themselves stay stored: a
-// compaction changes what the model is sent, never what was said.
-type Compaction struct {
-	UpTo         int64 // messages with Seq <= UpTo are replaced by Summary
-	Summary      string
-	TokensBefore int64
-	TokensAfter  int64
-	Time         time.Time
-}
-
 // AddCompaction records a compaction of a session.
-func (s *Store) AddCompaction(ctx context.Context, id string, c Compaction) error {
+func (s *Store) AddCompaction(ctx context.Context, id string, c record.Compaction) error {
 	if c.Time.IsZero() {
 		c.Time = time.Now()
 	}
@@ -35,16 +26,16 @@ func (s *Store) AddCompaction(ctx context.Context, id string, c Compaction) erro
 }
 
 // Compactions returns a session's compactions, oldest first.
-func (s *Store) Compactions(ctx context.Context, id string) ([]Compaction, error) {
+func (s *Store) Compactions(ctx context.Context, id string) ([]record.Compaction, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT upto_seq, summary, tokens_before, tokens_after, created
 		FROM compactions WHERE session_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, s.fail("read compactions", err)
 	}
 	defer rows.Close()
-	var out []Compaction
+	var out []record.Compaction
 	for rows.Next() {
-		var c Compaction
+		var c record.Compaction
 		var created int64
 		if err := rows.Scan(&c.UpTo, &c.Summary, &c.TokensBefore, &c.TokensAfter, &created); err != nil {
 			return nil, s.fail("read compactions", err)
@@ -58,12 +49,12 @@ func (s *Store) Compactions(ctx context.Context, id string) ([]Compaction, error
 // Compacted returns the view of a session a model is sent: the latest
 // compaction (nil when there is none) and the stored rows after its
 // boundary. Use History on the rows, after the summary.
-func (s *Store) Compacted(ctx context.Context, id string) (*Compaction, []Entry, error) {
+func (s *Store) Compacted(ctx context.Context, id string) (*record.Compaction, []record.Entry, error) {
 	cs, err := s.Compactions(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	var last *Compaction
+	var last *record.Compaction
 	after := int64(0)
 	if len(cs) > 0 {
 		last = &cs[len(cs)-1]

@@ -18,22 +18,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
-
-// RoleNotice is the role of a stored notice: a line a front end showed in
-// the transcript (an error, a cancellation, a model change), kept so that a
-// resumed transcript looks as it did. Notices are never sent to a model.
-const RoleNotice llm.Role = "notice"
-
-// Entry is one stored row of a conversation. A tool row holds exactly one
-// ToolResult (each result is saved as it arrives); History groups them
-// into the llm.RoleTool messages a provider expects.
-type Entry struct {
-	Seq     int64
-	Time    time.Time
-	Message llm.Message // Role may be RoleNotice; then Text is the notice
-	Usage   llm.Usage   // of the model call that produced an assistant message
-}
 
 // parts is the JSON of the messages.parts column: what a message holds
 // besides its text.
@@ -306,7 +292,7 @@ func (s *Store) Append(ctx context.Context, id string, m llm.Message, u llm.Usag
 		err = errors.New("the database returned no sequence number for the message")
 	}
 	if err != nil && strings.Contains(err.Error(), "NOT NULL constraint failed: messages.seq") {
-		err = fmt.Errorf("%w %q (was it deleted?)", ErrNotFound, id)
+		err = fmt.Errorf("%w %q (was it deleted?)", record.ErrNotFound, id)
 	}
 	if err != nil {
 		return 0, s.fail("save a message", err)
@@ -345,7 +331,7 @@ func (s *Store) Rewrite(ctx context.Context, id string, seq int64, m llm.Message
 	var old string
 	err = tx.QueryRowContext(ctx, "SELECT id, text, input_tokens, output_tokens FROM messages WHERE session_id = ? AND seq = ?", id, seq).Scan(&row, &old, &oldIn, &oldOut)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: message %d of session %q (was it deleted?)", ErrNotFound, seq, id)
+		return fmt.Errorf("%w: message %d of session %q (was it deleted?)", record.ErrNotFound, seq, id)
 	}
 	for _, st := range []struct {
 		q    string
@@ -380,7 +366,7 @@ const entriesSQL = `SELECT seq, role, text, parts, interrupted, input_tokens, ou
 // nothing per row of its own: each row is scanned straight into its place
 // in the result (a local Entry handed to Scan would escape to the heap and
 // be copied), into scan variables shared by all rows.
-func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, error) {
+func (s *Store) Entries(ctx context.Context, id string, after int64) ([]record.Entry, error) {
 	var n int // the number of rows, to size the slice (one connection: read it first)
 	s.db.QueryRowContext(ctx, "SELECT messages FROM sessions WHERE id = ?", id).Scan(&n)
 	q, err := s.stmt(ctx, entriesSQL)
@@ -392,14 +378,14 @@ func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, e
 		return nil, s.fail("read a session", err)
 	}
 	defer rows.Close()
-	out := make([]Entry, 0, n)
+	out := make([]record.Entry, 0, n)
 	var (
 		role, text           string
 		p                    sql.NullString
 		interrupted, created int64
 	)
 	for rows.Next() {
-		out = append(out, Entry{})
+		out = append(out, record.Entry{})
 		e := &out[len(out)-1]
 		if err := rows.Scan(&e.Seq, &role, &text, &p, &interrupted, &e.Usage.InputTokens, &e.Usage.OutputTokens, &created); err != nil {
 			return nil, s.fail("read a session", err)
@@ -412,29 +398,25 @@ func (s *Store) Entries(ctx context.Context, id string, after int64) ([]Entry, e
 	return out, s.fail("read a session", rows.Err())
 }
 
-// InterruptedResult is the text of the result given to a tool call that
-// has none in the stored conversation (otter stopped while it ran).
-const InterruptedResult = "interrupted: otter stopped before this tool call finished, so its result is unknown; run it again if it is still needed"
-
 // History turns stored rows into the conversation a provider accepts:
 // notices are left out, the tool results after an assistant message are
 // grouped into one llm.RoleTool message in the order of its calls, a call
 // without a result gets an InterruptedResult error result, and a prompt
 // whose answer was never saved gets an empty answer marked Interrupted.
-func History(entries []Entry) []llm.Message {
+func History(entries []record.Entry) []llm.Message {
 	return appendHistory(make([]llm.Message, 0, len(entries)), entries)
 }
 
 // appendHistory appends History(entries) to out: a caller that puts a
 // compaction's summary first sizes out once instead of copying the whole
 // conversation behind it.
-func appendHistory(out []llm.Message, entries []Entry) []llm.Message {
+func appendHistory(out []llm.Message, entries []record.Entry) []llm.Message {
 	start := len(out) // what out holds already is not this conversation's
 	for i := 0; i < len(entries); {
 		m := entries[i].Message
 		i++
 		switch m.Role {
-		case RoleNotice:
+		case record.RoleNotice:
 			continue
 		case llm.RoleTool:
 			continue // a result without its call (before a compaction boundary)
@@ -452,7 +434,7 @@ func appendHistory(out []llm.Message, entries []Entry) []llm.Message {
 		found := make([]bool, len(m.ToolCalls))
 		for ; i < len(entries); i++ {
 			e := entries[i].Message
-			if e.Role == RoleNotice {
+			if e.Role == record.RoleNotice {
 				continue
 			}
 			if e.Role != llm.RoleTool {
@@ -468,7 +450,7 @@ func appendHistory(out []llm.Message, entries []Entry) []llm.Message {
 		}
 		for j, c := range m.ToolCalls {
 			if !found[j] {
-				results[j] = llm.ToolResult{CallID: c.ID, Name: c.Name, Text: InterruptedResult, IsError: true}
+				results[j] = llm.ToolResult{CallID: c.ID, Name: c.Name, Text: record.InterruptedResult, IsError: true}
 			}
 		}
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolResults: results})

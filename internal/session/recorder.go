@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // writeTimeout bounds one write-through; the busy timeout within it lets
@@ -27,7 +28,7 @@ type Recorder struct {
 	onError func(error)
 
 	mu     sync.Mutex
-	info   Info
+	info   record.Info
 	failed bool
 	draft  int64 // the seq of the answer saved as it streams; 0: none
 }
@@ -36,7 +37,7 @@ type Recorder struct {
 // when info.ID is empty, to a new session described by info (Cwd, Provider,
 // Model, ParentID) that is created with the first message. onError (may be
 // nil) is told of the first failed write.
-func NewRecorder(s *Store, info Info, onError func(error)) *Recorder {
+func NewRecorder(s *Store, info record.Info, onError func(error)) *Recorder {
 	return &Recorder{store: s, info: info, onError: onError}
 }
 
@@ -131,7 +132,7 @@ func (r *Recorder) Notice(text string) {
 		return
 	}
 	r.do("a notice", func(ctx context.Context, id string) error {
-		_, err := r.store.Append(ctx, id, llm.Message{Role: RoleNotice, Text: text}, llm.Usage{})
+		_, err := r.store.Append(ctx, id, llm.Message{Role: record.RoleNotice, Text: text}, llm.Usage{})
 		return err
 	})
 }

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"fmt"
+
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // migrations[i] takes the schema from version i to version i+1. A
@@ -128,7 +130,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // newer is the error for a database of schema version v > schemaVersion.
 func (s *Store) newer(v int) error {
-	return &Error{Path: s.path, Op: "open", Kind: ErrNewer,
+	return &record.Error{Path: s.path, Op: "open", Kind: record.ErrNewer,
 		Err:  fmt.Errorf("its schema is version %d, this otter knows up to version %d", v, schemaVersion),
 		Hint: "update otter to use it (otter leaves it unchanged), or set [sessions] enabled = false"}
 }

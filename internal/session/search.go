@@ -4,27 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
-
-// Hit is a message that matched a search.
-type Hit struct {
-	Session Info
-	Seq     int64
-	Role    llm.Role
-	Time    time.Time
-	// Snippet is the matching part of the text, the matched words between
-	// « and ».
-	Snippet string
-}
-
-// SearchOptions narrow a search.
-type SearchOptions struct {
-	Cwd   string // only sessions of this directory; "" = all
-	Limit int    // 0 = 50
-}
 
 // ftsQuery turns what a person typed into an FTS5 query: every word must
 // occur, as a word or a word's beginning; quotes and operators are taken
@@ -39,7 +22,7 @@ func ftsQuery(q string) string {
 
 // Search finds the messages whose text holds every word of query (word
 // beginnings match too: "deploy" finds "deployment"), best matches first.
-func (s *Store) Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
+func (s *Store) Search(ctx context.Context, query string, opts record.SearchOptions) ([]record.Hit, error) {
 	fq := ftsQuery(query)
 	if fq == "" {
 		return nil, nil
@@ -61,9 +44,9 @@ func (s *Store) Search(ctx context.Context, query string, opts SearchOptions) ([
 		return nil, s.fail("search sessions", err)
 	}
 	defer rows.Close()
-	var out []Hit
+	var out []record.Hit
 	for rows.Next() {
-		var h Hit
+		var h record.Hit
 		var role string
 		var created int64
 		i, err := scanInfo(rows, &h.Seq, &role, &created, &h.Snippet)
@@ -76,19 +59,11 @@ func (s *Store) Search(ctx context.Context, query string, opts SearchOptions) ([
 	return out, s.fail("search sessions", rows.Err())
 }
 
-// Found is a session that Find found, with what matched.
-type Found struct {
-	Info
-	// Match is the title (when it holds the words) or the best matching
-	// message's snippet, the matched words between « and ».
-	Match string
-}
-
 // Find finds the sessions a person means by words, as a picker lists
 // them: those whose title holds every word (renamed sessions are found by
 // their new name), then those with a message that does (Search), each
 // session once, best matches first, up to limit (0: 200 messages searched).
-func (s *Store) Find(ctx context.Context, words string, limit int) ([]Found, error) {
+func (s *Store) Find(ctx context.Context, words string, limit int) ([]record.Found, error) {
 	ws := strings.Fields(strings.ToLower(words))
 	if len(ws) == 0 {
 		return nil, nil
@@ -109,7 +84,7 @@ func (s *Store) Find(ctx context.Context, words string, limit int) ([]Found, err
 	if err != nil {
 		return nil, s.fail("search session titles", err)
 	}
-	var out []Found
+	var out []record.Found
 	seen := map[string]bool{}
 	for rows.Next() {
 		i, err := scanInfo(rows)
@@ -118,20 +93,20 @@ func (s *Store) Find(ctx context.Context, words string, limit int) ([]Found, err
 			return nil, s.fail("search session titles", err)
 		}
 		seen[i.ID] = true
-		out = append(out, Found{Info: i, Match: markWords(i.Title, ws)})
+		out = append(out, record.Found{Info: i, Match: markWords(i.Title, ws)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("search session titles", err)
 	}
-	hits, err := s.Search(ctx, words, SearchOptions{Limit: limit})
+	hits, err := s.Search(ctx, words, record.SearchOptions{Limit: limit})
 	if err != nil {
 		return nil, err
 	}
 	for _, h := range hits {
 		if !seen[h.Session.ID] {
 			seen[h.Session.ID] = true
-			out = append(out, Found{Info: h.Session, Match: h.Snippet})
+			out = append(out, record.Found{Info: h.Session, Match: h.Snippet})
 		}
 	}
 	return out, nil

@@ -11,23 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
-
-// Info describes a session.
-type Info struct {
-	ID          string
-	Cwd         string // the project directory otter ran in
-	Title       string // set by Rename; the first prompt until then
-	FirstPrompt string
-	Created     time.Time
-	Updated     time.Time
-	Provider    string
-	Model       string
-	ParentID    string // the session this one was forked from
-	Messages    int    // stored messages (each tool result counts as one)
-	Usage       llm.Usage
-}
 
 // newID returns a random session ID (a UUID, version 4).
 func newID() string {
@@ -45,7 +30,7 @@ func fromMillis(ms int64) time.Time { return time.UnixMilli(ms) }
 
 // Create adds a session described by info (ID, Created and Updated are
 // set when empty) and returns it.
-func (s *Store) Create(ctx context.Context, info Info) (Info, error) {
+func (s *Store) Create(ctx context.Context, info record.Info) (record.Info, error) {
 	if info.ID == "" {
 		info.ID = newID()
 	}
@@ -64,7 +49,7 @@ func (s *Store) Create(ctx context.Context, info Info) (Info, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		info.ID, info.Cwd, info.Title, info.FirstPrompt, millis(info.Created), millis(info.Updated), info.Provider, info.Model, parent)
 	if err != nil {
-		return Info{}, s.fail("create a session", err)
+		return record.Info{}, s.fail("create a session", err)
 	}
 	return info, nil
 }
@@ -74,8 +59,8 @@ const infoColumns = `s.id, s.cwd, s.title, s.first_prompt, s.created, s.updated,
 
 // scanInfo scans a row of infoColumns, after the columns scanned into
 // first.
-func scanInfo(sc interface{ Scan(...any) error }, first ...any) (Info, error) {
-	var i Info
+func scanInfo(sc interface{ Scan(...any) error }, first ...any) (record.Info, error) {
+	var i record.Info
 	var created, updated int64
 	err := sc.Scan(append(first, &i.ID, &i.Cwd, &i.Title, &i.FirstPrompt, &created, &updated, &i.Provider, &i.Model, &i.ParentID,
 		&i.Usage.InputTokens, &i.Usage.OutputTokens, &i.Messages)...)
@@ -87,14 +72,14 @@ func scanInfo(sc interface{ Scan(...any) error }, first ...any) (Info, error) {
 }
 
 // Get returns the session with the given ID or unique ID prefix.
-func (s *Store) Get(ctx context.Context, idOrPrefix string) (Info, error) {
+func (s *Store) Get(ctx context.Context, idOrPrefix string) (record.Info, error) {
 	id, err := s.Resolve(ctx, idOrPrefix)
 	if err != nil {
-		return Info{}, err
+		return record.Info{}, err
 	}
 	i, err := scanInfo(s.db.QueryRowContext(ctx, "SELECT "+infoColumns+" FROM sessions s WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Info{}, fmt.Errorf("%w %q (it was just deleted)", ErrNotFound, id)
+		return record.Info{}, fmt.Errorf("%w %q (it was just deleted)", record.ErrNotFound, id)
 	}
 	return i, s.fail("read a session", err)
 }
@@ -104,7 +89,7 @@ func (s *Store) Get(ctx context.Context, idOrPrefix string) (Info, error) {
 func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(idOrPrefix))
 	if p == "" {
-		return "", fmt.Errorf("%w: the session ID is empty", ErrNotFound)
+		return "", fmt.Errorf("%w: the session ID is empty", record.ErrNotFound)
 	}
 	rows, err := s.db.QueryContext(ctx, "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 6", p, p+"\U0010FFFF")
 	if err != nil {
@@ -127,22 +112,16 @@ func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) 
 	}
 	switch len(ids) {
 	case 0:
-		return "", fmt.Errorf("%w %q", ErrNotFound, idOrPrefix)
+		return "", fmt.Errorf("%w %q", record.ErrNotFound, idOrPrefix)
 	case 1:
 		return ids[0], nil
 	}
-	return "", fmt.Errorf("%w: %q matches %s…; give more of the ID", ErrAmbiguous, idOrPrefix, strings.Join(ids[:min(len(ids), 5)], ", "))
-}
-
-// ListOptions select sessions for List.
-type ListOptions struct {
-	Cwd   string // only sessions of this directory; "" = all
-	Limit int    // 0 = no limit
+	return "", fmt.Errorf("%w: %q matches %s…; give more of the ID", record.ErrAmbiguous, idOrPrefix, strings.Join(ids[:min(len(ids), 5)], ", "))
 }
 
 // List returns sessions, the most recently updated first. Sessions without
 // a message are left out.
-func (s *Store) List(ctx context.Context, opts ListOptions) ([]Info, error) {
+func (s *Store) List(ctx context.Context, opts record.ListOptions) ([]record.Info, error) {
 	q := "SELECT " + infoColumns + " FROM sessions s WHERE messages > 0"
 	var args []any
 	if opts.Cwd != "" {
@@ -158,7 +137,7 @@ func (s *Store) List(ctx context.Context, opts ListOptions) ([]Info, error) {
 		return nil, s.fail("list sessions", err)
 	}
 	defer rows.Close()
-	var out []Info
+	var out []record.Info
 	for rows.Next() {
 		i, err := scanInfo(rows)
 		if err != nil {
@@ -171,13 +150,13 @@ func (s *Store) List(ctx context.Context, opts ListOptions) ([]Info, error) {
 
 // Latest returns the most recently updated session of cwd that has a
 // message; ErrNotFound when there is none.
-func (s *Store) Latest(ctx context.Context, cwd string) (Info, error) {
-	l, err := s.List(ctx, ListOptions{Cwd: cwd, Limit: 1})
+func (s *Store) Latest(ctx context.Context, cwd string) (record.Info, error) {
+	l, err := s.List(ctx, record.ListOptions{Cwd: cwd, Limit: 1})
 	if err != nil {
-		return Info{}, err
+		return record.Info{}, err
 	}
 	if len(l) == 0 {
-		return Info{}, fmt.Errorf("%w: there is no saved conversation in %s yet", ErrNotFound, cwd)
+		return record.Info{}, fmt.Errorf("%w: there is no saved conversation in %s yet", record.ErrNotFound, cwd)
 	}
 	return l[0], nil
 }
@@ -199,7 +178,7 @@ func (s *Store) update(ctx context.Context, op, id, query string, args ...any) e
 		return s.fail(op, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w %q", ErrNotFound, id)
+		return fmt.Errorf("%w %q", record.ErrNotFound, id)
 	}
 	return nil
 }
@@ -225,7 +204,7 @@ func deleteSessions(ctx context.Context, tx *sql.Tx, where string, args ...any) 
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 && where == "id = ?" {
-		return fmt.Errorf("%w %q", ErrNotFound, args[0])
+		return fmt.Errorf("%w %q", record.ErrNotFound, args[0])
 	}
 	return nil
 }
@@ -252,10 +231,10 @@ func (s *Store) Prune(ctx context.Context, keepDays int) (int, error) {
 
 // Fork copies a session (messages, permissions, state, compactions) into a
 // new one whose ParentID is the original, and returns the copy.
-func (s *Store) Fork(ctx context.Context, id string) (Info, error) {
+func (s *Store) Fork(ctx context.Context, id string) (record.Info, error) {
 	src, err := s.Get(ctx, id)
 	if err != nil {
-		return Info{}, err
+		return record.Info{}, err
 	}
 	dst := src
 	dst.ID = newID()
@@ -287,7 +266,7 @@ func (s *Store) Fork(ctx context.Context, id string) (Info, error) {
 		return err
 	})
 	if err != nil {
-		return Info{}, err
+		return record.Info{}, err
 	}
 	return dst, nil
 }
@@ -340,21 +319,4 @@ func titleFrom(prompt string) string {
 		line = strings.TrimSpace(string(r[:79])) + "…"
 	}
 	return line
-}
-
-// Age says how long ago t was, shortly: "just now", "5m ago", "3h ago",
-// "2d ago", or the date for more than a month.
-func Age(t, now time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 31*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.Format("2006-01-02")
 }

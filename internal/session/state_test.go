@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 func TestRecorderSavesState(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
-	rec := NewRecorder(s, Info{Cwd: "/p"}, func(err error) { t.Error(err) })
+	rec := NewRecorder(s, record.Info{Cwd: "/p"}, func(err error) { t.Error(err) })
 	rec.RecordState("loaded_tools", []string{"too early"}) // no session yet: nothing is created
 	if rec.ID() != "" {
 		t.Fatalf("state alone created session %s", rec.ID())

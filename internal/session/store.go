@@ -26,16 +26,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/otter-sh/otter/internal/record"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
-
-// FileName is the database's name in otter's data directory.
-const FileName = "otter.db"
 
 // BusyTimeout is how long a write waits for another otter process that
 // holds the database's write lock.
@@ -44,56 +41,6 @@ const busyTimeoutMS = 10000
 // walSizeLimit is the size, in bytes, the -wal file is cut back to when
 // it starts over (see Open).
 const walSizeLimit = 8 << 20
-
-// Errors of Open and of the Store's methods; each is wrapped in an *Error
-// that names the file and says what to do.
-var (
-	// ErrCorrupt: the file is not a database otter can read.
-	ErrCorrupt = errors.New("the session database is damaged or not a database")
-	// ErrNewer: the database was written by a newer otter.
-	ErrNewer = errors.New("the session database was written by a newer otter")
-	// ErrReadOnly: the file or its directory cannot be written.
-	ErrReadOnly = errors.New("the session database cannot be written")
-	// ErrFull: the disk is full.
-	ErrFull = errors.New("the disk holding the session database is full")
-	// ErrNotFound: no session has the ID (or ID prefix) given.
-	ErrNotFound = errors.New("no such session")
-	// ErrAmbiguous: an ID prefix matches more than one session.
-	ErrAmbiguous = errors.New("the session ID prefix matches more than one session")
-)
-
-// Error is a failure of the session database, written for the person who
-// reads it: what failed, which file, and what to do.
-type Error struct {
-	Path string // the database file
-	Op   string // what otter was doing: "open", "save a message", ...
-	Kind error  // ErrCorrupt, ErrNewer, ErrReadOnly, ErrFull, or nil
-	Hint string // what to do
-	Err  error  // the underlying error
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "session database %s: %s", e.Path, e.Op)
-	if e.Kind != nil {
-		fmt.Fprintf(&b, ": %v", e.Kind)
-	}
-	if e.Err != nil && (e.Kind == nil || e.Err.Error() != e.Kind.Error()) {
-		fmt.Fprintf(&b, " (%v)", e.Err)
-	}
-	if e.Hint != "" {
-		b.WriteString("; ")
-		b.WriteString(e.Hint)
-	}
-	return b.String()
-}
-
-func (e *Error) Unwrap() []error {
-	if e.Kind == nil {
-		return []error{e.Err}
-	}
-	return []error{e.Kind, e.Err}
-}
 
 // Store is an open session database. Its methods are safe for concurrent
 // use.
@@ -105,10 +52,6 @@ type Store struct {
 	stmts  map[string]*sql.Stmt
 }
 
-// DefaultPath is the database in otter's data directory
-// ($XDG_DATA_HOME/otter, see config.Paths.DataDir).
-func DefaultPath(dataDir string) string { return filepath.Join(dataDir, FileName) }
-
 // Open opens the database at path, creating it (file 0600, directory 0700)
 // and migrating its schema as needed. A file that is not a readable
 // database, or one from a newer otter, is left as it is and reported with
@@ -116,7 +59,7 @@ func DefaultPath(dataDir string) string { return filepath.Join(dataDir, FileName
 func Open(ctx context.Context, path string) (*Store, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
-		return nil, &Error{Path: path, Op: "open", Err: err}
+		return nil, &record.Error{Path: path, Op: "open", Err: err}
 	}
 	if err := prepareFile(path); err != nil {
 		return nil, err
@@ -129,7 +72,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		"&_pragma=journal_size_limit(" + fmt.Sprint(walSizeLimit) + ")&_txlock=immediate"
 	db, err := sql.Open("sqlite", path+q)
 	if err != nil {
-		return nil, &Error{Path: path, Op: "open", Err: err}
+		return nil, &record.Error{Path: path, Op: "open", Err: err}
 	}
 	// One connection: otter's writes are small and serialized anyway, and
 	// a single connection keeps every statement of a process in order.
@@ -149,10 +92,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
-		return nil, &Error{Path: path, Op: "open", Err: err}
+		return nil, &record.Error{Path: path, Op: "open", Err: err}
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, &Error{Path: path, Op: "open", Err: err}
+		return nil, &record.Error{Path: path, Op: "open", Err: err}
 	}
 	s, v, err := openReadOnly(ctx, path, "")
 	if err != nil {
@@ -172,7 +115,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		if v > schemaVersion {
 			return nil, s.newer(v)
 		}
-		return nil, &Error{Path: path, Op: "open", Kind: ErrReadOnly,
+		return nil, &record.Error{Path: path, Op: "open", Kind: record.ErrReadOnly,
 			Err: fmt.Errorf("its schema is version %d, which otter upgrades to %d only where it may write", v, schemaVersion)}
 	}
 	return s, nil
@@ -184,7 +127,7 @@ func openReadOnly(ctx context.Context, path, extra string) (*Store, int, error) 
 	dsn := (&url.URL{Scheme: "file", Path: path}).String() + "?mode=ro" + extra + "&_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=query_only(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, 0, &Error{Path: path, Op: "open", Err: err}
+		return nil, 0, &record.Error{Path: path, Op: "open", Err: err}
 	}
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, path: path, stmts: map[string]*sql.Stmt{}}
@@ -201,7 +144,7 @@ func openReadOnly(ctx context.Context, path, extra string) (*Store, int, error) 
 func prepareFile(path string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return &Error{Path: path, Op: "create its directory", Kind: ErrReadOnly, Err: err,
+		return &record.Error{Path: path, Op: "create its directory", Kind: record.ErrReadOnly, Err: err,
 			Hint: "make " + dir + " writable, point XDG_DATA_HOME to a writable directory, or set [sessions] enabled = false"}
 	}
 	fi, err := os.Stat(path)
@@ -212,14 +155,14 @@ func prepareFile(path string) error {
 			return nil // another otter created it just now
 		}
 		if err != nil {
-			return &Error{Path: path, Op: "create", Kind: ErrReadOnly, Err: err,
+			return &record.Error{Path: path, Op: "create", Kind: record.ErrReadOnly, Err: err,
 				Hint: "make " + dir + " writable, point XDG_DATA_HOME to a writable directory, or set [sessions] enabled = false"}
 		}
 		return f.Close()
 	case err != nil:
-		return &Error{Path: path, Op: "open", Err: err}
+		return &record.Error{Path: path, Op: "open", Err: err}
 	case !fi.Mode().IsRegular():
-		return &Error{Path: path, Op: "open", Kind: ErrCorrupt, Err: fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type()),
+		return &record.Error{Path: path, Op: "open", Kind: record.ErrCorrupt, Err: fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type()),
 			Hint: "move it out of the way; otter creates a new database there"}
 	}
 	return nil
@@ -264,7 +207,7 @@ const QuickCheckTimeout = 2 * time.Second
 
 // quickCheck runs SQLite's quick_check, which reads every page of the
 // file, within QuickCheckTimeout. A damaged page reported there is an
-// ErrCorrupt *Error: a file whose schema still reads but whose pages do
+// ErrCorrupt *record.Error: a file whose schema still reads but whose pages do
 // not must not be written to (new rows went into such files, making them
 // worse). A check cut short by the time bound lets the file be used.
 func (s *Store) quickCheck(ctx context.Context) error {
@@ -312,10 +255,10 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// corrupt is the ErrCorrupt *Error of op. The front ends add how to read
+// corrupt is the ErrCorrupt *record.Error of op. The front ends add how to read
 // what still reads (OpenReadOnly does not check the file).
 func (s *Store) corrupt(op string, err error) error {
-	return &Error{Path: s.path, Op: op, Kind: ErrCorrupt, Err: err,
+	return &record.Error{Path: s.path, Op: op, Kind: record.ErrCorrupt, Err: err,
 		Hint: "otter leaves it unchanged and saves nothing to it; move it aside (mv " + s.path + " " + s.path + ".broken) and otter starts a new one, or try sqlite3's .recover on it"}
 }
 
@@ -324,22 +267,22 @@ func (s *Store) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrAmbiguous) ||
+	var e *record.Error
+	if errors.As(err, &e) || errors.Is(err, record.ErrNotFound) || errors.Is(err, record.ErrAmbiguous) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	out := &Error{Path: s.path, Op: op, Err: err}
+	out := &record.Error{Path: s.path, Op: op, Err: err}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 			return s.corrupt(op, err)
 		case sqlite3.SQLITE_FULL:
-			out.Kind = ErrFull
+			out.Kind = record.ErrFull
 			out.Hint = "free some disk space; otter goes on without saving this conversation"
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_IOERR:
-			out.Kind = ErrReadOnly
+			out.Kind = record.ErrReadOnly
 			out.Hint = "make " + filepath.Dir(s.path) + " and the file writable, point XDG_DATA_HOME elsewhere, or set [sessions] enabled = false"
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			out.Hint = "another program holds the database locked for too long; try again"

@@ -17,11 +17,12 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 func openTemp(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "data", "otter", FileName))
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "data", "otter", record.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,9 +30,9 @@ func openTemp(t *testing.T) *Store {
 	return s
 }
 
-func newSession(t *testing.T, s *Store, cwd string) Info {
+func newSession(t *testing.T, s *Store, cwd string) record.Info {
 	t.Helper()
-	info, err := s.Create(context.Background(), Info{Cwd: cwd, Provider: "anthropic", Model: "claude-test"})
+	info, err := s.Create(context.Background(), record.Info{Cwd: cwd, Provider: "anthropic", Model: "claude-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestConversationRoundTrip(t *testing.T) {
 		}},
 		// Parallel calls finish out of order; c3 never finished.
 		llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c2", Name: "mcp__fs__read", Text: "B", Images: []llm.Image{{MIMEType: "image/png", Data: png}}}}},
-		llm.Message{Role: RoleNotice, Text: "model changed"},
+		llm.Message{Role: record.RoleNotice, Text: "model changed"},
 		llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c1", Name: "mcp__fs__read", Text: "A", IsError: true, Elapsed: 4100 * time.Millisecond}}},
 		llm.Message{Role: llm.RoleUser, Text: "go on"},
 		llm.Message{Role: llm.RoleAssistant, Text: "half an ans", Interrupted: true},
@@ -115,7 +116,7 @@ func TestConversationRoundTrip(t *testing.T) {
 		{Role: llm.RoleTool, ToolResults: []llm.ToolResult{
 			{CallID: "c1", Name: "mcp__fs__read", Text: "A", IsError: true, Elapsed: 4100 * time.Millisecond}, // how long it ran
 			{CallID: "c2", Name: "mcp__fs__read", Text: "B", Images: []llm.Image{{MIMEType: "image/png", Data: png}}},
-			{CallID: "c3", Name: "mcp__fs__write", Text: InterruptedResult, IsError: true},
+			{CallID: "c3", Name: "mcp__fs__write", Text: record.InterruptedResult, IsError: true},
 		}},
 		{Role: llm.RoleUser, Text: "go on"},
 		{Role: llm.RoleAssistant, Text: "half an ans", Interrupted: true},
@@ -141,26 +142,26 @@ func TestConversationRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 8 || entries[3].Message.Role != RoleNotice || entries[3].Message.Text != "model changed" {
+	if len(entries) != 8 || entries[3].Message.Role != record.RoleNotice || entries[3].Message.Text != "model changed" {
 		t.Errorf("entries keep the notice in place: %+v", entries)
 	}
 }
 
 func TestHistoryOfAToolCallAnsweredByNothingBeforeTheNextPrompt(t *testing.T) {
 	t.Parallel()
-	got := History([]Entry{
+	got := History([]record.Entry{
 		{Message: llm.Message{Role: llm.RoleUser, Text: "q"}},
 		{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "x", Name: "t"}}}},
 		{Message: llm.Message{Role: llm.RoleUser, Text: "q2"}},
 	})
-	if len(got) != 5 || got[2].Role != llm.RoleTool || got[2].ToolResults[0].CallID != "x" || got[2].ToolResults[0].Text != InterruptedResult || got[3].Text != "q2" ||
+	if len(got) != 5 || got[2].Role != llm.RoleTool || got[2].ToolResults[0].CallID != "x" || got[2].ToolResults[0].Text != record.InterruptedResult || got[3].Text != "q2" ||
 		got[4].Role != llm.RoleAssistant || !got[4].Interrupted {
 		t.Errorf("history = %+v", got)
 	}
 	// A prompt whose answer was lost (otter was killed while it streamed).
-	got = History([]Entry{
+	got = History([]record.Entry{
 		{Message: llm.Message{Role: llm.RoleUser, Text: "q"}},
-		{Message: llm.Message{Role: RoleNotice, Text: "killed"}},
+		{Message: llm.Message{Role: record.RoleNotice, Text: "killed"}},
 		{Message: llm.Message{Role: llm.RoleUser, Text: "q2"}},
 		{Message: llm.Message{Role: llm.RoleAssistant, Text: "a2"}},
 	})
@@ -191,7 +192,7 @@ PRAGMA user_version = 1;
 
 func TestOpenMigratesADatabaseOfVersion1(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), record.FileName)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -224,11 +225,11 @@ func TestOpenMigratesADatabaseOfVersion1(t *testing.T) {
 	if err := s.AllowTool(ctx, id, "mcp__x__y"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddCompaction(ctx, id, Compaction{UpTo: 1, Summary: "greeted"}); err != nil {
+	if err := s.AddCompaction(ctx, id, record.Compaction{UpTo: 1, Summary: "greeted"}); err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, s, id, llm.Message{Role: llm.RoleUser, Text: "third"})
-	hits, err := s.Search(ctx, "hello", SearchOptions{})
+	hits, err := s.Search(ctx, "hello", record.SearchOptions{})
 	if err != nil || len(hits) != 1 || hits[0].Session.ID != id || hits[0].Seq != 1 {
 		t.Errorf("search after migration: %+v, %v", hits, err)
 	}
@@ -239,15 +240,15 @@ func TestOpenMigratesADatabaseOfVersion1(t *testing.T) {
 
 func TestOpenLeavesABadDatabaseAlone(t *testing.T) {
 	t.Parallel()
-	newer := filepath.Join(t.TempDir(), FileName)
+	newer := filepath.Join(t.TempDir(), record.FileName)
 	db, _ := sql.Open("sqlite", newer)
 	if _, err := db.Exec("CREATE TABLE future (x); PRAGMA user_version = 99"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	garbage := filepath.Join(t.TempDir(), FileName)
+	garbage := filepath.Join(t.TempDir(), record.FileName)
 	os.WriteFile(garbage, bytes.Repeat([]byte("not a database, just some text. "), 200), 0o600)
-	truncated := filepath.Join(t.TempDir(), FileName)
+	truncated := filepath.Join(t.TempDir(), record.FileName)
 	{
 		s, err := Open(context.Background(), truncated)
 		if err != nil {
@@ -267,9 +268,9 @@ func TestOpenLeavesABadDatabaseAlone(t *testing.T) {
 		kind error
 		hint string
 	}{
-		{newer, ErrNewer, "update otter"},
-		{garbage, ErrCorrupt, "move it aside"},
-		{truncated, ErrCorrupt, "move it aside"},
+		{newer, record.ErrNewer, "update otter"},
+		{garbage, record.ErrCorrupt, "move it aside"},
+		{truncated, record.ErrCorrupt, "move it aside"},
 	} {
 		before, _ := os.ReadFile(tc.path)
 		s, err := Open(context.Background(), tc.path)
@@ -284,7 +285,7 @@ func TestOpenLeavesABadDatabaseAlone(t *testing.T) {
 		if after, _ := os.ReadFile(tc.path); !bytes.Equal(before, after) {
 			t.Errorf("%s was changed by a failed Open", tc.path)
 		}
-		if _, err := os.Stat(tc.path + "-wal"); err == nil && tc.kind != ErrCorrupt {
+		if _, err := os.Stat(tc.path + "-wal"); err == nil && tc.kind != record.ErrCorrupt {
 			t.Errorf("%s: a WAL file was created", tc.path)
 		}
 	}
@@ -297,9 +298,9 @@ func TestOpenInAnUnwritablePlace(t *testing.T) {
 	// anywhere).
 	blocker := filepath.Join(t.TempDir(), "share")
 	os.WriteFile(blocker, nil, 0o600)
-	path := filepath.Join(blocker, "otter", FileName)
+	path := filepath.Join(blocker, "otter", record.FileName)
 	_, err := Open(context.Background(), path)
-	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "[sessions] enabled = false") {
+	if !errors.Is(err, record.ErrReadOnly) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "[sessions] enabled = false") {
 		t.Errorf("Open = %v", err)
 	}
 }
@@ -309,7 +310,7 @@ func TestAFullDiskIsReportedOnceAndNothingMoreIsSaved(t *testing.T) {
 	s := openTemp(t)
 	var reports []error
 	var mu sync.Mutex
-	rec := NewRecorder(s, Info{Cwd: "/p"}, func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() })
+	rec := NewRecorder(s, record.Info{Cwd: "/p"}, func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() })
 	rec.RecordMessage(llm.Message{Role: llm.RoleUser, Text: "small"}, llm.Usage{})
 	var pages int
 	s.db.QueryRow("PRAGMA page_count").Scan(&pages)
@@ -319,7 +320,7 @@ func TestAFullDiskIsReportedOnceAndNothingMoreIsSaved(t *testing.T) {
 	}
 	rec.RecordMessage(llm.Message{Role: llm.RoleAssistant, Text: strings.Repeat("big answer ", 5000)}, llm.Usage{})
 	rec.RecordMessage(llm.Message{Role: llm.RoleUser, Text: "next"}, llm.Usage{})
-	if len(reports) != 1 || !errors.Is(reports[0], ErrFull) || !strings.Contains(reports[0].Error(), s.Path()) || !strings.Contains(reports[0].Error(), "without saving") {
+	if len(reports) != 1 || !errors.Is(reports[0], record.ErrFull) || !strings.Contains(reports[0].Error(), s.Path()) || !strings.Contains(reports[0].Error(), "without saving") {
 		t.Fatalf("reports = %v", reports)
 	}
 	h, err := s.Entries(context.Background(), rec.ID(), 0)
@@ -332,27 +333,27 @@ func TestResolveListForkDeletePrune(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
 	ctx := context.Background()
-	old, _ := s.Create(ctx, Info{ID: "aaaa1111-0000-4000-8000-000000000000", Cwd: "/p", Created: time.Now().AddDate(0, 0, -40)})
+	old, _ := s.Create(ctx, record.Info{ID: "aaaa1111-0000-4000-8000-000000000000", Cwd: "/p", Created: time.Now().AddDate(0, 0, -40)})
 	appendAll(t, s, old.ID, llm.Message{Role: llm.RoleUser, Text: "ancient"})
 	s.db.Exec("UPDATE sessions SET updated = ? WHERE id = ?", millis(time.Now().AddDate(0, 0, -40)), old.ID)
-	a, _ := s.Create(ctx, Info{ID: "aaaa2222-0000-4000-8000-000000000000", Cwd: "/p"})
+	a, _ := s.Create(ctx, record.Info{ID: "aaaa2222-0000-4000-8000-000000000000", Cwd: "/p"})
 	appendAll(t, s, a.ID, llm.Message{Role: llm.RoleUser, Text: "first"}, llm.Message{Role: llm.RoleAssistant, Text: "answer"})
 	s.AllowTool(ctx, a.ID, "mcp__gh__create_issue")
 	s.SetState(ctx, a.ID, "loaded_tools", []string{"mcp__gh__search"})
-	b, _ := s.Create(ctx, Info{ID: "bbbb0000-0000-4000-8000-000000000000", Cwd: "/other"})
+	b, _ := s.Create(ctx, record.Info{ID: "bbbb0000-0000-4000-8000-000000000000", Cwd: "/other"})
 	appendAll(t, s, b.ID, llm.Message{Role: llm.RoleUser, Text: "elsewhere"})
-	s.Create(ctx, Info{Cwd: "/p"}) // no message: not listed
+	s.Create(ctx, record.Info{Cwd: "/p"}) // no message: not listed
 
 	if id, err := s.Resolve(ctx, "AAAA2"); err != nil || id != a.ID {
 		t.Errorf("Resolve(AAAA2) = %q, %v", id, err)
 	}
-	if _, err := s.Resolve(ctx, "aaaa"); !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), a.ID) {
+	if _, err := s.Resolve(ctx, "aaaa"); !errors.Is(err, record.ErrAmbiguous) || !strings.Contains(err.Error(), a.ID) {
 		t.Errorf("Resolve(aaaa) = %v", err)
 	}
-	if _, err := s.Resolve(ctx, "cccc"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Resolve(ctx, "cccc"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("Resolve(cccc) = %v", err)
 	}
-	if l, _ := s.List(ctx, ListOptions{Cwd: "/p"}); len(l) != 2 || l[0].ID != a.ID || l[1].ID != old.ID {
+	if l, _ := s.List(ctx, record.ListOptions{Cwd: "/p"}); len(l) != 2 || l[0].ID != a.ID || l[1].ID != old.ID {
 		t.Errorf("List(/p) = %+v", l)
 	}
 	if l, _ := s.Latest(ctx, "/p"); l.ID != a.ID {
@@ -379,10 +380,10 @@ func TestResolveListForkDeletePrune(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("Prune(30) = %d, %v; want the 40-day-old session", n, err)
 	}
-	if _, err := s.Get(ctx, old.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(ctx, old.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("the pruned session is still there: %v", err)
 	}
-	if hits, _ := s.Search(ctx, "ancient", SearchOptions{}); len(hits) != 0 {
+	if hits, _ := s.Search(ctx, "ancient", record.SearchOptions{}); len(hits) != 0 {
 		t.Errorf("the pruned session's text is still found: %+v", hits)
 	}
 	if n, _ := s.Prune(ctx, 0); n != 0 {
@@ -394,7 +395,7 @@ func TestResolveListForkDeletePrune(t *testing.T) {
 	if h, _ := s.History(ctx, f.ID); len(h) != 4 {
 		t.Errorf("deleting the original took the fork's messages: %+v", h)
 	}
-	if err := s.Delete(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+	if err := s.Delete(ctx, a.ID); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
 	}
 }
@@ -411,19 +412,19 @@ func TestSearch(t *testing.T) {
 	b := newSession(t, s, "/q")
 	appendAll(t, s, b.ID, llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "1", Name: "x", Text: `error: "deploy" failed (exit 1)`}}})
 
-	hits, err := s.Search(ctx, "deploy", SearchOptions{})
+	hits, err := s.Search(ctx, "deploy", record.SearchOptions{})
 	if err != nil || len(hits) != 3 {
 		t.Fatalf("deploy: %+v, %v", hits, err)
 	}
-	if hits, _ := s.Search(ctx, "deploy production", SearchOptions{}); len(hits) != 1 || !strings.Contains(hits[0].Snippet, "«deploy»") || hits[0].Session.ID != a.ID {
+	if hits, _ := s.Search(ctx, "deploy production", record.SearchOptions{}); len(hits) != 1 || !strings.Contains(hits[0].Snippet, "«deploy»") || hits[0].Session.ID != a.ID {
 		t.Errorf("deploy production: %+v", hits)
 	}
-	if hits, _ := s.Search(ctx, "deploy", SearchOptions{Cwd: "/q"}); len(hits) != 1 || hits[0].Role != llm.RoleTool {
+	if hits, _ := s.Search(ctx, "deploy", record.SearchOptions{Cwd: "/q"}); len(hits) != 1 || hits[0].Role != llm.RoleTool {
 		t.Errorf("in /q: %+v", hits)
 	}
 	// Operators and quotes are words, not syntax errors.
 	for _, q := range []string{`"deploy" AND (`, `exit 1)`, `NEAR(`, `*`} {
-		if _, err := s.Search(ctx, q, SearchOptions{}); err != nil {
+		if _, err := s.Search(ctx, q, record.SearchOptions{}); err != nil {
 			t.Errorf("Search(%q) = %v", q, err)
 		}
 	}
@@ -440,8 +441,8 @@ func TestCompactedViewKeepsTheOriginals(t *testing.T) {
 	if c, e, err := s.Compacted(ctx, a.ID); c != nil || len(e) != 12 || err != nil {
 		t.Errorf("before any compaction: %v %d %v", c, len(e), err)
 	}
-	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 4, Summary: "first summary", TokensBefore: 900, TokensAfter: 100})
-	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 8, Summary: "second summary", TokensBefore: 800, TokensAfter: 90})
+	s.AddCompaction(ctx, a.ID, record.Compaction{UpTo: 4, Summary: "first summary", TokensBefore: 900, TokensAfter: 100})
+	s.AddCompaction(ctx, a.ID, record.Compaction{UpTo: 8, Summary: "second summary", TokensBefore: 800, TokensAfter: 90})
 	c, e, err := s.Compacted(ctx, a.ID)
 	if err != nil || c == nil || c.Summary != "second summary" || c.TokensBefore != 800 || c.TokensAfter != 90 || len(e) != 4 || e[0].Seq != 9 || History(e)[0].Text != "q4" {
 		t.Errorf("compacted view: %+v %+v %v", c, e, err)
@@ -459,7 +460,7 @@ func TestCompactedViewKeepsTheOriginals(t *testing.T) {
 // nothing is lost.
 func TestTwoProcessesWriteAtOnce(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), record.FileName)
 	const n = 150
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -484,7 +485,7 @@ func TestTwoProcessesWriteAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l, err := s.List(context.Background(), ListOptions{Cwd: "/shared/project"})
+	l, err := s.List(context.Background(), record.ListOptions{Cwd: "/shared/project"})
 	if err != nil || len(l) != 2 {
 		t.Fatalf("sessions: %+v, %v", l, err)
 	}
@@ -524,7 +525,7 @@ func writer(path string) error {
 	}
 	defer s.Close()
 	var failed error
-	rec := NewRecorder(s, Info{Cwd: "/shared/project"}, func(err error) { failed = err })
+	rec := NewRecorder(s, record.Info{Cwd: "/shared/project"}, func(err error) { failed = err })
 	for i := range n {
 		role := llm.RoleUser
 		if i%2 == 1 {
@@ -545,7 +546,7 @@ func writer(path string) error {
 func TestADamagedDatabaseIsNotWrittenInto(t *testing.T) {
 	t.Parallel()
 	build := func() string {
-		path := filepath.Join(t.TempDir(), FileName)
+		path := filepath.Join(t.TempDir(), record.FileName)
 		s, err := Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
@@ -588,7 +589,7 @@ func TestADamagedDatabaseIsNotWrittenInto(t *testing.T) {
 			t.Errorf("%s: Open of a %d-page file succeeded; it would be written into", tc.name, n)
 			continue
 		}
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
+		if !errors.Is(err, record.ErrCorrupt) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: Open = %v; want ErrCorrupt naming the file", tc.name, err)
 		}
 		if after, _ := os.ReadFile(path); !bytes.Equal(b, after) {
@@ -622,7 +623,7 @@ func TestResumeReadsOnceWhatEntriesAndModelHistoryRead(t *testing.T) {
 			llm.Message{Role: llm.RoleUser, Text: fmt.Sprint("q", i)},
 			llm.Message{Role: llm.RoleAssistant, Text: "looking", ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("c", i), Name: "find", Args: json.RawMessage(`{"q":1}`)}}},
 			llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: fmt.Sprint("c", i), Name: "find", Text: fmt.Sprint("found ", i)}}},
-			llm.Message{Role: RoleNotice, Text: "a notice"},
+			llm.Message{Role: record.RoleNotice, Text: "a notice"},
 			llm.Message{Role: llm.RoleAssistant, Text: fmt.Sprint("a", i)},
 		)
 	}
@@ -648,16 +649,16 @@ func TestResumeReadsOnceWhatEntriesAndModelHistoryRead(t *testing.T) {
 	}
 	// The boundary after the second exchange: the summary, then its third
 	// prompt — with no made-up answer between the two.
-	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 10, Summary: "the first two"})
+	s.AddCompaction(ctx, a.ID, record.Compaction{UpTo: 10, Summary: "the first two"})
 	if m := check("after a compaction"); len(m) != 11 || !strings.Contains(m[0].Text, "the first two") || m[1].Text != "q2" || m[2].ToolCalls[0].ID != "c2" {
 		t.Errorf("compacted model history: %+v", m)
 	}
 	// A boundary just before the last row, and one past every row.
-	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 20, Summary: "all but the last"})
+	s.AddCompaction(ctx, a.ID, record.Compaction{UpTo: 20, Summary: "all but the last"})
 	if m := check("a boundary before the last row"); len(m) != 3 || m[1].Text != "unanswered" || !m[2].Interrupted {
 		t.Errorf("model history after the last boundary: %+v", m)
 	}
-	s.AddCompaction(ctx, a.ID, Compaction{UpTo: 99, Summary: "everything"})
+	s.AddCompaction(ctx, a.ID, record.Compaction{UpTo: 99, Summary: "everything"})
 	if m := check("a boundary past every row"); len(m) != 1 {
 		t.Errorf("model history after a boundary past every row: %+v", m)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
@@ -62,7 +63,7 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler)})
+	a, err := app.New(ctx, app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

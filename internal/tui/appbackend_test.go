@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/mcphost"
@@ -39,7 +40,7 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: proj, Logger: slog.New(slog.DiscardHandler)})
+	a, err := app.New(ctx, app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: proj, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestTUIStartupNeverStartsALogin(t *testing.T) {
 	}
 	ui := New(Options{})
 	rec := &loginRecorder{UI: ui}
-	opts := AppOptions(app.Options{Paths: paths, WorkDir: t.TempDir(), ConfigFile: cfgFile, Logger: slog.New(slog.DiscardHandler)}, ui)
+	opts := AppOptions(app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: t.TempDir(), ConfigFile: cfgFile, Logger: slog.New(slog.DiscardHandler)}, ui)
 	opts.Asker = rec
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

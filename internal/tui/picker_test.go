@@ -13,9 +13,10 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // TestSessionPicker: /resume alone opens the picker over a real session
@@ -36,9 +37,9 @@ func TestSessionPicker(t *testing.T) {
 	}
 	// Three sessions: two here, one elsewhere (saved last, the newest, so
 	// only the picker's order puts it last).
-	seed := func(cwd, title string, msgs ...string) session.Info {
+	seed := func(cwd, title string, msgs ...string) record.Info {
 		t.Helper()
-		info, err := store.Create(ctx, session.Info{Cwd: cwd, Title: title, FirstPrompt: msgs[0]})
+		info, err := store.Create(ctx, record.Info{Cwd: cwd, Title: title, FirstPrompt: msgs[0]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func startAppUI(t *testing.T, base, workDir, configFile string, o Options) (*har
 		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
 	}
 	ctx := context.Background()
-	a, err := app.New(ctx, app.Options{Paths: paths, WorkDir: workDir, ConfigFile: configFile, Logger: slog.New(slog.DiscardHandler)})
+	a, err := app.New(ctx, app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: workDir, ConfigFile: configFile, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 )
 
@@ -19,13 +20,13 @@ func TestPickerInTheTUI(t *testing.T) {
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	ctx := context.Background()
-	db, err := session.Open(ctx, filepath.Join(dir, "home", ".local/share/otter", session.FileName))
+	db, err := session.Open(ctx, filepath.Join(dir, "home", ".local/share/otter", record.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seed := func(title string, msgs ...string) {
 		t.Helper()
-		info, err := db.Create(ctx, session.Info{Cwd: work, Title: title, FirstPrompt: msgs[0]})
+		info, err := db.Create(ctx, record.Info{Cwd: work, Title: title, FirstPrompt: msgs[0]})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/session"
 )
 
@@ -58,11 +59,11 @@ func TestContinueInTheTUI(t *testing.T) {
 	p.waitGone("Resume a conversation")
 	p.keys("/resume drift", "Enter")
 	p.waitFor("Conversations that mention \"drift\"")
-	db, err := session.Open(context.Background(), filepath.Join(p.home, ".local/share/otter", session.FileName))
+	db, err := session.Open(context.Background(), filepath.Join(p.home, ".local/share/otter", record.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ := db.List(context.Background(), session.ListOptions{})
+	list, _ := db.List(context.Background(), record.ListOptions{})
 	db.Close()
 	var orig string
 	for _, i := range list {
@@ -103,12 +104,12 @@ func TestClearStartsANewSession(t *testing.T) {
 			t.Errorf("after /clear the model still received %s: %q", m.Role, m.Text)
 		}
 	}
-	db, err := session.Open(context.Background(), filepath.Join(p.home, ".local/share/otter", session.FileName))
+	db, err := session.Open(context.Background(), filepath.Join(p.home, ".local/share/otter", record.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	list, err := db.List(context.Background(), session.ListOptions{})
+	list, err := db.List(context.Background(), record.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

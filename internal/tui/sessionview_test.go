@@ -13,7 +13,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
-	"github.com/otter-sh/otter/internal/session"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // sessionFake saves conversations: each has its own use of the window,
@@ -32,18 +32,18 @@ func (f sessionFake) NewSession(context.Context) error {
 	return nil
 }
 
-func (f sessionFake) ForkSession(context.Context) (session.Info, error) {
+func (f sessionFake) ForkSession(context.Context) (record.Info, error) {
 	f.setUsed(40_000)
-	return session.Info{ID: "bbbbbbbbbb", ParentID: "aaaaaaaaaa"}, nil
+	return record.Info{ID: "bbbbbbbbbb", ParentID: "aaaaaaaaaa"}, nil
 }
 
 func (f sessionFake) RenameSession(context.Context, string) error { return nil }
 
-func (f sessionFake) FindSessions(context.Context, string) ([]session.Found, error) { return nil, nil }
+func (f sessionFake) FindSessions(context.Context, string) ([]record.Found, error) { return nil, nil }
 
-func (f sessionFake) ResumeSession(_ context.Context, id string) (session.Info, []session.Entry, error) {
+func (f sessionFake) ResumeSession(_ context.Context, id string) (record.Info, []record.Entry, error) {
 	f.setUsed(100_000)
-	return session.Info{ID: id + "cccccccc", Title: "otters", Messages: 8}, nil, nil
+	return record.Info{ID: id + "cccccccc", Title: "otters", Messages: 8}, nil, nil
 }
 
 func (f sessionFake) SessionDir() string { return "" }
@@ -74,11 +74,11 @@ func TestContextMeterFollowsTheConversation(t *testing.T) {
 // resumerFake continues a saved conversation.
 type resumerFake struct {
 	*fakeBackend
-	entries []session.Entry
+	entries []record.Entry
 }
 
-func (f resumerFake) Resumed() (session.Info, []session.Entry, []string) {
-	return session.Info{ID: "0123456789", Title: "notes", Messages: len(f.entries)}, f.entries, nil
+func (f resumerFake) Resumed() (record.Info, []record.Entry, []string) {
+	return record.Info{ID: "0123456789", Title: "notes", Messages: len(f.entries)}, f.entries, nil
 }
 
 // A resumed tool call shows the time it ran, as the live view did, not
@@ -87,7 +87,7 @@ func (f resumerFake) Resumed() (session.Info, []session.Entry, []string) {
 func TestResumedToolCallShowsTheTimeItRan(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	b := resumerFake{fakeBackend: &fakeBackend{}, entries: []session.Entry{
+	b := resumerFake{fakeBackend: &fakeBackend{}, entries: []record.Entry{
 		{Time: t0, Message: llm.Message{Role: llm.RoleUser, Text: "write a note"}},
 		{Time: t0, Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "write_note", Args: json.RawMessage(`{}`)}}}},
 		{Time: t0.Add(7900 * time.Millisecond), Message: llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{
