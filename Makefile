@@ -34,6 +34,7 @@ run: build
 ## test-deps: the real peers the tests talk to (Node 22, MCP reference server,
 ## MCP conformance suite, tmux, chromium), installed into .cache/ and the system
 test-deps:
+	@echo "make: $$(date +%T) installing what the tests need"
 	bash scripts/install-system-deps.sh
 	bash scripts/install-test-deps.sh
 
@@ -41,14 +42,18 @@ test-deps:
 test: test-deps vet
 	@# test/… (the real binary driven from outside) without -race, beside the
 	@# rest with it (see scripts/test-peers.sh); both must pass.
-	@GO=$(GO) bash scripts/test-peers.sh & peers=$$!; \
+	@# Each phase says when it ended, to show which one the wall time waits on.
+	@echo "make test: $$(date +%T) deps and vet done; the race run and test/… start"; \
+		GO=$(GO) bash scripts/test-peers.sh & peers=$$!; \
 		$(GO) test $(TESTFLAGS) $(SLOWEST) ./cmd/... ./internal/... ./assets/...; race=$$?; \
+		echo "make test: $$(date +%T) the race run over cmd/ and internal/ ended"; \
 		wait $$peers; peersrc=$$?; \
 		[ $$race -eq 0 ] && [ $$peersrc -eq 0 ] || { echo "make test: a test failed (above)"; exit 1; }
 	@# Without -race, in one build of only the packages concerned: each
 	@# benchmark once, to prove it still works (make bench reads the figures),
 	@# and the tests that move hundreds of megabytes (see the script).
 	GO=$(GO) bash scripts/test-without-race.sh
+	@echo "make test: $$(date +%T) all passed"
 
 vet:
 	@fmt=$$(gofmt -l cmd internal test assets 2>/dev/null); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi

@@ -11,5 +11,6 @@ cd "$(dirname "$0")/.."
 mkdir -p .cache
 CGO_ENABLED=0 ${GO:-go} test -count=1 -timeout 30m -ldflags=-w ./test/... > .cache/test-peers.log 2>&1
 rc=$?
+echo "make test: $(date +%T) test/… ended (its output follows)"
 cat .cache/test-peers.log
 exit $rc
