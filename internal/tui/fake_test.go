@@ -167,6 +167,10 @@ type harness struct {
 	ui *UI
 	tm *teatest.TestModel
 	b  *fakeBackend
+	// changed has a value once the model updated since it was last read
+	// (see model.updated): waits look at the screen again then, not on a
+	// clock — drawing the screen every few milliseconds took a core.
+	changed chan struct{}
 }
 
 func start(t *testing.T, b *fakeBackend, opts ...Options) *harness {
@@ -201,15 +205,28 @@ func startModel(t *testing.T, be Backend, b *fakeBackend, setup func(*model), op
 	if setup != nil {
 		setup(m)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 32))
+	return runHarness(t, u, m, b)
+}
+
+// runHarness runs m (a model of u) in teatest, 100×32, and returns the
+// harness that drives it; the program ends with the test.
+func runHarness(t *testing.T, u *UI, m *model, b *fakeBackend, opts ...teatest.TestOption) *harness {
+	t.Helper()
+	changed := make(chan struct{}, 1)
+	m.updated = func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	tm := teatest.NewTestModel(t, m, append([]teatest.TestOption{teatest.WithInitialTermSize(100, 32)}, opts...)...)
 	u.attach(tm)
-	h := &harness{t: t, ui: u, tm: tm, b: b}
 	t.Cleanup(func() {
 		_ = tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 		u.finish()
 	})
-	return h
+	return &harness{t: t, ui: u, tm: tm, b: b, changed: changed}
 }
 
 // screen returns what the terminal shows now, without colours.
@@ -223,6 +240,16 @@ func (h *harness) screen() string {
 	case <-time.After(20 * time.Second):
 		h.t.Fatal("the UI did not answer a snapshot request")
 		return ""
+	}
+}
+
+// nextChange waits until the model has updated since the last look at the
+// screen, or a while (a clock-driven change, such as "3s ago", comes with an
+// update too; the while is a backstop).
+func (h *harness) nextChange() {
+	select {
+	case <-h.changed:
+	case <-time.After(250 * time.Millisecond):
 	}
 }
 
@@ -243,7 +270,7 @@ func (h *harness) waitFor(want ...string) string {
 		if ok {
 			return s
 		}
-		time.Sleep(20 * time.Millisecond)
+		h.nextChange()
 	}
 	h.t.Fatalf("the screen never showed %q; last screen:\n%s", want, s)
 	return ""
@@ -258,7 +285,7 @@ func (h *harness) waitGone(gone string) string {
 		if s = h.screen(); !strings.Contains(s, gone) {
 			return s
 		}
-		time.Sleep(20 * time.Millisecond)
+		h.nextChange()
 	}
 	h.t.Fatalf("the screen still shows %q:\n%s", gone, s)
 	return ""

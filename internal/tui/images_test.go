@@ -273,15 +273,9 @@ func TestKittyImageThroughBubbleTea(t *testing.T) {
 		return nil
 	}}
 	u := New(Options{ImageDir: t.TempDir(), LookupEnv: envOf("TERM", "xterm-kitty")})
-	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(100, 32),
+	h := runHarness(t, u, newModel(u, b), b,
 		teatest.WithProgramOptions(tea.WithEnvironment([]string{"TERM=xterm-kitty", "CLICOLOR_FORCE=1"})))
-	u.attach(tm)
-	t.Cleanup(func() {
-		_ = tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
-		u.finish()
-	})
-	h := &harness{t: t, ui: u, tm: tm, b: b}
+	tm := h.tm
 	h.enterLine("show me")
 	h.waitFor("[image image/png, 200×100, ", "image 1 · /image 1 opens it", gridRow(16, 4, 20))
 

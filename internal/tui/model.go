@@ -134,8 +134,12 @@ type model struct {
 	// now is the clock typedAt is read by (time.Now; tests type a
 	// sentence with a clock that waits for them, however loaded the
 	// machine).
-	now    func() time.Time
-	ctrlCs int // ctrl+c presses, to match ctrlCExpiredMsg
+	now func() time.Time
+	// updated, when set (tests), hears of every update but a snapshot's:
+	// the screen may have changed, so a test waiting for it looks again
+	// instead of drawing it over and over.
+	updated func()
+	ctrlCs  int // ctrl+c presses, to match ctrlCExpiredMsg
 	// clearAfterTurn: /clear came while a turn ran; the core forgets the
 	// conversation when that turn has ended.
 	clearAfterTurn bool
@@ -361,6 +365,9 @@ func (m *model) layout() {
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.layout()
+	if _, snap := msg.(snapshotMsg); m.updated != nil && !snap {
+		m.updated()
+	}
 	return m, cmd
 }
 

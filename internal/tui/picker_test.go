@@ -7,10 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/appparts"
@@ -143,12 +141,5 @@ func startAppUI(t *testing.T, base, workDir, configFile string, o Options) (*har
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, newModel(u, b), teatest.WithInitialTermSize(100, 32))
-	u.attach(tm)
-	t.Cleanup(func() {
-		_ = tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
-		u.finish()
-	})
-	return &harness{t: t, ui: u, tm: tm}, b, a
+	return runHarness(t, u, newModel(u, b), nil), b, a
 }
