@@ -40,20 +40,26 @@ test-deps:
 
 ## test: everything — vet, unit, integration, conformance, TUI-in-tmux tests
 test: test-deps vet
-	@# test/… (the real binary driven from outside) without -race, beside the
-	@# rest with it (see scripts/test-peers.sh); both must pass.
-	@# Each phase says when it ended, to show which one the wall time waits on.
-	@echo "make test: $$(date +%T) deps and vet done; the race run and test/… start"; \
-		GO=$(GO) bash scripts/test-peers.sh & peers=$$!; \
+	@# Two runs side by side; both must pass, and each says when it ended
+	@# (to show which one the wall time waits on):
+	@#  - go test -race over cmd/ and internal/;
+	@#  - without -race: test/… (the real binary driven from outside, see
+	@#    scripts/test-peers.sh), then, in one build of only the packages
+	@#    concerned, each benchmark once (to prove it still works; make bench
+	@#    reads the figures) and the tests that move hundreds of megabytes
+	@#    (see scripts/test-without-race.sh). Run after the race run, this
+	@#    second part kept the machine half idle for two minutes; beside it,
+	@#    it fills the time the race run's last packages leave.
+	@echo "make test: $$(date +%T) deps and vet done; the race run and the run without -race start"; \
+		( GO=$(GO) bash scripts/test-peers.sh; peers=$$?; \
+		  GO=$(GO) bash scripts/test-without-race.sh; norace=$$?; \
+		  echo "make test: $$(date +%T) the run without -race ended"; \
+		  [ $$peers -eq 0 ] && [ $$norace -eq 0 ] ) & side=$$!; \
 		$(GO) test $(TESTFLAGS) $(SLOWEST) ./cmd/... ./internal/... ./assets/...; race=$$?; \
 		echo "make test: $$(date +%T) the race run over cmd/ and internal/ ended"; \
-		wait $$peers; peersrc=$$?; \
-		[ $$race -eq 0 ] && [ $$peersrc -eq 0 ] || { echo "make test: a test failed (above)"; exit 1; }
-	@# Without -race, in one build of only the packages concerned: each
-	@# benchmark once, to prove it still works (make bench reads the figures),
-	@# and the tests that move hundreds of megabytes (see the script).
-	GO=$(GO) bash scripts/test-without-race.sh
-	@echo "make test: $$(date +%T) all passed"
+		wait $$side; siderc=$$?; \
+		[ $$race -eq 0 ] && [ $$siderc -eq 0 ] || { echo "make test: a test failed (above)"; exit 1; }; \
+		echo "make test: $$(date +%T) all passed"
 
 vet:
 	@fmt=$$(gofmt -l cmd internal test assets 2>/dev/null); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
