@@ -34,27 +34,33 @@ run: build
 ## test-deps: the real peers the tests talk to (Node 22, MCP reference server,
 ## MCP conformance suite, tmux, chromium), installed into .cache/ and the system
 test-deps:
-	@echo "make: $$(date +%T) installing what the tests need"
 	bash scripts/install-system-deps.sh
 	bash scripts/install-test-deps.sh
 
 ## test: everything — vet, unit, integration, conformance, TUI-in-tmux tests
-test: test-deps vet
-	@# Two runs side by side; both must pass, and each says when it ended
-	@# (to show which one the wall time waits on):
+test:
+	@# The peers install (mostly waiting on the npm registry) while vet
+	@# compiles; then two runs side by side. Everything must pass, and each
+	@# part says when it ended (to show which one the wall time waits on):
 	@#  - go test -race over cmd/ and internal/;
 	@#  - without -race: test/… (the real binary driven from outside, see
-	@#    scripts/test-peers.sh), then, in one build of only the packages
+	@#    scripts/test-peers.sh) and, in one build of only the packages
 	@#    concerned, each benchmark once (to prove it still works; make bench
 	@#    reads the figures) and the tests that move hundreds of megabytes
-	@#    (see scripts/test-without-race.sh). Run after the race run, this
-	@#    second part kept the machine half idle for two minutes; beside it,
-	@#    it fills the time the race run's last packages leave.
+	@#    (see scripts/test-without-race.sh), these two at once. Run after the
+	@#    race run, the second kept the machine half idle for two minutes;
+	@#    beside it, the machine stays busy to the end.
+	@echo "make: $$(date +%T) installing what the tests need, and vet"; mkdir -p .cache; \
+		$(MAKE) --no-print-directory test-deps > .cache/test-deps.log 2>&1 & deps=$$!; \
+		$(MAKE) --no-print-directory vet; vetrc=$$?; \
+		wait $$deps; depsrc=$$?; cat .cache/test-deps.log; \
+		[ $$vetrc -eq 0 ] && [ $$depsrc -eq 0 ] || { echo "make test: vet or the peers' install failed (above)"; exit 1; }
 	@echo "make test: $$(date +%T) deps and vet done; the race run and the run without -race start"; \
-		( GO=$(GO) bash scripts/test-peers.sh; peers=$$?; \
+		( GO=$(GO) bash scripts/test-peers.sh & peers=$$!; \
 		  GO=$(GO) bash scripts/test-without-race.sh; norace=$$?; \
+		  wait $$peers; peersrc=$$?; \
 		  echo "make test: $$(date +%T) the run without -race ended"; \
-		  [ $$peers -eq 0 ] && [ $$norace -eq 0 ] ) & side=$$!; \
+		  [ $$peersrc -eq 0 ] && [ $$norace -eq 0 ] ) & side=$$!; \
 		$(GO) test $(TESTFLAGS) $(SLOWEST) ./cmd/... ./internal/... ./assets/...; race=$$?; \
 		echo "make test: $$(date +%T) the race run over cmd/ and internal/ ended"; \
 		wait $$side; siderc=$$?; \
