@@ -171,7 +171,7 @@ func (o *Object) Check(args map[string]any) error {
 		for k, v := range args {
 			one := map[string]any{k: v}
 			if err := c.each.Validate(one); err != nil {
-				byArg[k] = append(byArg[k], describe(err, c.root, one)...)
+				byArg[k] = append(byArg[k], describe(err, c.root, one, c.each.Validate)...)
 			}
 		}
 		for _, r := range c.required {
@@ -182,7 +182,7 @@ func (o *Object) Check(args map[string]any) error {
 	}
 	if len(byArg) == 0 {
 		// A problem of the object as a whole (oneOf, minProperties, …).
-		return Problems(describe(err, c.root, args))
+		return Problems(describe(err, c.root, args, c.full.Validate))
 	}
 	rank := func(k string) int {
 		if i := slices.Index(c.order, k); i >= 0 {
@@ -225,7 +225,7 @@ func (f Field) Check(v any) error {
 		if c := f.parent.get(); c.each != nil {
 			one := map[string]any{f.Name: wire}
 			if err := c.each.Validate(one); err != nil {
-				return errorOf(describe(err, c.root, one))
+				return errorOf(describe(err, c.root, one, c.each.Validate))
 			}
 			return nil
 		}
@@ -241,7 +241,7 @@ func (f Field) Check(v any) error {
 	if err == nil {
 		return nil
 	}
-	ps := describe(err, c.root, wire)
+	ps := describe(err, c.root, wire, c.full.Validate)
 	for _, p := range ps {
 		p.Field = joinPath(f.Name, p.Field)
 	}
@@ -363,7 +363,10 @@ type wording struct {
 // missing properties plainly ("want number, got string", "missing"). A
 // missing or disallowed properties error gives one problem per property;
 // what it cannot reword keeps the validator's words.
-func describe(err error, root *jsonschema.Schema, instance any) []*FieldError {
+//
+// validate is the check that gave err; it finds which item of an array
+// failed (see itemPath).
+func describe(err error, root *jsonschema.Schema, instance any, validate func(any) error) []*FieldError {
 	msg := err.Error()
 	loc := ""
 	// Each nesting level prefixes the schema location it validated; the
@@ -381,8 +384,12 @@ func describe(err error, root *jsonschema.Schema, instance any) []*FieldError {
 			break
 		}
 	}
-	// /properties/a/items/properties/b → a.items.b
-	path := strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", ""), "/", ".")
+	// /properties/a/items/properties/b → a[2].b, or a.items.b when the
+	// item cannot be found.
+	path, ok := itemPath(loc, instance, validate)
+	if !ok {
+		path = strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", ""), "/", ".")
+	}
 	one := func(problem string) []*FieldError { return []*FieldError{{Field: path, Problem: problem}} }
 
 	if m := typeMismatch().FindStringSubmatch(msg); m != nil {
@@ -507,6 +514,123 @@ func instanceAt(instance any, loc string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// maxItemsSearched bounds the items itemPath checks one by one (each is
+// a validation of the whole value): a person's or a model's arguments
+// hold a few; past this, the path says "items".
+const maxItemsSearched = 1000
+
+// itemPath is the path of the value at loc, a location in the schema as
+// the validator names it ("/properties/tools/items/properties/name"), with
+// the index of the failing item of each array on the way: "tools[1].name".
+// The validator names where in the schema a value failed, not which item,
+// so each item is checked in a copy of the value whose array holds that
+// item alone; the first that fails at loc is the one. ok is false when loc
+// goes where this does not follow ($defs, prefixItems, a combinator) or no
+// item fails alone.
+func itemPath(loc string, instance any, validate func(any) error) (path string, ok bool) {
+	if loc == "" || !strings.Contains(loc, "/items") {
+		return "", false
+	}
+	segs := strings.Split(strings.TrimPrefix(loc, "/"), "/")
+	var (
+		steps []any // map keys (string) and slice indexes (int) into work
+		work  = instance
+		out   strings.Builder
+	)
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 == len(segs) {
+				return "", false
+			}
+			i++
+			if out.Len() > 0 {
+				out.WriteByte('.')
+			}
+			out.WriteString(segs[i])
+			steps = append(steps, segs[i])
+		case "items":
+			arr, isArr := valueAt(work, steps).([]any)
+			if !isArr {
+				return "", false
+			}
+			here := "/" + strings.Join(segs[:i+1], "/")
+			found := -1
+			for j := range min(len(arr), maxItemsSearched) {
+				try := replaceAt(work, steps, []any{arr[j]})
+				if err := validate(try); err != nil && failsWithin(err, here) {
+					found, work = j, try
+					break
+				}
+			}
+			if found < 0 {
+				return "", false
+			}
+			fmt.Fprintf(&out, "[%d]", found)
+			steps = append(steps, 0)
+		default:
+			return "", false
+		}
+	}
+	return out.String(), true
+}
+
+// failsWithin reports whether err, a validator's error, is about the
+// schema location loc or one inside it.
+func failsWithin(err error, loc string) bool {
+	locs := validatingPrefix().FindAllStringSubmatch(err.Error(), -1)
+	if len(locs) == 0 {
+		return false
+	}
+	at := locs[len(locs)-1][1]
+	return at == loc || strings.HasPrefix(at, loc+"/")
+}
+
+// valueAt follows steps (map keys and slice indexes) into v; nil when a
+// step does not lead anywhere.
+func valueAt(v any, steps []any) any {
+	for _, st := range steps {
+		switch k := st.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			a, _ := v.([]any)
+			if k >= len(a) {
+				return nil
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// replaceAt is v with the value at steps replaced by repl; the maps and
+// slices on the way are copied, v is not changed.
+func replaceAt(v any, steps []any, repl any) any {
+	if len(steps) == 0 {
+		return repl
+	}
+	switch k := steps[0].(type) {
+	case string:
+		m, _ := v.(map[string]any)
+		c := make(map[string]any, len(m))
+		for key, val := range m {
+			c[key] = val
+		}
+		c[k] = replaceAt(m[k], steps[1:], repl)
+		return c
+	case int:
+		a, _ := v.([]any)
+		c := slices.Clone(a)
+		if k < len(c) {
+			c[k] = replaceAt(c[k], steps[1:], repl)
+		}
+		return c
+	}
+	return v
 }
 
 // jsonText is v as JSON, without escaping <, > and &.

@@ -98,7 +98,7 @@ func TestFieldParse(t *testing.T) {
 		{"tools", "1,1", nil, "tools: must not repeat an item: items 1 and 2 are equal"},
 		{"sizes", "1, 2", []any{int64(1), int64(2)}, ""},
 		{"sizes", "1, x", nil, `sizes: item 2 must be a whole number, got "x"`},
-		{"sizes", "[1, -1]", nil, "sizes.items: must be at least 0, got -1"},
+		{"sizes", "[1, -1]", nil, "sizes[1]: must be at least 0, got -1"},
 		{"opts", `{"depth":2}`, map[string]any{"depth": 2.0}, ""},
 		{"opts", `{"depth":3.75}`, nil, "opts.depth: must be at most 2.5, got 3.75"},
 		{"opts", `{"depth":"deep"}`, nil, "opts.depth: want number, got string"},
@@ -144,7 +144,8 @@ func TestFieldCheck(t *testing.T) {
 		{"zone", "fr", `zone: must be one of Europe (eu), United States (us), got "fr"`},
 		{"hero", "h3", `hero: must be one of Superman (h1), Wonder Woman (h2), got "h3"`},
 		{"tools", []string{"Piano"}, ""},
-		{"tools", []string{"Flute"}, `tools.items: must be one of Guitar, Piano, Drums, got "Flute"`},
+		{"tools", []string{"Flute"}, `tools[0]: must be one of Guitar, Piano, Drums, got "Flute"`},
+		{"tools", []string{"Piano", "Drums", "Flute"}, `tools[2]: must be one of Guitar, Piano, Drums, got "Flute"`},
 		{"mail", "not an address", ""}, // format is Parse's, for what a person types
 		{"opts", map[string]any{}, "opts.depth: missing"},
 		{"opts", map[string]any{"depth": 1, "a": 1, "b": 2}, "opts.a: not a property the schema allows; opts.b: not a property the schema allows"},
@@ -250,5 +251,33 @@ func TestUncheckableSchema(t *testing.T) {
 	}
 	if err := o.Check(map[string]any{"a": 1}); err != nil {
 		t.Errorf("Check = %v, want nil: the receiver checks", err)
+	}
+}
+
+// A problem inside an array names the item, however deep: the validator
+// names only the place in the schema ("/properties/steps/items/…").
+func TestCheckNamesTheFailingItem(t *testing.T) {
+	t.Parallel()
+	o, err := Parse(json.RawMessage(`{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","required":["run"],"properties":{
+			"run":{"type":"string","minLength":1},
+			"env":{"type":"array","items":{"type":"string","pattern":"^[A-Z_]+=.*$"}}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{`{"steps":[{"run":"make"},{"run":""}]}`, "steps[1].run: must be at least 1 character long, got 0"},
+		{`{"steps":[{"run":"make"},{"run":"go"},{}]}`, "steps[2].run: missing"},
+		{`{"steps":[{"run":"a","env":["A=1"]},{"run":"b","env":["B=2","lower=3"]}]}`, `steps[1].env[1]: must match the pattern ^[A-Z_]+=.*$, got "lower=3"`},
+		{`{"steps":[{"run":"a"},"b"]}`, "steps[1]: want object, got string"},
+	} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tc.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		err := o.Check(args)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Check(%s) = %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }
