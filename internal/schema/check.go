@@ -386,9 +386,22 @@ func describe(err error, root *jsonschema.Schema, instance any, validate func(an
 	}
 	// /properties/a/items/properties/b → a[2].b, or a.items.b when the
 	// item cannot be found.
-	path, ok := itemPath(loc, instance, validate)
-	if !ok {
-		path = strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", ""), "/", ".")
+	pathOf := func(loc string) string {
+		if p, ok := itemPath(loc, instance, validate); ok {
+			return p
+		}
+		return strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(loc, "/"), "properties/", ""), "/", ".")
+	}
+	if at, alts := combinatorAt(root, loc, msg); alts != nil {
+		if v, ok := instanceAt(instance, at); ok {
+			return []*FieldError{{Field: pathOf(at), Problem: alternativesProblem(alts, jsonText(v))}}
+		}
+	}
+	path := pathOf(loc)
+	if bothMatched().MatchString(msg) {
+		if problem := severalMatched(root, loc); problem != "" {
+			return []*FieldError{{Field: path, Problem: problem}}
+		}
 	}
 	one := func(problem string) []*FieldError { return []*FieldError{{Field: path, Problem: problem}} }
 

@@ -198,8 +198,8 @@ func TestObjectCheck(t *testing.T) {
 		{o, `{"a":-1,"b":2}`, []string{"a: must be at least 0, got -1"}},
 		{o, `{"a":1,"b":2,"c":3,"opts":{"x":"1","y":1}}`, []string{"opts.y: not a property the schema allows", "c: not a property the schema allows"}},
 		{o, `{"a":1,"b":2,"opts":{}}`, []string{"opts.x: missing"}},
-		// A problem of the object as a whole keeps the validator's words.
-		{either, `{}`, []string{"matches none of the alternatives the schema allows (oneOf)"}},
+		// A problem of the object as a whole: what would do.
+		{either, `{}`, []string{"must have id or name"}},
 		{either, `{"name":"x"}`, nil},
 	} {
 		var args map[string]any
@@ -278,6 +278,42 @@ func TestCheckNamesTheFailingItem(t *testing.T) {
 		err := o.Check(args)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Check(%s) = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// A value that matches none of a oneOf's or anyOf's alternatives is told
+// what each would take, not "matches none of the alternatives"; and the
+// path names the property, not the alternative the validator tried last.
+func TestCheckSaysWhatTheAlternativesTake(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ schema, args, want string }{
+		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"string","maxLength":3},{"type":"integer","minimum":10}]}}}`,
+			`{"v":"toolong"}`, `v: must be a string of at most 3 characters or an integer of at least 10, got "toolong"`},
+		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"string","maxLength":3},{"type":"integer","minimum":10}]}}}`,
+			`{"v":5}`, `v: must be a string of at most 3 characters or an integer of at least 10, got 5`},
+		{`{"type":"object","properties":{"due":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]}}}`,
+			`{"due":5}`, `due: must be a date (YYYY-MM-DD) or null, got 5`},
+		{`{"type":"object","properties":{"n":{"anyOf":[{"type":"integer","minimum":1,"maximum":5},{"type":"string","minLength":2,"maxLength":4}]}}}`,
+			`{"n":true}`, `n: must be an integer from 1 to 5 or a string of 2 to 4 characters, got true`},
+		{`{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"oneOf":[{"required":["id"]},{"required":["name"]}]}`,
+			`{}`, `must have id or name`},
+		{`{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"oneOf":[{"required":["id"]},{"required":["name"]}]}`,
+			`{"id":"1","name":"x"}`, `must have only one of id, name`},
+		// An alternative too big to tell in a few words: the general message.
+		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"type":"integer"}]}}}`,
+			`{"v":"x"}`, `v: matches none of the alternatives the schema allows (oneOf)`},
+	} {
+		o, err := Parse(json.RawMessage(tc.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tc.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Check(args); err == nil || err.Error() != tc.want {
+			t.Errorf("Check(%s) against %s\n = %v\nwant %s", tc.args, tc.schema, err, tc.want)
 		}
 	}
 }

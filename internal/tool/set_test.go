@@ -335,7 +335,7 @@ func TestCheckArgumentsNamesEveryProblem(t *testing.T) {
 		{"mcp__ts__sum", `{"a":1,"b":2,"c":3,"opts":{"x":"1","y":1}}`, "opts.y: not a property the schema allows; c: not a property the schema allows"},
 		{"mcp__ts__sum", `{"a":1,"b":2,"opts":{}}`, "opts.x: missing"},
 		{"mcp__ts__sum", `[1]`, "want a JSON object, got an array"},
-		{"mcp__ts__either", `{}`, "matches none of the alternatives the schema allows (oneOf)"},
+		{"mcp__ts__either", `{}`, "must have id or name"},
 	} {
 		err := s.CheckArguments(tc.tool, json.RawMessage(tc.args))
 		var ae *ArgumentsError
