@@ -16,11 +16,12 @@ func configCommands(f *cli.Factory) []*cobra.Command {
 up, with a .otter/ directory or a .mcp.json file), and
 $XDG_CONFIG_HOME/otter/config.toml. See config.example.toml for every key.`,
 	})
-	cfgCmd.AddCommand(newCmdConfigValidate(f), newCmdConfigShow(f))
+	cfgCmd.AddCommand(newCmdConfigValidate(f, nil), newCmdConfigShow(f, nil))
 	return []*cobra.Command{cfgCmd, newCmdTrust(f, nil)}
 }
 
-func newCmdConfigValidate(f *cli.Factory) *cobra.Command {
+func newCmdConfigValidate(f *cli.Factory, runF func(*cli.ConfigValidateOptions) error) *cobra.Command {
+	var o cli.ConfigValidateOptions
 	return &cobra.Command{
 		Use:   "validate [PATH]",
 		Short: "Check a config file, or the whole resolved configuration",
@@ -31,16 +32,18 @@ A server's ${VAR} that cannot be expanded counts as a problem here, although
 otter itself only marks that server failed and starts the others.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := ""
 			if len(args) == 1 {
-				path = args[0]
+				o.Path = args[0]
 			}
-			return cli.RunConfigValidate(f, path)
+			if runF != nil {
+				return runF(&o)
+			}
+			return cli.RunConfigValidate(f, o)
 		},
 	}
 }
 
-func newCmdConfigShow(f *cli.Factory) *cobra.Command {
+func newCmdConfigShow(f *cli.Factory, runF func(*cli.ConfigShowOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show",
 		Short: "Print the resolved configuration as TOML, secrets masked",
@@ -50,7 +53,12 @@ and file:line (and a "# problem:" line for each ${VAR} that could not be
 expanded, which keeps the server from starting); header values,
 secret-looking env values and flags, API keys and client secrets are masked.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cli.RunConfigShow(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(&cli.ConfigShowOptions{})
+			}
+			return cli.RunConfigShow(f)
+		},
 	}
 }
 

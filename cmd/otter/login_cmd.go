@@ -61,7 +61,7 @@ A new login that does not complete keeps the old token.`,
 	return cmd
 }
 
-func newCmdMCPLogout(f *cli.Factory) *cobra.Command {
+func newCmdMCPLogout(f *cli.Factory, runF func(*cli.LogoutOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout SERVER|URL",
 		Short: "Forget a server's stored OAuth token",
@@ -70,7 +70,11 @@ registration with its authorization server. The next connection needs a new
 "otter mcp login".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cli.RunLogout(f, args[0])
+			o := cli.LogoutOptions{Server: args[0]}
+			if runF != nil {
+				return runF(&o)
+			}
+			return cli.RunLogout(f, o)
 		},
 	}
 }

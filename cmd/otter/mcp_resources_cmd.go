@@ -13,40 +13,43 @@ import (
 // tools, and for managing servers without an editor.
 func mcpResourceCommands(f *cli.Factory) []*cobra.Command {
 	return []*cobra.Command{
-		newCmdMCPResources(f), newCmdMCPRead(f), newCmdMCPPrompts(f), newCmdMCPPrompt(f),
-		newCmdMCPAdd(f, nil), newCmdMCPRemove(f), newCmdMCPGet(f), newCmdMCPEnable(f, true), newCmdMCPEnable(f, false),
+		newCmdMCPResources(f, nil), newCmdMCPRead(f, nil), newCmdMCPPrompts(f, nil), newCmdMCPPrompt(f, nil),
+		newCmdMCPAdd(f, nil), newCmdMCPRemove(f, nil), newCmdMCPGet(f, nil), newCmdMCPEnable(f, true, nil), newCmdMCPEnable(f, false, nil),
 	}
 }
 
-// listCmd is a command that lists what one server or every server offers.
-func listCmd(use, short, long string, run func(cmd *cobra.Command, server string, asJSON bool) error) *cobra.Command {
-	var asJSON bool
+// listCmd is a command that lists what one server or every server offers:
+// it parses [SERVER] and --json into server and asJSON, then calls run.
+func listCmd(use, short, long string, server *string, asJSON *bool, run func(cmd *cobra.Command) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			server := ""
 			if len(args) == 1 {
-				server = args[0]
+				*server = args[0]
 			}
-			return run(cmd, server, asJSON)
+			return run(cmd)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(asJSON, "json", false, "print JSON")
 	return cmd
 }
 
-func newCmdMCPResources(f *cli.Factory) *cobra.Command {
+func newCmdMCPResources(f *cli.Factory, runF func(*cli.MCPResourcesOptions) error) *cobra.Command {
+	var o cli.MCPResourcesOptions
 	return listCmd("resources [SERVER]", "List the resources and resource templates of one server or of every server",
 		`List the resources and resource templates servers offer.
 With --json, print an array of {server, uri, name, mime_type, description};
 a template has uri_template instead of uri.`,
-		func(cmd *cobra.Command, server string, asJSON bool) error {
-			return cli.RunMCPResources(cmd.Context(), f, cli.MCPResourcesOptions{Server: server, JSON: asJSON})
+		&o.Server, &o.JSON, func(cmd *cobra.Command) error {
+			if runF != nil {
+				return runF(&o)
+			}
+			return cli.RunMCPResources(cmd.Context(), f, o)
 		})
 }
 
-func newCmdMCPRead(f *cli.Factory) *cobra.Command {
+func newCmdMCPRead(f *cli.Factory, runF func(*cli.MCPReadOptions) error) *cobra.Command {
 	var o cli.MCPReadOptions
 	cmd := &cobra.Command{
 		Use:   "read SERVER URI",
@@ -58,6 +61,9 @@ func newCmdMCPRead(f *cli.Factory) *cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Server, o.URI = args[0], args[1]
+			if runF != nil {
+				return runF(&o)
+			}
 			return cli.RunMCPRead(cmd.Context(), f, o)
 		},
 	}
@@ -66,15 +72,19 @@ func newCmdMCPRead(f *cli.Factory) *cobra.Command {
 	return cmd
 }
 
-func newCmdMCPPrompts(f *cli.Factory) *cobra.Command {
+func newCmdMCPPrompts(f *cli.Factory, runF func(*cli.MCPPromptsOptions) error) *cobra.Command {
+	var o cli.MCPPromptsOptions
 	return listCmd("prompts [SERVER]", "List the prompts of one server or of every server",
 		`List prompts with their arguments. With --json, print an array of {server, name, description, arguments}.`,
-		func(cmd *cobra.Command, server string, asJSON bool) error {
-			return cli.RunMCPPrompts(cmd.Context(), f, cli.MCPPromptsOptions{Server: server, JSON: asJSON})
+		&o.Server, &o.JSON, func(cmd *cobra.Command) error {
+			if runF != nil {
+				return runF(&o)
+			}
+			return cli.RunMCPPrompts(cmd.Context(), f, o)
 		})
 }
 
-func newCmdMCPPrompt(f *cli.Factory) *cobra.Command {
+func newCmdMCPPrompt(f *cli.Factory, runF func(*cli.MCPPromptOptions) error) *cobra.Command {
 	var o cli.MCPPromptOptions
 	cmd := &cobra.Command{
 		Use:   "prompt SERVER NAME [ARG=VALUE …]",
@@ -86,6 +96,9 @@ text as text, embedded resources with their contents, binary content described.
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Server, o.Name, o.Args = args[0], args[1], args[2:]
+			if runF != nil {
+				return runF(&o)
+			}
 			return cli.RunMCPPrompt(cmd.Context(), f, o)
 		},
 	}
@@ -133,7 +146,10 @@ directories, --no-roots none (it keeps its own). /mcp shows each server's roots.
 	return cmd
 }
 
-func serverCmd(use, short string, run func(o cli.MCPServerOptions) error, scope, json bool) *cobra.Command {
+// serverCmd is a command on one configured server, NAME; scope and json
+// say whether it takes --scope and --json. It calls runF with the options
+// when runF is not nil, and run otherwise.
+func serverCmd(use, short string, runF func(*cli.MCPServerOptions) error, run func(o cli.MCPServerOptions) error, scope, json bool) *cobra.Command {
 	var o cli.MCPServerOptions
 	cmd := &cobra.Command{
 		Use:   use,
@@ -141,6 +157,9 @@ func serverCmd(use, short string, run func(o cli.MCPServerOptions) error, scope,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
+			if runF != nil {
+				return runF(&o)
+			}
 			return run(o)
 		},
 	}
@@ -153,20 +172,21 @@ func serverCmd(use, short string, run func(o cli.MCPServerOptions) error, scope,
 	return cmd
 }
 
-func newCmdMCPRemove(f *cli.Factory) *cobra.Command {
+func newCmdMCPRemove(f *cli.Factory, runF func(*cli.MCPServerOptions) error) *cobra.Command {
 	return serverCmd("remove NAME", "Remove a server's entry from its config file, keeping the rest of the file",
-		func(o cli.MCPServerOptions) error { return cli.RunMCPRemove(f, o) }, true, false)
+		runF, func(o cli.MCPServerOptions) error { return cli.RunMCPRemove(f, o) }, true, false)
 }
 
-func newCmdMCPGet(f *cli.Factory) *cobra.Command {
+func newCmdMCPGet(f *cli.Factory, runF func(*cli.MCPServerOptions) error) *cobra.Command {
 	return serverCmd("get NAME", "Show a server's definition: where it is defined, its command or URL, secrets masked",
-		func(o cli.MCPServerOptions) error { return cli.RunMCPGet(f, o) }, false, true)
+		runF, func(o cli.MCPServerOptions) error { return cli.RunMCPGet(f, o) }, false, true)
 }
 
-func newCmdMCPEnable(f *cli.Factory, on bool) *cobra.Command {
+// newCmdMCPEnable is `otter mcp enable` (on) or `otter mcp disable`.
+func newCmdMCPEnable(f *cli.Factory, on bool, runF func(*cli.MCPServerOptions) error) *cobra.Command {
 	use, short := "disable NAME", "Set enabled = false in a server's entry (a .mcp.json server: in the local scope)"
 	if on {
 		use, short = "enable NAME", "Set enabled = true in a server's entry (a .mcp.json server: in the local scope)"
 	}
-	return serverCmd(use, short, func(o cli.MCPServerOptions) error { return cli.RunMCPSetEnabled(f, o, on) }, true, false)
+	return serverCmd(use, short, runF, func(o cli.MCPServerOptions) error { return cli.RunMCPSetEnabled(f, o, on) }, true, false)
 }

@@ -79,6 +79,86 @@ func TestMCPAddOptions(t *testing.T) {
 	})
 }
 
+func TestMCPResourcesOptions(t *testing.T) {
+	checkOptions(t, newCmdMCPResources, []optionsCase[cli.MCPResourcesOptions]{
+		{args: nil, want: cli.MCPResourcesOptions{}},
+		{args: []string{"everything", "--json"}, want: cli.MCPResourcesOptions{Server: "everything", JSON: true}},
+		{args: []string{"a", "b"}, err: "accepts at most 1 arg(s), received 2"},
+		{args: []string{"--json=maybe"}, err: `invalid argument "maybe" for "--json"`},
+	})
+}
+
+func TestMCPPromptsOptions(t *testing.T) {
+	checkOptions(t, newCmdMCPPrompts, []optionsCase[cli.MCPPromptsOptions]{
+		{args: nil, want: cli.MCPPromptsOptions{}},
+		{args: []string{"--json", "everything"}, want: cli.MCPPromptsOptions{Server: "everything", JSON: true}},
+		{args: []string{"everything", "simple-prompt"}, err: "accepts at most 1 arg(s), received 2"},
+	})
+}
+
+func TestMCPReadOptions(t *testing.T) {
+	const uri = "demo://resource/dynamic/text/1"
+	checkOptions(t, newCmdMCPRead, []optionsCase[cli.MCPReadOptions]{
+		{args: []string{"everything", uri}, want: cli.MCPReadOptions{Server: "everything", URI: uri}},
+		{args: []string{"everything", uri, "-o", "blob.bin"}, want: cli.MCPReadOptions{Server: "everything", URI: uri, Output: "blob.bin"}},
+		{args: []string{"--output", "x.txt", "--json", "everything", uri}, want: cli.MCPReadOptions{Server: "everything", URI: uri, Output: "x.txt", JSON: true}},
+		{args: []string{uri}, err: "accepts 2 arg(s), received 1"},
+		{args: []string{"everything", uri, "-o"}, err: "flag needs an argument: 'o' in -o"},
+	})
+}
+
+func TestMCPPromptOptions(t *testing.T) {
+	checkOptions(t, newCmdMCPPrompt, []optionsCase[cli.MCPPromptOptions]{
+		{args: []string{"everything", "simple-prompt"}, want: cli.MCPPromptOptions{Server: "everything", Name: "simple-prompt", Args: []string{}}},
+		{args: []string{"--json", "everything", "resource-prompt", "resourceType=Text", "resourceId=2"},
+			want: cli.MCPPromptOptions{Server: "everything", Name: "resource-prompt", Args: []string{"resourceType=Text", "resourceId=2"}, JSON: true}},
+		{args: []string{"everything"}, err: "requires at least 2 arg(s), only received 1"},
+		{args: []string{"--jsn", "everything", "p"}, err: "unknown flag: --jsn"},
+	})
+}
+
+// TestMCPServerOptions: remove, enable and disable take NAME and --scope;
+// get takes NAME and --json.
+func TestMCPServerOptions(t *testing.T) {
+	scoped := map[string]func(*cli.Factory, func(*cli.MCPServerOptions) error) *cobra.Command{
+		"remove": newCmdMCPRemove,
+		"enable": func(f *cli.Factory, runF func(*cli.MCPServerOptions) error) *cobra.Command {
+			return newCmdMCPEnable(f, true, runF)
+		},
+		"disable": func(f *cli.Factory, runF func(*cli.MCPServerOptions) error) *cobra.Command {
+			return newCmdMCPEnable(f, false, runF)
+		},
+	}
+	for name, newCmd := range scoped {
+		t.Run(name, func(t *testing.T) {
+			checkOptions(t, newCmd, []optionsCase[cli.MCPServerOptions]{
+				{args: []string{"github"}, want: cli.MCPServerOptions{Name: "github"}},
+				{args: []string{"--scope", "local", "github"}, want: cli.MCPServerOptions{Name: "github", Scope: "local"}},
+				{args: nil, err: "accepts 1 arg(s), received 0"},
+				{args: []string{"github", "gitlab"}, err: "accepts 1 arg(s), received 2"},
+				{args: []string{"github", "--scope"}, err: "flag needs an argument: --scope"},
+				{args: []string{"--json", "github"}, err: "unknown flag: --json"},
+			})
+		})
+	}
+	checkOptions(t, newCmdMCPGet, []optionsCase[cli.MCPServerOptions]{
+		{args: []string{"github"}, want: cli.MCPServerOptions{Name: "github"}},
+		{args: []string{"github", "--json"}, want: cli.MCPServerOptions{Name: "github", JSON: true}},
+		{args: nil, err: "accepts 1 arg(s), received 0"},
+		{args: []string{"--scope", "user", "github"}, err: "unknown flag: --scope"},
+	})
+}
+
+func TestMCPImportOptions(t *testing.T) {
+	checkOptions(t, newCmdMCPImport, []optionsCase[cli.ImportOptions]{
+		{args: nil, want: cli.ImportOptions{}},
+		{args: []string{"claude_desktop_config.json"}, want: cli.ImportOptions{File: "claude_desktop_config.json"}},
+		{args: []string{"--write", ".mcp.json"}, want: cli.ImportOptions{File: ".mcp.json", Write: true}},
+		{args: []string{"a.json", "b.json"}, err: "accepts at most 1 arg(s), received 2"},
+		{args: []string{"--write=soon"}, err: `invalid argument "soon" for "--write"`},
+	})
+}
+
 func TestMCPCallOptions(t *testing.T) {
 	checkOptions(t, newCmdMCPCall, []optionsCase[cli.MCPCallOptions]{
 		{args: []string{"everything", "get-sum", `{"a":2,"b":3}`},
@@ -135,6 +215,56 @@ func TestMCPLoginOptions(t *testing.T) {
 		{args: []string{"--oauth-grant", "password", "a"}, err: `--oauth-grant "password": use "client_credentials" or "authorization_code"`},
 		{args: []string{"--oauth-client-secret", "s", "a"}, err: "--oauth-client-secret needs --oauth-client-id"},
 		{args: []string{"--oauth-private-key-file", "k.pem", "a"}, err: "--oauth-private-key-file and --oauth-signing-alg need --oauth-grant client_credentials"},
+	})
+}
+
+func TestMCPLogoutOptions(t *testing.T) {
+	checkOptions(t, newCmdMCPLogout, []optionsCase[cli.LogoutOptions]{
+		{args: []string{"github"}, want: cli.LogoutOptions{Server: "github"}},
+		{args: []string{"https://mcp.example.com/mcp"}, want: cli.LogoutOptions{Server: "https://mcp.example.com/mcp"}},
+		{args: nil, err: "accepts 1 arg(s), received 0"},
+		{args: []string{"--force", "github"}, err: "unknown flag: --force"},
+	})
+}
+
+func TestConfigValidateOptions(t *testing.T) {
+	checkOptions(t, newCmdConfigValidate, []optionsCase[cli.ConfigValidateOptions]{
+		{args: nil, want: cli.ConfigValidateOptions{}},
+		{args: []string{".otter/config.toml"}, want: cli.ConfigValidateOptions{Path: ".otter/config.toml"}},
+		{args: []string{"a.toml", "b.toml"}, err: "accepts at most 1 arg(s), received 2"},
+		{args: []string{"--json"}, err: "unknown flag: --json"},
+	})
+}
+
+func TestConfigShowOptions(t *testing.T) {
+	checkOptions(t, newCmdConfigShow, []optionsCase[cli.ConfigShowOptions]{
+		{args: nil, want: cli.ConfigShowOptions{}},
+		{args: []string{"mcp"}, err: `unknown command "mcp" for "show"`},
+		{args: []string{"--json"}, err: "unknown flag: --json"},
+	})
+}
+
+// TestTrustOptions: which of DIR, --list and --revoke go together is
+// RunTrust's to refuse; the command only parses them.
+func TestTrustOptions(t *testing.T) {
+	checkOptions(t, newCmdTrust, []optionsCase[cli.TrustOptions]{
+		{args: nil, want: cli.TrustOptions{}},
+		{args: []string{"~/src/app"}, want: cli.TrustOptions{Dir: "~/src/app"}},
+		{args: []string{"--list"}, want: cli.TrustOptions{List: true}},
+		{args: []string{"--revoke", "/tmp/app"}, want: cli.TrustOptions{Revoke: "/tmp/app"}},
+		{args: []string{"a", "b"}, err: "accepts at most 1 arg(s), received 2"},
+		{args: []string{"--revoke"}, err: "flag needs an argument: --revoke"},
+	})
+}
+
+func TestHooksImportOptions(t *testing.T) {
+	checkOptions(t, newCmdHooks, []optionsCase[cli.HooksImportOptions]{
+		{args: []string{"import"}, want: cli.HooksImportOptions{}},
+		{args: []string{"import", "hooks.json"}, want: cli.HooksImportOptions{File: "hooks.json"}},
+		{args: []string{"import", "--write", "~/.claude/settings.json"}, want: cli.HooksImportOptions{File: "~/.claude/settings.json", Write: true}},
+		{args: []string{"import", "a.json", "b.json"}, err: "accepts at most 1 arg(s), received 2"},
+		{args: []string{"import", "--write=never"}, err: `invalid argument "never" for "--write"`},
+		{args: []string{"imprt"}, err: `unknown command "imprt" for "hooks"`},
 	})
 }
 

@@ -96,7 +96,7 @@ func newRootCmdRun(f *cli.Factory, promptF func(*cli.PromptOptions) error, tuiF 
 	})
 	mcpCmd.AddCommand(newCmdMCPList(f, nil), newCmdMCPTools(f, nil), newCmdMCPCall(f, nil)) // mcp_cmd.go
 	mcpCmd.AddCommand(newCmdMCPImport(f, nil))                                              // import_cmd.go
-	mcpCmd.AddCommand(newCmdMCPLogin(f, nil), newCmdMCPLogout(f))                           // login_cmd.go
+	mcpCmd.AddCommand(newCmdMCPLogin(f, nil), newCmdMCPLogout(f, nil))                      // login_cmd.go
 	mcpCmd.AddCommand(newCmdMCPServe(f, nil))                                               // serve_cmd.go
 	mcpCmd.AddCommand(mcpResourceCommands(f)...)                                            // mcp_resources_cmd.go
 	root.AddCommand(mcpCmd)

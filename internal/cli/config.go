@@ -29,10 +29,15 @@ func (e *configError) Error() string {
 
 func (e *configError) Unwrap() error { return e.err }
 
-// RunConfigValidate checks the config file path, or with path "" the
+// ConfigValidateOptions are the options of `otter config validate`.
+type ConfigValidateOptions struct {
+	Path string // "": every file otter would read here, merged
+}
+
+// RunConfigValidate checks the config file o.Path, or without one the
 // whole resolved configuration, and prints what it found.
-func RunConfigValidate(f *Factory, path string) error {
-	out := f.IO.Out
+func RunConfigValidate(f *Factory, o ConfigValidateOptions) error {
+	out, path := f.IO.Out, o.Path
 	var (
 		cfg *config.Config
 		err error
@@ -132,6 +137,11 @@ func printDisabled(w io.Writer, cfg *config.Config) {
 		}
 	}
 }
+
+// ConfigShowOptions are the options of `otter config show`: none yet. The
+// command still hands its caller a struct, as every other command does,
+// so that a test checks that it takes no arguments the same way.
+type ConfigShowOptions struct{}
 
 // RunConfigShow prints the resolved configuration as TOML, secrets masked.
 func RunConfigShow(f *Factory) error {

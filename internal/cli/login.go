@@ -103,9 +103,14 @@ func RunLogin(ctx context.Context, f *Factory, o LoginOptions) error {
 	return runLogin(ctx, f, srv, paths, o.Force)
 }
 
+// LogoutOptions are the options of `otter mcp logout`.
+type LogoutOptions struct {
+	Server string // a configured server's name, or a URL
+}
+
 // RunLogout forgets a server's stored OAuth token.
-func RunLogout(f *Factory, server string) error {
-	srv, paths, err := loginServer(f, server)
+func RunLogout(f *Factory, o LogoutOptions) error {
+	srv, paths, err := loginServer(f, o.Server)
 	if err != nil {
 		return ExitCode(2, err)
 	}
