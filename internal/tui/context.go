@@ -152,6 +152,10 @@ func (m *model) switchModel(name string) bool {
 func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case modelsMsg:
+		if len(msg.choices) > 0 && m.panel == nil && len(m.questions) == 0 {
+			m.panel = newModelPicker(m, msg.choices, msg.err)
+			return nil, true
+		}
 		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider, m.b.Context(), m.b.Thinking()))
 		return nil, true
 	}

@@ -32,10 +32,20 @@ func TestContextWindowCostAndModel(t *testing.T) {
 	h.waitFor("compacted the conversation because", "161k → 62k tokens", "replaced by one-line stubs", "summarised", "31% of 200k · $0.1234")
 	h.enterLine("/cost")
 	h.waitFor("anthropic/claude-sonnet-4-6: 3 calls · input 90k (cached 70k", "output 1.5k", "$0.1234")
+	// /model alone opens a picker on the model in use; typing filters,
+	// enter switches.
 	h.enterLine("/model")
-	h.waitFor("claude-sonnet-4-6 · 200k window · in use", "qwen3:8b", "reasoning: off — /model off|low|medium|high sets it")
-	h.enterLine("/model local/qwen3:8b medium")
-	h.waitFor("the next message goes to local/qwen3:8b", "reasoning for the next message: medium")
+	h.waitFor("Choose a model", "› anthropic/claude-sonnet-4-6  200k window · in use", "local/qwen3:8b",
+		"reasoning: off (/model off|low|medium|high sets it)")
+	h.typeText("qwen")
+	h.waitGone("claude-sonnet-4-6  200k window")
+	h.press("enter")
+	h.waitFor("the next message goes to local/qwen3:8b")
+	h.waitGone("Choose a model")
+	h.enterLine("/model medium")
+	h.waitFor("reasoning for the next message: medium")
+	h.enterLine("/model local/qwen3:8b")
+	h.waitFor("the next message goes to local/qwen3:8b")
 	if !b.did("model local/qwen3:8b") || !b.did("thinking medium") {
 		t.Errorf("the switch did not reach the core: %v", b.actions)
 	}

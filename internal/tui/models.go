@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/otter-sh/otter/internal/agent"
 )
 
@@ -81,20 +83,7 @@ func modelsText(choices []ModelChoice, err error, current Provider, st agent.Con
 	for _, p := range providers {
 		fmt.Fprintf(&b, "  %s\n", p)
 		for _, c := range byProvider[p] {
-			inUse := c.Provider == current.Name && c.Model == current.Model
-			if inUse && st.WindowKnown && st.Window > 0 {
-				c.Window = st.Window // learned from the provider, or configured
-			}
-			var facts []string
-			if c.Window > 0 {
-				facts = append(facts, humanCount(int64(c.Window))+" window")
-			}
-			if c.HasPrice {
-				facts = append(facts, fmt.Sprintf("$%s/$%s per M in/out", price(c.InPrice), price(c.OutPrice)))
-			}
-			if inUse {
-				facts = append(facts, "in use")
-			}
+			facts := choiceFacts(c, current, st)
 			line := "    " + c.Model
 			if len(facts) > 0 {
 				line += " · " + strings.Join(facts, " · ")
@@ -107,6 +96,127 @@ func modelsText(choices []ModelChoice, err error, current Provider, st agent.Con
 	}
 	fmt.Fprintf(&b, "reasoning: %s — /model %s sets it (a number is a thinking budget in tokens)", thinking, strings.Join(reasoningLevels, "|"))
 	return b.String()
+}
+
+// choiceFacts are what /model says of a model: its window (the one the
+// provider reported, for the model in use), its price, and whether it is
+// in use.
+func choiceFacts(c ModelChoice, current Provider, st agent.ContextState) []string {
+	inUse := c.Provider == current.Name && c.Model == current.Model
+	if inUse && st.WindowKnown && st.Window > 0 {
+		c.Window = st.Window // learned from the provider, or configured
+	}
+	var facts []string
+	if c.Window > 0 {
+		facts = append(facts, humanCount(int64(c.Window))+" window")
+	}
+	if c.HasPrice {
+		facts = append(facts, fmt.Sprintf("$%s/$%s per M in/out", price(c.InPrice), price(c.OutPrice)))
+	}
+	if inUse {
+		facts = append(facts, "in use")
+	}
+	return facts
+}
+
+// modelPicker is /model without arguments when the providers list
+// models: the models, the one in use selected; typing filters them by
+// provider/model, enter switches to the selected one as /model
+// PROVIDER/MODEL does, esc closes.
+type modelPicker struct {
+	listNav
+	m       *model
+	all     []ModelChoice // sorted by provider, then as listed
+	shown   []int         // indexes into all that match the filter
+	query   string
+	listErr error // the providers that could not list theirs
+}
+
+func newModelPicker(m *model, choices []ModelChoice, err error) *modelPicker {
+	p := &modelPicker{listNav: newListNav("filter: ", "type part of a provider or model name"), m: m, listErr: err}
+	p.all = slices.Clone(choices)
+	slices.SortStableFunc(p.all, func(a, b ModelChoice) int { return strings.Compare(a.Provider, b.Provider) })
+	p.match()
+	for i, j := range p.shown {
+		if c := p.all[j]; c.Provider == m.provider.Name && c.Model == m.provider.Model {
+			p.cursor = i
+		}
+	}
+	return p
+}
+
+// match brings shown up to date with the filter.
+func (p *modelPicker) match() {
+	p.query = strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	p.shown = p.shown[:0]
+	for i, c := range p.all {
+		if strings.Contains(strings.ToLower(c.Provider+"/"+c.Model), p.query) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	p.cursor = min(p.cursor, max(len(p.shown)-1, 0))
+}
+
+func (p *modelPicker) finished() bool { return p.done }
+
+func (p *modelPicker) update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if p.navigate(k.String(), func() int { return len(p.shown) }) {
+			return nil
+		}
+		if k.String() == "enter" {
+			if len(p.shown) == 0 {
+				return nil
+			}
+			c := p.all[p.shown[p.cursor]]
+			p.done = true
+			p.m.switchModel(c.Provider + "/" + c.Model)
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	p.filter, cmd = p.filter.Update(msg)
+	if strings.ToLower(strings.TrimSpace(p.filter.Value())) != p.query {
+		p.match()
+	}
+	return cmd
+}
+
+func (p *modelPicker) view(width, height int) string {
+	st := p.m.st
+	var b strings.Builder
+	b.WriteString(st.title.Render("Choose a model") + st.dim.Render(fmt.Sprintf("  %d · reasoning: %s (/model %s sets it)", len(p.shown), p.m.b.Thinking(), strings.Join(reasoningLevels, "|"))) + "\n")
+	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
+	b.WriteString(p.filter.View() + "\n")
+	rowsRoom := max(height-4, 1)
+	start := max(p.cursor-rowsRoom+1, 0)
+	end := min(len(p.shown), start+rowsRoom)
+	ctx := p.m.b.Context()
+	for i := start; i < end; i++ {
+		c := p.all[p.shown[i]]
+		// Cut as plain text, then styled: truncateText counts runes and
+		// folds spaces, which styling's escapes and the gaps would spoil.
+		name := truncateText(c.Provider+"/"+c.Model, max(width-4, 8))
+		mark := "  "
+		if i == p.cursor {
+			mark = st.accent.Render("› ")
+			name = st.accent.Bold(true).Render(name)
+		}
+		line := mark + name
+		facts := strings.Join(choiceFacts(c, p.m.provider, ctx), " · ")
+		if room := width - 4 - ansi.StringWidth(c.Provider+"/"+c.Model) - 2; facts != "" && room > 8 {
+			line += "  " + st.dim.Render(truncateText(facts, room))
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(p.shown) == 0 {
+		b.WriteString(st.dim.Render(fmt.Sprintf("  no model matches %q", p.query)) + "\n")
+	}
+	if p.listErr != nil {
+		b.WriteString(st.dim.Render("  ("+p.listErr.Error()+")") + "\n")
+	}
+	body := clipLines(strings.TrimRight(b.String(), "\n"), max(height-2, 1), true)
+	return body + "\n\n" + st.dim.Render("type to filter · ↑/↓ select · enter switch · esc close")
 }
 
 // price is a price per million tokens without trailing zeros: 3, 0.25.
