@@ -252,7 +252,7 @@ func TestAppReload(t *testing.T) {
 	if _, ok := a.cfg.Server("b"); !ok {
 		t.Error("a failed reload replaced the config")
 	}
-	if st, _ := a.mcp.Status("b"); st.State != mcphost.StateConnected {
+	if st, _ := a.mcp.Status("b"); st.State != servers.StateConnected {
 		t.Errorf("a failed reload touched server b: %s", st.State)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/attach"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // The resource tools are offered while a connected server has resources,
@@ -32,8 +32,8 @@ func TestResourceToolsFollowServersWithResources(t *testing.T) {
 	var a *App
 	seen := make(chan bool, 16)
 	paths := testPaths(t, serverTOML("docs", ts.URL))
-	a, err := New(context.Background(), Options{Parts: testParts, Paths: paths, WorkDir: t.TempDir(), OnEvent: func(e mcphost.Event) {
-		if sc, ok := e.(mcphost.StateChanged); ok && sc.Status.State == mcphost.StateConnected {
+	a, err := New(context.Background(), Options{Parts: testParts, Paths: paths, WorkDir: t.TempDir(), OnEvent: func(e servers.Event) {
+		if sc, ok := e.(servers.StateChanged); ok && sc.Status.State == servers.StateConnected {
 			seen <- offered(a)
 		}
 	}})

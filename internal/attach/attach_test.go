@@ -15,6 +15,7 @@ import (
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -28,7 +29,7 @@ func everything(t *testing.T) (*mcphost.Manager, *tool.Set) {
 	set := tool.NewSet(tool.Options{SpillDir: t.TempDir(), MaxOutputChars: 2000})
 	srv := config.Server{Name: "everything", Command: p.Node, Args: []string{p.Everything, "stdio"},
 		StartupTimeout: config.Duration{Duration: liveness}}
-	m := mcphost.New(config.MCP{Servers: []config.Server{srv}}, mcphost.Options{Tools: set})
+	m := mcphost.New(config.MCP{Servers: []config.Server{srv}}, servers.Options{Tools: set})
 	t.Cleanup(func() { m.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), liveness)
 	defer cancel()
@@ -36,7 +37,7 @@ func everything(t *testing.T) (*mcphost.Manager, *tool.Set) {
 	if err := m.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := m.Status("everything"); st.State != mcphost.StateConnected {
+	if st, _ := m.Status("everything"); st.State != servers.StateConnected {
 		t.Fatalf("everything is %s: %s", st.State, st.Error)
 	}
 	return m, set

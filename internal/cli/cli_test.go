@@ -13,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -105,11 +105,11 @@ inside
 func TestPrintServerListTokensAndCollisions(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	statuses := []mcphost.Status{
-		{Name: "remote", Transport: "http", State: mcphost.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
-		{Name: "soon", Transport: "http", State: mcphost.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
-		{Name: "my.srv", Transport: "stdio", State: mcphost.StateConnected, Tools: 2},
-		{Name: "my_srv", Transport: "stdio", State: mcphost.StateConnected, Tools: 2, NotOffered: []tool.Collision{{Name: "mcp__my_srv__echo",
+	statuses := []servers.Status{
+		{Name: "remote", Transport: "http", State: servers.StateConnected, Tools: 3, TokenExpiry: now.Add(52*time.Minute + 30*time.Second)},
+		{Name: "soon", Transport: "http", State: servers.StateConnected, Tools: 1, TokenExpiry: now.Add(20 * time.Second)},
+		{Name: "my.srv", Transport: "stdio", State: servers.StateConnected, Tools: 2},
+		{Name: "my_srv", Transport: "stdio", State: servers.StateConnected, Tools: 2, NotOffered: []tool.Collision{{Name: "mcp__my_srv__echo",
 			Kept:    tool.Info{Server: "my.srv", Name: "echo"},
 			Dropped: tool.Info{Server: "my_srv", Name: "echo"}}}},
 	}
@@ -142,10 +142,10 @@ func TestPrintServerListTokensAndCollisions(t *testing.T) {
 func TestPrintServerList(t *testing.T) {
 	t.Parallel()
 	exp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	statuses := []mcphost.Status{
-		{Name: "gh", Transport: "http", State: mcphost.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
-		{Name: "fs", Transport: "stdio", State: mcphost.StateConnected, Tools: 12},
-		{Name: "db", Transport: "stdio", State: mcphost.StateFailed, Error: "exited with status 1\nmore detail"},
+	statuses := []servers.Status{
+		{Name: "gh", Transport: "http", State: servers.StateNeedsAuth, Error: "login required", TokenExpiry: exp},
+		{Name: "fs", Transport: "stdio", State: servers.StateConnected, Tools: 12},
+		{Name: "db", Transport: "stdio", State: servers.StateFailed, Error: "exited with status 1\nmore detail"},
 	}
 	var b strings.Builder
 	if err := printServerList(&b, statuses, false); err != nil {
@@ -177,16 +177,16 @@ db    stdio      failed      0      exited with status 1 …
 func TestServerStateText(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		st   mcphost.Status
+		st   servers.Status
 		want string
 	}{
-		{mcphost.Status{Name: "db", State: mcphost.StateFailed, Error: "exited with status 1"}, "MCP server db failed: exited with status 1"},
-		{mcphost.Status{Name: "gh", State: mcphost.StateNeedsAuth, Error: "authorization required: the refresh token was revoked"},
+		{servers.Status{Name: "db", State: servers.StateFailed, Error: "exited with status 1"}, "MCP server db failed: exited with status 1"},
+		{servers.Status{Name: "gh", State: servers.StateNeedsAuth, Error: "authorization required: the refresh token was revoked"},
 			"MCP server gh needs a login: the refresh token was revoked; run `otter mcp login gh` (or, in the TUI, select it in /mcp and press l)"},
-		{mcphost.Status{Name: "gh", State: mcphost.StateNeedsAuth, Error: "authorization required"},
+		{servers.Status{Name: "gh", State: servers.StateNeedsAuth, Error: "authorization required"},
 			"MCP server gh needs a login; run `otter mcp login gh` (or, in the TUI, select it in /mcp and press l)"},
-		{mcphost.Status{Name: "x", State: mcphost.StateDisabled, Error: "enabled = false in a.toml"}, "MCP server x is disabled: enabled = false in a.toml"},
-		{mcphost.Status{Name: "p", State: mcphost.StatePending}, "MCP server p has not finished starting"},
+		{servers.Status{Name: "x", State: servers.StateDisabled, Error: "enabled = false in a.toml"}, "MCP server x is disabled: enabled = false in a.toml"},
+		{servers.Status{Name: "p", State: servers.StatePending}, "MCP server p has not finished starting"},
 	} {
 		if got := serverStateText(tc.st.Name, tc.st, nil); got != tc.want {
 			t.Errorf("serverStateText(%s) = %q, want %q", tc.st.State, got, tc.want)

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -26,14 +27,14 @@ import (
 // until every one is connected with its tools; it is closed when b ends.
 func startConnected(b *testing.B, cfg config.MCP, set *tool.Set) *Manager {
 	ctx := context.Background()
-	m := New(cfg, Options{Tools: set})
+	m := New(cfg, servers.Options{Tools: set})
 	b.Cleanup(func() { m.Close() })
 	m.Start(ctx)
 	if err := m.WaitSettled(ctx); err != nil {
 		b.Fatal(err)
 	}
 	for _, st := range m.Statuses() {
-		if st.State != StateConnected || st.Tools == 0 {
+		if st.State != servers.StateConnected || st.Tools == 0 {
 			b.Fatalf("%s: %s with %d tools %s", st.Name, st.State, st.Tools, st.Error)
 		}
 	}
@@ -212,7 +213,7 @@ func BenchmarkStartup10(b *testing.B) {
 			cfg.Servers = append(cfg.Servers, benchServer(fmt.Sprintf("s%d", i), "normal", envDelay, delay))
 		}
 		set := tool.NewSet(tool.Options{})
-		m := New(cfg, Options{Tools: set})
+		m := New(cfg, servers.Options{Tools: set})
 		defer m.Close()
 		start := time.Now()
 		m.Start(ctx)
@@ -222,7 +223,7 @@ func BenchmarkStartup10(b *testing.B) {
 		d := time.Since(start)
 		tools := 0
 		for _, st := range m.Statuses() {
-			if st.State != StateConnected || st.Tools == 0 {
+			if st.State != servers.StateConnected || st.Tools == 0 {
 				b.Fatalf("%s: %s with %d tools %s", st.Name, st.State, st.Tools, st.Error)
 			}
 			tools += st.Tools

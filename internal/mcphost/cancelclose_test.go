@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // seenLog is what a test server saw (see cancelServer): in memory for an
@@ -146,9 +147,9 @@ func TestCancelledCallReachesServerBeforeClose(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			srv, slow, seen := cancelServer(t, tc.transport)
-			h := newHarness(t, configOf(srv), Options{})
+			h := newHarness(t, configOf(srv), servers.Options{})
 			h.m.Start(context.Background())
-			h.waitState("srv", StateConnected)
+			h.waitState("srv", servers.StateConnected)
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

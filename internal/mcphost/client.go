@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // newClient returns the SDK client for one connection attempt, with the
@@ -41,7 +42,7 @@ func (s *server) newClient(c *conn) *sdk.Client {
 		},
 		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
 			if req.Params != nil {
-				m.emit(ResourceUpdated{Server: s.name, URI: req.Params.URI})
+				m.emit(servers.ResourceUpdated{Server: s.name, URI: req.Params.URI})
 			}
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
@@ -52,7 +53,7 @@ func (s *server) newClient(c *conn) *sdk.Client {
 			if err != nil {
 				data = nil
 			}
-			m.emit(ServerLog{Server: s.name, Level: string(req.Params.Level), Logger: req.Params.Logger, Data: []byte(s.mask(string(data)))})
+			m.emit(servers.ServerLog{Server: s.name, Level: string(req.Params.Level), Logger: req.Params.Logger, Data: []byte(s.mask(string(data)))})
 		},
 	}
 	if m.opts.Eliciter != nil {

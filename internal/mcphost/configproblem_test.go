@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // problemConfig writes a config with two servers that run the test
@@ -83,9 +84,9 @@ func TestServerWithConfigProblem(t *testing.T) {
 		}
 	}
 
-	h := newHarness(t, cfg.MCP, Options{})
+	h := newHarness(t, cfg.MCP, servers.Options{})
 	// Failed before anything starts: nothing to wait for.
-	if st, _ := h.m.Status("github"); st.State != StateFailed || st.Error != reason {
+	if st, _ := h.m.Status("github"); st.State != servers.StateFailed || st.Error != reason {
 		t.Fatalf("github before Start: %s %q, want failed %q", st.State, st.Error, reason)
 	}
 	h.m.Start(context.Background())
@@ -93,18 +94,21 @@ func TestServerWithConfigProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := h.m.Status("good")
-	if good.State != StateConnected || good.Tools == 0 {
+	if good.State != servers.StateConnected || good.Tools == 0 {
 		t.Fatalf("good: %s %q with %d tools, want connected", good.State, good.Error, good.Tools)
 	}
 	if got := h.callText("good", "echo", `{"text":"still here"}`); got != "still here" {
 		t.Errorf("good's echo = %q", got)
 	}
 	st, _ := h.m.Status("github")
-	if st.State != StateFailed || st.Error != reason || st.Attempts != 0 {
+	if st.State != servers.StateFailed || st.Error != reason || st.Attempts != 0 {
 		t.Errorf("github: %s %q (attempts %d), want failed with %q", st.State, st.Error, st.Attempts, reason)
 	}
-	for _, e := range h.eventsOf(func(e Event) bool { sc, ok := e.(StateChanged); return ok && sc.Status.Name == "github" }) {
-		if s := e.(StateChanged).Status.State; s != StateFailed {
+	for _, e := range h.eventsOf(func(e servers.Event) bool {
+		sc, ok := e.(servers.StateChanged)
+		return ok && sc.Status.Name == "github"
+	}) {
+		if s := e.(servers.StateChanged).Status.State; s != servers.StateFailed {
 			t.Errorf("github went %s; a server with a config problem must never try to start", s)
 		}
 	}
@@ -121,11 +125,11 @@ func TestServerWithConfigProblem(t *testing.T) {
 	if err := h.m.SetEnabled(context.Background(), "github", false); err != nil {
 		t.Fatal(err)
 	}
-	h.waitState("github", StateDisabled)
+	h.waitState("github", servers.StateDisabled)
 	if err := h.m.SetEnabled(context.Background(), "github", true); err == nil || !strings.Contains(err.Error(), "OTTER_TEST_GH_TOKEN") {
 		t.Errorf("SetEnabled(github, true) = %v, want the problem", err)
 	}
-	if st := h.waitState("github", StateFailed); st.Error != reason {
+	if st := h.waitState("github", servers.StateFailed); st.Error != reason {
 		t.Errorf("github after enabling: %q, want %q", st.Error, reason)
 	}
 	if fileExists(ghPids) {
@@ -146,7 +150,7 @@ func TestServerWithConfigProblem(t *testing.T) {
 	if !slices.Equal(diff.Changed, []string{"github"}) || !slices.Equal(diff.Unchanged, []string{"good"}) {
 		t.Errorf("reload after the fix: %+v, want github changed and good unchanged", diff)
 	}
-	st = h.waitState("github", StateConnected)
+	st = h.waitState("github", servers.StateConnected)
 	if st.Error != "" || st.Tools == 0 {
 		t.Errorf("github after the fix: %+v", st)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
 
@@ -24,7 +25,7 @@ func everything(t *testing.T) (node, index string) {
 
 func checkEverything(t *testing.T, h *harness, name string) {
 	t.Helper()
-	st := h.waitState(name, StateConnected)
+	st := h.waitState(name, servers.StateConnected)
 	if st.Tools == 0 || st.Prompts == 0 || st.Resources == 0 {
 		t.Errorf("%s: tools %d prompts %d resources %d", name, st.Tools, st.Prompts, st.Resources)
 	}
@@ -39,7 +40,7 @@ func checkEverything(t *testing.T, h *harness, name string) {
 func TestReferenceServerStdio(t *testing.T) {
 	node, index := everything(t)
 	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
-	h := newHarness(t, configOf(srv), Options{})
+	h := newHarness(t, configOf(srv), servers.Options{})
 	h.m.Start(context.Background())
 	checkEverything(t, h, "everything")
 }
@@ -75,7 +76,7 @@ func TestReferenceServerStreamableHTTP(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	h := newHarness(t, configOf(remote("everything", "http", "http://"+addr+"/mcp")), Options{})
+	h := newHarness(t, configOf(remote("everything", "http", "http://"+addr+"/mcp")), servers.Options{})
 	h.m.Start(context.Background())
 	checkEverything(t, h, "everything")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -127,14 +128,14 @@ type harness struct {
 	set *tool.Set
 
 	mu     sync.Mutex
-	events []Event
+	events []servers.Event
 }
 
-func newHarness(t *testing.T, cfg config.MCP, opts Options) *harness {
+func newHarness(t *testing.T, cfg config.MCP, opts servers.Options) *harness {
 	t.Helper()
 	h := &harness{t: t, set: tool.NewSet(tool.Options{SpillDir: t.TempDir()})}
 	opts.Tools = h.set
-	opts.OnEvent = func(e Event) {
+	opts.OnEvent = func(e servers.Event) {
 		h.mu.Lock()
 		h.events = append(h.events, e)
 		h.mu.Unlock()
@@ -153,7 +154,7 @@ func newHarness(t *testing.T, cfg config.MCP, opts Options) *harness {
 func configOf(s ...config.Server) config.MCP { return config.MCP{Servers: s} }
 
 // wait waits until cond holds for the named server's status.
-func (h *harness) wait(name string, what string, cond func(Status) bool) Status {
+func (h *harness) wait(name string, what string, cond func(servers.Status) bool) servers.Status {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), liveness)
 	defer cancel()
@@ -171,9 +172,9 @@ func (h *harness) wait(name string, what string, cond func(Status) bool) Status 
 	}
 }
 
-func (h *harness) waitState(name string, state State) Status {
+func (h *harness) waitState(name string, state servers.State) servers.Status {
 	h.t.Helper()
-	return h.wait(name, string(state), func(st Status) bool { return st.State == state })
+	return h.wait(name, string(state), func(st servers.Status) bool { return st.State == state })
 }
 
 // call calls a tool through the Set, as the agent does.
@@ -195,10 +196,10 @@ func (h *harness) callText(server, name, args string) string {
 	return render.Model(res)
 }
 
-func (h *harness) eventsOf(match func(Event) bool) []Event {
+func (h *harness) eventsOf(match func(servers.Event) bool) []servers.Event {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []Event
+	var out []servers.Event
 	for _, e := range h.events {
 		if match(e) {
 			out = append(out, e)

@@ -24,6 +24,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -31,9 +32,9 @@ import (
 // comes back shrunk — the note naming the file first, then the text's
 // first MiB — and the file holds the whole answer the server sent.
 func TestReturns50MB(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "big", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "big", "normal")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("big", StateConnected)
+	h.waitState("big", servers.StateConnected)
 	got := h.callText("big", "big", `{}`)
 	note, text, _ := strings.Cut(got, "\n")
 	if !strings.HasPrefix(note, "[otter: the server's answer was 50.0 MiB") || !strings.HasPrefix(text, "0123456789") ||
@@ -160,9 +161,9 @@ func TestHugeJSONBodyIsShrunk(t *testing.T) {
 	srv := newTestServer("normal")
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	t.Cleanup(ts.Close)
-	h := newHarness(t, configOf(remote("big", config.TransportHTTP, ts.URL)), Options{})
+	h := newHarness(t, configOf(remote("big", config.TransportHTTP, ts.URL)), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("big", StateConnected)
+	h.waitState("big", servers.StateConnected)
 	got := h.callText("big", "big", `{}`)
 	note, text, _ := strings.Cut(got, "\n")
 	if !strings.HasPrefix(note, "[otter: the server's answer was 50.0 MiB") || !strings.HasPrefix(text, "0123456789") || len(got) > cutStringBytes+1024 {
@@ -278,7 +279,7 @@ func TestTwentyThousandToolsConnectQuickly(t *testing.T) {
 	set := tool.NewSet(tool.Options{})
 	srv := remote("many", config.TransportHTTP, ts.URL)
 	start := time.Now()
-	m := New(config.MCP{Servers: []config.Server{srv}}, Options{Tools: set})
+	m := New(config.MCP{Servers: []config.Server{srv}}, servers.Options{Tools: set})
 	t.Cleanup(func() { m.Close() })
 	ctx := context.Background()
 	m.Start(ctx)

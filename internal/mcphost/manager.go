@@ -15,13 +15,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // Manager starts and supervises the configured MCP servers. Its methods are
 // safe for concurrent use.
 type Manager struct {
-	opts   Options
+	opts   servers.Options
 	logger *slog.Logger
 	roots  []string // absolute: the directories offered by default
 
@@ -42,7 +43,7 @@ type Manager struct {
 }
 
 // New returns a Manager for cfg. No server starts before Start.
-func New(cfg config.MCP, opts Options) *Manager {
+func New(cfg config.MCP, opts servers.Options) *Manager {
 	m := &Manager{
 		opts:     opts,
 		logger:   cmp.Or(opts.Logger, slog.Default()).With("component", "mcp"),
@@ -108,7 +109,7 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 		}
 		pending := false
 		for _, st := range m.Statuses() {
-			if st.State == StatePending {
+			if st.State == servers.StatePending {
 				pending = true
 				break
 			}
@@ -146,7 +147,7 @@ func (m *Manager) spillFile() (*os.File, error) {
 	return tool.CreateSpillFile("", ".json")
 }
 
-func (m *Manager) emit(e Event) {
+func (m *Manager) emit(e servers.Event) {
 	if m.opts.OnEvent != nil {
 		m.opts.OnEvent(e)
 	}
@@ -185,22 +186,22 @@ func (m *Manager) server(name string) (*server, error) {
 }
 
 // Statuses returns a snapshot of every configured server, sorted by name.
-func (m *Manager) Statuses() []Status {
-	servers := m.list()
-	out := make([]Status, len(servers))
-	for i, s := range servers {
+func (m *Manager) Statuses() []servers.Status {
+	all := m.list()
+	out := make([]servers.Status, len(all))
+	for i, s := range all {
 		out[i] = s.status()
 	}
 	return out
 }
 
 // Status returns the snapshot of one server.
-func (m *Manager) Status(name string) (Status, bool) {
+func (m *Manager) Status(name string) (servers.Status, bool) {
 	m.mu.Lock()
 	s, ok := m.servers[name]
 	m.mu.Unlock()
 	if !ok {
-		return Status{}, false
+		return servers.Status{}, false
 	}
 	return s.status(), true
 }
@@ -226,8 +227,8 @@ func (m *Manager) Session(name string) (*sdk.ClientSession, bool) {
 // Turning [mcp] enabled on or off counts as a change of every server; the
 // other [mcp] settings (health checks, reconnection) apply to servers
 // started from then on.
-func (m *Manager) Reload(ctx context.Context, cfg config.MCP) ReloadDiff {
-	var diff ReloadDiff
+func (m *Manager) Reload(ctx context.Context, cfg config.MCP) servers.ReloadDiff {
+	var diff servers.ReloadDiff
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -320,8 +321,8 @@ func (m *Manager) reconnect(ctx context.Context, name string, interactive bool) 
 	if err != nil {
 		return err
 	}
-	if st, why := s.idleState(); st != StatePending {
-		if s.cfg.Problem != nil && st == StateFailed {
+	if st, why := s.idleState(); st != servers.StatePending {
+		if s.cfg.Problem != nil && st == servers.StateFailed {
 			return fmt.Errorf("server %q cannot start until its configuration is fixed: %w", name, s.cfg.Problem)
 		}
 		return fmt.Errorf("server %q is %s: %s", name, st, s.mask(why))
@@ -382,18 +383,20 @@ func (m *Manager) Instructions() map[string]string {
 
 // Prompts returns the prompts of every connected server, sorted by server
 // and name.
-func (m *Manager) Prompts() []Prompt {
-	var out []Prompt
+func (m *Manager) Prompts() []servers.Prompt {
+	var out []servers.Prompt
 	for _, s := range m.list() {
 		c := s.current()
 		if c == nil {
 			continue
 		}
 		for _, p := range c.lists().prompts {
-			out = append(out, Prompt{Server: s.name, Name: p.Name, Description: p.Description, Arguments: p.Arguments})
+			out = append(out, servers.Prompt{Server: s.name, Name: p.Name, Description: p.Description, Arguments: p.Arguments})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Prompt) int { return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Name, b.Name)) })
+	slices.SortStableFunc(out, func(a, b servers.Prompt) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Name, b.Name))
+	})
 	return out
 }
 
@@ -417,18 +420,20 @@ func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[s
 
 // Resources returns the resources of every connected server, sorted by
 // server and URI.
-func (m *Manager) Resources() []Resource {
-	var out []Resource
+func (m *Manager) Resources() []servers.Resource {
+	var out []servers.Resource
 	for _, s := range m.list() {
 		c := s.current()
 		if c == nil {
 			continue
 		}
 		for _, r := range c.lists().resources {
-			out = append(out, Resource{Server: s.name, Resource: r})
+			out = append(out, servers.Resource{Server: s.name, Resource: r})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Resource) int { return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.URI, b.URI)) })
+	slices.SortStableFunc(out, func(a, b servers.Resource) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.URI, b.URI))
+	})
 	return out
 }
 
@@ -468,14 +473,14 @@ func (m *Manager) Close() error {
 	m.closeOnce.Do(func() {
 		m.mu.Lock()
 		m.closed = true
-		servers := make([]*server, 0, len(m.servers))
+		all := make([]*server, 0, len(m.servers))
 		for _, s := range m.servers {
-			servers = append(servers, s)
+			all = append(all, s)
 		}
 		m.mu.Unlock()
 		m.notifyChanged() // wakes Reconnect and Login waiting on a server
 		var wg sync.WaitGroup
-		for _, s := range servers {
+		for _, s := range all {
 			wg.Go(func() { s.shutdown(true) })
 		}
 		wg.Wait()

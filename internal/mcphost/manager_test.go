@@ -16,6 +16,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -30,13 +31,13 @@ func TestStdioServerEndToEnd(t *testing.T) {
 		return &sdk.CreateMessageResult{Role: "assistant", Model: "test", Content: &sdk.TextContent{Text: "sampled: " + req.Messages[0].Content.(*sdk.TextContent).Text}}, nil
 	}
 	root := t.TempDir()
-	h := newHarness(t, configOf(stdioServer(t, "normal", "normal")), Options{Eliciter: el, Sampler: sampler, Roots: []string{root}})
+	h := newHarness(t, configOf(stdioServer(t, "normal", "normal")), servers.Options{Eliciter: el, Sampler: sampler, Roots: []string{root}})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := h.m.Status("normal")
-	if st.State != StateConnected {
+	if st.State != servers.StateConnected {
 		t.Fatalf("state = %s (%s), want connected", st.State, st.Error)
 	}
 	if st.Tools < 10 || st.Prompts != 1 || st.Resources != 1 {
@@ -113,8 +114,8 @@ func TestStdioServerEndToEnd(t *testing.T) {
 
 	// Logging notifications become events.
 	h.callText("normal", "log", `{}`)
-	logs := h.eventsOf(func(e Event) bool { _, ok := e.(ServerLog); return ok })
-	if len(logs) != 1 || logs[0].(ServerLog).Level != "warning" || string(logs[0].(ServerLog).Data) != `"disk almost full"` {
+	logs := h.eventsOf(func(e servers.Event) bool { _, ok := e.(servers.ServerLog); return ok })
+	if len(logs) != 1 || logs[0].(servers.ServerLog).Level != "warning" || string(logs[0].(servers.ServerLog).Data) != `"disk almost full"` {
 		t.Errorf("log events = %+v", logs)
 	}
 
@@ -154,7 +155,7 @@ func TestStdioServerEndToEnd(t *testing.T) {
 	if got := h.callText("normal", "extra", `{}`); got != "extra" {
 		t.Errorf("extra = %q", got)
 	}
-	h.wait("normal", "the new prompt and resource", func(st Status) bool {
+	h.wait("normal", "the new prompt and resource", func(st servers.Status) bool {
 		return st.Prompts == 2 && st.Resources == 2
 	})
 	if p := h.m.Prompts(); len(p) != 2 || p[0].Name != "extra" {
@@ -179,9 +180,9 @@ func TestCancellationReachesServer(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
 	srv := stdioServer(t, "normal", "normal")
 	srv.Env[envMark] = mark
-	h := newHarness(t, configOf(srv), Options{})
+	h := newHarness(t, configOf(srv), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("normal", StateConnected)
+	h.waitState("normal", servers.StateConnected)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -214,9 +215,9 @@ func TestAllowedAndDeniedTools(t *testing.T) {
 	srv := stdioServer(t, "normal", "normal")
 	srv.AllowedTools = []string{"e*", "add"}
 	srv.DeniedTools = []string{"elicit*"}
-	h := newHarness(t, configOf(srv), Options{})
+	h := newHarness(t, configOf(srv), servers.Options{})
 	h.m.Start(context.Background())
-	st := h.waitState("normal", StateConnected)
+	st := h.waitState("normal", servers.StateConnected)
 	names := entryNames(h.set)
 	want := []string{"mcp__normal__add", "mcp__normal__echo"}
 	if !slices.Equal(names, want) || st.Tools != 2 {
@@ -230,10 +231,10 @@ func TestAllowedAndDeniedTools(t *testing.T) {
 func TestToolsLostToAnotherServerAreNamed(t *testing.T) {
 	dot, under := stdioServer(t, "my.srv", "normal"), stdioServer(t, "my_srv", "normal")
 	under.AllowedTools = []string{"echo", "add"}
-	h := newHarness(t, configOf(dot, under), Options{})
+	h := newHarness(t, configOf(dot, under), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("my.srv", StateConnected)
-	h.waitState("my_srv", StateConnected)
+	h.waitState("my.srv", servers.StateConnected)
+	h.waitState("my_srv", servers.StateConnected)
 
 	st, _ := h.m.Status("my_srv")
 	var lost []string
@@ -262,13 +263,13 @@ func TestDisabledServers(t *testing.T) {
 	a.Enabled = &off
 	b := stdioServer(t, "b", "normal")
 	b.DisabledReason = "project directory /x is not trusted: run `otter trust /x`"
-	h := newHarness(t, configOf(a, b), Options{})
+	h := newHarness(t, configOf(a, b), servers.Options{})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range h.m.Statuses() {
-		if st.State != StateDisabled {
+		if st.State != servers.StateDisabled {
 			t.Errorf("%s: state %s", st.Name, st.State)
 		}
 	}
@@ -281,11 +282,11 @@ func TestDisabledServers(t *testing.T) {
 	if err := h.m.SetEnabled(context.Background(), "a", true); err != nil {
 		t.Fatal(err)
 	}
-	h.waitState("a", StateConnected)
+	h.waitState("a", servers.StateConnected)
 	if err := h.m.SetEnabled(context.Background(), "a", false); err != nil {
 		t.Fatal(err)
 	}
-	st := h.waitState("a", StateDisabled)
+	st := h.waitState("a", servers.StateDisabled)
 	if st.Error != "disabled for this session" || len(h.set.Entries()) != 0 {
 		t.Errorf("after disabling: %+v, entries %v", st, entryNames(h.set))
 	}
@@ -293,14 +294,14 @@ func TestDisabledServers(t *testing.T) {
 
 func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 	a, b, c := stdioServer(t, "a", "normal"), stdioServer(t, "b", "normal"), stdioServer(t, "c", "normal")
-	h := newHarness(t, configOf(a, b, c), Options{})
+	h := newHarness(t, configOf(a, b, c), servers.Options{})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	before := map[string]time.Time{}
 	for _, st := range h.m.Statuses() {
-		if st.State != StateConnected {
+		if st.State != servers.StateConnected {
 			t.Fatalf("%s: %s %s", st.Name, st.State, st.Error)
 		}
 		before[st.Name] = st.ConnectedAt
@@ -312,7 +313,7 @@ func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 	a2.Line = 7
 	d := stdioServer(t, "d", "normal")
 	diff := h.m.Reload(context.Background(), configOf(a2, b2, d))
-	want := ReloadDiff{Added: []string{"d"}, Removed: []string{"c"}, Changed: []string{"b"}, Unchanged: []string{"a"}}
+	want := servers.ReloadDiff{Added: []string{"d"}, Removed: []string{"c"}, Changed: []string{"b"}, Unchanged: []string{"a"}}
 	if !slices.Equal(diff.Added, want.Added) || !slices.Equal(diff.Removed, want.Removed) ||
 		!slices.Equal(diff.Changed, want.Changed) || !slices.Equal(diff.Unchanged, want.Unchanged) {
 		t.Fatalf("diff = %+v, want %+v", diff, want)
@@ -320,7 +321,7 @@ func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	after := map[string]Status{}
+	after := map[string]servers.Status{}
 	for _, st := range h.m.Statuses() {
 		after[st.Name] = st
 	}
@@ -330,10 +331,10 @@ func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 	if !after["a"].ConnectedAt.Equal(before["a"]) {
 		t.Error("a was restarted although it did not change")
 	}
-	if after["b"].State != StateConnected || after["b"].ConnectedAt.Equal(before["b"]) {
+	if after["b"].State != servers.StateConnected || after["b"].ConnectedAt.Equal(before["b"]) {
 		t.Errorf("b was not restarted: %+v", after["b"])
 	}
-	if after["d"].State != StateConnected {
+	if after["d"].State != servers.StateConnected {
 		t.Errorf("d: %+v", after["d"])
 	}
 	for _, name := range entryNames(h.set) {
@@ -345,16 +346,16 @@ func TestReloadRestartsOnlyChangedServers(t *testing.T) {
 
 func TestUnknownCommandHasHint(t *testing.T) {
 	srv := config.Server{Name: "n", Transport: "stdio", Command: "npx-not-installed-xyz"}
-	h := newHarness(t, configOf(srv, config.Server{Name: "npx", Command: "/nonexistent/bin/npx"}), Options{})
+	h := newHarness(t, configOf(srv, config.Server{Name: "npx", Command: "/nonexistent/bin/npx"}), servers.Options{})
 	t.Setenv("PATH", t.TempDir())
 	h.m.Reload(context.Background(), configOf(srv, config.Server{Name: "npx", Command: "npx"}))
 	h.m.Start(context.Background())
-	st := h.waitState("npx", StateFailed)
+	st := h.waitState("npx", servers.StateFailed)
 	want := `command "npx" not found on PATH: install Node.js (npx ships with npm) or give the full path in command`
 	if st.Error != want {
 		t.Errorf("error = %q\nwant    %q", st.Error, want)
 	}
-	st = h.waitState("n", StateFailed)
+	st = h.waitState("n", servers.StateFailed)
 	if !strings.Contains(st.Error, `command "npx-not-installed-xyz" not found on PATH`) {
 		t.Errorf("error = %q", st.Error)
 	}
@@ -364,9 +365,9 @@ func TestUnknownCommandHasHint(t *testing.T) {
 func TestOnEventMayCallBack(t *testing.T) {
 	var m *Manager
 	var mu sync.Mutex
-	var seen []State
-	m = New(configOf(stdioServer(t, "a", "normal")), Options{OnEvent: func(e Event) {
-		if sc, ok := e.(StateChanged); ok {
+	var seen []servers.State
+	m = New(configOf(stdioServer(t, "a", "normal")), servers.Options{OnEvent: func(e servers.Event) {
+		if sc, ok := e.(servers.StateChanged); ok {
 			st, _ := m.Status(sc.Status.Name)
 			_ = m.Statuses()
 			_ = m.Instructions()
@@ -387,7 +388,7 @@ func TestOnEventMayCallBack(t *testing.T) {
 	deadline := time.Now().Add(liveness)
 	for {
 		mu.Lock()
-		ok := len(seen) >= 4 && seen[len(seen)-1] == StateConnected
+		ok := len(seen) >= 4 && seen[len(seen)-1] == servers.StateConnected
 		got := slices.Clone(seen)
 		mu.Unlock()
 		if ok {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
@@ -19,11 +20,11 @@ import (
 // the caller; closing the manager ends it at once.
 func TestSlowServerDoesNotBlockOthers(t *testing.T) {
 	stuck := stdioServer(t, "stuck", "noinit")
-	h := newHarness(t, configOf(stuck, stdioServer(t, "good", "normal"), stdioServer(t, "grandchild", "grandchild")), Options{})
+	h := newHarness(t, configOf(stuck, stdioServer(t, "good", "normal"), stdioServer(t, "grandchild", "grandchild")), servers.Options{})
 	h.m.Start(context.Background()) // returns at once
-	h.waitState("good", StateConnected)
-	h.waitState("grandchild", StateConnected)
-	if st, _ := h.m.Status("stuck"); st.State != StatePending {
+	h.waitState("good", servers.StateConnected)
+	h.waitState("grandchild", servers.StateConnected)
+	if st, _ := h.m.Status("stuck"); st.State != servers.StatePending {
 		t.Fatalf("stuck: %s %s", st.State, st.Error)
 	}
 	if got := h.callText("good", "echo", `{"text":"ok"}`); got != "ok" {
@@ -40,9 +41,9 @@ func TestSlowServerDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestExitsAtStart(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "exit", "exit")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "exit", "exit")), servers.Options{})
 	h.m.Start(context.Background())
-	st := h.waitState("exit", StateFailed)
+	st := h.waitState("exit", servers.StateFailed)
 	for _, want := range []string{"exited with status 3 before answering initialize", `"fatal: MY_API_KEY is not set"`} {
 		if !strings.Contains(st.Error, want) {
 			t.Errorf("error %q lacks %q", st.Error, want)
@@ -71,9 +72,9 @@ func TestNeverAnswersInitialize(t *testing.T) {
 				srv.Env[envDelay] = tc.delay
 			}
 			srv.StartupTimeout = dur(2 * time.Second)
-			h := newHarness(t, configOf(srv), Options{})
+			h := newHarness(t, configOf(srv), servers.Options{})
 			h.m.Start(context.Background())
-			st := h.waitState("stuck", StateFailed)
+			st := h.waitState("stuck", servers.StateFailed)
 			if !strings.Contains(st.Error, "no answer to initialize within 2s (startup_timeout)") {
 				t.Errorf("error = %q", st.Error)
 			}
@@ -86,16 +87,16 @@ func TestNeverAnswersInitialize(t *testing.T) {
 }
 
 func TestDiesMidCallThenReconnects(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "crashy", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "crashy", "normal")), servers.Options{})
 	h.m.Start(context.Background())
-	first := h.waitState("crashy", StateConnected)
+	first := h.waitState("crashy", servers.StateConnected)
 	_, err := h.call(context.Background(), "crashy", "die", `{}`)
 	if err == nil || !strings.Contains(err.Error(), `MCP server "crashy"`) || !strings.Contains(err.Error(), "exited with status 7") ||
 		!strings.Contains(err.Error(), "crashing on purpose") {
 		t.Fatalf("call of a dying tool returned %v; want the server, its exit status and its last stderr line", err)
 	}
-	st := h.wait("crashy", "a reconnect", func(st Status) bool {
-		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
+	st := h.wait("crashy", "a reconnect", func(st servers.Status) bool {
+		return st.State == servers.StateConnected && st.ConnectedAt.After(first.ConnectedAt)
 	})
 	if !strings.Contains(st.Error, "reconnected after: the server process exited with status 7") ||
 		!strings.Contains(st.Error, "crashing on purpose") {
@@ -104,11 +105,11 @@ func TestDiesMidCallThenReconnects(t *testing.T) {
 	if got := h.callText("crashy", "echo", `{"text":"back"}`); got != "back" {
 		t.Errorf("echo after reconnect = %q", got)
 	}
-	pending := h.eventsOf(func(e Event) bool {
-		sc, ok := e.(StateChanged)
-		return ok && sc.Status.State == StatePending && sc.Status.Attempts == 1
+	pending := h.eventsOf(func(e servers.Event) bool {
+		sc, ok := e.(servers.StateChanged)
+		return ok && sc.Status.State == servers.StatePending && sc.Status.Attempts == 1
 	})
-	if len(pending) == 0 || !strings.Contains(pending[0].(StateChanged).Status.Error, "reconnecting (attempt 1 of 5)") {
+	if len(pending) == 0 || !strings.Contains(pending[0].(servers.StateChanged).Status.Error, "reconnecting (attempt 1 of 5)") {
 		t.Errorf("no reconnecting event: %+v", pending)
 	}
 }
@@ -118,9 +119,9 @@ func TestDiesMidCallThenReconnects(t *testing.T) {
 // cut short gets the server, the exit status and the last lines of stderr,
 // never just the pipe error the SDK saw.
 func TestDiesMidCallErrorQuotesStderrTail(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "crashy", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "crashy", "normal")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("crashy", StateConnected)
+	h.waitState("crashy", servers.StateConnected)
 	_, err := h.call(context.Background(), "crashy", "die",
 		`{"status":3,"stderr":["handling tools/call","Error: ENOENT: no such file or directory, open '/data/db.sqlite'","    at Object.openSync (node:fs:573:18)","","Node.js v22.11.0"]}`)
 	if err == nil {
@@ -163,9 +164,9 @@ func TestReconnectGivesUpAfterMaxAttempts(t *testing.T) {
 func TestNeverAnswersACall(t *testing.T) {
 	srv := stdioServer(t, "hang", "normal")
 	srv.Timeout = dur(2 * time.Second)
-	h := newHarness(t, configOf(srv), Options{})
+	h := newHarness(t, configOf(srv), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("hang", StateConnected)
+	h.waitState("hang", servers.StateConnected)
 	_, err := h.call(context.Background(), "hang", "hang", `{}`)
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 2s") {
 		t.Fatalf("hung call returned %v", err)
@@ -173,15 +174,15 @@ func TestNeverAnswersACall(t *testing.T) {
 	if got := h.callText("hang", "echo", `{"text":"alive"}`); got != "alive" {
 		t.Errorf("echo after a hung call = %q", got)
 	}
-	if st, _ := h.m.Status("hang"); st.Errors != 1 || st.State != StateConnected {
+	if st, _ := h.m.Status("hang"); st.Errors != 1 || st.State != servers.StateConnected {
 		t.Errorf("status: %+v", st)
 	}
 }
 
 func TestNonJSONOnStdout(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "noisy", "noisy")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "noisy", "noisy")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("noisy", StateConnected)
+	h.waitState("noisy", servers.StateConnected)
 	for i := range 3 {
 		if got := h.callText("noisy", "echo", `{"text":"x"}`); got != "x" {
 			t.Fatalf("echo %d = %q", i, got)
@@ -198,9 +199,9 @@ func TestNonJSONOnStdout(t *testing.T) {
 }
 
 func TestFloodsStderr(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "flood", "flood")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "flood", "flood")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("flood", StateConnected)
+	h.waitState("flood", servers.StateConnected)
 	for range 20 {
 		h.callText("flood", "echo", `{"text":"x"}`)
 	}
@@ -211,9 +212,9 @@ func TestFloodsStderr(t *testing.T) {
 }
 
 func TestLists2000AwkwardTools(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "many", "many")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "many", "many")), servers.Options{})
 	h.m.Start(context.Background())
-	st := h.waitState("many", StateConnected)
+	st := h.waitState("many", servers.StateConnected)
 	if st.Tools != 2002+15 || len(st.NotOffered) != 0 { // and the usual fifteen
 		t.Errorf("tools = %d, not offered %v; want 2017, every one offered", st.Tools, st.NotOffered)
 	}
@@ -255,7 +256,7 @@ func TestBadTransportConfig(t *testing.T) {
 		config.Server{Name: "nourl", Transport: "http"},
 		config.Server{Name: "weird", Transport: "carrier-pigeon", URL: "http://127.0.0.1:1/"},
 		config.Server{Name: "refused", Transport: "http", URL: "http://127.0.0.1:1/mcp", StartupTimeout: dur(liveness)},
-	), Options{})
+	), servers.Options{})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -266,7 +267,7 @@ func TestBadTransportConfig(t *testing.T) {
 		"refused": "connection refused",
 	} {
 		st, _ := h.m.Status(name)
-		if st.State != StateFailed || !strings.Contains(st.Error, want) {
+		if st.State != servers.StateFailed || !strings.Contains(st.Error, want) {
 			t.Errorf("%s: %s %q, want failed with %q", name, st.State, st.Error, want)
 		}
 	}
@@ -279,14 +280,14 @@ func TestHealthCheckReconnects(t *testing.T) {
 	srv.Timeout = dur(time.Second) // health checks wait while a call is in flight
 	cfg := configOf(srv)
 	cfg.HealthCheckInterval = dur(200 * time.Millisecond)
-	h := newHarness(t, cfg, Options{})
+	h := newHarness(t, cfg, servers.Options{})
 	h.m.Start(context.Background())
-	first := h.waitState("frozen", StateConnected)
+	first := h.waitState("frozen", servers.StateConnected)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go h.call(ctx, "frozen", "freeze", `{}`)
-	st := h.wait("frozen", "a reconnect", func(st Status) bool {
-		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
+	st := h.wait("frozen", "a reconnect", func(st servers.Status) bool {
+		return st.State == servers.StateConnected && st.ConnectedAt.After(first.ConnectedAt)
 	})
 	if !strings.Contains(st.Error, "health check failed") {
 		t.Errorf("reason = %q", st.Error)
@@ -301,13 +302,13 @@ func TestHealthCheckReconnects(t *testing.T) {
 
 // When a server crashes, what it started goes with it.
 func TestCrashTakesGrandchildren(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "crashy", "grandchild")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "crashy", "grandchild")), servers.Options{})
 	h.m.Start(context.Background())
-	first := h.waitState("crashy", StateConnected)
+	first := h.waitState("crashy", servers.StateConnected)
 	before := pids(t)
 	h.call(context.Background(), "crashy", "die", `{}`)
-	h.wait("crashy", "a reconnect", func(st Status) bool {
-		return st.State == StateConnected && st.ConnectedAt.After(first.ConnectedAt)
+	h.wait("crashy", "a reconnect", func(st servers.Status) bool {
+		return st.State == servers.StateConnected && st.ConnectedAt.After(first.ConnectedAt)
 	})
 	if len(before) != 2 {
 		t.Fatalf("pids before the crash: %v", before)
@@ -318,9 +319,9 @@ func TestCrashTakesGrandchildren(t *testing.T) {
 // A server killed by a signal otter did not send is reported with the
 // signal's name and as not otter's doing. (Before: "was killed by killed".)
 func TestKilledServerNamesTheSignal(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "victim", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "victim", "normal")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("victim", StateConnected)
+	h.waitState("victim", servers.StateConnected)
 	ps := pids(t)
 	if len(ps) != 1 {
 		t.Fatalf("pids: %v", ps)
@@ -329,7 +330,7 @@ func TestKilledServerNamesTheSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "was killed by SIGKILL (killed), sent by something other than otter"
-	h.wait("victim", "the signal named", func(st Status) bool { return strings.Contains(st.Error, want) })
+	h.wait("victim", "the signal named", func(st servers.Status) bool { return strings.Contains(st.Error, want) })
 	if got := signalDescription(syscall.SIGTERM, true); got != "was stopped by otter with SIGTERM" {
 		t.Errorf("otter's own stop: %q", got)
 	}
@@ -341,11 +342,11 @@ func TestKilledServerNamesTheSignal(t *testing.T) {
 func TestCallWaitsForAReconnect(t *testing.T) {
 	mc := configOf(stdioServer(t, "crashy", "normal"))
 	mc.ReconnectDelay = config.Duration{Duration: 300 * time.Millisecond}
-	h := newHarness(t, mc, Options{})
+	h := newHarness(t, mc, servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("crashy", StateConnected)
+	h.waitState("crashy", servers.StateConnected)
 	h.call(context.Background(), "crashy", "die", `{}`)
-	h.waitState("crashy", StatePending)
+	h.waitState("crashy", servers.StatePending)
 	if got := h.callText("crashy", "echo", `{"text":"waited"}`); got != "waited" {
 		t.Errorf("echo during the reconnect = %q", got)
 	}
@@ -370,20 +371,20 @@ func TestFailedAttemptsQuoteEachStderrLineOnce(t *testing.T) {
 // crashForGood connects the server "crashy", makes it crash mid-call and
 // exit at each start from then on, and returns once it failed after
 // attempts reconnect attempts.
-func crashForGood(t *testing.T, attempts int) (*harness, Status) {
+func crashForGood(t *testing.T, attempts int) (*harness, servers.Status) {
 	t.Helper()
 	srv := stdioServer(t, "crashy", "normal")
 	broken := filepath.Join(t.TempDir(), "broken")
 	srv.Env[envExitIf] = broken
 	cfg := configOf(srv)
 	cfg.MaxReconnectAttempts = attempts
-	h := newHarness(t, cfg, Options{})
+	h := newHarness(t, cfg, servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("crashy", StateConnected)
+	h.waitState("crashy", servers.StateConnected)
 	// From now on the server cannot start again.
 	if err := os.WriteFile(broken, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h.call(context.Background(), "crashy", "die", `{}`)
-	return h, h.waitState("crashy", StateFailed)
+	return h, h.waitState("crashy", servers.StateFailed)
 }

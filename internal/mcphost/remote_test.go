@@ -19,6 +19,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 func streamableServer(t *testing.T, mode string) *httptest.Server {
@@ -61,14 +62,14 @@ func TestRemoteTransports(t *testing.T) {
 		remote("sse", "sse", sse.URL),
 		remote("auto-http", "", legacyHTTP.URL),
 		remote("auto-sse", TransportAuto, sse.URL),
-	), Options{Eliciter: &eliciter{reply: ask.ElicitReply{Action: ask.Accept}}})
+	), servers.Options{Eliciter: &eliciter{reply: ask.ElicitReply{Action: ask.Accept}}})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	wantTransport := map[string]string{"http": "http", "legacy-http": "http", "sse": "sse", "auto-http": "http", "auto-sse": "sse"}
 	for _, st := range h.m.Statuses() {
-		if st.State != StateConnected {
+		if st.State != servers.StateConnected {
 			t.Errorf("%s: %s %s", st.Name, st.State, st.Error)
 			continue
 		}
@@ -92,7 +93,7 @@ func TestRemoteTransports(t *testing.T) {
 	// subscriptions/listen (2026-07-28), and over SSE.
 	for _, name := range []string{"legacy-http", "http", "sse"} {
 		h.callText(name, "add_tool", `{}`)
-		h.wait(name, "the new tool", func(st Status) bool {
+		h.wait(name, "the new tool", func(st servers.Status) bool {
 			_, ok := h.set.Lookup("mcp__" + name + "__extra")
 			return ok
 		})
@@ -109,9 +110,9 @@ func TestHTTPSessionExpiryReinitializes(t *testing.T) {
 		handler.Load().ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	h := newHarness(t, configOf(remote("web", "http", ts.URL)), Options{})
+	h := newHarness(t, configOf(remote("web", "http", ts.URL)), servers.Options{})
 	h.m.Start(context.Background())
-	first := h.waitState("web", StateConnected)
+	first := h.waitState("web", servers.StateConnected)
 	if got := h.callText("web", "echo", `{"text":"one"}`); got != "one" {
 		t.Fatalf("echo = %q", got)
 	}
@@ -120,7 +121,7 @@ func TestHTTPSessionExpiryReinitializes(t *testing.T) {
 	if got := h.callText("web", "echo", `{"text":"two"}`); got != "two" {
 		t.Fatalf("echo after session loss = %q", got)
 	}
-	st := h.waitState("web", StateConnected)
+	st := h.waitState("web", servers.StateConnected)
 	if !st.ConnectedAt.After(first.ConnectedAt) || !strings.Contains(st.Error, "session not found") {
 		t.Errorf("no new session: %+v", st)
 	}
@@ -195,9 +196,9 @@ func TestNeedsAuthThenLogin(t *testing.T) {
 			}))
 			t.Cleanup(ts.Close)
 			fa := &fakeAuth{}
-			h := newHarness(t, configOf(remote("secure", tc.transport, ts.URL)), Options{Auth: fa})
+			h := newHarness(t, configOf(remote("secure", tc.transport, ts.URL)), servers.Options{Auth: fa})
 			h.m.Start(context.Background())
-			st := h.waitState("secure", StateNeedsAuth)
+			st := h.waitState("secure", servers.StateNeedsAuth)
 			// The reason, without the SDK's layers around the authorizer's
 			// error; how to log in is the front end's to say.
 			if want := "authorization required"; st.Error != want {
@@ -242,9 +243,9 @@ func TestPingErrorAnswerIsHealthy(t *testing.T) {
 	t.Cleanup(ts.Close)
 	cfg := configOf(remote("noping", "http", ts.URL))
 	cfg.HealthCheckInterval = dur(20 * time.Millisecond)
-	h := newHarness(t, cfg, Options{})
+	h := newHarness(t, cfg, servers.Options{})
 	h.m.Start(context.Background())
-	first := h.waitState("noping", StateConnected)
+	first := h.waitState("noping", servers.StateConnected)
 	deadline := time.Now().Add(liveness)
 	for pings.Load() < 5 {
 		if time.Now().After(deadline) {
@@ -253,7 +254,7 @@ func TestPingErrorAnswerIsHealthy(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	st, _ := h.m.Status("noping")
-	if st.State != StateConnected || !st.ConnectedAt.Equal(first.ConnectedAt) {
+	if st.State != servers.StateConnected || !st.ConnectedAt.Equal(first.ConnectedAt) {
 		t.Errorf("restarted after refused pings: %+v", st)
 	}
 }
@@ -275,15 +276,15 @@ func TestHealthCheckNoticesDeadHTTPServer(t *testing.T) {
 	t.Cleanup(ts.Close)
 	cfg := configOf(remote("gone", "http", ts.URL))
 	cfg.HealthCheckInterval = dur(20 * time.Millisecond)
-	h := newHarness(t, cfg, Options{})
+	h := newHarness(t, cfg, servers.Options{})
 	h.m.Start(context.Background())
-	first := h.waitState("gone", StateConnected)
+	first := h.waitState("gone", servers.StateConnected)
 	ts.CloseClientConnections()
 	ts.Close()
-	st := h.wait("gone", "the dead server to be noticed", func(st Status) bool {
-		return st.State != StateConnected || !st.ConnectedAt.Equal(first.ConnectedAt)
+	st := h.wait("gone", "the dead server to be noticed", func(st servers.Status) bool {
+		return st.State != servers.StateConnected || !st.ConnectedAt.Equal(first.ConnectedAt)
 	})
-	if st.State == StateConnected {
+	if st.State == servers.StateConnected {
 		t.Errorf("reconnected to a closed server: %+v", st)
 	}
 	if !strings.Contains(st.Error, "health check failed") {
@@ -314,12 +315,12 @@ func TestHealthCheckNoticesServerThatRefusesRequests(t *testing.T) {
 			t.Cleanup(ts.Close)
 			cfg := configOf(remote("refuser", transport, ts.URL))
 			cfg.HealthCheckInterval = dur(20 * time.Millisecond)
-			h := newHarness(t, cfg, Options{})
+			h := newHarness(t, cfg, servers.Options{})
 			h.m.Start(context.Background())
-			h.waitState("refuser", StateConnected)
+			h.waitState("refuser", servers.StateConnected)
 			refusing.Store(true)
-			st := h.wait("refuser", "the refusing server to be noticed", func(st Status) bool {
-				return st.State != StateConnected
+			st := h.wait("refuser", "the refusing server to be noticed", func(st servers.Status) bool {
+				return st.State != servers.StateConnected
 			})
 			if !strings.Contains(st.Error, "health check failed") {
 				t.Errorf("state %s, error %q; want the health check named", st.State, st.Error)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // ErrNoCompletions is wrapped by Complete's error for a server that does
@@ -27,18 +28,18 @@ func (s *server) fetchTemplates(ctx context.Context, c *conn) []*sdk.ResourceTem
 
 // ResourceTemplates returns the resource templates of every connected
 // server, sorted by server and URI template.
-func (m *Manager) ResourceTemplates() []ResourceTemplate {
-	var out []ResourceTemplate
+func (m *Manager) ResourceTemplates() []servers.ResourceTemplate {
+	var out []servers.ResourceTemplate
 	for _, s := range m.list() {
 		c := s.current()
 		if c == nil {
 			continue
 		}
 		for _, t := range c.lists().templates {
-			out = append(out, ResourceTemplate{Server: s.name, ResourceTemplate: t})
+			out = append(out, servers.ResourceTemplate{Server: s.name, ResourceTemplate: t})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b ResourceTemplate) int {
+	slices.SortStableFunc(out, func(a, b servers.ResourceTemplate) int {
 		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.URITemplate, b.URITemplate))
 	})
 	return out

@@ -9,6 +9,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
@@ -19,12 +20,12 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 	t.Parallel()
 	node, index := everything(t)
 	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
-	h := newHarness(t, configOf(srv), Options{})
+	h := newHarness(t, configOf(srv), servers.Options{})
 	if h.m.HasResources() {
 		t.Fatal("HasResources before any server connected")
 	}
 	h.m.Start(context.Background())
-	st := h.waitState("everything", StateConnected)
+	st := h.waitState("everything", servers.StateConnected)
 	if st.Resources != 7 || st.Templates != 2 {
 		t.Errorf("status counts resources %d templates %d, want 7 and 2", st.Resources, st.Templates)
 	}
@@ -91,9 +92,9 @@ func TestEverythingResourcesTemplatesCompletionsTasks(t *testing.T) {
 
 func TestCompleteWithoutCompletionsSaysSo(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, configOf(stdioServer(t, "plain", "basic")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "plain", "basic")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("plain", StateConnected)
+	h.waitState("plain", servers.StateConnected)
 	_, err := h.m.Complete(context.Background(), "plain", "ref/prompt", "greet", "who", "", nil)
 	if !errors.Is(err, ErrNoCompletions) {
 		t.Errorf("err = %v, want ErrNoCompletions", err)

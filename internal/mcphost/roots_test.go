@@ -10,6 +10,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
 
@@ -29,9 +30,9 @@ func TestServerRootsAreOffered(t *testing.T) {
 			fs = config.Server{Name: "fs", Command: node, Args: r.Args, Roots: []string{rootDir}}
 		}
 	}
-	h := newHarness(t, configOf(fs), Options{Roots: []string{t.TempDir()}})
+	h := newHarness(t, configOf(fs), servers.Options{Roots: []string{t.TempDir()}})
 	h.m.Start(context.Background())
-	h.waitState("fs", StateConnected)
+	h.waitState("fs", servers.StateConnected)
 	args := `{"path":"` + filepath.Join(rootDir, "b.txt") + `"}`
 	deadline := time.Now().Add(liveness)
 	for {

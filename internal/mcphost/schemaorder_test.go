@@ -20,6 +20,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // envOrderServer makes the test binary the ordered server on stdio.
@@ -209,7 +210,7 @@ func TestSchemaOrderRemote(t *testing.T) {
 		remote("http", config.TransportHTTP, streamable.URL),
 		remote("modern", config.TransportHTTP, modernHTTP.URL),
 		remote("sse", config.TransportSSE, sse.URL),
-	), Options{Eliciter: el})
+	), servers.Options{Eliciter: el})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -227,7 +228,7 @@ func TestSchemaOrderStdio(t *testing.T) {
 		return srv
 	}
 	el := orderEliciter()
-	h := newHarness(t, configOf(orderServer("stdio", "legacy"), orderServer("modern", "modern")), Options{Eliciter: el})
+	h := newHarness(t, configOf(orderServer("stdio", "legacy"), orderServer("modern", "modern")), servers.Options{Eliciter: el})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // TestSecretsAreMaskedInStatusAndLogs: what otter shows about a server —
@@ -26,7 +27,7 @@ func TestSecretsAreMaskedInStatusAndLogs(t *testing.T) {
 		config.Server{Name: "remote", Transport: "http", URL: "http://bob:" + pw + "@127.0.0.1:1/mcp?api_key=" + key, StartupTimeout: dur(liveness),
 			Headers: map[string]string{"X-Auth": "Bearer " + token}},
 		echo,
-	), Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	), servers.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	h.m.Start(context.Background())
 	if err := h.m.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -57,12 +58,12 @@ func TestSecretsAreMaskedInServerLogs(t *testing.T) {
 	const token = "tok-abcdefgh"
 	srv := stdioServer(t, "normal", "normal")
 	srv.Env["OTTER_TEST_ECHO"] = token
-	h := newHarness(t, configOf(srv), Options{})
+	h := newHarness(t, configOf(srv), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("normal", StateConnected)
+	h.waitState("normal", servers.StateConnected)
 	h.callText("normal", "log", `{}`)
-	logs := h.eventsOf(func(e Event) bool { _, ok := e.(ServerLog); return ok })
-	if len(logs) != 1 || string(logs[0].(ServerLog).Data) != `"disk almost full (token ****)"` {
+	logs := h.eventsOf(func(e servers.Event) bool { _, ok := e.(servers.ServerLog); return ok })
+	if len(logs) != 1 || string(logs[0].(servers.ServerLog).Data) != `"disk almost full (token ****)"` {
 		t.Errorf("log events = %+v, want the token masked", logs)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -48,7 +49,7 @@ type server struct {
 	done   chan struct{}
 
 	mu          sync.Mutex
-	state       State
+	state       servers.State
 	reason      string
 	transport   string
 	cur         *conn
@@ -97,33 +98,33 @@ func orDefault(d, def time.Duration) time.Duration {
 // configuration problem.
 func (s *server) shouldRun() bool {
 	st, _ := s.idleState()
-	return st == StatePending
+	return st == servers.StatePending
 }
 
 // idleState is the state of a server that is not running: pending (about
 // to start), disabled with the reason, or failed with its configuration's
 // Problem (an unexpanded ${VAR}), which no restart can cure.
-func (s *server) idleState() (State, string) {
+func (s *server) idleState() (servers.State, string) {
 	s.mu.Lock()
 	override := s.override
 	s.mu.Unlock()
 	switch {
 	case s.cfg.DisabledReason != "":
-		return StateDisabled, s.cfg.DisabledReason
+		return servers.StateDisabled, s.cfg.DisabledReason
 	case !s.mcpOn:
-		return StateDisabled, "MCP is turned off ([mcp] enabled = false)"
+		return servers.StateDisabled, "MCP is turned off ([mcp] enabled = false)"
 	case override != nil && !*override:
-		return StateDisabled, "disabled for this session"
+		return servers.StateDisabled, "disabled for this session"
 	case override == nil && !s.cfg.IsEnabled():
 		where := "the configuration"
 		if s.cfg.File != "" {
 			where = s.cfg.File
 		}
-		return StateDisabled, fmt.Sprintf("enabled = false in %s", where)
+		return servers.StateDisabled, fmt.Sprintf("enabled = false in %s", where)
 	case s.cfg.Problem != nil:
-		return StateFailed, s.cfg.Problem.Error()
+		return servers.StateFailed, s.cfg.Problem.Error()
 	}
-	return StatePending, ""
+	return servers.StatePending, ""
 }
 
 func (s *server) setOverride(on bool) {
@@ -147,10 +148,10 @@ func (s *server) update(fn func()) {
 	s.mu.Unlock()
 	s.addNotOffered(&st)
 	s.m.notifyChanged()
-	s.m.emit(StateChanged{Status: st})
+	s.m.emit(servers.StateChanged{Status: st})
 }
 
-func (s *server) status() Status {
+func (s *server) status() servers.Status {
 	s.mu.Lock()
 	st := s.statusLocked()
 	s.mu.Unlock()
@@ -163,7 +164,7 @@ func (s *server) status() Status {
 
 // addNotOffered fills in the server's tools the tool set does not offer
 // because another tool holds their name. Called without s.mu held.
-func (s *server) addNotOffered(st *Status) {
+func (s *server) addNotOffered(st *servers.Status) {
 	if s.m.opts.Tools == nil {
 		return
 	}
@@ -182,8 +183,8 @@ func (s *server) maskAll(lines []string) []string {
 	return lines
 }
 
-func (s *server) statusLocked() Status {
-	st := Status{
+func (s *server) statusLocked() servers.Status {
+	st := servers.Status{
 		Name:        s.name,
 		Transport:   s.transport,
 		Scope:       string(s.cfg.Scope),
@@ -226,7 +227,7 @@ func (s *server) restart(interactive bool) {
 	// Pending from now on; the supervisor reports it, so that a server's
 	// events come from one goroutine, in order, and none while runMu is held.
 	s.mu.Lock()
-	s.state, s.reason, s.attempts = StatePending, "", 0
+	s.state, s.reason, s.attempts = servers.StatePending, "", 0
 	s.mu.Unlock()
 	go s.run(ctx, interactive, done)
 }
@@ -260,9 +261,9 @@ func (s *server) awaitSettled(ctx context.Context) error {
 		state, reason := s.state, s.reason
 		s.mu.Unlock()
 		switch state {
-		case StateConnected:
+		case servers.StateConnected:
 			return nil
-		case StateFailed, StateNeedsAuth, StateDisabled:
+		case servers.StateFailed, servers.StateNeedsAuth, servers.StateDisabled:
 			return fmt.Errorf("MCP server %q is %s: %s", s.name, state, s.mask(reason))
 		}
 		s.m.mu.Lock()
@@ -307,7 +308,7 @@ func (s *server) run(ctx context.Context, interactive bool, done chan struct{}) 
 		if s.maxAttempts < 0 {
 			s.removeTools()
 			s.update(func() {
-				s.state, s.reason = StateFailed, fmt.Sprintf("connection lost: %v (reconnection is off: max_reconnect_attempts < 0)", drop)
+				s.state, s.reason = servers.StateFailed, fmt.Sprintf("connection lost: %v (reconnection is off: max_reconnect_attempts < 0)", drop)
 			})
 			return
 		}
@@ -316,14 +317,14 @@ func (s *server) run(ctx context.Context, interactive bool, done chan struct{}) 
 			if attempt > s.maxAttempts {
 				s.removeTools()
 				s.update(func() {
-					s.state = StateFailed
+					s.state = servers.StateFailed
 					s.reason = fmt.Sprintf("connection lost: %v; %d reconnect attempts failed, the last with: %v (retry with /mcp reconnect %s)",
 						drop, s.maxAttempts, lastErr, s.name)
 				})
 				return
 			}
 			s.update(func() {
-				s.state, s.attempts = StatePending, attempt
+				s.state, s.attempts = servers.StatePending, attempt
 				s.reason = fmt.Sprintf("connection lost: %v; reconnecting (attempt %d of %d)", drop, attempt, s.maxAttempts)
 			})
 			delay := s.reconnectDelay * time.Duration(attempt)
@@ -368,16 +369,16 @@ func (s *server) removeTools() {
 	if s.m.opts.Tools != nil {
 		s.m.opts.Tools.SetServerTools(s.name, nil)
 	}
-	s.m.emit(ToolsChanged{Server: s.name})
+	s.m.emit(servers.ToolsChanged{Server: s.name})
 }
 
 // fail records a connection error as failed or needs-auth.
 func (s *server) fail(err error) {
 	s.m.logger.Info("MCP server not connected", "server", s.name, "err", s.mask(err.Error()))
 	s.update(func() {
-		s.state, s.reason = StateFailed, err.Error()
+		s.state, s.reason = servers.StateFailed, err.Error()
 		if errors.Is(err, oauth.ErrLoginRequired) {
-			s.state = StateNeedsAuth
+			s.state = servers.StateNeedsAuth
 		}
 	})
 }
@@ -389,7 +390,7 @@ func (s *server) connected(c *conn, lastDrop error) {
 	s.mu.Unlock()
 	s.pushTools(c)
 	s.update(func() {
-		s.state, s.attempts = StateConnected, 0
+		s.state, s.attempts = servers.StateConnected, 0
 		s.transport = c.transport
 		s.connectedAt = time.Now()
 		s.reason = ""
@@ -416,7 +417,7 @@ func (s *server) pushTools(c *conn) {
 		}
 		s.m.opts.Tools.SetServerTools(s.name, out)
 	}
-	s.m.emit(ToolsChanged{Server: s.name})
+	s.m.emit(servers.ToolsChanged{Server: s.name})
 }
 
 func (s *server) filterTools(ts []*sdk.Tool) []*sdk.Tool {

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -216,9 +217,9 @@ func (s *server) awaitNewConn(ctx context.Context, old *conn) *conn {
 		switch {
 		case closed:
 			return nil
-		case state == StateConnected && cur != nil && cur != old:
+		case state == servers.StateConnected && cur != nil && cur != old:
 			return cur
-		case state == StateFailed || state == StateNeedsAuth || state == StateDisabled:
+		case state == servers.StateFailed || state == servers.StateNeedsAuth || state == servers.StateDisabled:
 			return nil
 		}
 		select {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // A call the server refuses with -32042 fails with an error that names the
@@ -30,10 +31,10 @@ func TestURLElicitationRequired(t *testing.T) {
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 	t.Cleanup(ts.Close)
 	el := &eliciter{reply: ask.ElicitReply{Action: ask.Accept}}
-	h := newHarness(t, configOf(remote("web", "http", ts.URL), stdioServer(t, "local", "normal")), Options{Eliciter: el})
+	h := newHarness(t, configOf(remote("web", "http", ts.URL), stdioServer(t, "local", "normal")), servers.Options{Eliciter: el})
 	h.m.Start(context.Background())
-	h.waitState("web", StateConnected)
-	h.waitState("local", StateConnected)
+	h.waitState("web", servers.StateConnected)
+	h.waitState("local", servers.StateConnected)
 
 	for _, server := range []string{"web", "local"} {
 		el.got = nil
@@ -42,7 +43,7 @@ func TestURLElicitationRequired(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: error\n got %v\nwant %s", server, err, want)
 		}
-		var ue *URLElicitationError
+		var ue *servers.URLElicitationError
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &ue) || ue.Server != server || len(ue.Elicitations) != 1 || ue.Elicitations[0].ID != "el-2" {
 			t.Errorf("%s: not a URLElicitationError: %#v", server, err)
@@ -79,9 +80,9 @@ func TestURLElicitationRequired(t *testing.T) {
 // Without an eliciter (the client does not offer elicitation) the error
 // still names the URL.
 func TestURLElicitationRequiredWithoutEliciter(t *testing.T) {
-	h := newHarness(t, configOf(stdioServer(t, "local", "normal")), Options{})
+	h := newHarness(t, configOf(stdioServer(t, "local", "normal")), servers.Options{})
 	h.m.Start(context.Background())
-	h.waitState("local", StateConnected)
+	h.waitState("local", servers.StateConnected)
 	_, err := h.call(context.Background(), "local", "needs_url", `{}`)
 	if err == nil || !strings.Contains(err.Error(), "open https://example.com/connect?x=1 (Connect your account) in a browser") {
 		t.Errorf("error = %v", err)
@@ -94,9 +95,9 @@ func TestReferenceServerURLElicitationError(t *testing.T) {
 	node, index := everything(t)
 	srv := config.Server{Name: "everything", Command: node, Args: []string{index, "stdio"}, StartupTimeout: dur(liveness)}
 	el := &eliciter{reply: ask.ElicitReply{Action: ask.Decline}}
-	h := newHarness(t, configOf(srv), Options{Eliciter: el})
+	h := newHarness(t, configOf(srv), servers.Options{Eliciter: el})
 	h.m.Start(context.Background())
-	h.wait("everything", "trigger-url-elicitation", func(Status) bool {
+	h.wait("everything", "trigger-url-elicitation", func(servers.Status) bool {
 		_, ok := h.set.Lookup("mcp__everything__trigger-url-elicitation")
 		return ok
 	})

@@ -15,8 +15,8 @@ import (
 	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/mcphost"
 	"github.com/otter-sh/otter/internal/oauth/oauthtest"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // TestTUITrustPrompt: a project that defines servers is asked about once;
@@ -140,7 +140,7 @@ func TestTUIStartupNeverStartsALogin(t *testing.T) {
 		t.Fatalf("servers = %+v, want one and two", statuses)
 	}
 	for _, s := range statuses {
-		if s.State != mcphost.StateNeedsAuth {
+		if s.State != servers.StateNeedsAuth {
 			t.Errorf("%s is %s (%s), want needs-auth", s.Name, s.State, s.Error)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -27,10 +27,10 @@ type fakeBackend struct {
 	mu       sync.Mutex
 	provider Provider
 	thinking string // the reasoning level /model set
-	servers  []mcphost.Status
+	servers  []servers.Status
 	tools    []tool.Entry
 	offer    agent.ToolOffer
-	prompts  []mcphost.Prompt
+	prompts  []servers.Prompt
 	trust    *TrustRequest
 	warnings []string // ConfigWarnings
 	actions  []string
@@ -39,7 +39,7 @@ type fakeBackend struct {
 
 	send   func(ctx context.Context, text string, emit func(agent.Event)) error
 	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
-	reload func() mcphost.ReloadDiff
+	reload func() servers.ReloadDiff
 	// compact, when set, is /compact's work (Compact records it first).
 	compact func(ctx context.Context, keep string, emit func(agent.Event)) error
 }
@@ -50,10 +50,10 @@ func (f *fakeBackend) Provider() Provider {
 	return f.provider
 }
 
-func (f *fakeBackend) Servers() []mcphost.Status {
+func (f *fakeBackend) Servers() []servers.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]mcphost.Status(nil), f.servers...)
+	return append([]servers.Status(nil), f.servers...)
 }
 
 func (f *fakeBackend) Tools() []tool.Entry {
@@ -68,7 +68,7 @@ func (f *fakeBackend) ToolOffer() agent.ToolOffer {
 	return f.offer
 }
 
-func (f *fakeBackend) Prompts() []mcphost.Prompt { return f.prompts }
+func (f *fakeBackend) Prompts() []servers.Prompt { return f.prompts }
 
 func (f *fakeBackend) GetPrompt(_ context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
 	f.record(fmt.Sprintf("prompt %s %s %v", server, name, args))
@@ -105,12 +105,12 @@ func (f *fakeBackend) did(s string) bool {
 	return false
 }
 
-func (f *fakeBackend) Reload(context.Context) (mcphost.ReloadDiff, error) {
+func (f *fakeBackend) Reload(context.Context) (servers.ReloadDiff, error) {
 	f.record("reload")
 	if f.reload != nil {
 		return f.reload(), nil
 	}
-	return mcphost.ReloadDiff{}, nil
+	return servers.ReloadDiff{}, nil
 }
 
 func (f *fakeBackend) Reconnect(_ context.Context, s string) error {
@@ -155,9 +155,9 @@ func (f *fakeBackend) ConfigWarnings() []string {
 	return slices.Clone(f.warnings)
 }
 
-func (f *fakeBackend) Trust(context.Context) (mcphost.ReloadDiff, error) {
+func (f *fakeBackend) Trust(context.Context) (servers.ReloadDiff, error) {
 	f.record("trust")
-	return mcphost.ReloadDiff{Added: []string{"proj"}}, nil
+	return servers.ReloadDiff{Added: []string{"proj"}}, nil
 }
 
 // --- harness ---

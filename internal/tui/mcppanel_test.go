@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -17,9 +17,9 @@ import (
 func TestMCPPanelStatesAndToolsGoBack(t *testing.T) {
 	t.Parallel()
 	b := &fakeBackend{
-		servers: []mcphost.Status{
-			{Name: "alpha", Transport: "stdio", State: mcphost.StateConnected, Tools: 1, ConnectedAt: time.Now()},
-			{Name: "beta", Transport: "stdio", State: mcphost.StateDisabled, Error: "disabled for this session"},
+		servers: []servers.Status{
+			{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 1, ConnectedAt: time.Now()},
+			{Name: "beta", Transport: "stdio", State: servers.StateDisabled, Error: "disabled for this session"},
 		},
 		tools: []tool.Entry{entry("alpha", "a1", "First", `{}`, nil)},
 	}

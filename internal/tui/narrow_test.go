@@ -15,7 +15,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llmconfig"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -55,9 +55,9 @@ func TestStatusBarDegradesByWholeParts(t *testing.T) {
 	release := make(chan struct{})
 	b := &fakeBackend{
 		provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"},
-		servers: []mcphost.Status{
-			{Name: "a", State: mcphost.StateConnected}, {Name: "b", State: mcphost.StateConnected},
-			{Name: "c", State: mcphost.StateConnected}, {Name: "gh", State: mcphost.StateNeedsAuth},
+		servers: []servers.Status{
+			{Name: "a", State: servers.StateConnected}, {Name: "b", State: servers.StateConnected},
+			{Name: "c", State: servers.StateConnected}, {Name: "gh", State: servers.StateNeedsAuth},
 		},
 	}
 	for i := range 12 {
@@ -109,10 +109,10 @@ func TestStatusBarDegradesByWholeParts(t *testing.T) {
 // 60 columns each shows whole, and so does the list while Tab cycles.
 func TestTabCandidatesShowWhole(t *testing.T) {
 	t.Parallel()
-	var prompts []mcphost.Prompt
+	var prompts []servers.Prompt
 	var names []string
 	for _, n := range []string{"simple_prompt", "complex_prompt", "resource_prompt", "args_prompt", "completable_prompt"} {
-		prompts = append(prompts, mcphost.Prompt{Server: "everything", Name: n})
+		prompts = append(prompts, servers.Prompt{Server: "everything", Name: n})
 		names = append(names, "/mcp__everything__"+n)
 	}
 	for _, width := range []int{80, 60} {
@@ -280,9 +280,9 @@ func TestPlaceholderFitsWhole(t *testing.T) {
 // selected server's line gives the values of the columns that went.
 func TestMCPPanelDropsWholeColumns(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{servers: []mcphost.Status{
-		{Name: "everything", Transport: "stdio", State: mcphost.StateConnected, Tools: 17, Resources: 7, Templates: 2, Prompts: 4, Calls: 12, Errors: 3, MedianLatency: 41 * time.Millisecond},
-		{Name: "memory", Transport: "stdio", State: mcphost.StateFailed, Error: "exit status 1"},
+	b := &fakeBackend{servers: []servers.Status{
+		{Name: "everything", Transport: "stdio", State: servers.StateConnected, Tools: 17, Resources: 7, Templates: 2, Prompts: 4, Calls: 12, Errors: 3, MedianLatency: 41 * time.Millisecond},
+		{Name: "memory", Transport: "stdio", State: servers.StateFailed, Error: "exit status 1"},
 	}}
 	h := start(t, b)
 	h.waitFor("/help")
@@ -346,7 +346,7 @@ func TestKeysWrapBetweenKeysAtSixtyColumns(t *testing.T) {
 	}
 	raw, _ := json.Marshal(args)
 	var h *harness
-	b := &fakeBackend{servers: []mcphost.Status{{Name: "fs", Transport: "stdio", State: mcphost.StateConnected}}}
+	b := &fakeBackend{servers: []servers.Status{{Name: "fs", Transport: "stdio", State: servers.StateConnected}}}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
 		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})

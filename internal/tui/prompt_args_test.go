@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 )
 
 // promptFake is server-everything's prompts: args-prompt (city, and an
@@ -19,7 +19,7 @@ import (
 // department chosen (completion/complete's context). Prompts go whole.
 type promptFake struct{ *fakeBackend }
 
-var everythingPrompts = []mcphost.Prompt{
+var everythingPrompts = []servers.Prompt{
 	{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments", Arguments: []*sdk.PromptArgument{
 		{Name: "city", Description: "Name of the city", Required: true}, {Name: "state", Description: "Name of the state"}}},
 	{Server: "everything", Name: "completable-prompt", Description: "A prompt with completable arguments", Arguments: []*sdk.PromptArgument{
@@ -97,7 +97,7 @@ func TestPromptArgumentsAreQuoted(t *testing.T) {
 func TestMcpPromptsListsOptionalArguments(t *testing.T) {
 	t.Parallel()
 	b := promptFake{&fakeBackend{prompts: everythingPrompts,
-		servers: []mcphost.Status{{Name: "everything", Transport: "stdio", State: mcphost.StateConnected, Prompts: 2}}}}
+		servers: []servers.Status{{Name: "everything", Transport: "stdio", State: servers.StateConnected, Prompts: 2}}}}
 	h := startWith(t, b, b.fakeBackend)
 	h.enterLine("/mcp prompts")
 	h.waitFor("/mcp__everything__args-prompt city=… [state=…]", "/mcp__everything__completable-prompt department=… name=…")

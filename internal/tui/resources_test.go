@@ -10,22 +10,22 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
 // resourceFake is the scripted core with resources.
 type resourceFake struct{ *fakeBackend }
 
-func (resourceFake) Resources() []mcphost.Resource {
-	return []mcphost.Resource{
+func (resourceFake) Resources() []servers.Resource {
+	return []servers.Resource{
 		{Server: "docs", Resource: &sdk.Resource{URI: "demo://guide/architecture.md", Name: "architecture.md", MIMEType: "text/markdown"}},
 		{Server: "docs", Resource: &sdk.Resource{URI: "demo://logo.png", Name: "logo", MIMEType: "image/png"}},
 	}
 }
 
-func (resourceFake) ResourceTemplates() []mcphost.ResourceTemplate {
-	return []mcphost.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
+func (resourceFake) ResourceTemplates() []servers.ResourceTemplate {
+	return []servers.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
 }
 
 // Complete offers the values of the template's {id}, or of a prompt's
@@ -55,8 +55,8 @@ func (f resourceFake) ReadResource(_ context.Context, server, uri string) (*sdk.
 
 func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 	b := resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2, Templates: 1, Prompts: 1}},
-		prompts: []mcphost.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
+		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1, Prompts: 1}},
+		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
 	}}
 	h := startWith(t, b, b.fakeBackend)
 	h.enterLine("/mcp")
@@ -105,8 +105,8 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 
 func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
 	b := resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2, Templates: 1}},
-		prompts: []mcphost.Prompt{{Server: "docs", Name: "review", Description: "Review a file"}},
+		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1}},
+		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file"}},
 	}}
 	h := startWith(t, b, b.fakeBackend)
 	h.typeText("/mcp r")
@@ -131,7 +131,7 @@ func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
 
 func TestOpenResourceLinkOfToolResult(t *testing.T) {
 	b := resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2}},
+		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2}},
 		tools:   []tool.Entry{entry("docs", "find", "Finds documents", `{"type":"object"}`, nil)},
 	}}
 	b.send = func(_ context.Context, _ string, emit func(agent.Event)) error {
@@ -170,7 +170,7 @@ func TestOpenResourceLinkOfToolResult(t *testing.T) {
 
 func TestMentionCompletesTemplateVariables(t *testing.T) {
 	b := resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2, Templates: 1}},
+		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1}},
 	}}
 	h := startWith(t, b, b.fakeBackend)
 	h.typeText("read @docs:demo://t")
@@ -193,8 +193,8 @@ func TestMentionCompletesTemplateVariables(t *testing.T) {
 
 func TestPromptFormCompletesArguments(t *testing.T) {
 	b := resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Prompts: 1}},
-		prompts: []mcphost.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
+		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Prompts: 1}},
+		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
 	}}
 	h := startWith(t, b, b.fakeBackend)
 	h.enterLine("/mcp__docs__review")
@@ -214,12 +214,12 @@ func TestPromptFormCompletesArguments(t *testing.T) {
 
 func TestAttachedResourceChangeIsNoted(t *testing.T) {
 	b := resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "docs", Transport: "stdio", State: mcphost.StateConnected, Resources: 2}},
+		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2}},
 	}}
 	h := startWith(t, b, b.fakeBackend)
 	h.enterLine("read @docs:demo://guide/architecture.md")
 	h.waitFor("ok")
-	h.ui.Notify(mcphost.ResourceUpdated{Server: "docs", URI: "demo://guide/architecture.md"})
+	h.ui.Notify(servers.ResourceUpdated{Server: "docs", URI: "demo://guide/architecture.md"})
 	h.waitFor("⟳ @docs:demo://guide/architecture.md changed on the server since it was attached")
 }
 
@@ -253,10 +253,10 @@ func TestTemplateSpot(t *testing.T) {
 // the second depend on the first (completion/complete's context).
 type repoFake struct{ resourceFake }
 
-func (repoFake) Resources() []mcphost.Resource { return nil }
+func (repoFake) Resources() []servers.Resource { return nil }
 
-func (repoFake) ResourceTemplates() []mcphost.ResourceTemplate {
-	return []mcphost.ResourceTemplate{{Server: "gh", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "repo://{owner}/{name}/readme", Name: "README"}}}
+func (repoFake) ResourceTemplates() []servers.ResourceTemplate {
+	return []servers.ResourceTemplate{{Server: "gh", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "repo://{owner}/{name}/readme", Name: "README"}}}
 }
 
 func (f repoFake) Complete(_ context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
@@ -278,7 +278,7 @@ func (f repoFake) Complete(_ context.Context, server, ref, name, arg, value stri
 // first, and the server hears the values chosen before.
 func TestMentionCompletesEveryTemplateVariable(t *testing.T) {
 	b := repoFake{resourceFake{&fakeBackend{
-		servers: []mcphost.Status{{Name: "gh", Transport: "stdio", State: mcphost.StateConnected, Templates: 1}},
+		servers: []servers.Status{{Name: "gh", Transport: "stdio", State: servers.StateConnected, Templates: 1}},
 	}}}
 	h := startWith(t, b, b.fakeBackend)
 	h.typeText("read @gh:")

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -18,7 +18,7 @@ import (
 // its query and every match.
 func TestDeferredToolsAreShown(t *testing.T) {
 	b := &fakeBackend{
-		servers: []mcphost.Status{{Name: "alpha", Transport: "stdio", State: mcphost.StateConnected, Tools: 3}},
+		servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3}},
 		tools:   []tool.Entry{entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil)},
 		offer:   agent.ToolOffer{Deferring: true, Deferred: map[string]bool{"mcp__alpha__a2": true, "mcp__alpha__a3": true}},
 		send: func(ctx context.Context, text string, emit func(agent.Event)) error {

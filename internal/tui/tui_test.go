@@ -23,7 +23,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/mcphost"
+	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -57,9 +57,9 @@ func TestChatTurnWithToolCall(t *testing.T) {
 
 func TestMCPTableFailedAndConnected(t *testing.T) {
 	b := &fakeBackend{
-		servers: []mcphost.Status{
-			{Name: "alpha", Transport: "stdio", State: mcphost.StateConnected, Tools: 3, Calls: 12, Errors: 1, MedianLatency: 42 * time.Millisecond, ServerInfo: "alpha 1.0"},
-			{Name: "broken", Transport: "stdio", State: mcphost.StateFailed, Error: `starting "nope": executable file not found in $PATH`,
+		servers: []servers.Status{
+			{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3, Calls: 12, Errors: 1, MedianLatency: 42 * time.Millisecond, ServerInfo: "alpha 1.0"},
+			{Name: "broken", Transport: "stdio", State: servers.StateFailed, Error: `starting "nope": executable file not found in $PATH`,
 				StderrTail: []string{"boot: reading config", "fatal: no such file"}},
 		},
 		tools: []tool.Entry{entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil)},
@@ -117,12 +117,12 @@ func TestMCPToolsFilter(t *testing.T) {
 }
 
 func TestMCPReloadShowsAddedServer(t *testing.T) {
-	b := &fakeBackend{servers: []mcphost.Status{{Name: "alpha", Transport: "stdio", State: mcphost.StateConnected}}}
-	b.reload = func() mcphost.ReloadDiff {
+	b := &fakeBackend{servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}}}
+	b.reload = func() servers.ReloadDiff {
 		b.mu.Lock()
-		b.servers = append(b.servers, mcphost.Status{Name: "beta", Transport: "http", State: mcphost.StateConnected, Tools: 2})
+		b.servers = append(b.servers, servers.Status{Name: "beta", Transport: "http", State: servers.StateConnected, Tools: 2})
 		b.mu.Unlock()
-		return mcphost.ReloadDiff{Added: []string{"beta"}, Unchanged: []string{"alpha"}}
+		return servers.ReloadDiff{Added: []string{"beta"}, Unchanged: []string{"alpha"}}
 	}
 	h := start(t, b)
 	h.enterLine("/mcp reload")
@@ -132,15 +132,15 @@ func TestMCPReloadShowsAddedServer(t *testing.T) {
 
 	// An automatic reload (the file watcher) is announced the same way.
 	h.press("esc")
-	h.ui.Notify(Reloaded{Diff: mcphost.ReloadDiff{Changed: []string{"alpha"}}, Auto: true})
+	h.ui.Notify(Reloaded{Diff: servers.ReloadDiff{Changed: []string{"alpha"}}, Auto: true})
 	h.waitFor("config changed on disk; reloaded: changed alpha")
 
 	// A reload that changes only [agent] or [providers] says so.
-	b.reload = func() mcphost.ReloadDiff {
+	b.reload = func() servers.ReloadDiff {
 		b.mu.Lock()
 		b.provider = Provider{Name: "local", Model: "qwen3:8b"}
 		b.mu.Unlock()
-		return mcphost.ReloadDiff{Unchanged: []string{"alpha", "beta"}}
+		return servers.ReloadDiff{Unchanged: []string{"alpha", "beta"}}
 	}
 	h.enterLine("/mcp reload")
 	h.waitFor("config reloaded: no server changed · 2 unchanged · model local/qwen3:8b from the next message")
@@ -322,7 +322,7 @@ func TestEscCancelsSlowTool(t *testing.T) {
 func TestNoProviderAnswersWithHelp(t *testing.T) {
 	b := &fakeBackend{
 		provider: Provider{Help: "No model provider is configured. Add to ~/.config/otter/config.toml:\n[providers.anthropic]\ntype = \"anthropic\"\nor set ANTHROPIC_API_KEY."},
-		servers:  []mcphost.Status{{Name: "alpha", Transport: "stdio", State: mcphost.StateConnected}},
+		servers:  []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}},
 	}
 	h := start(t, b)
 	h.waitFor("no provider")
@@ -366,7 +366,7 @@ func TestCallFormShowsRawResult(t *testing.T) {
 }
 
 func TestTabCompletionAndHistory(t *testing.T) {
-	b := &fakeBackend{prompts: []mcphost.Prompt{{Server: "everything", Name: "simple_prompt", Description: "A prompt"}}}
+	b := &fakeBackend{prompts: []servers.Prompt{{Server: "everything", Name: "simple_prompt", Description: "A prompt"}}}
 	h := start(t, b)
 	h.typeText("/mcp t")
 	h.press("tab")
@@ -524,10 +524,10 @@ func TestPasteIsOneMessage(t *testing.T) {
 // screen has exactly its height.
 func TestScreenFitsTheTerminal(t *testing.T) {
 	b := &fakeBackend{
-		servers: []mcphost.Status{
-			{Name: "a-server-with-a-rather-long-name", Transport: "stdio", State: mcphost.StateFailed,
+		servers: []servers.Status{
+			{Name: "a-server-with-a-rather-long-name", Transport: "stdio", State: servers.StateFailed,
 				Error: strings.Repeat("a long error message ", 10), StderrTail: []string{strings.Repeat("x", 200)}},
-			{Name: "web", Transport: "http", State: mcphost.StateConnected, Tools: 1},
+			{Name: "web", Transport: "http", State: servers.StateConnected, Tools: 1},
 		},
 		tools: []tool.Entry{entry("web", "fetch_everything_with_a_long_name", strings.Repeat("describes ", 30),
 			`{"type":"object","properties":{"url":{"type":"string","format":"uri","description":"`+strings.Repeat("d ", 60)+`"}}}`, nil)},
@@ -633,20 +633,20 @@ func TestHistorySurvivesRestart(t *testing.T) {
 }
 
 func TestLoginFinishedIsAnnounced(t *testing.T) {
-	b := &fakeBackend{servers: []mcphost.Status{{Name: "github", Transport: "http", State: mcphost.StateNeedsAuth}}}
+	b := &fakeBackend{servers: []servers.Status{{Name: "github", Transport: "http", State: servers.StateNeedsAuth}}}
 	h := start(t, b)
 	h.waitFor("0/1 servers")
 	b.mu.Lock()
-	b.servers = []mcphost.Status{{Name: "github", Transport: "http", State: mcphost.StateConnected, Tools: 40}}
+	b.servers = []servers.Status{{Name: "github", Transport: "http", State: servers.StateConnected, Tools: 40}}
 	b.mu.Unlock()
-	h.ui.Notify(mcphost.StateChanged{Status: b.servers[0]})
+	h.ui.Notify(servers.StateChanged{Status: b.servers[0]})
 	h.waitFor("github is authorized and connected (40 tools)", "1/1 servers")
 
 	// Losing the login mid-session says how to log in again, once.
 	b.mu.Lock()
-	b.servers = []mcphost.Status{{Name: "github", Transport: "http", State: mcphost.StateNeedsAuth, Error: "the refresh token was revoked"}}
+	b.servers = []servers.Status{{Name: "github", Transport: "http", State: servers.StateNeedsAuth, Error: "the refresh token was revoked"}}
 	b.mu.Unlock()
-	h.ui.Notify(mcphost.StateChanged{Status: b.servers[0]})
+	h.ui.Notify(servers.StateChanged{Status: b.servers[0]})
 	s := h.waitFor("github needs a new login: the refresh token was revoked — open /mcp, select it and press l", "0/1 servers")
 	if n := strings.Count(s, "github needs login"); n != 1 { // at startup only
 		t.Errorf("the startup login notice shows %d times, want once, after the welcome:\n%s", n, s)
@@ -657,7 +657,7 @@ func TestLoginFinishedIsAnnounced(t *testing.T) {
 }
 
 func TestPromptWithArguments(t *testing.T) {
-	b := &fakeBackend{prompts: []mcphost.Prompt{{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments",
+	b := &fakeBackend{prompts: []servers.Prompt{{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments",
 		Arguments: []*sdk.PromptArgument{{Name: "topic", Description: "What about", Required: true}, {Name: "style"}}}}}
 	h := start(t, b)
 	h.enterLine("/mcp__everything__args-prompt")
@@ -861,26 +861,26 @@ func TestHelpAtNarrowWidth(t *testing.T) {
 // startup settles, not one prompt each; the login starts from /mcp (l),
 // and a declined login is not announced again.
 func TestStartupLoginsAreOneNotice(t *testing.T) {
-	b := &fakeBackend{servers: []mcphost.Status{
-		{Name: "github", Transport: "http", State: mcphost.StatePending},
-		{Name: "linear", Transport: "http", State: mcphost.StatePending},
-		{Name: "fs", Transport: "stdio", State: mcphost.StateConnected, Tools: 3},
+	b := &fakeBackend{servers: []servers.Status{
+		{Name: "github", Transport: "http", State: servers.StatePending},
+		{Name: "linear", Transport: "http", State: servers.StatePending},
+		{Name: "fs", Transport: "stdio", State: servers.StateConnected, Tools: 3},
 	}}
 	h := start(t, b)
 	h.waitFor("1/3 servers")
-	set := func(i int, st mcphost.State) {
+	set := func(i int, st servers.State) {
 		b.mu.Lock()
 		b.servers[i].State = st
 		s := b.servers[i]
 		b.mu.Unlock()
-		h.ui.Notify(mcphost.StateChanged{Status: s})
+		h.ui.Notify(servers.StateChanged{Status: s})
 	}
-	set(0, mcphost.StateNeedsAuth) // linear is still pending: wait for it
+	set(0, servers.StateNeedsAuth) // linear is still pending: wait for it
 	s := h.waitFor("1/3 servers · 0 tools · 1 need login")
 	if strings.Contains(s, "github") {
 		t.Errorf("a login notice before startup settled:\n%s", s)
 	}
-	set(1, mcphost.StateNeedsAuth)
+	set(1, servers.StateNeedsAuth)
 	s = h.waitFor("2 servers need login (github, linear) — open /mcp and press l")
 	if strings.Contains(s, "needs authorization") {
 		t.Errorf("startup put a login prompt up:\n%s", s)
@@ -896,9 +896,9 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 		t.Fatalf("l in /mcp did not start a login: %v", b.actions)
 	}
 	h.press("esc")
-	set(0, mcphost.StatePending) // the login ran and was put off: back to needs-auth
+	set(0, servers.StatePending) // the login ran and was put off: back to needs-auth
 	h.waitFor("· 1 need login")
-	set(0, mcphost.StateNeedsAuth)
+	set(0, servers.StateNeedsAuth)
 	h.waitFor("· 2 need login")
 	h.tm.Send(tea.WindowSizeMsg{Width: 100, Height: 80}) // the notice and /help on one screen
 	h.enterLine("/help")
