@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,23 @@ func TestCostTextShowsReasoningTokens(t *testing.T) {
 	got = costText([]agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 1, Usage: llm.Usage{InputTokens: 900, OutputTokens: 700}}})
 	if strings.Contains(got, "reasoning") {
 		t.Errorf("without reasoning, costText = %q", got)
+	}
+}
+
+// /model with nothing to list says why, instead of a heading over an
+// empty list (a first run, with no provider configured).
+func TestModelsTextWithoutModelsSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		current Provider
+		err     error
+		want    string
+	}{
+		{Provider{Help: "No model provider is configured."}, nil, "no models to choose from: no model provider is configured (send any message to see how to add one)"},
+		{Provider{Name: "local", Model: "m"}, nil, "no models to choose from: the providers listed none; /model PROVIDER/MODEL switches to one by name"},
+		{Provider{Name: "local", Model: "m"}, errors.New("local: connection refused"), "could not list the models: local: connection refused"},
+	} {
+		if got := modelsText(nil, tc.err, tc.current, agent.ContextState{}, "off"); got != tc.want {
+			t.Errorf("modelsText(no models, %v, %+v) = %q, want %q", tc.err, tc.current, got, tc.want)
+		}
 	}
 }

@@ -67,8 +67,13 @@ func (m *model) modelCommand(rest string) tea.Cmd {
 // window and price where known, and the reasoning level in use.
 func modelsText(choices []ModelChoice, err error, current Provider, st agent.ContextState, thinking string) string {
 	var b strings.Builder
-	if len(choices) == 0 && err != nil {
+	switch {
+	case len(choices) == 0 && err != nil:
 		return "could not list the models: " + err.Error()
+	case len(choices) == 0 && current.Help != "":
+		return "no models to choose from: no model provider is configured (send any message to see how to add one)"
+	case len(choices) == 0:
+		return "no models to choose from: the providers listed none; /model PROVIDER/MODEL switches to one by name"
 	}
 	b.WriteString("models — /model PROVIDER/MODEL (or MODEL of the provider in use) switches for the next message; add a reasoning level to set both\n")
 	byProvider := map[string][]ModelChoice{}
