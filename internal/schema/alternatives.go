@@ -62,10 +62,7 @@ var (
 // most 3 characters or an integer of at least 10, got "toolong"". When
 // the alternatives only require properties: "must have a or b".
 func alternativesProblem(alts []*jsonschema.Schema, got string) string {
-	words := make([]string, len(alts))
-	for i, a := range alts {
-		words[i] = summary(a)
-	}
+	words := summaries(alts)
 	if requiredOnly(alts) {
 		return "must have " + strings.Join(words, " or ")
 	}
@@ -91,11 +88,16 @@ func severalMatched(root *jsonschema.Schema, loc string) string {
 	if s == nil || !requiredOnly(s.OneOf) {
 		return ""
 	}
-	words := make([]string, len(s.OneOf))
-	for i, a := range s.OneOf {
+	return "must have only one of " + strings.Join(summaries(s.OneOf), ", ")
+}
+
+// summaries are the summary of each of alts.
+func summaries(alts []*jsonschema.Schema) []string {
+	words := make([]string, len(alts))
+	for i, a := range alts {
 		words[i] = summary(a)
 	}
-	return "must have only one of " + strings.Join(words, ", ")
+	return words
 }
 
 // summary tells in a few words what a schema takes ("an integer of at

@@ -336,10 +336,10 @@ var wordings = sync.OnceValue(func() []wording {
 			j, _ := strconv.Atoi(m[2])
 			return fmt.Sprintf("must not repeat an item: items %d and %d are equal", min(i, j)+1, max(i, j)+1)
 		}},
-		{regexp.MustCompile(`(?s)^(oneOf|anyOf): did not validate against any of`), func(m []string) string {
+		{noneMatched(), func(m []string) string {
 			return "matches none of the alternatives the schema allows (" + m[1] + ")"
 		}},
-		{regexp.MustCompile(`(?s)^oneOf: validated against both`), func(m []string) string {
+		{bothMatched(), func(m []string) string {
 			return "matches more than one of the alternatives the schema allows only one of (oneOf)"
 		}},
 		{regexp.MustCompile(`^minProperties: object has (\d+) properties, less than (\d+)$`), func(m []string) string {
