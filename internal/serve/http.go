@@ -135,7 +135,7 @@ func (s *Server) Handler() http.Handler {
 		// loopback listener (a local reverse proxy).
 		DisableLocalhostProtection: len(s.opts.AllowedHosts) > 0,
 		// With a shared store, replicas sit behind a load balancer: each
-		// request stands alone, so any replica answers it (see README,
+		// request stands alone, so any replica answers it (see docs/serve.md,
 		// "Running several replicas").
 		Stateless: s.store != nil || s.statelessHTTP,
 	})

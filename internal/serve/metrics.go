@@ -21,7 +21,7 @@ import (
 // package initialisation cost about 3 ms and 160 page faults at each start
 // of `otter` (measured with GODEBUG=inittrace=1 and perf stat), for an
 // endpoint only `otter mcp serve` has. The trade-off: no `# HELP` lines —
-// README.md's table describes each metric.
+// docs/serve.md's table describes each metric.
 type metrics struct {
 	set          *vm.Set
 	requests     counterFamily   // method, status

@@ -262,7 +262,7 @@ func twoReplicasQuota10(t *testing.T, tool string, rpm, burst int) (*redisServer
 // SCRIPT FLUSH, then a crash and a restart with no persistence — and the
 // two replicas go on applying the limits without being restarted: the
 // script is loaded again after NOSCRIPT, and the quota counter and the
-// bucket are created again, expiring, starting over (as README says: a
+// bucket are created again, expiring, starting over (as docs/serve.md says: a
 // client may make a full quota again that day). Each round, against a
 // quota of 10 and a get_status bucket of burst 3 (one token per 10 s):
 // 3 get_status ok, the 4th RATE_LIMITED, 7 list_presets ok, the 8th
