@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -112,15 +111,7 @@ func naiveRank(entries []tool.Entry, query string, limit int) []tool.Entry {
 //
 //	tool-search-recall: otter=… baseline=… ratio=…
 func BenchmarkToolSearchRecall(b *testing.B) {
-	node, refs := testpeer.ReferenceServers(b, b.TempDir())
-	cfg := config.MCP{Servers: []config.Server{benchServer("many", "many")}}
-	for _, r := range refs {
-		cfg.Servers = append(cfg.Servers, config.Server{Name: r.Name, Transport: config.TransportStdio, Command: node, Args: r.Args,
-			Env: map[string]string{"MEMORY_FILE_PATH": b.TempDir() + "/memory.jsonl"}, StartupTimeout: dur(liveness)})
-	}
-	set := tool.NewSet(tool.Options{})
-	m := startConnected(b, cfg, set)
-	instr := m.Instructions()
+	set, instr := referenceSet(b, []config.Server{benchServer("many", "many")})
 	var mcpEntries []tool.Entry
 	for _, e := range set.Entries() {
 		if e.Info.Server != "" {

@@ -102,10 +102,11 @@ func searchScore(ranks []int, k int) (recall, mrr float64) {
 }
 
 // referenceSet connects the named reference servers (all of them when none
-// is named) and returns their tools and instructions.
-func referenceSet(tb testing.TB, names ...string) (*tool.Set, map[string]string) {
+// is named) and the extra servers, and returns their tools and
+// instructions.
+func referenceSet(tb testing.TB, extra []config.Server, names ...string) (*tool.Set, map[string]string) {
 	node, refs := testpeer.ReferenceServers(tb, tb.TempDir())
-	var cfg config.MCP
+	cfg := config.MCP{Servers: extra}
 	for _, r := range refs {
 		if len(names) > 0 && !slices.Contains(names, r.Name) {
 			continue
@@ -125,7 +126,7 @@ func referenceSet(tb testing.TB, names ...string) (*tool.Set, map[string]string)
 // instructions and its parameters — and the needs a model phrases keep a
 // recall@5 of at least 0.9.
 func TestToolSearchFindsWhatPeopleType(t *testing.T) {
-	set, instr := referenceSet(t)
+	set, instr := referenceSet(t, nil)
 	for _, q := range typedQueries {
 		for _, w := range q.want {
 			server, name, _ := strings.Cut(w, "/")
@@ -157,7 +158,7 @@ func TestToolSearchFindsWhatPeopleType(t *testing.T) {
 	}
 
 	// The setup: the everything and filesystem servers alone.
-	set, instr = referenceSet(t, "everything", "filesystem")
+	set, instr = referenceSet(t, nil, "everything", "filesystem")
 	for _, want := range readFile {
 		if r := searchRank(set, instr, "read file contents", want); r == 0 || r > 3 {
 			t.Errorf("over everything and filesystem, Search(%q) ranks %s %d, want within 3", "read file contents", want, r)
