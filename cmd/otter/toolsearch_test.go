@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,4 +164,40 @@ func TestMCPToolsSearch(t *testing.T) {
 			t.Errorf("%v: the error %q does not say which flag", args, err)
 		}
 	}
+}
+
+// Issue 35: with the everything and filesystem servers, `otter mcp tools
+// --search "read file contents"` ranked get_file_info first and the tools
+// that read a file 6th and 7th; now both are among the first three.
+func TestMCPToolsSearchReadsAFile(t *testing.T) {
+	configTestHome(t)
+	node, refs := testpeer.ReferenceServers(t, t.TempDir())
+	cfg := ""
+	for _, r := range refs {
+		if r.Name == "everything" || r.Name == "filesystem" {
+			cfg += fmt.Sprintf("[[mcp.servers]]\nname = %q\ncommand = %q\nargs = %s\nroots = []\n\n", r.Name, node, tomlStrings(r.Args))
+		}
+	}
+	cfgFile := filepath.Join(t.TempDir(), "otter.toml")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runOtter(t, "--config", cfgFile, "mcp", "tools", "--search", "read file contents", "--limit", "3")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, name := range []string{"read_text_file", "read_file"} {
+		if !strings.Contains(out, "(server filesystem, tool "+name+")") {
+			t.Errorf("--search %q --limit 3 does not list %s:\n%s", "read file contents", name, out)
+		}
+	}
+}
+
+// tomlStrings is ss as a TOML array of strings.
+func tomlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }

@@ -24,8 +24,9 @@ import (
 
 // benchServer is the stdio test server as a config entry, outside a test.
 // startConnected starts a manager of cfg's servers into set and waits
-// until every one is connected with its tools; it is closed when b ends.
-func startConnected(b *testing.B, cfg config.MCP, set *tool.Set) *Manager {
+// until every one is connected with its tools; it is closed when b ends
+// (a benchmark or a test).
+func startConnected(b testing.TB, cfg config.MCP, set *tool.Set) *Manager {
 	ctx := context.Background()
 	m := New(cfg, servers.Options{Tools: set})
 	b.Cleanup(func() { m.Close() })

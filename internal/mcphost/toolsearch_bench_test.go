@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -112,15 +111,7 @@ func naiveRank(entries []tool.Entry, query string, limit int) []tool.Entry {
 //
 //	tool-search-recall: otter=… baseline=… ratio=…
 func BenchmarkToolSearchRecall(b *testing.B) {
-	node, refs := testpeer.ReferenceServers(b, b.TempDir())
-	cfg := config.MCP{Servers: []config.Server{benchServer("many", "many")}}
-	for _, r := range refs {
-		cfg.Servers = append(cfg.Servers, config.Server{Name: r.Name, Transport: config.TransportStdio, Command: node, Args: r.Args,
-			Env: map[string]string{"MEMORY_FILE_PATH": b.TempDir() + "/memory.jsonl"}, StartupTimeout: dur(liveness)})
-	}
-	set := tool.NewSet(tool.Options{})
-	m := startConnected(b, cfg, set)
-	instr := m.Instructions()
+	set, instr := referenceSet(b, []config.Server{benchServer("many", "many")})
 	var mcpEntries []tool.Entry
 	for _, e := range set.Entries() {
 		if e.Info.Server != "" {
@@ -137,31 +128,36 @@ func BenchmarkToolSearchRecall(b *testing.B) {
 		return slices.ContainsFunc(ranked, func(e tool.Entry) bool { return e.Info.Server+"/"+e.Info.Name == want })
 	}
 	var otter, baseline int
+	var ranks, typed []int
 	var missed []string
 	b.ResetTimer()
 	for range b.N {
-		otter, baseline, missed = 0, 0, nil
+		otter, baseline, ranks, typed, missed = 0, 0, nil, nil, nil
 		for _, q := range recallQueries {
-			var ranked []tool.Entry
-			for _, m := range set.Search(q.query, 5, instr) {
-				ranked = append(ranked, m.Entry)
-			}
-			if found(ranked, q.want) {
+			r := searchRank(set, instr, q.query, q.want)
+			ranks = append(ranks, r)
+			if r > 0 && r <= 5 {
 				otter++
 			} else {
-				missed = append(missed, fmt.Sprintf("%q → %s", q.query, q.want))
+				missed = append(missed, fmt.Sprintf("%q → %s (rank %d)", q.query, q.want, r))
 			}
 			if found(naiveRank(mcpEntries, q.query, 5), q.want) {
 				baseline++
 			}
 		}
+		for _, q := range typedQueries {
+			typed = append(typed, searchRank(set, instr, q.query, q.want...))
+		}
 	}
 	b.StopTimer()
 	n := float64(len(recallQueries))
 	ro, rb := float64(otter)/n, float64(baseline)/n
+	_, mrr := searchScore(ranks, 5)
+	tr, tm := searchScore(typed, 5)
 	b.ReportMetric(ro, "recall@5")
 	fmt.Printf("tool-search-recall: otter=%.3f baseline=%.3f ratio=%.2f (recall@5, %d queries, %d tools of which %d are distractors; target ≥ 0.9)\n",
 		ro, rb, ro/rb, len(recallQueries), len(mcpEntries), set.ServerToolCounts()["many"])
+	fmt.Printf("  MRR %.3f; the %d typed queries: recall@5 %.3f, MRR %.3f\n", mrr, len(typed), tr, tm)
 	for _, s := range missed {
 		fmt.Printf("  missed: %s\n", s)
 	}

@@ -1,10 +1,10 @@
 // Package toolsearch ranks tools for a need described in words: a BM25F
-// index over each tool's name split into words (snake_case, camelCase,
-// kebab-case, dots and slashes), its title and description, its
-// parameters' names and descriptions, and its server's name and
-// instructions, with English stemming and a few synonyms a model uses for
-// the words tools are named with ("add" finds "sum", "folder" finds
-// "directory").
+// index over each tool's title and description, its parameters' names and
+// descriptions, and its server's name and instructions, in that order of
+// worth, where a query word found in the tool's own name split into words
+// (snake_case, camelCase, kebab-case, dots and slashes) outweighs them all;
+// with English stemming and a few synonyms a model uses for the words tools
+// are named with ("add" finds "sum", "folder" finds "directory").
 //
 // An Index is built once from a list of Docs and is then read-only: build
 // a new one when a server's tool list changes. It is a leaf package: it
@@ -42,18 +42,39 @@ type Doc struct {
 	ServerInstructions string
 }
 
-// Field weights: what a word is worth in each part of a tool (BM25F).
+// The fields of a tool, in the order of fieldWeight and fieldB.
 const (
-	weightName         = 3.0
-	weightTitle        = 2.0
-	weightDescription  = 1.0
-	weightParamName    = 0.7
-	weightParamDesc    = 0.4
-	weightServer       = 1.0
+	fieldTitle = iota
+	fieldDescription
+	fieldParamName
+	fieldParamDesc
+	fieldServer
+	nFields
+)
+
+// What a word is worth in each field (BM25F), and how much a field's
+// length lowers the worth of its words (b: 0 not at all, 1 in proportion).
+// Descriptions are lowered little: a long one that says what the tool does
+// in its first sentence is not a worse match for it.
+var (
+	fieldWeight = [nFields]float64{fieldTitle: 2.0, fieldDescription: 1.0, fieldParamName: 0.5, fieldParamDesc: 0.3, fieldServer: 1.0}
+	fieldB      = [nFields]float64{fieldTitle: 0.5, fieldDescription: 0.3, fieldParamName: 0.75, fieldParamDesc: 0.75, fieldServer: 0}
+)
+
+const (
+	// nameWeight is what a query word among the words of a tool's own name
+	// is worth beyond what the tool's text (title, description, parameters,
+	// server) makes of it — which saturates at k1+1 — so that a word in the
+	// name outweighs any number of mentions elsewhere.
+	nameWeight = 2.0
+	// nameB is how much a long name lowers that worth: read_file is a
+	// closer match for "read file" than read_multiple_files.
+	nameB = 0.5
+	// weightInstructions is what a word of the server's instructions is
+	// worth to each of its tools, once however often it occurs.
 	weightInstructions = 0.2
 
 	k1 = 1.2
-	b  = 0.75
 )
 
 // Index is a read-only search index over Docs. Its zero value holds no
@@ -61,12 +82,20 @@ const (
 type Index struct {
 	n        int
 	postings map[string][]posting
-	norm     []float32 // per doc: k1 × (1 − b + b × len/avgLen)
+	// df is the number of documents a term is in, where a document is a
+	// tool's own text or one server's instructions: instructions are one
+	// text however many tools their server has, and must not make the words
+	// they use look common ("file" in a file server's instructions).
+	df   map[string]float64
+	docs float64 // the number of documents df counts in
 }
 
+// posting is a term's worth in one doc, without the term's idf: its
+// saturated BM25F term frequency over the fields, plus nameWeight when the
+// term is in the tool's name.
 type posting struct {
-	doc int32
-	tf  float32 // the weighted term frequency
+	doc   int32
+	worth float32
 }
 
 // Hit is a ranked match: the index of its Doc in the slice given to Build,
@@ -76,49 +105,117 @@ type Hit struct {
 	Score float64
 }
 
+// docTerms is one doc's terms: how often each occurs in each field, and
+// the fields' lengths.
+type docTerms struct {
+	tf      map[string]*termFreq
+	lens    [nFields]float64
+	nameLen float64
+}
+
+type termFreq struct {
+	fields [nFields]float64
+	name   bool
+	instr  bool
+}
+
 // Build indexes docs; a Hit's Doc is an index into docs.
 func Build(docs []Doc) *Index {
-	ix := &Index{n: len(docs), postings: make(map[string][]posting), norm: make([]float32, len(docs))}
-	lens := make([]float64, len(docs))
-	total := 0.0
-	tf := map[string]float64{}
+	ix := &Index{n: len(docs), postings: make(map[string][]posting),
+		df: map[string]float64{}, docs: float64(len(docs))}
+	if len(docs) == 0 {
+		return ix
+	}
 	st := stems{}
+	seen := map[string]bool{}
+	all := make([]docTerms, len(docs))
+	var total [nFields]float64
+	totalName := 0.0
+	type serverText struct{ server, instructions string }
+	counted := map[serverText]bool{}
 	for i, d := range docs {
-		clear(tf)
-		add := func(text string, w float64) {
+		dt := docTerms{tf: map[string]*termFreq{}}
+		get := func(t string) *termFreq {
+			f := dt.tf[t]
+			if f == nil {
+				f = &termFreq{}
+				dt.tf[t] = f
+			}
+			return f
+		}
+		add := func(text string, field int) {
 			for _, t := range st.terms(text) {
-				tf[t] += w
-				lens[i] += w
+				get(t).fields[field]++
+				dt.lens[field]++
 			}
 		}
-		add(d.Tool, weightName)
-		add(d.Title, weightTitle)
-		add(d.Description, weightDescription)
-		for _, p := range d.Params {
-			add(p.Name, weightParamName)
-			add(p.Description, weightParamDesc)
+		for _, t := range st.terms(d.Tool) {
+			get(t).name = true
+			dt.nameLen++
 		}
-		add(d.Server, weightServer)
+		add(d.Title, fieldTitle)
+		add(d.Description, fieldDescription)
+		for _, p := range d.Params {
+			add(p.Name, fieldParamName)
+			add(p.Description, fieldParamDesc)
+		}
+		add(d.Server, fieldServer)
 		// Instructions describe the whole server: each word counts once,
 		// and they do not make a tool's own text look longer.
-		seen := map[string]bool{}
-		for _, t := range st.terms(d.ServerInstructions) {
-			if !seen[t] {
-				seen[t] = true
-				tf[t] += weightInstructions
+		for t, f := range dt.tf {
+			if f.name || f.fields != [nFields]float64{} {
+				ix.df[t]++
 			}
 		}
-		total += lens[i]
-		for t, f := range tf {
-			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), tf: float32(f)})
+		instr := st.terms(d.ServerInstructions)
+		for _, t := range instr {
+			get(t).instr = true
 		}
+		if k := (serverText{d.Server, d.ServerInstructions}); len(instr) > 0 && !counted[k] {
+			counted[k] = true
+			ix.docs++
+			for _, t := range instr {
+				if !seen[t] {
+					seen[t] = true
+					ix.df[t]++
+				}
+			}
+			clear(seen)
+		}
+		for f := range nFields {
+			total[f] += dt.lens[f]
+		}
+		totalName += dt.nameLen
+		all[i] = dt
 	}
-	avg := 1.0
-	if len(docs) > 0 && total > 0 {
-		avg = total / float64(len(docs))
+	n := float64(len(docs))
+	var avg [nFields]float64
+	for f := range nFields {
+		avg[f] = max(total[f]/n, 1)
 	}
-	for i := range docs {
-		ix.norm[i] = float32(k1 * (1 - b + b*lens[i]/avg))
+	avgName := max(totalName/n, 1)
+	for i, dt := range all {
+		var norm [nFields]float64
+		for f := range nFields {
+			norm[f] = 1 - fieldB[f] + fieldB[f]*dt.lens[f]/avg[f]
+		}
+		nameNorm := 1 - nameB + nameB*dt.nameLen/avgName
+		for t, tf := range dt.tf {
+			x := 0.0
+			for f := range nFields {
+				if tf.fields[f] > 0 {
+					x += fieldWeight[f] * tf.fields[f] / norm[f]
+				}
+			}
+			if tf.instr {
+				x += weightInstructions
+			}
+			worth := x * (k1 + 1) / (x + k1)
+			if tf.name {
+				worth += nameWeight / nameNorm
+			}
+			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), worth: float32(worth)})
+		}
 	}
 	return ix
 }
@@ -134,47 +231,59 @@ func (ix *Index) Len() int {
 // Search returns up to limit tools for query, best first; ties keep the
 // order of the Docs given to Build. Tools that share no word with the query
 // are not returned.
+//
+// A query word counts once per tool: through itself or through the one of
+// its synonyms that is worth most to the tool (a synonym is worth less than
+// the word), so that "read" does not find get_file_info three times over,
+// by "get", "retrieve" and "reading".
 func (ix *Index) Search(query string, limit int) []Hit {
 	if ix == nil || ix.n == 0 || limit <= 0 {
 		return nil
 	}
-	// Each query word and its synonyms: a synonym is worth less than the word.
 	type qterm struct {
 		term   string
 		weight float64
 	}
-	var qs []qterm
+	var groups [][]qterm // per query word: the word, then its synonyms
 	seen := map[string]bool{}
 	for _, w := range words(query) {
 		t := stem(w)
-		if t == "" {
+		if t == "" || seen[t] {
 			continue
 		}
-		if !seen[t] {
-			seen[t] = true
-			qs = append(qs, qterm{t, 1})
-		}
+		seen[t] = true
+		g := []qterm{{t, 1}}
 		for _, syn := range synonyms()[t] {
-			if !seen[syn] {
-				seen[syn] = true
-				qs = append(qs, qterm{syn, synonymWeight})
-			}
+			g = append(g, qterm{syn, synonymWeight})
 		}
+		groups = append(groups, g)
 	}
 	scores := make([]float32, ix.n)
-	var touched []int32
-	for _, q := range qs {
-		ps := ix.postings[q.term]
-		if len(ps) == 0 {
-			continue
-		}
-		df := float64(len(ps))
-		idf := float32(q.weight * math.Log(1+(float64(ix.n)-df+0.5)/(df+0.5)))
-		for _, p := range ps {
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+	best := make([]float32, ix.n) // the current query word's worth per doc
+	var touched, word []int32
+	for _, g := range groups {
+		word = word[:0]
+		for _, q := range g {
+			ps := ix.postings[q.term]
+			if len(ps) == 0 {
+				continue
 			}
-			scores[p.doc] += idf * p.tf * (k1 + 1) / (p.tf + ix.norm[p.doc])
+			df := ix.df[q.term]
+			idf := float32(q.weight * math.Log(1+(ix.docs-df+0.5)/(df+0.5)))
+			for _, p := range ps {
+				s := idf * p.worth
+				if best[p.doc] == 0 {
+					word = append(word, p.doc)
+				}
+				best[p.doc] = max(best[p.doc], s)
+			}
+		}
+		for _, d := range word {
+			if scores[d] == 0 {
+				touched = append(touched, d)
+			}
+			scores[d] += best[d]
+			best[d] = 0
 		}
 	}
 	better := func(a, b Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Doc, b.Doc)) }
@@ -325,12 +434,13 @@ var synonyms = sync.OnceValue(func() map[string][]string {
 		{"rename", "move"},
 		{"fetch", "get", "retrieve", "download", "read"},
 		{"show", "list", "display", "view"},
+		{"show", "view", "read", "cat", "print", "dump"},
 		{"find", "search", "lookup", "query", "locate"},
 		{"make", "create", "new"},
 		{"modify", "update", "change", "edit"},
 		{"save", "write", "store", "persist"},
 		{"comment", "reply"},
-		{"pr", "pull"},
+		{"pr", "prs", "pull"},
 		{"repo", "repository"},
 		{"compress", "zip", "gzip"},
 		{"picture", "image", "photo"},
@@ -338,7 +448,7 @@ var synonyms = sync.OnceValue(func() map[string][]string {
 		{"variable", "env", "environment"},
 		{"remember", "memory", "knowledge", "observation"},
 		{"think", "thought", "reasoning"},
-		{"size", "bytes"},
+		{"size", "bytes", "big", "large"},
 		{"echo", "repeat"},
 		{"tree", "hierarchy", "recursive"},
 	}
