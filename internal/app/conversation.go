@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -602,4 +605,63 @@ func (c *Conversation) FindSessions(ctx context.Context, words string) ([]record
 		return 0
 	})
 	return out, nil
+}
+
+// ErrExportExists is wrapped by Export's error when the file is there
+// already: a conversation never overwrites a file of the person's.
+var ErrExportExists = errors.New("the file exists")
+
+// Export writes the saved conversation as Markdown (prompts, answers, tool
+// calls and results, notices, compactions) to path, which must not exist,
+// and returns the file's absolute path. path "" writes
+// otter-SESSIONPREFIX.md in the working directory. A relative path is
+// taken from the working directory, and ~/ is the home directory.
+func (c *Conversation) Export(ctx context.Context, path string) (string, error) {
+	id := c.SessionID()
+	if id == "" {
+		return "", errors.New("nothing of this conversation is saved yet: send a message first")
+	}
+	s, err := c.app.Sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	info, err := s.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	entries, err := s.Entries(ctx, id, 0)
+	if err != nil {
+		return "", err
+	}
+	cs, err := s.Compactions(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if path == "" {
+		path = "otter-" + id[:min(8, len(id))] + ".md"
+	}
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.app.WorkDir, path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("not exporting to %s: %w; name another file", path, ErrExportExists)
+	}
+	if err != nil {
+		return "", fmt.Errorf("exporting the conversation: %w", err)
+	}
+	_, err = f.WriteString(record.Markdown(info, entries, cs))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("exporting the conversation to %s: %w", path, err)
+	}
+	return path, nil
 }

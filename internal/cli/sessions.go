@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/app"
-	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // ResumePicker is the value of --resume given without an ID: the TUI
@@ -123,20 +122,6 @@ type compactionJSON struct {
 	TokensBefore int64     `json:"tokens_before"`
 	TokensAfter  int64     `json:"tokens_after"`
 	Time         time.Time `json:"time"`
-}
-
-// compactionsText renders a session's compactions for `otter sessions
-// show` in Markdown.
-func compactionsText(cs []app.SessionCompaction) string {
-	if len(cs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n## Compactions\n\nThe model was sent a summary instead of the messages up to each boundary; the messages above are all kept.\n")
-	for i, c := range cs {
-		fmt.Fprintf(&b, "\n### %d. after message %d (%s): %d → %d tokens\n\n%s\n", i+1, c.UpTo, c.Time.Local().Format("2006-01-02 15:04"), c.TokensBefore, c.TokensAfter, strings.TrimSpace(c.Summary))
-	}
-	return b.String()
 }
 
 // messageJSON is one stored message in `otter sessions show --json`.
@@ -270,7 +255,7 @@ func SessionsShow(ctx context.Context, f *Factory, o SessionsOptions) error {
 		}
 		return writeJSON(f.IO.Out, j)
 	}
-	_, err = io.WriteString(f.IO.Out, Markdown(info, entries)+compactionsText(cs))
+	_, err = io.WriteString(f.IO.Out, record.Markdown(info, entries, cs))
 	return err
 }
 
@@ -337,61 +322,4 @@ func SessionsSearch(ctx context.Context, f *Factory, o SessionsOptions) error {
 		fmt.Fprintf(f.IO.Out, "%s  %s  (%s, %s)\n    %s\n", h.Session.ID[:8], truncateLine(h.Session.Title, 60), h.Role, app.SessionAge(h.Time, now), truncateLine(h.Snippet, 160))
 	}
 	return nil
-}
-
-// Markdown renders a stored conversation: its prompts and answers, tool
-// calls with their arguments and results, notices.
-func Markdown(info app.SessionInfo, entries []app.SessionEntry) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", cmp.Or(info.Title, "(untitled)"))
-	fmt.Fprintf(&b, "- Session: `%s`\n- Directory: `%s`\n", info.ID, info.Cwd)
-	if info.Model != "" {
-		fmt.Fprintf(&b, "- Model: %s\n", strings.TrimPrefix(info.Provider+" / "+info.Model, " / "))
-	}
-	if info.ParentID != "" {
-		fmt.Fprintf(&b, "- Forked from: `%s`\n", info.ParentID)
-	}
-	fmt.Fprintf(&b, "- Started: %s, last message %s\n", info.Created.Format(time.DateTime), info.Updated.Format(time.DateTime))
-	for _, e := range entries {
-		m := e.Message
-		switch m.Role {
-		case llm.RoleUser:
-			fmt.Fprintf(&b, "\n## You\n\n%s\n", m.Text)
-			for _, img := range m.Images {
-				fmt.Fprintf(&b, "\n[%s image, %d bytes]\n", img.MIMEType, len(img.Data))
-			}
-		case llm.RoleAssistant:
-			b.WriteString("\n## otter\n")
-			if m.Text != "" {
-				fmt.Fprintf(&b, "\n%s\n", m.Text)
-			}
-			if m.Interrupted {
-				b.WriteString("\n*(interrupted)*\n")
-			}
-			for _, c := range m.ToolCalls {
-				fmt.Fprintf(&b, "\n**Tool call** `%s`\n\n```json\n%s\n```\n", c.Name, strings.TrimSpace(string(c.Args)))
-			}
-		case llm.RoleTool:
-			for _, r := range m.ToolResults {
-				label := "Result"
-				if r.IsError {
-					label = "Error"
-				}
-				fmt.Fprintf(&b, "\n**%s** of `%s`\n\n%s\n", label, r.Name, fence(r.Text))
-			}
-		case app.RoleNotice:
-			fmt.Fprintf(&b, "\n> %s\n", strings.ReplaceAll(m.Text, "\n", "\n> "))
-		}
-	}
-	return b.String()
-}
-
-// fence puts text in a code block whose fence is longer than any run of
-// backticks in it.
-func fence(text string) string {
-	f := "```"
-	for strings.Contains(text, f) {
-		f += "`"
-	}
-	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f
 }

@@ -29,7 +29,7 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export"}
 
 const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -46,6 +46,7 @@ const helpText = `Commands
   /copy code [N]           copy code block N of the last answer (the last one without N)
   /trust                   ask again whether to trust this project (its servers and settings)
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
+  /export [FILE]           write the conversation as Markdown (otter-ID.md here without FILE)
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
   /skills · /hooks         your Agent Skills and hooks; your own commands are listed below
 

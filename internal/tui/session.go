@@ -131,6 +131,9 @@ type SessionBackend interface {
 	ResumeSession(ctx context.Context, id string) (app.SessionInfo, []app.SessionEntry, error)
 	// SessionDir is the directory whose sessions FindSessions lists first.
 	SessionDir() string
+	// ExportSession writes the saved conversation as Markdown to path
+	// ("" for the default name) and returns the file written.
+	ExportSession(ctx context.Context, path string) (string, error)
 }
 
 // ResetChat implements Backend: /clear begins a new saved conversation
@@ -155,6 +158,11 @@ func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]app.Sess
 	return b.conv.FindSessions(ctx, words)
 }
 
+// ExportSession implements SessionBackend.
+func (b *AppBackend) ExportSession(ctx context.Context, path string) (string, error) {
+	return b.conv.Export(ctx, path)
+}
+
 // SessionDir implements SessionBackend.
 func (b *AppBackend) SessionDir() string { return b.app.WorkDir }
 
@@ -163,11 +171,11 @@ func (b *AppBackend) ResumeSession(ctx context.Context, id string) (app.SessionI
 	return b.conv.Resume(ctx, id)
 }
 
-// sessionCommand runs /new, /fork, /rename and /resume; ok is false for
-// any other command.
+// sessionCommand runs /new, /fork, /rename, /resume and /export; ok is
+// false for any other command.
 func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 	switch cmd {
-	case "/new", "/fork", "/rename", "/resume":
+	case "/new", "/fork", "/rename", "/resume", "/export":
 	default:
 		return nil, false
 	}
@@ -213,6 +221,13 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 		m.notice(itemInfo, "renamed: "+rest)
 	case "/resume":
 		return m.resumeCommand(ctx, sb, rest), true
+	case "/export":
+		path, err := sb.ExportSession(ctx, rest)
+		if err != nil {
+			m.notice(itemError, err.Error())
+			return nil, true
+		}
+		m.notice(itemInfo, "exported the conversation as Markdown to "+path)
 	}
 	return nil, true
 }

@@ -121,3 +121,5 @@ func TestLiveToolTimerStartsWhenAllowed(t *testing.T) {
 		m.stop()
 	})
 }
+
+func (f sessionFake) ExportSession(context.Context, string) (string, error) { return "", nil }
