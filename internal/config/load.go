@@ -99,8 +99,12 @@ func Load(opts LoadOptions) (*Config, error) {
 		if approvals, err = paths.ApprovalsFor(r.projDir); err != nil {
 			return nil, err
 		}
+	} else {
+		// Outside a project, whether the working directory is trusted
+		// still says whether its instruction files are read.
+		approvals, _ = paths.ApprovalsFor(opts.WorkDir)
 	}
-	projTrusted := approvals.Trusted()
+	projTrusted := r.projDir != "" && approvals.Trusted()
 	var files []*fileData
 	var errs errList
 	var held []*Error
