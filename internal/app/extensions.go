@@ -152,8 +152,8 @@ type Skill = skill.Skill
 // trusted yet, all of its executable configuration and its instruction
 // files; in a trusted one, what was added to or changed in its
 // configuration since, which is held back until the user trusts it again.
-// Both front ends show it before they ask (the TUI's trust panel, `otter
-// trust`), and Approve records exactly what was shown.
+// Both front ends show it before they ask (the TUI's trust panel, the trust
+// command), and Approve records exactly what was shown.
 type TrustReport struct {
 	Dir string // the project directory to trust
 	// Trusted: the project is trusted already; Items are what changed

@@ -563,7 +563,7 @@ func noteInstructions(stderr io.Writer, a *app.App) {
 		for _, it := range r.Items {
 			names = append(names, string(it.Kind)+" "+it.Name)
 		}
-		fmt.Fprintf(stderr, "otter: holding back what changed in %s since you trusted it (%s): run `otter trust` there to review it\n", r.Dir, strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "otter: holding back what changed in %s since you trusted it (%s): run `otter trust` to review it\n", r.Dir, strings.Join(names, ", "))
 	}
 	for _, err := range set.Errors {
 		fmt.Fprintf(stderr, "otter: %v\n", err)
