@@ -66,13 +66,18 @@ func newCmdTrust(f *cli.Factory, runF func(*cli.TrustOptions) error) *cobra.Comm
 	var o cli.TrustOptions
 	cmd := &cobra.Command{
 		Use:   "trust [DIR]",
-		Short: "Let a project's .otter/config.toml and .mcp.json start their servers",
-		Long: `A cloned repository never starts a process on its own: the servers of a
-project's .otter/config.toml and .mcp.json stay disabled, and the project's
-other settings ignored, until you trust the project directory.
+		Short: "Let a project's servers, hooks, commands, skills and instruction files count",
+		Long: `A cloned repository never starts a process on its own: the servers and hooks
+of a project's .otter/config.toml and .mcp.json stay off, its commands, skills
+and other settings ignored and its instruction files unread, until you trust
+the project directory (the nearest directory holding .otter/, .mcp.json or
+.git; trusting it covers its subdirectories). What is added to or changed in
+its servers, hooks, commands, skills or settings later is held back until you
+trust it again.
 
-otter trust [DIR]      trust DIR's project (default: the project here, or the
-                       working directory) and list the servers that will now start
+otter trust [DIR]      list what trusting DIR's project enables (or what changed
+                       since you trusted it), ask, and trust it
+otter trust --yes      trust without asking (for scripts)
 otter trust --list     list trusted directories
 otter trust --revoke DIR  forget DIR`,
 		Args: cobra.MaximumNArgs(1),
@@ -88,5 +93,6 @@ otter trust --revoke DIR  forget DIR`,
 	}
 	cmd.Flags().BoolVar(&o.List, "list", false, "list the trusted directories")
 	cmd.Flags().StringVar(&o.Revoke, "revoke", "", "forget the trust in `DIR`")
+	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "trust what is listed without asking")
 	return cmd
 }

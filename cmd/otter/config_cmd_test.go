@@ -46,7 +46,7 @@ func TestConfigTrustImportCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "ok: 1 server from") || !strings.Contains(out, "otter trust") {
 		t.Fatalf("validate untrusted: %q %v", out, err)
 	}
-	out, _, err = runOtter(t, "--cwd", proj, "trust")
+	out, _, err = runOtter(t, "--cwd", proj, "trust", "--yes")
 	if err != nil || !strings.Contains(out, "trusted ") || !strings.Contains(out, "everything") {
 		t.Fatalf("trust: %q %v", out, err)
 	}

@@ -1,16 +1,19 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/customcmd"
 	"github.com/otter-sh/otter/internal/hooks"
+	"github.com/otter-sh/otter/internal/instructions"
 	"github.com/otter-sh/otter/internal/skill"
 )
 
@@ -49,17 +52,19 @@ func (a *App) extensionDirs(projectRoot string, trusted bool) (cmds []customcmd.
 	if projectRoot == "" || !trusted {
 		return cmds, skills
 	}
-	cmds = append(cmds,
-		customcmd.Dir{Path: filepath.Join(projectRoot, ".claude", "commands"), Scope: customcmd.Project},
-		customcmd.Dir{Path: filepath.Join(projectRoot, config.ProjectDirName, "commands"), Scope: customcmd.Project})
-	for _, d := range []string{".claude", ".agents", config.ProjectDirName} {
-		skills = append(skills, skill.Root{Path: filepath.Join(projectRoot, d, "skills"), Scope: skill.Project})
+	for _, d := range config.ProjectCommandDirs(projectRoot) {
+		cmds = append(cmds, customcmd.Dir{Path: d, Scope: customcmd.Project})
+	}
+	for _, d := range config.ProjectSkillDirs(projectRoot) {
+		skills = append(skills, skill.Root{Path: d, Scope: skill.Project})
 	}
 	return cmds, skills
 }
 
 // loadExtensions reads the extensions under cfg. Hooks come from cfg, whose
-// project files count only once trusted (config.Load holds them back).
+// project files count only once trusted (config.Load holds them back, and
+// those added or changed since). A project's command or skill counts only
+// as the user approved it when trusting the project (cfg.ProjectTrust).
 func (a *App) loadExtensions(cfg *config.Config, projectRoot string, trusted bool) Extensions {
 	cmdDirs, skillRoots := a.extensionDirs(projectRoot, trusted)
 	var ext Extensions
@@ -68,6 +73,13 @@ func (a *App) loadExtensions(cfg *config.Config, projectRoot string, trusted boo
 	ext.Problems = append(ext.Problems, problems...)
 	ext.Skills, problems = skill.Discover(skillRoots)
 	ext.Problems = append(ext.Problems, problems...)
+	pt := cfg.ProjectTrust
+	ext.Commands = slices.DeleteFunc(ext.Commands, func(c customcmd.Command) bool {
+		return c.Scope == customcmd.Project && !pt.Allows(config.ItemCommand, c.File)
+	})
+	ext.Skills = slices.DeleteFunc(ext.Skills, func(s skill.Skill) bool {
+		return s.Scope == skill.Project && !pt.Allows(config.ItemSkill, s.Dir)
+	})
 	set, err := hooks.New(hookConfig(cfg))
 	if err != nil {
 		ext.Problems = append(ext.Problems, err)
@@ -121,25 +133,13 @@ func (a *App) runHooks(ctx context.Context, sessionID string, ev hooks.Event, in
 		return hooks.Outcome{}
 	}
 	in.SessionID, in.CWD = sessionID, a.WorkDir
-	dir := a.WorkDir
-	if p := config.ProjectDir(a.WorkDir); p != "" {
-		dir = p
-	}
-	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: dir, Dir: a.WorkDir})
+	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: a.TrustDir(), Dir: a.WorkDir})
 }
 
 // refreshExtensions reads the extensions again under cfg: the project's
 // count once the project directory is trusted.
 func (a *App) refreshExtensions(cfg *config.Config) {
-	root := config.ProjectDir(a.WorkDir)
-	trusted := false
-	if root != "" {
-		var err error
-		if trusted, err = a.Paths.IsTrusted(root); err != nil {
-			a.Logger.Warn("extensions: reading the trusted directories", "err", err)
-		}
-	}
-	a.setExtensions(a.loadExtensions(cfg, root, trusted))
+	a.setExtensions(a.loadExtensions(cfg, cfg.ProjectTrust.Dir, cfg.ProjectTrust.Trusted()))
 }
 
 // Command is a custom slash command (see package customcmd).
@@ -148,27 +148,58 @@ type Command = customcmd.Command
 // Skill is an Agent Skill (see package skill).
 type Skill = skill.Skill
 
-// HeldBack names the project's commands and skills that wait for the
-// project's trust ("/review:pr", "skill release"), for the trust prompt;
-// none once the project is trusted.
-func (a *App) HeldBack() []string {
-	root := config.ProjectDir(a.WorkDir)
-	if root == "" {
-		return nil
+// TrustReport is what trusting a project enables: in a project not
+// trusted yet, all of its executable configuration and its instruction
+// files; in a trusted one, what was added to or changed in its
+// configuration since, which is held back until the user trusts it again.
+// Both front ends show it before they ask (the TUI's trust panel, the trust
+// command), and Approve records exactly what was shown.
+type TrustReport struct {
+	Dir string // the project directory to trust
+	// Trusted: the project is trusted already; Items are what changed
+	// since. Legacy: its trust was recorded by an older otter, which kept
+	// no record of what the user saw, so nothing of it is approved yet.
+	Trusted, Legacy bool
+	// Items are the servers, hooks, commands, skills and settings to
+	// approve (config.TrustItem.String words one).
+	Items []config.TrustItem
+	// Instructions are the instruction files (AGENTS.md and the like) the
+	// model gets once the project is trusted.
+	Instructions []string
+	all          []config.TrustItem // every item, approved or not
+}
+
+// Empty reports whether there is nothing to ask about.
+func (r TrustReport) Empty() bool { return len(r.Items) == 0 && len(r.Instructions) == 0 }
+
+// Approve trusts the project with what the report listed (and what was
+// approved before): an item that changed since the report was made stays
+// held back.
+func (r TrustReport) Approve(paths config.Paths) error {
+	return paths.TrustItems(r.Dir, r.all)
+}
+
+// NewTrustReport is the report for cfg (config.Load for workDir) in
+// workDir, whose instruction files are looked up under cfg's settings.
+func NewTrustReport(cfg *config.Config, workDir string) TrustReport {
+	pt := cfg.ProjectTrust
+	r := TrustReport{Dir: cmp.Or(pt.Dir, workDir), Trusted: pt.Trusted(), Legacy: pt.Legacy, all: pt.Items}
+	if r.Trusted {
+		r.Items = pt.Pending()
+		return r
 	}
-	if trusted, err := a.Paths.IsTrusted(root); err != nil || trusted {
-		return nil
+	r.Items = pt.Items
+	r.Instructions = instructions.Load(instructions.Options{
+		ProjectRoot: pt.Dir, WorkDir: workDir, Fallback: cfg.Instructions.FallbackNames(),
+	}).Held
+	return r
+}
+
+// TrustReport is the report for the configuration in force.
+func (a *App) TrustReport() TrustReport {
+	r := NewTrustReport(a.Config(), a.WorkDir)
+	if a.opts.NoInstructions {
+		r.Instructions = nil
 	}
-	all, allSkills := a.extensionDirs(root, true)
-	mine, mySkills := a.extensionDirs(root, false)
-	cmds, _ := customcmd.Load(all[len(mine):])
-	skills, _ := skill.Discover(allSkills[len(mySkills):])
-	var out []string
-	for _, c := range cmds {
-		out = append(out, "command /"+c.Name+" ("+c.File+")")
-	}
-	for _, s := range skills {
-		out = append(out, "skill "+s.Name+" ("+s.File()+")")
-	}
-	return out
+	return r
 }

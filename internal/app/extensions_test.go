@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/skill"
 )
 
@@ -75,8 +76,9 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	}
 }
 
-// The trust prompt names what an untrusted project would add.
-func TestHeldBackNamesTheProjectsExtensions(t *testing.T) {
+// The trust report names what an untrusted project would add, and once
+// trusted, what was added since (held back until trusted again).
+func TestTrustReportNamesTheProjectsExtensions(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	paths := testPaths(t, "")
 	proj := t.TempDir()
@@ -87,14 +89,36 @@ func TestHeldBackNamesTheProjectsExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	got := strings.Join(a.HeldBack(), "\n")
-	if !strings.Contains(got, "command /review:pr (") || !strings.Contains(got, "skill release (") {
-		t.Fatalf("HeldBack = %q", got)
+	names := func(r TrustReport) string {
+		var out []string
+		for _, it := range r.Items {
+			out = append(out, it.String())
+		}
+		return strings.Join(out, "\n")
 	}
-	if err := paths.Trust(proj); err != nil {
+	if got := names(a.TrustReport()); got != "command /review:pr\nskill release" {
+		t.Fatalf("report = %q", got)
+	}
+	if err := a.TrustReport().Approve(paths); err != nil {
 		t.Fatal(err)
 	}
-	if hb := a.HeldBack(); len(hb) != 0 {
-		t.Fatalf("a trusted project holds nothing back: %q", hb)
+	if _, err := a.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.TrustReport(); !r.Empty() || len(a.Extensions().Commands) != 1 || len(a.Extensions().Skills) != 1 {
+		t.Fatalf("trusted: report %q, extensions %+v", names(r), a.Extensions())
+	}
+	// A pull adds a command: held back, and reported as new.
+	put(t, filepath.Join(proj, ".otter", "commands", "deploy.md"), "Deploy !`./deploy.sh`")
+	if _, err := a.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.TrustReport(); names(r) != "command /deploy" || r.Items[0].State != config.ItemNew || !r.Trusted {
+		t.Fatalf("after the pull: %q", names(r))
+	}
+	for _, c := range a.Extensions().Commands {
+		if c.Name == "deploy" {
+			t.Fatal("a command added after trust is offered")
+		}
 	}
 }

@@ -15,19 +15,16 @@ type instructionState struct {
 	loader *instructions.Loader
 }
 
-// ProjectRoot is where the project's instruction files start: the git
-// root, else the project directory (the one with .otter/ or .mcp.json),
-// else "" (the working directory's files only).
-func (a *App) ProjectRoot() string {
-	return cmp.Or(instructions.GitRoot(a.WorkDir), config.ProjectDir(a.WorkDir))
-}
+// ProjectRoot is the project the working directory is in (see
+// config.ProjectDir: the nearest directory holding .otter/, .mcp.json or
+// .git), else "" (the working directory's instruction files only). It is
+// where instruction files start, and the project whose trust counts.
+func (a *App) ProjectRoot() string { return config.ProjectDir(a.WorkDir) }
 
 // TrustDir is the directory whose trust lets the project's configuration
 // and instruction files count: the project directory, else the working
 // directory.
-func (a *App) TrustDir() string {
-	return cmp.Or(config.ProjectDir(a.WorkDir), a.WorkDir)
-}
+func (a *App) TrustDir() string { return cmp.Or(a.ProjectRoot(), a.WorkDir) }
 
 // instructionOptions are the loader's options under cfg.
 func (a *App) instructionOptions(cfg *config.Config) instructions.Options {

@@ -13,11 +13,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/llm"
@@ -320,31 +318,12 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// gitIgnored asks git which of names (entries of dir) it ignores. Git is
-// the authority on its ignore rules (nested .gitignore files, negations,
-// core.excludesFile), so otter asks it rather than re-implementing them;
-// without git or outside a repository nothing is ignored.
-func gitIgnored(ctx context.Context, dir string, names []string) map[string]bool {
-	if len(names) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "check-ignore", "-z", "--stdin")
-	var in bytes.Buffer
-	for _, n := range names {
-		in.WriteString(n)
-		in.WriteByte(0)
-	}
-	cmd.Stdin = &in
-	out, _ := cmd.Output() // exit 1: none ignored; 128: not a repository
-	ignored := map[string]bool{}
-	for _, n := range bytes.Split(out, []byte{0}) {
-		if len(n) > 0 {
-			ignored[string(n)] = true
-		}
-	}
-	return ignored
+// gitIgnored reports which of names (entries of dir) git's ignore rules
+// leave out (see gitignore.go: the rules are read, git is never run, so
+// that listing a folder runs no program its repository configures);
+// outside a repository nothing is ignored.
+func gitIgnored(_ context.Context, dir string, names []string) map[string]bool {
+	return ignoredEntries(dir, names)
 }
 
 // CompletePath completes the @path being typed (prefix, as written after

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llmconfig"
@@ -160,6 +162,9 @@ type TrustOptions struct {
 	Dir    string // "": the project here, or the working directory
 	List   bool
 	Revoke string
+	// Yes trusts what is listed without asking (for scripts); without it
+	// otter asks on a terminal and refuses elsewhere.
+	Yes bool
 }
 
 // RunTrust trusts a project directory, lists the trusted ones or forgets one.
@@ -186,7 +191,7 @@ func RunTrust(f *Factory, o TrustOptions) error {
 		return nil
 	}
 	dir := cmp.Or(o.Dir, f.WorkDir)
-	return trustDir(f, paths, dir)
+	return trustDir(f, paths, dir, o.Yes)
 }
 
 func listTrusted(w io.Writer, paths config.Paths) error {
@@ -208,8 +213,10 @@ func listTrusted(w io.Writer, paths config.Paths) error {
 	return nil
 }
 
-// trustDir trusts the project of dir and lists the servers that now start.
-func trustDir(f *Factory, paths config.Paths, dir string) error {
+// trustDir lists what trusting the project of dir enables (or, trusted,
+// what changed since), asks, trusts it with what was listed, and names the
+// servers that now start.
+func trustDir(f *Factory, paths config.Paths, dir string, yes bool) error {
 	out, errw := f.IO.Out, f.IO.ErrOut
 	if dir == "" {
 		wd, err := os.Getwd()
@@ -221,44 +228,46 @@ func trustDir(f *Factory, paths config.Paths, dir string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return ExitCode(2, fmt.Errorf("trust %s: not a directory", dir))
 	}
-	proj := config.ProjectDir(dir)
-	if proj == "" {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return ExitCode(2, err)
-		}
-		proj = abs
-		fmt.Fprintf(errw, "note: %s has no %s/ directory or %s yet\n", proj, config.ProjectDirName, config.MCPJSONName)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ExitCode(2, err)
+	}
+	if config.ProjectDir(abs) == "" {
+		fmt.Fprintf(errw, "note: %s has no %s/ directory, %s or .git\n", abs, config.ProjectDirName, config.MCPJSONName)
 	}
 	opts := f.LoadOptions()
-	opts.WorkDir = proj
-
-	// The servers the missing trust held back, to name them afterwards.
-	held := map[string]bool{}
-	if before, err := config.Load(opts); err == nil {
-		for _, s := range before.MCP.Servers {
-			held[s.Name] = s.Untrusted
-		}
-	}
-	already, err := paths.IsTrusted(proj)
-	if err != nil {
-		return ExitCode(2, err)
-	}
-	if err := paths.Trust(proj); err != nil {
-		return ExitCode(2, err)
-	}
-	if already {
-		fmt.Fprintf(out, "%s was already trusted\n", proj)
-	} else {
-		fmt.Fprintf(out, "trusted %s\n", proj)
-	}
+	opts.WorkDir = abs
 	cfg, err := config.Load(opts)
 	if err != nil {
-		return ExitCode(2, fmt.Errorf("trusted %s, but its configuration has problems: %w", proj, &configError{err}))
+		return ExitCode(2, fmt.Errorf("not trusting %s: its configuration has problems: %w", abs, &configError{err}))
+	}
+	report := app.NewTrustReport(cfg, abs)
+	if report.Trusted && report.Empty() {
+		fmt.Fprintf(out, "%s is trusted already; nothing in its configuration changed since\n", report.Dir)
+		return nil
+	}
+	writeTrustReport(out, report)
+	if !yes {
+		if !f.IO.IsStdinTTY() {
+			return ExitCode(2, fmt.Errorf("not trusting %s: otter asks first, and there is no terminal to ask on; run `otter trust --yes` to trust what is listed above", report.Dir))
+		}
+		fmt.Fprintf(out, "Trust %s? [y/N] ", report.Dir)
+		line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(out, "not trusted")
+			return ExitCode(1, Reported{errors.New("not trusted")})
+		}
+	}
+	if err := report.Approve(paths); err != nil {
+		return ExitCode(2, err)
+	}
+	fmt.Fprintf(out, "trusted %s\n", report.Dir)
+	if cfg, err = config.Load(opts); err != nil {
+		return ExitCode(2, fmt.Errorf("trusted %s, but its configuration has problems: %w", report.Dir, &configError{err}))
 	}
 	var starting []string
 	for _, s := range cfg.MCP.Servers {
-		if s.IsEnabled() && s.Problem == nil && (held[s.Name] || s.Scope == config.ScopeProject) {
+		if s.IsEnabled() && s.Problem == nil && s.Scope == config.ScopeProject {
 			starting = append(starting, fmt.Sprintf("%s (%s)", s.Name, s.File))
 		}
 	}
@@ -269,6 +278,56 @@ func trustDir(f *Factory, paths config.Paths, dir string) error {
 	}
 	printDisabled(out, cfg)
 	return nil
+}
+
+// writeTrustReport lists what trusting the project enables, kind by kind.
+func writeTrustReport(w io.Writer, r app.TrustReport) {
+	switch {
+	case r.Legacy:
+		fmt.Fprintf(w, "%s was trusted by an earlier otter, which kept no record of what it runs; trusting it again lets otter:\n", r.Dir)
+	case r.Trusted:
+		fmt.Fprintf(w, "%s changed since you trusted it; until you trust it again, otter holds back:\n", r.Dir)
+	default:
+		fmt.Fprintf(w, "%s is not trusted; trusting it lets otter:\n", r.Dir)
+	}
+	sections := []struct {
+		kind config.ItemKind
+		head string
+	}{
+		{config.ItemServer, "run its MCP servers"},
+		{config.ItemHook, "run its hooks"},
+		{config.ItemCommand, "offer its slash commands (a command may run shell commands)"},
+		{config.ItemSkill, "offer its skills to the model"},
+		{config.ItemSettings, "apply its settings"},
+	}
+	for _, sec := range sections {
+		var lines []string
+		for _, it := range r.Items {
+			if it.Kind != sec.kind {
+				continue
+			}
+			line := it.Name
+			if it.Detail != "" {
+				line += ": " + it.Detail
+			}
+			switch it.State {
+			case config.ItemNew:
+				line += " (new)"
+			case config.ItemChanged:
+				line += " (changed)"
+			}
+			lines = append(lines, line+"  ["+it.Rel+"]")
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "  %s:\n    %s\n", sec.head, strings.Join(lines, "\n    "))
+		}
+	}
+	if len(r.Instructions) > 0 {
+		fmt.Fprintf(w, "  send the model its instruction files:\n    %s\n", strings.Join(r.Instructions, "\n    "))
+	}
+	if r.Empty() {
+		fmt.Fprintln(w, "  nothing yet: it has no servers, hooks, commands, skills, settings or instruction files")
+	}
 }
 
 // plural writes n and the noun, with an s unless n is 1.

@@ -558,6 +558,13 @@ func noteInstructions(stderr io.Writer, a *app.App) {
 	if len(set.Held) > 0 {
 		fmt.Fprintf(stderr, "otter: not reading %s: the project is not trusted (otter trust)\n", strings.Join(set.Held, ", "))
 	}
+	if r := a.TrustReport(); r.Trusted && len(r.Items) > 0 {
+		var names []string
+		for _, it := range r.Items {
+			names = append(names, string(it.Kind)+" "+it.Name)
+		}
+		fmt.Fprintf(stderr, "otter: holding back what changed in %s since you trusted it (%s): run `otter trust` to review it\n", r.Dir, strings.Join(names, ", "))
+	}
 	for _, err := range set.Errors {
 		fmt.Fprintf(stderr, "otter: %v\n", err)
 	}

@@ -86,6 +86,11 @@ type Config struct {
 	Files []Source `toml:"-"`
 	// Project is the project directory (see ProjectDir); "" if none.
 	Project string `toml:"-"`
+	// ProjectTrust is the project's executable configuration (servers,
+	// hooks, commands, skills, settings) against the user's trust: what
+	// trusting it enables, and in a trusted project what was added or
+	// changed since and so is held back.
+	ProjectTrust ProjectTrust `toml:"-"`
 	// Warnings are problems that do not stop otter but cost the user
 	// something, such as two servers whose tools get the same names. Each
 	// names the file and line to change; `otter config validate` prints them.

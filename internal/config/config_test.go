@@ -867,9 +867,6 @@ func TestSessionsTable(t *testing.T) {
 
 func TestModelLimitsAndPricingMergeAcrossScopes(t *testing.T) {
 	paths, proj := testEnv(t)
-	if err := paths.Trust(proj); err != nil {
-		t.Fatal(err)
-	}
 	writeFile(t, paths.UserConfigFile(), `[agent]
 provider = "local"
 compact_at = 0.6
@@ -891,6 +888,9 @@ max_output_tokens = 4096
 [pricing."gpt-5.4-mini"]
 cached_input = 0.1
 `)
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
 	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
 	p := cfg.Providers["local"]
 	if p.ContextWindow != 8192 || p.Models["qwen3:8b"] != (ModelLimits{ContextWindow: 40960, MaxOutputTokens: 4096}) {

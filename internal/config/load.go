@@ -2,7 +2,6 @@ package config
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -96,12 +94,17 @@ func Load(opts LoadOptions) (*Config, error) {
 	paths := opts.Paths
 	r := &resolver{paths: paths, workDir: opts.WorkDir, lookup: opts.LookupEnv, projDir: ProjectDir(opts.WorkDir)}
 
-	projTrusted := false
+	var approvals Approvals
 	if r.projDir != "" {
-		if projTrusted, err = paths.IsTrusted(r.projDir); err != nil {
+		if approvals, err = paths.ApprovalsFor(r.projDir); err != nil {
 			return nil, err
 		}
+	} else {
+		// Outside a project, whether the working directory is trusted
+		// still says whether its instruction files are read.
+		approvals, _ = paths.ApprovalsFor(opts.WorkDir)
 	}
+	projTrusted := r.projDir != "" && approvals.Trusted()
 	var files []*fileData
 	var errs errList
 	var held []*Error
@@ -110,10 +113,10 @@ func Load(opts LoadOptions) (*Config, error) {
 		if src.Scope == ScopeFlag {
 			missing = cmp.Or(opts.ExtraHint, missingFileHint)
 		}
-		if src.Scope == ScopeLocal && committed(r.projDir, src.Path) {
+		if src.Scope == ScopeLocal && !usersLocalFile(r.projDir, src.Path) {
 			// The local file is the user's own, never committed. One that
-			// the repository tracks came with the clone: it needs trust
-			// like the project's other files.
+			// came with the project (tracked by git, or reached through a
+			// symlink) needs trust like the project's other files.
 			src.Scope = ScopeProject
 		}
 		f, ferrs := readConfigFile(src.Path, src.Scope, missing)
@@ -145,9 +148,12 @@ func Load(opts LoadOptions) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	// What changed since the user trusted the project is held back.
+	trust := projectTrust(r.projDir, files, approvals)
 	cfg, err := r.resolve(files)
 	if cfg != nil {
 		cfg.Warnings = append(held, cfg.Warnings...)
+		cfg.ProjectTrust = trust
 	}
 	return cfg, err
 }
@@ -180,10 +186,7 @@ func CandidateFiles(opts LoadOptions) ([]Source, error) {
 func candidates(opts LoadOptions, projDir string) []Source {
 	srcs := []Source{{Path: opts.Paths.UserConfigFile(), Scope: ScopeUser}}
 	if projDir != "" {
-		srcs = append(srcs,
-			Source{Path: filepath.Join(projDir, MCPJSONName), Scope: ScopeProject},
-			Source{Path: filepath.Join(projDir, ProjectDirName, ProjectConfigName), Scope: ScopeProject},
-			Source{Path: filepath.Join(projDir, ProjectDirName, LocalConfigName), Scope: ScopeLocal})
+		srcs = append(srcs, projectSources(projDir)...)
 	}
 	if opts.Extra != "" {
 		srcs = append(srcs, Source{Path: opts.Extra, Scope: ScopeFlag})
@@ -218,8 +221,14 @@ func absDir(dir string) (string, error) {
 	return filepath.Abs(dir)
 }
 
-// ProjectDir returns the nearest directory, walking up from workDir, that
-// holds a .otter directory or a .mcp.json file; "" if there is none.
+// ProjectDir returns the project workDir is in: the nearest directory,
+// walking up from workDir, that holds a .otter directory, a .mcp.json file
+// or .git (a repository's root, or a worktree's or submodule's); "" if
+// there is none. It is the one notion of "the project" otter has: where
+// its config files, instruction files (from there down to workDir),
+// commands, skills and hooks come from, and the directory whose trust
+// lets them count. A .otter or .mcp.json in a subdirectory of a
+// repository makes that subdirectory a project of its own.
 func ProjectDir(workDir string) string {
 	dir, err := absDir(workDir)
 	if err != nil {
@@ -230,6 +239,9 @@ func ProjectDir(workDir string) string {
 			return dir
 		}
 		if fi, err := os.Stat(filepath.Join(dir, MCPJSONName)); err == nil && fi.Mode().IsRegular() {
+			return dir
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return dir
 		}
 		parent := filepath.Dir(dir)
@@ -247,6 +259,9 @@ type fileData struct {
 	raw     map[string]any // the keys it sets
 	servers []fileServer
 	ix      *posIndex // nil for JSON files
+	// heldSettings: the tables other than servers and hooks changed since
+	// the user trusted the project, and are left out (see projectTrust).
+	heldSettings bool
 }
 
 // fileServer is one server entry of a file.
@@ -254,6 +269,9 @@ type fileServer struct {
 	srv Server
 	raw map[string]any // the keys the entry sets
 	idx int            // its index among the file's entries
+	// held: the entry was added or changed since the user trusted the
+	// project; it does not start until they trust it again.
+	held bool
 }
 
 const serversArr = "mcp.servers"
@@ -760,20 +778,6 @@ func FileServers(p string) ([]Server, error) {
 		out[i] = s.srv
 	}
 	return out, nil
-}
-
-// committed reports whether git tracks path in the repository holding dir.
-// Without git, outside a repository, or when git does not answer within
-// two seconds, it is false.
-func committed(dir, path string) bool {
-	if _, err := os.Stat(path); err != nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--error-unmatch", "--", path)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	return cmd.Run() == nil
 }
 
 // rawHas reports whether the nested tables of raw set the key path.

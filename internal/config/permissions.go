@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -13,13 +14,16 @@ import (
 
 // PermissionsFile returns the file an "allow always" answer given in
 // workDir is saved to: the local-scope .otter/config.local.toml of the
-// project workDir is in, or, in no project, the user config file (a file
-// saved there would create .otter and so turn the directory into a
-// project). Short is the same path for messages (~ for the home directory).
+// project workDir is in when the project has a .otter directory of its own
+// (not a symlink, which would write into what the symlink points at), else
+// the user config file (otter does not create .otter for it). Short is
+// the same path for messages (~ for the home directory).
 func PermissionsFile(workDir string) (file, short string) {
 	if dir := ProjectDir(workDir); dir != "" {
-		file = filepath.Join(dir, ProjectDirName, LocalConfigName)
-		return file, file
+		if fi, err := os.Lstat(filepath.Join(dir, ProjectDirName)); err == nil && fi.IsDir() {
+			file = filepath.Join(dir, ProjectDirName, LocalConfigName)
+			return file, file
+		}
 	}
 	p := DefaultPaths()
 	return p.UserConfigFile(), p.ShortUserConfigFile()

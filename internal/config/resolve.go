@@ -37,6 +37,7 @@ type mergedServer struct {
 	origins   map[string]origin // by key path inside the entry
 	rank      int               // rank of the last file that defines it (see origin)
 	untrusted bool              // some file that defines it is untrusted
+	held      bool              // some entry of it changed since the project was trusted
 	invalid   string            // why a lenient .mcp.json entry cannot run
 	// unexpanded holds the key paths (as toml.Key.String) whose ${VAR}
 	// references could not be expanded; their text is kept as written.
@@ -66,13 +67,16 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 	for rank, f := range files {
 		cfg.Files = append(cfg.Files, f.src)
 		if f.src.Trusted {
-			addHooks(cfg, f)
+			addHooks(cfg, f) // less those held back (projectTrust)
+		}
+		if f.src.Trusted && !f.heldSettings {
 			overlay(reflect.ValueOf(cfg).Elem(), reflect.ValueOf(&f.cfg).Elem(), f.raw, nil, func(p toml.Key) {
 				top[p.String()] = origin{f.src.Path, f.line(p), rank}
 			})
 		}
 		for _, fs := range f.servers {
-			if !f.src.Trusted && shadowed[fs.srv.Name] {
+			untrusted := !f.src.Trusted || fs.held
+			if untrusted && shadowed[fs.srv.Name] {
 				continue // a trusted scope defines this server; the untrusted entry must not change it
 			}
 			m := byName[fs.srv.Name]
@@ -87,6 +91,8 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 			m.srv.Scope, m.srv.File, m.srv.Line, m.rank = fs.srv.Scope, fs.srv.File, fs.srv.Line, rank
 			if !f.src.Trusted {
 				m.untrusted = true
+			} else if fs.held {
+				m.held = true
 			}
 			if fs.srv.DisabledReason != "" {
 				m.invalid = fs.srv.DisabledReason
@@ -103,6 +109,9 @@ func (r *resolver) resolve(files []*fileData) (*Config, error) {
 		case m.untrusted:
 			s.Untrusted = true
 			s.DisabledReason = fmt.Sprintf("not started: the project directory %s is not trusted yet; trusting it lets its servers start", r.projDir)
+		case m.held:
+			s.Untrusted = true
+			s.DisabledReason = fmt.Sprintf("not started: its entry was added or changed since you trusted the project directory %s; trusting it again lets it start", r.projDir)
 		}
 		// A server's expansion errors stay with that server (its Problem):
 		// they stop it alone, not the whole configuration.
@@ -183,6 +192,9 @@ func trustedServers(files []*fileData) map[string]bool {
 			continue
 		}
 		for _, fs := range f.servers {
+			if fs.held {
+				continue
+			}
 			s := merged[fs.srv.Name]
 			if s == nil {
 				s = &Server{}

@@ -15,11 +15,23 @@ import (
 type TrustedDir struct {
 	Dir       string    `json:"dir"` // absolute, symlinks resolved
 	TrustedAt time.Time `json:"trusted_at"`
+	// Approved is what the user saw when trusting: each item of the
+	// project's executable configuration (TrustItem.Key) with its content's
+	// fingerprint (TrustItem.Sum). An item added or changed since is held
+	// back until the user trusts the project again. Nil for an entry an
+	// older otter wrote, which recorded no fingerprints: the directory
+	// counts as trusted (its instruction files are read) but none of its
+	// servers, hooks, commands, skills or settings runs until the user
+	// trusts it again and so sees them. That is the safe reading: the old
+	// entry does not say what the user saw.
+	Approved map[string]string `json:"approved"`
 }
 
 // trustFile is where trust is recorded.
 func (p Paths) trustFile() string { return filepath.Join(p.StateDir, "trusted.json") }
 
+// trustDoc is trusted.json. Version 2 added TrustedDir.Approved; an older
+// otter reads the file as before and ignores it.
 type trustDoc struct {
 	Version int          `json:"version"`
 	Dirs    []TrustedDir `json:"dirs"`
@@ -55,22 +67,78 @@ func (p Paths) TrustedDirs() ([]TrustedDir, error) {
 	return doc.Dirs, nil
 }
 
-// IsTrusted reports whether the user trusted dir (exactly that directory,
-// after resolving symlinks), so that its project-scope servers may start.
-func (p Paths) IsTrusted(dir string) (bool, error) {
-	resolved, err := canonicalDir(dir)
-	if err != nil {
-		return false, err
-	}
-	dirs, err := p.TrustedDirs()
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(dirs, func(t TrustedDir) bool { return t.Dir == resolved }), nil
+// Approvals is the trust in force for a project directory.
+type Approvals struct {
+	// Dir is the trusted directory that covers the project: the project's
+	// own, or the nearest trusted ancestor; "" when none does.
+	Dir string
+	// Legacy is set when Dir's entry has no fingerprints (an older otter
+	// wrote it): nothing of the project's executable configuration is
+	// approved yet.
+	Legacy bool
+	sums   map[string]string
 }
 
-// Trust records that the user trusts dir's project configuration.
+// Trusted reports whether a trusted directory covers the project.
+func (a Approvals) Trusted() bool { return a.Dir != "" }
+
+// ApprovalsFor returns the trust in force for dir: the entry of dir or of
+// its nearest trusted ancestor (trusting a directory covers its
+// subdirectories), symlinks resolved.
+func (p Paths) ApprovalsFor(dir string) (Approvals, error) {
+	resolved, err := canonicalDir(dir)
+	if err != nil {
+		return Approvals{}, err
+	}
+	dirs, err := p.TrustedDirs()
+	if err != nil {
+		return Approvals{}, err
+	}
+	var best *TrustedDir
+	for i, t := range dirs {
+		if within(t.Dir, resolved) && (best == nil || len(t.Dir) > len(best.Dir)) {
+			best = &dirs[i]
+		}
+	}
+	if best == nil {
+		return Approvals{}, nil
+	}
+	return Approvals{Dir: best.Dir, Legacy: best.Approved == nil, sums: best.Approved}, nil
+}
+
+// within reports whether path is root or under it (both clean and
+// absolute).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && filepath.IsLocal(rel)
+}
+
+// IsTrusted reports whether the user trusted dir or one of its ancestors
+// (after resolving symlinks), so that its project configuration and
+// instruction files count. Items of the configuration added or changed
+// since are still held back: see Approvals.
+func (p Paths) IsTrusted(dir string) (bool, error) {
+	a, err := p.ApprovalsFor(dir)
+	return a.Trusted(), err
+}
+
+// Trust records that the user trusts the project dir is in (ProjectDir,
+// else dir itself) as it is now: every item of its executable
+// configuration (servers, hooks, commands, skills, settings) is approved
+// with its current content.
 func (p Paths) Trust(dir string) error {
+	proj, items, err := ProjectItems(dir)
+	if err != nil {
+		return err
+	}
+	return p.TrustItems(proj, items)
+}
+
+// TrustItems records that the user trusts the project directory dir with
+// exactly items, the ones they were shown: anything else, or anything
+// that changed since they were listed, stays held back. A project's
+// earlier approvals are replaced.
+func (p Paths) TrustItems(dir string, items []TrustItem) error {
 	resolved, err := canonicalDir(dir)
 	if err != nil {
 		return err
@@ -79,10 +147,17 @@ func (p Paths) Trust(dir string) error {
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(dirs, func(t TrustedDir) bool { return t.Dir == resolved }) {
-		return nil
+	approved := map[string]string{}
+	for _, it := range items {
+		approved[it.key("")] = it.Sum
 	}
-	return p.writeTrust(append(dirs, TrustedDir{Dir: resolved, TrustedAt: time.Now().UTC().Truncate(time.Second)}))
+	entry := TrustedDir{Dir: resolved, TrustedAt: time.Now().UTC().Truncate(time.Second), Approved: approved}
+	if i := slices.IndexFunc(dirs, func(t TrustedDir) bool { return t.Dir == resolved }); i >= 0 {
+		dirs[i] = entry
+	} else {
+		dirs = append(dirs, entry)
+	}
+	return p.writeTrust(dirs)
 }
 
 // Untrust forgets dir; it reports whether dir was trusted. dir need not
@@ -108,7 +183,7 @@ func (p Paths) Untrust(dir string) (bool, error) {
 }
 
 func (p Paths) writeTrust(dirs []TrustedDir) error {
-	data, err := json.MarshalIndent(trustDoc{Version: 1, Dirs: dirs}, "", "  ")
+	data, err := json.MarshalIndent(trustDoc{Version: 2, Dirs: dirs}, "", "  ")
 	if err != nil {
 		return err
 	}

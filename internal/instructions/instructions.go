@@ -56,9 +56,10 @@ type Options struct {
 	// UserDir is otter's user config directory ($XDG_CONFIG_HOME/otter);
 	// "" reads no user file.
 	UserDir string
-	// ProjectRoot is where the project's files start (the git root, else
-	// the directory with .otter/); "" reads only WorkDir's. It must contain
-	// WorkDir; otherwise only WorkDir is read.
+	// ProjectRoot is where the project's files start (the project
+	// directory: the nearest holding .otter/, .mcp.json or .git); "" reads
+	// only WorkDir's. It must contain WorkDir; otherwise only WorkDir is
+	// read.
 	ProjectRoot string
 	// WorkDir is the working directory, the last directory read.
 	WorkDir string
@@ -339,23 +340,4 @@ func stale(stamps []stamp) bool {
 		}
 	}
 	return false
-}
-
-// GitRoot returns the nearest directory at or above dir that holds .git (a
-// directory, or the file of a worktree or submodule); "" if none.
-func GitRoot(dir string) string {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }

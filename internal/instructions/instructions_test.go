@@ -188,14 +188,3 @@ func TestCandidatesOutsideTheRootReadOnlyTheWorkDir(t *testing.T) {
 		t.Errorf("dirs = %+v", dirs)
 	}
 }
-
-func TestGitRoot(t *testing.T) {
-	root := tree(t, map[string]string{".git/HEAD": "ref", "a/b/": ""})
-	if got := GitRoot(filepath.Join(root, "a", "b")); got != root {
-		t.Errorf("GitRoot = %q, want %q", got, root)
-	}
-	wt := tree(t, map[string]string{".git": "gitdir: elsewhere", "x/": ""})
-	if got := GitRoot(filepath.Join(wt, "x")); got != wt {
-		t.Errorf("a worktree's .git file: GitRoot = %q, want %q", got, wt)
-	}
-}

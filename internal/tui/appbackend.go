@@ -9,10 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -181,134 +178,44 @@ func (b *AppBackend) Reload(ctx context.Context) (app.ReloadDiff, error) {
 	return diff, err
 }
 
-// TrustPrompt asks about an untrusted project whose config defines servers.
+// TrustPrompt asks about an untrusted project whose configuration would
+// run or apply something, or send instruction files to the model, and
+// about what was added to or changed in a trusted project's since (held
+// back until trusted again): app.TrustReport says what.
 func (b *AppBackend) TrustPrompt() *TrustRequest {
-	cfg := b.app.Config()
-	untrusted := false
-	for _, f := range cfg.Files {
-		if f.Scope == config.ScopeProject && !f.Trusted {
-			untrusted = true
-		}
-	}
-	// Instruction files, commands, skills and hooks wait for trust too.
-	held := b.app.Instructions().Held
-	if !untrusted && len(held) == 0 && len(b.app.HeldBack()) == 0 {
+	r := b.app.TrustReport()
+	if r.Empty() {
 		return nil
 	}
-	req := &TrustRequest{Dir: b.app.TrustDir(), Instructions: held}
-	for _, s := range cfg.MCP.Servers {
-		if s.Scope != config.ScopeProject || s.DisabledReason == "" {
-			continue
+	req := &TrustRequest{Dir: r.Dir, Changed: r.Trusted, Legacy: r.Legacy, Instructions: r.Instructions, report: r}
+	for _, it := range r.Items {
+		if it.Kind == config.ItemServer {
+			req.Servers = append(req.Servers, it.Name+": "+it.Detail+changeNote(it))
+		} else {
+			req.Settings = append(req.Settings, it.String()+changeNote(it))
 		}
-		what := s.URL
-		if s.Command != "" {
-			what = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
-		}
-		// What else the entry would change, by name only (values may be secrets).
-		var more []string
-		if s.Cwd != "" {
-			more = append(more, "in "+s.Cwd)
-		}
-		if len(s.Env) > 0 {
-			more = append(more, "env "+strings.Join(slices.Sorted(maps.Keys(s.Env)), ", "))
-		}
-		if len(s.Headers) > 0 {
-			more = append(more, "headers "+strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", "))
-		}
-		if len(more) > 0 {
-			what += " (" + strings.Join(more, "; ") + ")"
-		}
-		req.Servers = append(req.Servers, s.Name+": "+what)
-	}
-	req.Settings = append(untrustedSettings(cfg.Files), b.app.HeldBack()...)
-	if len(req.Servers) == 0 && len(req.Instructions) == 0 && len(req.Settings) == 0 {
-		return nil
 	}
 	return req
 }
 
-// untrustedSettings names the settings that untrusted project TOML files
-// would apply besides their servers ("agent.model", "providers.openai",
-// "permissions mcp__fs__* = allow"), held back until the project is
-// trusted. Names only, except permissions: other values may be secrets.
-func untrustedSettings(files []config.Source) []string {
-	var names []string
-	for _, f := range files {
-		if f.Scope != config.ScopeProject || f.Trusted || filepath.Ext(f.Path) != ".toml" {
-			continue
-		}
-		var top map[string]any
-		if err := config.DecodeFile(f.Path, &top); err != nil {
-			continue // the config loader reports it
-		}
-		for k, v := range top {
-			sub, ok := v.(map[string]any)
-			if !ok {
-				names = append(names, k)
-				continue
-			}
-			for sk := range sub {
-				switch {
-				case k == "mcp" && sk == "servers":
-					// listed server by server
-				case k == "permissions": // what it lets run unasked is the point
-					names = append(names, fmt.Sprintf("permissions %s = %v", sk, sub[sk]))
-				case k == "hooks": // what it would run is the point
-					names = append(names, hookCommands(sk, sub[sk])...)
-				default:
-					names = append(names, k+"."+sk)
-				}
-			}
-		}
+// changeNote marks an item of a trusted project as new or changed.
+func changeNote(it config.TrustItem) string {
+	switch it.State {
+	case config.ItemNew:
+		return " (new)"
+	case config.ItemChanged:
+		return " (changed)"
 	}
-	slices.Sort(names)
-	return slices.Compact(names)
+	return ""
 }
 
-func (b *AppBackend) Trust(ctx context.Context) (app.ReloadDiff, error) {
-	req := b.TrustPrompt()
+// Trust approves what req (from TrustPrompt) listed, and reloads.
+func (b *AppBackend) Trust(ctx context.Context, req *TrustRequest) (app.ReloadDiff, error) {
 	if req == nil {
 		return app.ReloadDiff{}, nil
 	}
-	if err := b.app.Paths.Trust(req.Dir); err != nil {
+	if err := req.report.Approve(b.app.Paths); err != nil {
 		return app.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
 	}
 	return b.Reload(ctx)
-}
-
-// hookCommands lists the commands of an untrusted [[hooks.EVENT]] array
-// ("hook PreToolUse mcp__github__.*: ~/bin/check.sh").
-func hookCommands(event string, v any) []string {
-	var out []string
-	for _, g := range tables(v) {
-		matcher, _ := g["matcher"].(string)
-		if matcher != "" {
-			matcher = " " + matcher
-		}
-		for _, h := range tables(g["hooks"]) {
-			out = append(out, fmt.Sprintf("hook %s%s: %v", event, matcher, h["command"]))
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, "hooks."+event)
-	}
-	return out
-}
-
-// tables is an array of TOML tables as decoded: [[x]] headers give
-// []map[string]any, an inline array []any of maps.
-func tables(v any) []map[string]any {
-	switch v := v.(type) {
-	case []map[string]any:
-		return v
-	case []any:
-		var out []map[string]any
-		for _, e := range v {
-			if m, ok := e.(map[string]any); ok {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	return nil
 }

@@ -59,13 +59,13 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Errorf("prompt = %+v, want dir %s and server line %q", req, proj, want)
 	}
 	// So are the other settings it would apply; permissions with their value.
-	if want := []string{"agent.model", "permissions mcp__projsrv__* = allow", "providers.evil"}; !slices.Equal(req.Settings, want) {
+	if want := []string{"settings config.toml: agent.model, permissions mcp__projsrv__* = allow, providers.evil"}; !slices.Equal(req.Settings, want) {
 		t.Errorf("settings = %q, want %q", req.Settings, want)
 	}
 	if s := strings.Join(append(req.Servers, req.Settings...), " "); strings.Contains(s, "s3cret") || strings.Contains(s, "k3y") {
 		t.Errorf("the prompt shows a secret value: %q", s)
 	}
-	if _, err := b.Trust(ctx); err != nil {
+	if _, err := b.Trust(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := paths.IsTrusted(proj); err != nil || !ok {

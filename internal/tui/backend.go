@@ -67,8 +67,9 @@ type Backend interface {
 	// TrustPrompt returns what to ask when the working directory is an
 	// untrusted project that defines MCP servers, or nil.
 	TrustPrompt() *TrustRequest
-	// Trust marks the project directory trusted and reloads.
-	Trust(ctx context.Context) (app.ReloadDiff, error)
+	// Trust marks the project directory trusted with what req listed, and
+	// reloads.
+	Trust(ctx context.Context, req *TrustRequest) (app.ReloadDiff, error)
 	// ConfigWarnings are the problems of the configuration loaded last
 	// that did not stop otter (a broken untrusted project file left out,
 	// servers whose tools would get the same names), each naming the
@@ -104,18 +105,26 @@ type Provider struct {
 	Help string
 }
 
-// TrustRequest asks whether to trust a project directory.
+// TrustRequest asks whether to trust a project directory, or, when
+// Changed, what was added to or changed in its configuration since the
+// user trusted it.
 type TrustRequest struct {
 	Dir string
+	// Changed: the project is trusted; the lists are what changed since
+	// (each marked new or changed), held back until trusted again. Legacy:
+	// its trust was recorded by an older otter that kept no record of
+	// what the user saw.
+	Changed, Legacy bool
 	// Servers lists what the project would run, one line per server
 	// ("name: command args (in DIR; env KEY, …)" or "name: url").
 	Servers []string
-	// Settings names the other settings the project would apply once
-	// trusted ("permissions", "providers.openai"), by name only.
+	// Settings lists its hooks ("hook Stop: ./x.sh"), commands, skills and
+	// other settings (by name only: values may be secrets).
 	Settings []string
 	// Instructions are the project's instruction files (AGENTS.md and the
 	// like) the model gets once the project is trusted.
 	Instructions []string
+	report       app.TrustReport // what Trust approves
 }
 
 // Reloaded is a notice for UI.Notify: the configuration was reloaded

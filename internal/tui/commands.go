@@ -97,7 +97,7 @@ func (m *model) command(line string) tea.Cmd {
 	case "/trust":
 		req := m.b.TrustPrompt()
 		if req == nil {
-			m.notice(itemInfo, "nothing to trust here: no untrusted project file defines servers")
+			m.notice(itemInfo, "nothing to trust here: no untrusted project configuration or instruction files, and nothing changed since you trusted it")
 			return nil
 		}
 		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})

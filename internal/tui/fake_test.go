@@ -155,7 +155,7 @@ func (f *fakeBackend) ConfigWarnings() []string {
 	return slices.Clone(f.warnings)
 }
 
-func (f *fakeBackend) Trust(context.Context) (servers.ReloadDiff, error) {
+func (f *fakeBackend) Trust(context.Context, *TrustRequest) (servers.ReloadDiff, error) {
 	f.record("trust")
 	return servers.ReloadDiff{Added: []string{"proj"}}, nil
 }

@@ -612,13 +612,23 @@ func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
 	return fm
 }
 
-// newTrustModal asks whether to trust a project that defines servers.
+// newTrustModal asks whether to trust a project that defines servers, or
+// what changed in a trusted project's configuration since.
 func newTrustModal(m *model, req *TrustRequest) modal {
+	head, title, off := "This project is not trusted yet: "+req.Dir, "Trust this directory?", "until trusted, none of it runs or reaches the model"
+	switch {
+	case req.Legacy:
+		head = "This project was trusted by an earlier otter, which kept no record of what it ran: " + req.Dir
+		title, off = "Trust what it runs now?", "until trusted again, none of it runs"
+	case req.Changed:
+		head = "This project's configuration changed since you trusted it: " + req.Dir
+		title, off = "Trust these changes?", "until trusted again, what changed does not run"
+	}
 	// Each server's command and each setting is an item of its own;
 	// laid out at the box's width so a path breaks only after a "/".
 	layout := func(width int) string {
 		var b strings.Builder
-		for _, l := range wrapWords("This project is not trusted yet: "+req.Dir, width) {
+		for _, l := range wrapWords(head, width) {
 			b.WriteString(m.st.warn.Render(l) + "\n")
 		}
 		b.WriteString("Trusting it lets otter")
@@ -635,8 +645,10 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 		if len(req.Settings) > 0 {
 			b.WriteString(lead + "apply its settings, commands, skills and hooks:")
 			lead = "\nand "
-			for _, l := range wrapItem(strings.Join(req.Settings, ", "), 2, 0, width) {
-				b.WriteString("\n" + m.st.dim.Render(l))
+			for _, s := range req.Settings {
+				for _, l := range wrapItem(s, 2, 2, width) {
+					b.WriteString("\n" + m.st.dim.Render(l))
+				}
 			}
 		}
 		if len(req.Instructions) > 0 {
@@ -650,12 +662,15 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 		return strings.TrimPrefix(b.String(), "\n")
 	}
 	yes := false
-	c := huh.NewConfirm().Title("Trust this directory?").Affirmative("Trust").Negative("Not now").Value(&yes)
-	fm := newFormModal(m, "", m.st.dim.Render("until trusted, none of it runs or reaches the model"), huh.NewGroup(c))
+	c := huh.NewConfirm().Title(title).Affirmative("Trust").Negative("Not now").Value(&yes)
+	fm := newFormModal(m, "", m.st.dim.Render(off), huh.NewGroup(c))
 	fm.layout = layout
 	fm.resize()
 	b, ctx := m.b, m.ctx
 	notTrusted := func() tea.Cmd {
+		if req.Changed {
+			return m.noticeCmd(itemInfo, fmt.Sprintf("what changed in %s stays off; the rest runs as you trusted it (review it later with /trust, or `otter trust` in that directory)", req.Dir))
+		}
 		return m.noticeCmd(itemInfo, fmt.Sprintf("%s is not trusted: its servers, commands, skills and hooks stay off and its instruction files unread (trust it later with /trust, or `otter trust` in that directory)", req.Dir))
 	}
 	fm.onEsc = notTrusted
@@ -664,7 +679,7 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 			return notTrusted()
 		}
 		return tea.Sequence(m.noticeCmd(itemInfo, fmt.Sprintf("trusted %s; starting its servers", req.Dir)), func() tea.Msg {
-			diff, err := b.Trust(ctx)
+			diff, err := b.Trust(ctx, req)
 			return reloadedMsg{diff: diff, err: err}
 		})
 	}

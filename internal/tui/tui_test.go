@@ -402,15 +402,30 @@ func TestTabCompletionAndHistory(t *testing.T) {
 
 func TestTrustPrompt(t *testing.T) {
 	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio (in sub; env TOKEN)"},
-		Settings: []string{"agent.model", "permissions mcp__proj__* = allow"}}}
+		Settings: []string{"settings config.toml: agent.model, permissions mcp__proj__* = allow", "hook Stop: ./again.sh"}}}
 	h := start(t, b)
 	h.waitFor("This project is not trusted yet: /work/proj", "Trusting it lets otter run its MCP servers:",
 		"./run-server --stdio (in sub; env TOKEN)", "and apply its settings, commands, skills and hooks:",
-		"agent.model, permissions mcp__proj__* = allow", "Trust this directory?")
+		"settings config.toml: agent.model, permissions mcp__proj__* = allow", "hook Stop: ./again.sh", "Trust this directory?")
 	h.press("y")
 	h.waitFor("trusted /work/proj; starting its servers", "config reloaded: added proj")
 	if !b.did("trust") {
 		t.Errorf("actions = %v", b.actions)
+	}
+}
+
+// Issue 34 item 16: in a trusted project, the panel lists what changed
+// since and asks again; "not now" keeps it off and says the rest runs.
+func TestTrustPromptForChanges(t *testing.T) {
+	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Changed: true,
+		Servers: []string{"added: sh -c touch /tmp/x (new)"}, Settings: []string{"hook Stop: ./added.sh (new)"}}}
+	h := start(t, b)
+	h.waitFor("configuration changed since you trusted it: /work/proj", "added: sh -c touch /tmp/x (new)",
+		"hook Stop: ./added.sh (new)", "Trust these changes?")
+	h.press("esc")
+	h.waitFor("what changed in /work/proj stays off")
+	if b.did("trust") {
+		t.Errorf("Esc trusted the changes: %v", b.actions)
 	}
 }
 
