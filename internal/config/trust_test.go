@@ -283,3 +283,39 @@ func TestLegacyTrustEntryApprovesNothing(t *testing.T) {
 		t.Errorf("trusted again: %s", s.DisabledReason)
 	}
 }
+
+// An untrusted project's hooks are listed for the person deciding by their
+// event, matcher and command, whichever way the TOML writes them (a table
+// array of hooks or an inline array).
+func TestProjectItemsListHookCommands(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ProjectDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ProjectDirName, ProjectConfigName), []byte(`
+[[hooks.PreToolUse]]
+matcher = "mcp__github__.*"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "./hooks/check.sh"
+
+[[hooks.Stop]]
+hooks = [{ type = "command", command = "./hooks/again.sh" }]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, items, err := ProjectItems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		if it.Kind == ItemHook {
+			got = append(got, it.String())
+		}
+	}
+	want := []string{"hook PreToolUse mcp__github__.*: ./hooks/check.sh", "hook Stop: ./hooks/again.sh"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("hooks listed %q, want %q", got, want)
+	}
+}
