@@ -34,7 +34,9 @@ type extensionState struct {
 }
 
 // extensionDirs are the folders extensions are read from, user folders
-// first so that a project's command or skill of the same name wins.
+// first so that a project's command or skill of the same name wins. A
+// project's files must resolve inside the project: a command file linked
+// to /etc/shadow is not read.
 func (a *App) extensionDirs(projectRoot string, trusted bool) (cmds []customcmd.Dir, skills []skill.Root) {
 	home, _ := os.UserHomeDir()
 	cmds = []customcmd.Dir{{Path: filepath.Join(a.Paths.ConfigDir, "commands"), Scope: customcmd.User}}
@@ -50,10 +52,10 @@ func (a *App) extensionDirs(projectRoot string, trusted bool) (cmds []customcmd.
 		return cmds, skills
 	}
 	cmds = append(cmds,
-		customcmd.Dir{Path: filepath.Join(projectRoot, ".claude", "commands"), Scope: customcmd.Project},
-		customcmd.Dir{Path: filepath.Join(projectRoot, config.ProjectDirName, "commands"), Scope: customcmd.Project})
+		customcmd.Dir{Path: filepath.Join(projectRoot, ".claude", "commands"), Scope: customcmd.Project, Confine: projectRoot},
+		customcmd.Dir{Path: filepath.Join(projectRoot, config.ProjectDirName, "commands"), Scope: customcmd.Project, Confine: projectRoot})
 	for _, d := range []string{".claude", ".agents", config.ProjectDirName} {
-		skills = append(skills, skill.Root{Path: filepath.Join(projectRoot, d, "skills"), Scope: skill.Project})
+		skills = append(skills, skill.Root{Path: filepath.Join(projectRoot, d, "skills"), Scope: skill.Project, Confine: projectRoot})
 	}
 	return cmds, skills
 }
