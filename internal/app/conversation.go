@@ -303,7 +303,7 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 			out.Text = exp
 		}
 		if err := c.expandMentions(ctx, out); err != nil {
-			return nil, fmt.Errorf("%w: could not read %w", ErrNotSent, err)
+			return nil, fmt.Errorf("%w: %w", ErrNotSent, err) // attach's errors are sentences of their own
 		}
 		if err := c.userPromptSubmit(ctx, out); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)

@@ -37,7 +37,9 @@ type extensionState struct {
 }
 
 // extensionDirs are the folders extensions are read from, user folders
-// first so that a project's command or skill of the same name wins.
+// first so that a project's command or skill of the same name wins. A
+// project's files must resolve inside the project: a command file linked
+// to /etc/shadow is not read.
 func (a *App) extensionDirs(projectRoot string, trusted bool) (cmds []customcmd.Dir, skills []skill.Root) {
 	home, _ := os.UserHomeDir()
 	cmds = []customcmd.Dir{{Path: filepath.Join(a.Paths.ConfigDir, "commands"), Scope: customcmd.User}}
@@ -53,10 +55,10 @@ func (a *App) extensionDirs(projectRoot string, trusted bool) (cmds []customcmd.
 		return cmds, skills
 	}
 	for _, d := range config.ProjectCommandDirs(projectRoot) {
-		cmds = append(cmds, customcmd.Dir{Path: d, Scope: customcmd.Project})
+		cmds = append(cmds, customcmd.Dir{Path: d, Scope: customcmd.Project, Confine: projectRoot})
 	}
 	for _, d := range config.ProjectSkillDirs(projectRoot) {
-		skills = append(skills, skill.Root{Path: d, Scope: skill.Project})
+		skills = append(skills, skill.Root{Path: d, Scope: skill.Project, Confine: projectRoot})
 	}
 	return cmds, skills
 }

@@ -8,8 +8,9 @@
 // Both front ends (the TUI and `otter -p`) expand mentions and prompts
 // through this package, so that a model sees the same thing from either.
 //
-// It imports internal/servers, internal/tool, internal/render and
-// internal/llm; nothing above them (not the MCP client itself).
+// It imports internal/servers, internal/tool, internal/render,
+// internal/llm and internal/projectfile (which reads a @path's file
+// confined to the project); nothing above them (not the MCP client itself).
 package attach
 
 import (
@@ -21,6 +22,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/projectfile"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -50,7 +52,7 @@ type Attachment struct {
 	Size     int // bytes of text or blob
 }
 
-// String is the chip's text: "@server:uri (text/markdown, 4.1 kB)".
+// String is the chip's text: "@server:uri (text/markdown, 4.1 KiB)".
 func (a Attachment) String() string {
 	what := a.MIMEType
 	if what == "" {
@@ -65,17 +67,9 @@ func (a Attachment) String() string {
 	return fmt.Sprintf("@%s:%s (%s, %s)", a.Server, a.URI, what, Size(a.Size))
 }
 
-// Size words a byte count for a person: "812 B", "4.1 kB", "2.3 MB".
-func Size(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000_000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1000)
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/1000_000)
-	}
-}
+// Size words a byte count for a person in binary units, as the caps are
+// written: "812 B", "4.1 KiB", "256 KiB", "2.3 MiB".
+func Size(n int) string { return projectfile.Bytes(int64(n)) }
 
 // IsImage reports whether a MIME type is an image a model can look at.
 func IsImage(mime string) bool {

@@ -174,13 +174,13 @@ func TestContentsDescribesBinaryBlobs(t *testing.T) {
 	}}
 	content, atts := attach.Contents("s", res)
 	text, imgs := attach.ForModel(nil, content)
-	if !strings.Contains(text, "[resource x://bin: binary, application/octet-stream, 2.0 kB") || strings.Contains(text, "\x00") {
+	if !strings.Contains(text, "[resource x://bin: binary, application/octet-stream, 2 KiB") || strings.Contains(text, "\x00") {
 		t.Errorf("binary blob: %q", text)
 	}
 	if len(imgs) != 1 || imgs[0].MIMEType != "image/png" {
 		t.Errorf("images = %+v", imgs)
 	}
-	if len(atts) != 2 || atts[0].Kind != attach.KindBlob || atts[1].Kind != attach.KindImage || atts[0].String() != "@s:x://bin (application/octet-stream, 2.0 kB)" {
+	if len(atts) != 2 || atts[0].Kind != attach.KindBlob || atts[1].Kind != attach.KindImage || atts[0].String() != "@s:x://bin (application/octet-stream, 2 KiB)" {
 		t.Errorf("attachments = %+v", atts)
 	}
 }

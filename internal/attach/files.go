@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // KindDir is a directory attached as its listing.
@@ -47,14 +48,24 @@ var ErrTooLarge = errors.New("is too large to attach")
 // (it has a "/" or a "." or was quoted) but names nothing.
 var ErrNoFile = errors.New("no such file or directory")
 
+// ErrNotRegular is wrapped by the error of a @path that names a named
+// pipe, a device or a socket: otter attaches only regular files (and
+// directories), and does not wait on a pipe.
+var ErrNotRegular = projectfile.ErrNotRegular
+
 // OutsideError is the error of a @path outside the project that the
-// person did not allow; the front end words how to allow it.
+// person did not allow; the front end words how to allow it. A path inside
+// the project whose symbolic links lead out of it is outside.
 type OutsideError struct {
-	Path string // absolute
-	Root string // the project
+	Path   string // absolute, as written
+	Target string // Path with its symbolic links resolved: what would be read
+	Root   string // the project
 }
 
 func (e *OutsideError) Error() string {
+	if e.Target != "" && e.Target != e.Path {
+		return fmt.Sprintf("@%s links to %s, outside the project (%s)", e.Path, e.Target, e.Root)
+	}
 	return fmt.Sprintf("@%s is outside the project (%s)", e.Path, e.Root)
 }
 
@@ -65,8 +76,9 @@ type FileOptions struct {
 	// Root is the project; a path outside it needs AllowOutside. "" means
 	// WorkDir.
 	Root string
-	// AllowOutside decides on a path outside Root (absolute, cleaned); nil
-	// refuses with *OutsideError. An error from it fails the message.
+	// AllowOutside decides on a path outside Root (absolute, its symbolic
+	// links resolved: what would be read); nil refuses with *OutsideError.
+	// An error from it fails the message.
 	AllowOutside func(ctx context.Context, path string) (bool, error)
 	// Caps; 0 means the Default… constants.
 	MaxFileBytes, MaxImageBytes, MaxDirEntries int
@@ -156,10 +168,12 @@ type File struct {
 
 // ReadFile reads the file a @path names for a model: text as text, an
 // image as an image, a directory as its listing, within o's caps; a binary
-// file or one over its cap is refused with an error that names it, a path
-// outside the project needs o.AllowOutside. ok is false (and err nil) for
-// an unquoted mention that names nothing and does not look like a path
-// (@alice): it stays text.
+// file, one over its cap, or a named pipe, device or socket is refused with
+// an error that names it; a path outside the project — its symbolic links
+// resolved first — needs o.AllowOutside. ok is false (and err nil) for an
+// unquoted mention that names nothing and does not look like a path
+// (@alice): it stays text. Each error reads as a sentence on its own:
+// "@big.txt is too large to attach: …".
 func ReadFile(ctx context.Context, o FileOptions, m FileMention) (f File, ok bool, err error) {
 	abs := o.resolve(m.Path)
 	fi, err := os.Stat(abs)
@@ -170,53 +184,84 @@ func ReadFile(ctx context.Context, o FileOptions, m FileMention) (f File, ok boo
 		return File{}, false, fmt.Errorf("@%s: %w", m.Path, ErrNoFile)
 	}
 	if err != nil {
-		return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+		return File{}, false, fmt.Errorf("could not read @%s: %w", m.Path, err)
 	}
-	if root := o.root(); root != "" && !inside(root, abs) {
+	target, root, inside := abs, o.root(), true
+	if root != "" {
+		if target, root, inside, err = projectfile.Resolve(root, abs); err != nil {
+			return File{}, false, fmt.Errorf("could not read @%s: %w", m.Path, err)
+		}
+	}
+	if !inside {
 		allowed := false
 		if o.AllowOutside != nil {
-			if allowed, err = o.AllowOutside(ctx, abs); err != nil {
+			if allowed, err = o.AllowOutside(ctx, target); err != nil {
 				return File{}, false, err
 			}
 		}
 		if !allowed {
-			return File{}, false, &OutsideError{Path: abs, Root: root}
+			return File{}, false, &OutsideError{Path: abs, Target: target, Root: root}
 		}
 	}
 	f = File{Attachment: Attachment{Path: m.Path}}
 	if fi.IsDir() {
-		text, n, err := listing(ctx, abs, orDefault(o.MaxDirEntries, DefaultMaxDirEntries))
+		text, n, err := listing(ctx, target, orDefault(o.MaxDirEntries, DefaultMaxDirEntries))
 		if err != nil {
-			return File{}, false, fmt.Errorf("@%s: listing the directory: %w", m.Path, err)
+			return File{}, false, fmt.Errorf("could not list @%s: %w", m.Path, err)
 		}
 		f.Kind, f.Size, f.Text = KindDir, n, text
 		return f, true, nil
 	}
-	head, err := readHead(abs, 8192)
-	if err != nil {
-		return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+	var file *os.File
+	if inside && root != "" {
+		file, fi, err = projectfile.OpenIn(root, target)
+	} else {
+		file, fi, err = projectfile.Open(target)
 	}
+	var nr *projectfile.NotRegularError
+	if errors.As(err, &nr) {
+		return File{}, false, fmt.Errorf("@%s is %s, not a regular file: %w; otter attaches text files, images (PNG, JPEG, GIF, WebP) and directories", m.Path, projectfile.Kind(nr.Mode), ErrNotRegular)
+	}
+	if err != nil {
+		return File{}, false, fmt.Errorf("could not read @%s: %w", m.Path, err)
+	}
+	defer file.Close()
+	head := make([]byte, 8192)
+	n, err := io.ReadFull(file, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return File{}, false, fmt.Errorf("could not read @%s: %w", m.Path, err)
+	}
+	head = head[:n]
+	rest := io.MultiReader(bytes.NewReader(head), file) // the whole file again
 	mime := http.DetectContentType(head)
 	switch {
 	case IsImage(mime):
-		if max := orDefault(o.MaxImageBytes, DefaultMaxImageBytes); fi.Size() > int64(max) {
+		max := orDefault(o.MaxImageBytes, DefaultMaxImageBytes)
+		if fi.Size() > int64(max) {
 			return File{}, false, fmt.Errorf("@%s %w: the image is %s; otter attaches images up to %s", m.Path, ErrTooLarge, Size(int(fi.Size())), Size(max))
 		}
-		data, err := os.ReadFile(abs)
+		data, more, err := projectfile.Read(rest, int64(max))
 		if err != nil {
-			return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+			return File{}, false, fmt.Errorf("could not read @%s: %w", m.Path, err)
+		}
+		if more {
+			return File{}, false, fmt.Errorf("@%s %w: the image grew past %s while otter read it", m.Path, ErrTooLarge, Size(max))
 		}
 		f.Kind, f.MIMEType, f.Size, f.Image = KindImage, mime, len(data), &llm.Image{MIMEType: mime, Data: data}
 		return f, true, nil
 	case bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head, fi.Size())):
 		return File{}, false, fmt.Errorf("@%s %w (%s); otter attaches text files, images (PNG, JPEG, GIF, WebP) and directories", m.Path, ErrBinary, mime)
 	}
-	if max := orDefault(o.MaxFileBytes, DefaultMaxFileBytes); fi.Size() > int64(max) {
+	max := orDefault(o.MaxFileBytes, DefaultMaxFileBytes)
+	if fi.Size() > int64(max) {
 		return File{}, false, fmt.Errorf("@%s %w: the file is %s; otter attaches text files up to %s, so attach a part of it", m.Path, ErrTooLarge, Size(int(fi.Size())), Size(max))
 	}
-	data, err := os.ReadFile(abs)
+	data, more, err := projectfile.Read(rest, int64(max))
 	if err != nil {
-		return File{}, false, fmt.Errorf("@%s: %w", m.Path, err)
+		return File{}, false, fmt.Errorf("could not read @%s: %w", m.Path, err)
+	}
+	if more {
+		return File{}, false, fmt.Errorf("@%s %w: the file grew past %s while otter read it; otter attaches text files up to %s, so attach a part of it", m.Path, ErrTooLarge, Size(max), Size(max))
 	}
 	if !utf8.Valid(data) {
 		return File{}, false, fmt.Errorf("@%s %w (not UTF-8 text); otter attaches text files, images (PNG, JPEG, GIF, WebP) and directories", m.Path, ErrBinary)
@@ -230,26 +275,6 @@ func orDefault(v, def int) int {
 		return v
 	}
 	return def
-}
-
-// inside reports whether path is root or under it.
-func inside(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-func readHead(p string, n int) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:k], nil
 }
 
 // trimPartialRune drops a UTF-8 character cut by the end of head when the
@@ -292,7 +317,7 @@ func listing(ctx context.Context, dir string, max int) (string, int, error) {
 // the like, as git reads them; outside a repository or without git, only
 // .git is left out).
 func ListDir(ctx context.Context, dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := projectfile.ReadDir(dir) // not os.ReadDir: it waits on a named pipe
 	if err != nil {
 		return nil, err
 	}

@@ -106,8 +106,9 @@ type Expander struct {
 // Expand appends to text the files its @paths name (see ReadFile) and the
 // resources its @SERVER:URI mentions name (see Expand), in that order, each
 // once. Anything that cannot be attached fails the whole message with an
-// error that names it, so that nothing is sent without what the person
-// attached.
+// error that names it — a sentence of its own ("could not read @docs:x: …",
+// "@big.txt is too large to attach: …") — so that nothing is sent without
+// what the person attached.
 func (x Expander) Expand(ctx context.Context, text string) (Expanded, error) {
 	out := Expanded{Text: text}
 	isServer := func(s string) bool {
@@ -154,7 +155,7 @@ func (x Expander) Expand(ctx context.Context, text string) (Expanded, error) {
 			seen[key] = true
 			res, err := x.Source.ReadResource(ctx, m.Server, m.URI)
 			if err != nil {
-				return Expanded{Text: text}, fmt.Errorf("@%s:%s: %w", m.Server, m.URI, err)
+				return Expanded{Text: text}, fmt.Errorf("could not read @%s:%s: %w", m.Server, m.URI, err)
 			}
 			content, atts := Contents(m.Server, res)
 			if len(content) == 0 {

@@ -20,7 +20,10 @@
 //
 // The format is Claude Code's, so a .claude/commands folder works as it is.
 // Which folders count, and whether a project's are trusted, is the caller's
-// to decide.
+// to decide. A folder may confine its files (a project's, to the project):
+// a command file whose symbolic links lead out of it is not read, and is
+// reported with where it leads. Only regular files are read (a named pipe
+// called x.md would hang otter), each capped.
 package customcmd
 
 import (
@@ -29,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -40,6 +42,7 @@ import (
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/otter-sh/otter/internal/frontmatter"
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // Scope says whose a command is.
@@ -54,6 +57,10 @@ const (
 type Dir struct {
 	Path  string
 	Scope Scope
+	// Confine is the folder its command files must resolve inside,
+	// symbolic links followed (a project's commands: the project); "" lets
+	// them lead anywhere (the user's own).
+	Confine string
 }
 
 // Command is one custom slash command.
@@ -162,15 +169,15 @@ func readCommand(d Dir, p string) (Command, error) {
 			return Command{}, &frontmatter.Error{File: p, Msg: fmt.Sprintf("%q cannot be a command name: use letters, digits, '-', '_' and '.'", s)}
 		}
 	}
-	info, err := os.Stat(p)
-	if err != nil {
-		return Command{}, err
-	}
-	if info.Size() > maxFileSize {
-		return Command{}, &frontmatter.Error{File: p, Msg: fmt.Sprintf("the file is %d KiB; a command file may be at most %d KiB", info.Size()>>10, maxFileSize>>10)}
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
+	data, err := projectfile.ReadFile(d.Confine, p, maxFileSize)
+	var oe *projectfile.OutsideError
+	var nr *projectfile.NotRegularError
+	switch {
+	case errors.Is(err, projectfile.ErrTooLarge):
+		return Command{}, &frontmatter.Error{File: p, Msg: fmt.Sprintf("the file is larger than %d KiB, the most a command file may be", maxFileSize>>10)}
+	case errors.As(err, &oe), errors.As(err, &nr):
+		return Command{}, fmt.Errorf("command file %w; it is not read", err)
+	case err != nil:
 		return Command{}, err
 	}
 	var h header

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, p, s string) {
@@ -27,7 +29,7 @@ func TestLoadNamespacesAndPrecedence(t *testing.T) {
 	write(t, filepath.Join(proj, "broken.md"), "---\ndescription: [oops\n---\nx")
 	write(t, filepath.Join(proj, "notes.txt"), "not a command")
 
-	cmds, problems := Load([]Dir{{user, User}, {filepath.Join(t.TempDir(), "missing"), User}, {claude, Project}, {proj, Project}})
+	cmds, problems := Load([]Dir{{Path: user, Scope: User}, {Path: filepath.Join(t.TempDir(), "missing"), Scope: User}, {Path: claude, Scope: Project}, {Path: proj, Scope: Project}})
 	if len(problems) != 1 || !strings.Contains(problems[0].Error(), filepath.Join(proj, "broken.md")+":") {
 		t.Fatalf("problems %v", problems)
 	}
@@ -47,7 +49,7 @@ func TestLoadNamespacesAndPrecedence(t *testing.T) {
 func TestAllowedToolsAsString(t *testing.T) {
 	d := t.TempDir()
 	write(t, filepath.Join(d, "x.md"), "---\nallowed-tools: Bash(git status), mcp__a__*\n---\nbody")
-	cmds, problems := Load([]Dir{{d, User}})
+	cmds, problems := Load([]Dir{{Path: d, Scope: User}})
 	if len(problems) != 0 || len(cmds) != 1 {
 		t.Fatal(problems)
 	}
@@ -92,5 +94,69 @@ func TestShellSpans(t *testing.T) {
 	}
 	if len(exp.Notes) != 1 || !strings.Contains(exp.Notes[0], "allowed-tools does not permit it") {
 		t.Fatalf("notes %q", exp.Notes)
+	}
+}
+
+// TestLoadConfinesAProjectsCommands: a project's command file that links
+// out of the project (to /etc/shadow, here a file beside the project) is
+// not loaded, and the problem names the file and where it leads; a named
+// pipe called x.md is refused at once; a link inside the project and the
+// user's own link anywhere are loaded. Before, /shadow sent the linked
+// file and the pipe hung otter at start.
+func TestLoadConfinesAProjectsCommands(t *testing.T) {
+	base := t.TempDir()
+	proj, user := filepath.Join(base, "proj"), filepath.Join(base, "user")
+	shadow := filepath.Join(base, "shadow")
+	write(t, shadow, "SHADOW")
+	write(t, filepath.Join(proj, "prompts", "review.md"), "Review it.")
+	cmds := filepath.Join(proj, ".otter", "commands")
+	for link, to := range map[string]string{
+		filepath.Join(cmds, "shadow.md"): shadow,
+		filepath.Join(cmds, "review.md"): filepath.Join(proj, "prompts", "review.md"),
+		filepath.Join(user, "mine.md"):   shadow,
+	} {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(cmds, "x.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		cmds     []Command
+		problems []error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, p := Load([]Dir{{Path: user, Scope: User}, {Path: cmds, Scope: Project, Confine: proj}})
+		done <- result{c, p}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Load did not return within 5 s")
+	}
+	var names []string
+	for _, c := range r.cmds {
+		names = append(names, c.Name+"="+c.Body)
+	}
+	if got := strings.Join(names, " "); got != "mine=SHADOW review=Review it." {
+		t.Errorf("commands %q, want the user's link and the link inside the project only", got)
+	}
+	var all []string
+	for _, p := range r.problems {
+		all = append(all, p.Error())
+	}
+	for _, want := range []string{
+		"command file " + filepath.Join(cmds, "shadow.md") + " links to " + shadow + ", outside the project",
+		"command file " + filepath.Join(cmds, "x.md") + " is a named pipe (FIFO)",
+	} {
+		if !strings.Contains(strings.Join(all, "\n"), want) {
+			t.Errorf("problems do not say %q:\n%s", want, strings.Join(all, "\n"))
+		}
 	}
 }

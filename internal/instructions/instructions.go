@@ -8,19 +8,23 @@
 //
 // A project's files are text a stranger may have written (a cloned
 // repository), so they count only once the person trusts the project, as
-// its .otter/config.toml does; until then they are listed as held back. The
-// total is capped, and what is cut is said. A Loader re-reads the files
+// its .otter/config.toml does; until then they are listed as held back.
+// Even then a project's file that resolves outside the project (AGENTS.md
+// a symbolic link to ~/.ssh/id_rsa) is not read, and only regular files are
+// read (a named pipe called AGENTS.md would hang otter): each such file is
+// in Set.Errors, named with where it leads. The user's own files may lead
+// anywhere. The total is capped, and what is cut is said. A Loader re-reads the files
 // only when one of them changed, so that the system prompt, and with it the
 // model's prompt cache, stays the same between turns otherwise.
 //
-// It imports nothing of otter's: the caller says where the user scope and
-// the project root are and whether the project is trusted.
+// It imports only internal/projectfile of otter's: the caller says where
+// the user scope and the project root are and whether the project is
+// trusted.
 package instructions
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +33,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // Primary is the instruction file's name read in every directory.
@@ -97,7 +103,8 @@ type Set struct {
 	MaxBytes int
 	Cut      bool
 	// Errors are files that exist but could not be read (permissions, a
-	// directory named AGENTS.md): they are left out and said.
+	// directory or a named pipe called AGENTS.md, a project's file that
+	// links outside the project): they are left out and said.
 	Errors []error
 }
 
@@ -177,9 +184,17 @@ type Dir struct {
 }
 
 // within reports whether path is root or under it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+func within(root, path string) bool { return projectfile.Inside(root, path) }
+
+// project is the folder the project's files must resolve inside: the
+// project root when it holds the working directory, else the working
+// directory (the folders Candidates reads).
+func (o Options) project() string {
+	work := filepath.Clean(o.WorkDir)
+	if root := filepath.Clean(o.ProjectRoot); o.ProjectRoot != "" && within(root, work) {
+		return root
+	}
+	return work
 }
 
 // names is the names read in a directory, in order of preference.
@@ -238,9 +253,13 @@ func load(o Options) (Set, []stamp) {
 				set.Held = append(set.Held, p)
 				break
 			}
-			text, cut, err := readCapped(p, left, left == maxBytes)
+			confine := ""
+			if d.Scope == ScopeProject {
+				confine = o.project()
+			}
+			text, cut, err := readCapped(confine, p, left, left == maxBytes)
 			if err != nil {
-				set.Errors = append(set.Errors, fmt.Errorf("instruction file %s: %w", p, err))
+				set.Errors = append(set.Errors, readError(p, err))
 				break
 			}
 			left -= len(text)
@@ -252,27 +271,44 @@ func load(o Options) (Set, []stamp) {
 	return set, stamps
 }
 
-// readCapped reads at most max bytes of p, cut back to the last whole
-// line; a file whose first line does not fit gives nothing, unless it is
-// the first file read (first is set), which then ends at the last whole
-// UTF-8 character that fits.
-func readCapped(p string, max int, first bool) (string, bool, error) {
-	if max <= 0 {
-		return "", true, nil
+// readError words why the instruction file p was not read.
+func readError(p string, err error) error {
+	var oe *projectfile.OutsideError
+	var nr *projectfile.NotRegularError
+	switch {
+	case errors.As(err, &oe), errors.As(err, &nr):
+		return fmt.Errorf("instruction file %w; it is not read", err)
 	}
-	f, err := os.Open(p)
+	return fmt.Errorf("instruction file %s: %w", p, err)
+}
+
+// readCapped reads at most max bytes of the regular file p — inside the
+// folder confine once its links are resolved, unless confine is "" — cut
+// back to the last whole line; a file whose first line does not fit gives
+// nothing, unless it is the first file read (first is set), which then ends
+// at the last whole UTF-8 character that fits.
+func readCapped(confine, p string, max int, first bool) (string, bool, error) {
+	var f *os.File
+	var err error
+	if confine == "" {
+		f, _, err = projectfile.Open(p)
+	} else {
+		f, _, err = projectfile.OpenIn(confine, p)
+	}
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if max <= 0 {
+		return "", true, nil
+	}
+	buf, more, err := projectfile.Read(f, int64(max))
 	if err != nil {
 		return "", false, err
 	}
-	if len(buf) <= max {
+	if !more {
 		return string(buf), false, nil
 	}
-	buf = buf[:max]
 	if i := strings.LastIndexByte(string(buf), '\n'); i >= 0 {
 		buf = buf[:i+1]
 	} else if !first {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -186,5 +187,78 @@ func TestCandidatesOutsideTheRootReadOnlyTheWorkDir(t *testing.T) {
 	dirs := Candidates(Options{ProjectRoot: "/repo", WorkDir: "/elsewhere/x"})
 	if len(dirs) != 1 || dirs[0].Path != "/elsewhere/x" {
 		t.Errorf("dirs = %+v", dirs)
+	}
+}
+
+// loadWithin runs Load and fails the test when it takes more than 5 s (a
+// read that waits on a named pipe never returns).
+func loadWithin(t *testing.T, o Options) Set {
+	t.Helper()
+	done := make(chan Set, 1)
+	go func() { done <- Load(o) }()
+	select {
+	case set := <-done:
+		return set
+	case <-time.After(5 * time.Second):
+		t.Fatal("Load did not return within 5 s")
+		return Set{}
+	}
+}
+
+// TestProjectFilesThatLeadOutAreNotRead: in a trusted project, an
+// AGENTS.md that links to ~/.ssh/id_rsa is not read and the error names
+// it and the key; a named pipe called AGENTS.md is refused at once; an
+// AGENTS.md linked to a file inside the project, and the user's own
+// AGENTS.md linked anywhere, are read. Before, the key went into the
+// system prompt and the pipe hung otter.
+func TestProjectFilesThatLeadOutAreNotRead(t *testing.T) {
+	root := tree(t, map[string]string{
+		"home/.ssh/id_rsa":    "PRIVATE-KEY\n",
+		"home/rules.md":       "USER-RULE\n",
+		"proj/.git/HEAD":      "ref: refs/heads/main\n",
+		"proj/docs/agents.md": "INSIDE-RULE\n",
+	})
+	for _, d := range []string{"user", "proj/leaky/piped/work"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := filepath.Join(root, "home", ".ssh", "id_rsa")
+	links := map[string]string{
+		"user/AGENTS.md":       filepath.Join(root, "home", "rules.md"),
+		"proj/AGENTS.md":       "docs/agents.md",
+		"proj/leaky/AGENTS.md": key,
+	}
+	for link, to := range links {
+		if err := os.Symlink(to, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fifo := filepath.Join(root, "proj", "leaky", "piped", "work", "AGENTS.md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := loadWithin(t, Options{
+		UserDir:     filepath.Join(root, "user"),
+		ProjectRoot: filepath.Join(root, "proj"),
+		WorkDir:     filepath.Join(root, "proj", "leaky", "piped", "work"),
+		Trusted:     true,
+	})
+	prompt := set.Prompt()
+	if strings.Contains(prompt, "PRIVATE-KEY") || !strings.Contains(prompt, "USER-RULE") || !strings.Contains(prompt, "INSIDE-RULE") {
+		t.Errorf("want the user's rule and the rule inside the project, not the key:\n%s", prompt)
+	}
+	var errs []string
+	for _, err := range set.Errors {
+		errs = append(errs, err.Error())
+	}
+	all := strings.Join(errs, "\n")
+	for _, want := range []string{
+		"instruction file " + filepath.Join(root, "proj", "leaky", "AGENTS.md") + " links to " + key + ", outside the project",
+		"instruction file " + fifo + " is a named pipe (FIFO), not a regular file",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the errors do not say %q:\n%s", want, all)
+		}
 	}
 }

@@ -12,13 +12,16 @@
 // server's.
 //
 // Which folders count, and whether a project's are trusted, is the
-// caller's to decide.
+// caller's to decide. A root may confine its skills to a folder (a
+// project's skills to the project): a skill folder or file whose symbolic
+// links lead out of it is not read, and is reported with where it leads.
+// Only regular files are read (a named pipe called SKILL.md would hang
+// otter), each capped.
 package skill
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +32,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/frontmatter"
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // Scope says whose a skill is.
@@ -44,6 +48,10 @@ const (
 type Root struct {
 	Path  string
 	Scope Scope
+	// Confine is the folder its skills must resolve inside, symbolic links
+	// followed (a project's skills: the project); "" lets them lead
+	// anywhere (the user's own).
+	Confine string
 }
 
 // Skill is one discovered skill.
@@ -52,6 +60,7 @@ type Skill struct {
 	Description string
 	Dir         string // the skill's folder
 	Scope       Scope
+	confine     string // Root.Confine
 }
 
 // File is the skill's SKILL.md.
@@ -83,7 +92,7 @@ var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 func Discover(roots []Root) (skills []Skill, problems []error) {
 	byName := map[string]int{}
 	for _, r := range roots {
-		entries, err := os.ReadDir(r.Path)
+		entries, err := projectfile.ReadDir(r.Path) // not os.ReadDir: it waits on a named pipe
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -104,7 +113,17 @@ func Discover(roots []Root) (skills []Skill, problems []error) {
 				problems = append(problems, fmt.Errorf("%s: more than %d skills; the rest are not read", r.Path, maxSkills))
 				break
 			}
-			s, err := read(dir, r.Scope)
+			if r.Confine != "" {
+				target, root, inside, err := projectfile.Resolve(r.Confine, dir)
+				if err == nil && !inside {
+					err = &projectfile.OutsideError{Path: dir, Target: target, Root: root}
+				}
+				if err != nil {
+					problems = append(problems, fmt.Errorf("skill folder %w; it is not read", err))
+					continue
+				}
+			}
+			s, err := read(dir, r.Scope, r.Confine)
 			if err != nil {
 				problems = append(problems, err)
 				continue
@@ -121,9 +140,9 @@ func Discover(roots []Root) (skills []Skill, problems []error) {
 	return skills, problems
 }
 
-func read(dir string, scope Scope) (Skill, error) {
+func read(dir string, scope Scope, confine string) (Skill, error) {
 	file := filepath.Join(dir, "SKILL.md")
-	data, err := readCapped(file)
+	data, err := readCapped(confine, file)
 	if err != nil {
 		return Skill{}, err
 	}
@@ -149,7 +168,7 @@ func read(dir string, scope Scope) (Skill, error) {
 	case utf8.RuneCountInString(h.Description) > maxDescriptionLen:
 		return Skill{}, bad("description", fmt.Sprintf("the description is longer than %d characters", maxDescriptionLen))
 	}
-	return Skill{Name: h.Name, Description: strings.TrimSpace(h.Description), Dir: dir, Scope: scope}, nil
+	return Skill{Name: h.Name, Description: strings.TrimSpace(h.Description), Dir: dir, Scope: scope, confine: confine}, nil
 }
 
 // headerLine is the line of key in data's header, or 1.
@@ -162,20 +181,21 @@ func headerLine(data []byte, key string) int {
 	return 1
 }
 
-func readCapped(p string) ([]byte, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
+// readCapped reads SKILL.md p: a regular file, inside confine (unless ""),
+// of at most maxSkillFile bytes.
+func readCapped(confine, p string) ([]byte, error) {
+	data, err := projectfile.ReadFile(confine, p, maxSkillFile)
+	var oe *projectfile.OutsideError
+	var nr *projectfile.NotRegularError
+	if errors.As(err, &oe) || errors.As(err, &nr) {
+		return nil, fmt.Errorf("skill file %w; it is not read", err)
 	}
-	if st.Size() > maxSkillFile {
-		return nil, &frontmatter.Error{File: p, Msg: fmt.Sprintf("the file is %d KiB; at most %d KiB is read", st.Size()>>10, maxSkillFile>>10)}
-	}
-	return os.ReadFile(p)
+	return data, err
 }
 
 // Body returns the skill's instructions: SKILL.md without its header.
 func (s Skill) Body() (string, error) {
-	data, err := readCapped(s.File())
+	data, err := readCapped(s.confine, s.File())
 	if err != nil {
 		return "", err
 	}
@@ -218,37 +238,34 @@ var ErrOutside = errors.New("the path is outside the skill's folder")
 
 // ReadFile reads one bundled file, by its path relative to the skill's
 // folder. The path may not leave the folder, not even through a symbolic
-// link (os.Root enforces it).
+// link (projectfile.OpenIn enforces it), and must name a regular file.
 func (s Skill) ReadFile(rel string) (string, error) {
 	if filepath.IsAbs(rel) || !filepath.IsLocal(filepath.FromSlash(rel)) {
 		return "", fmt.Errorf("%s: %w", rel, ErrOutside)
 	}
-	root, err := os.OpenRoot(s.Dir)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(rel))
-	if err != nil {
-		if strings.Contains(err.Error(), "escapes") {
-			return "", fmt.Errorf("%s: %w", rel, ErrOutside)
-		}
+	f, st, err := projectfile.OpenIn(s.Dir, filepath.Join(s.Dir, filepath.FromSlash(rel)))
+	var oe *projectfile.OutsideError
+	var nr *projectfile.NotRegularError
+	switch {
+	case errors.As(err, &oe):
+		return "", fmt.Errorf("%s: %w", rel, ErrOutside)
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return "", fmt.Errorf("%s is a folder of skill %s; ask for one of its files", rel, s.Name)
+	case errors.As(err, &nr):
+		return "", fmt.Errorf("%s of skill %s is %s, not a file otter reads", rel, s.Name, projectfile.Kind(nr.Mode))
+	case err != nil:
 		return "", fmt.Errorf("skill %s has no file %s", s.Name, rel)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if st.IsDir() {
-		return "", fmt.Errorf("%s is a folder of skill %s; ask for one of its files", rel, s.Name)
-	}
 	if st.Size() > maxSkillFile {
 		return "", fmt.Errorf("%s is %d KiB; at most %d KiB of a skill's file is read", rel, st.Size()>>10, maxSkillFile>>10)
 	}
-	data := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
+	data, more, err := projectfile.Read(f, maxSkillFile)
+	if err != nil {
 		return "", err
+	}
+	if more {
+		return "", fmt.Errorf("%s is larger than %d KiB, the most of a skill's file that is read", rel, maxSkillFile>>10)
 	}
 	if !utf8.Valid(data) {
 		return "", fmt.Errorf("%s is not text", rel)

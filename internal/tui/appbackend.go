@@ -67,6 +67,11 @@ func (b *AppBackend) keepWarnings() {
 	for _, p := range b.app.Extensions().Problems {
 		ws = append(ws, p.Error())
 	}
+	// Instruction files left out: a project's AGENTS.md that links out of
+	// the project, a named pipe called AGENTS.md.
+	for _, err := range b.app.Instructions().Errors {
+		ws = append(ws, err.Error())
+	}
 	b.mu.Lock()
 	b.warnings = ws
 	b.mu.Unlock()

@@ -5,6 +5,7 @@ package tui
 // given on the command line.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -243,5 +244,5 @@ func outsideHint(err error) string {
 	if !errors.As(err, &oe) {
 		return ""
 	}
-	return "\n" + oe.Path + " is outside the project; press enter to send the message again and attach it anyway"
+	return "\npress enter to send the message again and attach " + cmp.Or(oe.Target, oe.Path) + " anyway"
 }

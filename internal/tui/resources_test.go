@@ -70,7 +70,7 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 		t.Errorf("the filter kept what does not match:\n%s", s)
 	}
 	h.press("enter")
-	h.waitFor("demo://logo.png · image/png", "[image, 2.0 kB]")
+	h.waitFor("demo://logo.png · image/png", "[image, 2 KiB]")
 	h.press("esc")
 	for range 4 {
 		h.press("backspace")
