@@ -84,6 +84,11 @@ func clean(s string, visible, oneLine bool) string {
 	}
 	st := ground
 	for i := 0; i < len(s); {
+		if c := s[i]; st == ground && c >= ' ' && c < 0x7f {
+			b.WriteByte(c) // printable ASCII, the most of most text
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			r = invalid

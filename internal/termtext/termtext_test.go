@@ -82,3 +82,18 @@ func TestWriter(t *testing.T) {
 		t.Error("Raw does not return the writer under a Writer, or another writer itself")
 	}
 }
+
+// BenchmarkText: a tool result of 1 MiB, plain ASCII (the fast path) and
+// with Unicode and an escape sequence every line.
+func BenchmarkText(b *testing.B) {
+	plainText := strings.Repeat("a line of a tool's result, plain ASCII\n", 1<<20/40)
+	mixed := strings.Repeat("résumé 日本 \x1b[31mred\x1b[0m and a line\n", 1<<20/40)
+	for _, bc := range []struct{ name, s string }{{"plain", plainText}, {"mixed", mixed}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.s)))
+			for b.Loop() {
+				Text(bc.s)
+			}
+		})
+	}
+}
