@@ -70,26 +70,10 @@ func hostileServer(t *testing.T) string {
 // sequences were printed as they came.)
 func TestServerAndModelTextReachNoTerminalRaw(t *testing.T) {
 	bin := testpeer.Otter(t)
-	home, env := otterHome(t)
+	_, env := otterHome(t)
 	work := t.TempDir()
 	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"answer ", hostile}}, llmtest.Reply{Text: []string{"answer ", hostile}})
-	cfg := filepath.Join(home, "otter.toml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, `[agent]
-provider = "fake"
-model = "fake-model"
-
-[providers.fake]
-type = "openai"
-base_url = %q
-api_key = "test-key"
-
-[[mcp.servers]]
-name = "h"
-url = %q
-transport = "http"
-`, model.URL, hostileServer(t)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := promptConfig(t, model, fmt.Sprintf("\n[[mcp.servers]]\nname = \"h\"\nurl = %q\ntransport = \"http\"\n", hostileServer(t)))
 	run := func(args ...string) (string, string, error) {
 		return runIn(bin, work, env, append([]string{"--config", cfg}, args...)...)
 	}
