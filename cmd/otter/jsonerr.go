@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/otter-sh/otter/internal/cli"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // JSON errors. A script that runs otter with --json (or -p with
@@ -76,6 +77,7 @@ func argsEnd(args []string) int {
 // JSON output kind asks for: -p's result object, or {"is_error": true,
 // "error": …}.
 func printJSONError(w io.Writer, kind, msg string) {
+	w = termtext.Raw(w) // JSON escapes what it must; it stays exact
 	switch kind {
 	case "prompt":
 		cli.PrintPromptError(w, msg)

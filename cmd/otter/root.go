@@ -13,6 +13,8 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/cli"
+	"github.com/otter-sh/otter/internal/iostreams"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // newRootCmd is the otter command line; the global flags go into f.
@@ -61,6 +63,7 @@ func newRootCmdRun(f *cli.Factory, promptF func(*cli.PromptOptions) error, tuiF 
 		},
 	}
 	sessionOpts = addSessionFlags(root) // sessions_cmd.go: -c, -r, --fork-session, --no-session
+	cleanStreams(f.IO)
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
@@ -270,3 +273,20 @@ func (o onceString) Set(v string) error {
 }
 
 func (onceString) Type() string { return "string" }
+
+// cleanStreams makes stdout and stderr write through termtext: what a
+// command prints for a person — a tool's result, a model's answer, a
+// server's error or stderr line, a description — has its escape sequences,
+// controls (but newline and tab) and bidi overrides dropped, on a terminal
+// and in a pipe alike, since piped text is read on a terminal in the end
+// (less, cat). Output that must stay exact goes to termtext.Raw(out):
+// JSON (--json, -p's json and stream-json, whose encoding escapes
+// controls), and the MCP protocol of `otter mcp serve`.
+func cleanStreams(s *iostreams.IOStreams) {
+	if _, ok := s.Out.(*termtext.Writer); !ok {
+		s.Out = termtext.NewWriter(s.Out)
+	}
+	if _, ok := s.ErrOut.(*termtext.Writer); !ok {
+		s.ErrOut = termtext.NewWriter(s.ErrOut)
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/schema"
+	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 	"github.com/otter-sh/otter/internal/webdata"
@@ -535,8 +536,9 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 			notes = append(notes, fmt.Sprintf("%d tool(s) not offered (%s): same qualified name as a tool of %s; rename one server",
 				n, strings.Join(r.NotOffered, ", "), strings.Join(holders, ", ")))
 		}
-		detail := strings.Join(notes, "; ")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Name, cmp.Or(r.Transport, "-"), r.State, r.Tools, cmp.Or(detail, "-"))
+		// One row each: no cell may hold a newline or a tab.
+		detail := termtext.Line(strings.Join(notes, "; "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.Line(r.Name), cmp.Or(r.Transport, "-"), r.State, r.Tools, cmp.Or(detail, "-"))
 	}
 	return tw.Flush()
 }
@@ -605,18 +607,20 @@ func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		// A server's names and descriptions are shown with every
+		// character visible, a name on its line.
 		origin := "built-in"
 		if e.Info.Server != "" {
-			origin = "server " + e.Info.Server + ", tool " + e.Info.Name
+			origin = "server " + termtext.Line(e.Info.Server) + ", tool " + termtext.Line(e.Info.Name)
 		}
 		fmt.Fprintf(w, "%s  (%s)\n", e.Name, origin)
 		if e.Info.Unsupported != "" {
 			fmt.Fprintf(w, "    [%s: not offered to the model]\n", e.Info.Unsupported)
 		}
-		if d := strings.TrimSpace(e.Info.Description); d != "" {
+		if d := strings.TrimSpace(termtext.Visible(e.Info.Description)); d != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))
 		}
-		if args := mcpDescribeArgs(e.Info.InputSchema); args != "" {
+		if args := termtext.Line(mcpDescribeArgs(e.Info.InputSchema)); args != "" {
 			fmt.Fprintf(w, "    arguments: %s\n", args)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/markdown"
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // waitNoteAfter is how long -p waits for servers before it says so: a
@@ -284,7 +285,7 @@ func (p *promptPrinter) line(v any) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(p.stdout, "%s\n", data)
+	fmt.Fprintf(termtext.Raw(p.stdout), "%s\n", data) // exact: JSON escapes the controls
 }
 
 // progress writes a line of progress on stderr.
@@ -516,9 +517,11 @@ func (p *promptPrinter) result(err error) {
 		switch {
 		case res.Result == "":
 		case p.markdown != nil:
-			fmt.Fprintln(p.stdout, markdown.Render(res.Result, *p.markdown))
+			// The model's text is cleaned before it is styled, so that
+			// the styling's own sequences reach the terminal.
+			fmt.Fprintln(termtext.Raw(p.stdout), markdown.Render(termtext.Text(res.Result), *p.markdown))
 		default:
-			fmt.Fprintln(p.stdout, strings.TrimRight(res.Result, "\n"))
+			fmt.Fprintln(p.stdout, strings.TrimRight(termtext.Text(res.Result), "\n"))
 		}
 	case FormatJSON, FormatStreamJSON:
 		p.line(res)

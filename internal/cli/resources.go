@@ -16,6 +16,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/attach"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // MCPResourcesOptions are the options of `otter mcp resources`.
@@ -69,7 +70,8 @@ func RunMCPResources(ctx context.Context, f *Factory, o MCPResourcesOptions) err
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tURI\tMIME TYPE\tNAME")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, r.URI+r.URITemplate, r.MIMEType, r.Name)
+		// One row each: no cell may hold a newline or a tab.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termtext.Line(r.Server), termtext.Line(r.URI+r.URITemplate), termtext.Line(r.MIMEType), termtext.Line(r.Name))
 	}
 	return tw.Flush()
 }
@@ -183,13 +185,13 @@ func RunMCPPrompts(ctx context.Context, f *Factory, o MCPPromptsOptions) error {
 		if i > 0 {
 			fmt.Fprintln(f.IO.Out)
 		}
-		fmt.Fprintf(f.IO.Out, "%s  (server %s)\n", p.Name, p.Server)
-		if d := strings.TrimSpace(p.Description); d != "" {
-			fmt.Fprintf(f.IO.Out, "    %s\n", d)
+		fmt.Fprintf(f.IO.Out, "%s  (server %s)\n", termtext.Line(p.Name), termtext.Line(p.Server))
+		if d := strings.TrimSpace(termtext.Visible(p.Description)); d != "" {
+			fmt.Fprintf(f.IO.Out, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))
 		}
 		var args []string
 		for _, a := range p.Arguments {
-			s := a.Name
+			s := termtext.Line(a.Name)
 			if a.Required {
 				s += " (required)"
 			}

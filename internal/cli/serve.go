@@ -9,6 +9,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // ServeOptions are the options of `otter mcp serve`.
@@ -43,7 +44,7 @@ func RunServe(ctx context.Context, f *Factory, o ServeOptions) error {
 	defer srv.Close()
 
 	if httpAddr == "" {
-		err = srv.RunStdio(ctx, f.IO.In, f.IO.Out)
+		err = srv.RunStdio(ctx, f.IO.In, termtext.Raw(f.IO.Out)) // the protocol, exact
 	} else {
 		err = srv.ListenAndServe(ctx, httpAddr)
 	}

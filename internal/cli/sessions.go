@@ -12,6 +12,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/record"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // ResumePicker is the value of --resume given without an ID: the TUI
@@ -164,7 +165,7 @@ func entryJSON(e app.SessionEntry) messageJSON {
 // writeJSON writes v as indented JSON for a script or a person: &, < and >
 // as they are, not as \u0026 (this is not HTML).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termtext.Raw(w)) // exact: JSON escapes the controls
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

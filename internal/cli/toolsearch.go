@@ -10,6 +10,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -84,8 +85,8 @@ func printSearch(w io.Writer, matches []tool.Match, asJSON bool) error {
 		return err
 	}
 	for i, m := range matches {
-		fmt.Fprintf(w, "%d. %s  (server %s, tool %s)  score %.2f\n", i+1, m.Name, m.Info.Server, m.Info.Name, m.Score)
-		if d := strings.TrimSpace(m.Info.Description); d != "" {
+		fmt.Fprintf(w, "%d. %s  (server %s, tool %s)  score %.2f\n", i+1, m.Name, termtext.Line(m.Info.Server), termtext.Line(m.Info.Name), m.Score)
+		if d := strings.TrimSpace(termtext.Visible(m.Info.Description)); d != "" {
 			fmt.Fprintf(w, "    %s\n", strings.SplitN(d, "\n", 2)[0])
 		}
 	}

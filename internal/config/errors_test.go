@@ -111,6 +111,18 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{`server "a" is defined twice in this file (first at line 2)`, "rename"},
 		},
 		{
+			name: "control character in a name",
+			toml: "[[mcp.servers]]\ncommand = \"x\"\nname = \"a\\u001b]0;t\\u0007\\nfake row\"\n",
+			line: 3,
+			want: []string{`server name "a\x1b]0;t\a\nfake row" holds U+001B`, "letters, digits"},
+		},
+		{
+			name: "bidi override in a name",
+			toml: "[[mcp.servers]]\nname = \"x\\u202Egnp.exe\"\ncommand = \"x\"\n",
+			line: 2,
+			want: []string{`server name "x\u202egnp.exe" holds U+202E`},
+		},
+		{
 			name: "missing name",
 			toml: "[[mcp.servers]]\ncommand = \"x\"\n",
 			line: 1,
@@ -437,5 +449,19 @@ func TestCommandAndURLFromTwoScopes(t *testing.T) {
 				t.Errorf("after the fix: transport %q, want %q (%+v)", s.Transport, wantT, s)
 			}
 		})
+	}
+}
+
+// TestMCPJSONRefusesUnsafeNames: a .mcp.json server name with a control,
+// bidi or invisible character is an error at the name's line, the name
+// escaped in the message.
+func TestMCPJSONRefusesUnsafeNames(t *testing.T) {
+	for _, name := range []string{`a\u001b]52;c;ZXZpbA==\u0007`, `ok\nfake  stdio  connected`, `x\u200by`, `x\u202ey`} { // names as JSON escapes them
+		doc := "{\"mcpServers\": {\n  \"fine\": {\"command\": \"x\"},\n  \"" + name + "\": {\"command\": \"x\"}\n}}\n"
+		_, err := ParseMCPJSON([]byte(doc), "p/.mcp.json")
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 3 || !strings.Contains(e.Msg, "holds U+") || strings.ContainsAny(err.Error(), "\x1b\x07\n\u200b\u202e") {
+			t.Errorf("name %s: err = %q, want an error at line 3 with the name escaped", name, err)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/otter-sh/otter/internal/hooks"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // File names inside a project.
@@ -556,6 +557,9 @@ func (f *fileData) checkNames(errs *errList) {
 			errs.add(f.src.Path, s.srv.Line, `add name = "..."; otter names the server's tools mcp__NAME__TOOL`, "a [[mcp.servers]] entry has no name")
 			continue
 		}
+		if checkServerName(errs, f.src.Path, f.serverLine(s, toml.Key{"name"}), s.srv.Name) {
+			continue
+		}
 		if l, ok := first[s.srv.Name]; ok {
 			errs.add(f.src.Path, f.serverLine(s, toml.Key{"name"}), "rename one of them or merge the two entries",
 				"server %q is defined twice in this file (first at line %d)", s.srv.Name, l)
@@ -563,6 +567,22 @@ func (f *fileData) checkNames(errs *errList) {
 		}
 		first[s.srv.Name] = f.serverLine(s, toml.Key{"name"})
 	}
+}
+
+// checkServerName reports a server name that holds a character a
+// terminal acts on or does not show — a control (ESC starts sequences that
+// set the clipboard or the window title, a newline forges a row of a
+// table), a bidirectional override, an invisible character — and whether
+// it did: such a name is refused, never printed. The message quotes the
+// name escaped.
+func checkServerName(errs *errList, file string, line int, name string) bool {
+	r, bad := termtext.Unsafe(name)
+	if !bad {
+		return false
+	}
+	errs.add(file, line, "use letters, digits, '-', '_' or '.'; otter prints server names in tables and prompts",
+		"server name %+q holds %U, a control, invisible or bidirectional character", name, r)
+	return true
 }
 
 // check validates the values of one file, each at its line.

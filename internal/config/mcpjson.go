@@ -86,6 +86,9 @@ func parseMCPJSON(data []byte, file string, lenient bool) ([]Server, errList) {
 	var servers []Server
 	for _, name := range names {
 		line := lines[name]
+		if checkServerName(&errs, file, line, name) {
+			continue
+		}
 		var js jsonServer
 		if err := json.Unmarshal(doc.MCPServers[name], &js); err != nil {
 			var te *json.UnmarshalTypeError

@@ -20,8 +20,8 @@ const minSecretLen = 6
 // the configuration handed the server: the password in its url and the values of
 // secret-looking query parameters (also as url-encoded), every value of its
 // headers and env, the values of its secret-looking command-line flags
-// ("--api-key X", "--token=X"), well-known tokens and URL passwords among
-// its args (what `otter config show` masks there), and its OAuth client
+// ("--api-key X", "--token=X"), well-known tokens, Bearer credentials and
+// URL passwords among its args (what `otter config show` masks there), and its OAuth client
 // secret. Each becomes "****". A
 // server's stderr that echoes its token thus shows "****".
 func SecretMasker(s Server) func(string) string {
@@ -54,6 +54,11 @@ func SecretMasker(s Server) func(string) string {
 	addURL(s.URL)
 	flagSecrets(s.Args, func(_ int, _, v string) { add(v) })
 	for _, a := range s.Args {
+		var found []string // "Authorization: Bearer TOKEN", "--db=postgres://u:pw@h"
+		secret.MaskTextCollect(a, &found)
+		for _, v := range found {
+			add(v)
+		}
 		if maskInValue(a) == maskSecret(a) { // a well-known token
 			add(a)
 		} else if i := strings.Index(a, "://"); i >= 0 { // a URL, maybe after "--db="

@@ -279,8 +279,11 @@ var tokenPrefixes = []string{"sk-", "sk_live_", "xoxb-", "xoxp-", "xoxa-", "ghp_
 
 // maskInValue masks what gives itself away as a secret in a value whose
 // name does not: a password inside a URL or connection string
-// ("postgres://u:pw@h/db", also after "--db=") and a well-known token.
+// ("postgres://u:pw@h/db", also after "--db="), a Bearer or Basic
+// credential ("Authorization: Bearer TOKEN", as mcp-remote's --header
+// takes it) and a well-known token.
 func maskInValue(v string) string {
+	v = secret.MaskCredentials(v)
 	if strings.Contains(v, "://") {
 		if i := strings.Index(v, "="); i > 0 && i < strings.Index(v, "://") {
 			return v[:i+1] + maskURL(v[i+1:])

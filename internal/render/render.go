@@ -11,7 +11,8 @@
 // front end stand in for images and audio (the TUI saves them and shows
 // images inline).
 //
-// It imports only the standard library and the go-sdk's mcp package; the
+// It imports only the standard library, the go-sdk's mcp package and
+// internal/termtext (which cleans what a server wrote for a terminal); the
 // cap on a result's length for a model, with its spill file, is the tool
 // Set's (internal/tool).
 package render
@@ -25,6 +26,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // Model renders every content block of res as text for a model, in order:
@@ -92,33 +95,41 @@ type MediaFunc func(c mcp.Content) string
 // text below, and structuredContent as indented JSON unless a text block
 // already carries the same JSON (as the spec recommends servers do; see
 // ShowsStructured). Blocks are separated by a newline; the text does not
-// end in one. media may be nil.
+// end in one. media may be nil. What the server wrote is cleaned for the
+// terminal (termtext.Text: no escape sequence, control or bidi override);
+// what media returns is the front end's, kept as it is.
 func Terminal(res *mcp.CallToolResult, media MediaFunc) string {
 	if res == nil {
 		return ""
 	}
 	var parts []string
 	for _, c := range res.Content {
-		parts = append(parts, terminalContent(c, media))
+		if media != nil {
+			switch c.(type) {
+			case *mcp.ImageContent, *mcp.AudioContent:
+				if s := media(c); s != "" {
+					parts = append(parts, s)
+					continue
+				}
+			}
+		}
+		// Cleaned before the trim: "\r\n" at the end is a newline.
+		parts = append(parts, strings.TrimRight(termtext.Text(terminalContent(c)), "\n"))
 	}
 	if ShowsStructured(res) {
 		if b, err := json.MarshalIndent(res.StructuredContent, "", "  "); err == nil {
-			parts = append(parts, string(b))
+			parts = append(parts, termtext.Text(string(b)))
 		}
 	}
 	return strings.Join(parts, "\n")
 }
 
-func terminalContent(c mcp.Content, media MediaFunc) string {
+// terminalContent is a block as Terminal shows it, before it is cleaned.
+func terminalContent(c mcp.Content) string {
 	switch c := c.(type) {
 	case *mcp.TextContent:
 		return strings.TrimRight(c.Text, "\n")
 	case *mcp.ImageContent, *mcp.AudioContent:
-		if media != nil {
-			if s := media(c); s != "" {
-				return s
-			}
-		}
 		return binaryText(c)
 	case *mcp.ResourceLink:
 		return "[resource link: " + strings.Join(nonEmpty(cmp.Or(c.Title, c.Name), c.URI, c.MIMEType, c.Description), ", ") + "]"

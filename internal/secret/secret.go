@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Mask is what a secret becomes.
@@ -160,7 +161,48 @@ func MaskText(s string) string { return MaskTextCollect(s, new([]string)) }
 // MaskTextCollect is MaskText appending what it masked to secrets.
 func MaskTextCollect(s string, secrets *[]string) string {
 	s = urlInText().ReplaceAllStringFunc(s, func(u string) string { return MaskURLCollect(u, secrets) })
-	s = authCredential().ReplaceAllStringFunc(s, func(m string) string {
+	s = maskCredentials(s, secrets)
+	s = secretPair().ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretPair().FindStringSubmatch(m)
+		key := sub[2]
+		if k, err := url.QueryUnescape(key); err == nil {
+			key = k
+		}
+		if !SensitiveKey(key) || placeholder(sub[3]) {
+			return m
+		}
+		collect(secrets, sub[3])
+		return sub[1] + sub[2] + "=" + Mask
+	})
+	return s
+}
+
+// placeholder reports a value that stands for a secret rather than being
+// one, as advice and examples write it: nothing ("KEY="), the mask, a
+// value without a letter or digit ("...", "…", "***"), or a shell
+// expansion that produces the secret when run — "$(openssl rand -hex 32)",
+// "${OTTER_SERVE_KEY}", "$ANTHROPIC_API_KEY" (an upper-case variable, so
+// that a password such as "$ecret1" is still masked). ("<your key>" never
+// gets here: a value stops at '<'.)
+func placeholder(v string) bool {
+	switch {
+	case v == "" || v == Mask,
+		strings.HasPrefix(v, "$(") || strings.HasPrefix(v, "${"),
+		envReference().MatchString(v):
+		return true
+	}
+	return !strings.ContainsFunc(v, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+}
+
+var envReference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$[A-Z_][A-Z0-9_]*$`) })
+
+// MaskCredentials masks the HTTP Bearer and Basic credentials in s
+// ("Authorization: Bearer ****"), and nothing else: for a value such as a
+// command-line argument, where key=value pairs are flags.
+func MaskCredentials(s string) string { return maskCredentials(s, new([]string)) }
+
+func maskCredentials(s string, secrets *[]string) string {
+	return authCredential().ReplaceAllStringFunc(s, func(m string) string {
 		sub := authCredential().FindStringSubmatch(m)
 		if sub[2] == Mask {
 			return m
@@ -168,19 +210,6 @@ func MaskTextCollect(s string, secrets *[]string) string {
 		*secrets = append(*secrets, sub[2])
 		return sub[1] + Mask
 	})
-	s = secretPair().ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretPair().FindStringSubmatch(m)
-		key := sub[2]
-		if k, err := url.QueryUnescape(key); err == nil {
-			key = k
-		}
-		if !SensitiveKey(key) || sub[3] == "" || sub[3] == Mask {
-			return m
-		}
-		collect(secrets, sub[3])
-		return sub[1] + sub[2] + "=" + Mask
-	})
-	return s
 }
 
 // urlInText matches absolute URLs inside free text, e.g. an error message

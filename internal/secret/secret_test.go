@@ -66,3 +66,34 @@ func TestMaskDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskKeepsPlaceholders: advice that shows where a secret goes keeps
+// its placeholder or the command that makes one; a value that is a
+// secret is still masked. (Before, "export ANTHROPIC_API_KEY=..." became
+// "…=****" and "OTTER_SERVE_KEY=$(openssl rand -hex 32)" became
+// "…=**** rand -hex 32)".)
+func TestMaskKeepsPlaceholders(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"export ANTHROPIC_API_KEY=...      # Anthropic (Claude)",
+		"export OTTER_SERVE_KEY=$(openssl rand -hex 32); clients send it",
+		`api_keys = ["${OTTER_SERVE_KEY:-}"], so api_key=${OTTER_SERVE_KEY}`,
+		"set token=$GITHUB_TOKEN or password=… or secret=<your secret>",
+		"api_key= (empty)",
+	} {
+		if got := MaskText(s); got != s {
+			t.Errorf("MaskText(%q)\n = %q, want it unchanged", s, got)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"export ANTHROPIC_API_KEY=sk-ant-123", "export ANTHROPIC_API_KEY=****"},
+		{"password=$ecret1 token=x", "password=**** token=****"},
+	} {
+		if got := MaskText(tc.in); got != tc.want {
+			t.Errorf("MaskText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := MaskCredentials("Authorization: Bearer q1 --port=8080 token=x"); got != "Authorization: Bearer **** --port=8080 token=x" {
+		t.Errorf("MaskCredentials = %q", got)
+	}
+}

@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -271,21 +271,12 @@ func ParseURLElicitation(err error, what, server, again string) *URLElicitationE
 	return e
 }
 
-// printable makes server text safe for a terminal and one line long:
-// control characters go, runs of space become one, and it is cut at
+// printable makes server text safe for a terminal and one line long
+// (termtext.Line: no escape sequence, control, bidi or invisible
+// character), runs of space become one, and it is cut at
 // urlElicitMaxText bytes.
 func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r':
-			return ' '
-		case unicode.IsControl(r), r == unicode.ReplacementChar,
-			r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069': // bidi overrides
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(termtext.Line(s)), " ")
 	if len(s) > urlElicitMaxText {
 		cut := urlElicitMaxText
 		for cut > 0 && !isRuneStart(s[cut]) {

@@ -21,7 +21,7 @@ func TestURLElicitationErrorText(t *testing.T) {
 	}
 	e.Elicitations = e.Elicitations[:2]
 	e.Elicitations[1].Message = "\u202eevil\u202c\x1b]8;;x\x07 two\r\nlines"
-	want = "mcp__s__t: the server needs you to open https://e.com/0 and https://e.com/1 (evil]8;;x two lines) in a browser, then call again"
+	want = "mcp__s__t: the server needs you to open https://e.com/0 and https://e.com/1 (evil two lines) in a browser, then call again"
 	if got := e.Error(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
@@ -197,7 +198,7 @@ func (m *model) callCommand(args string) tea.Cmd {
 	if len(sf.fields) == 0 {
 		return m.runCall(e.Name, json.RawMessage(`{}`))
 	}
-	heading := m.st.title.Render("/call "+e.Name) + "\n" + firstLines(e.Info.Description, 3)
+	heading := m.st.title.Render("/call "+e.Name) + "\n" + firstLines(termtext.Visible(e.Info.Description), 3)
 	fm := newFormModal(m, heading, m.st.dim.Render("enter next · shift+tab back · esc close"), huh.NewGroup(sf.fields...))
 	fm.onSubmit = func() tea.Cmd {
 		content, err := sf.collect()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -454,7 +455,7 @@ func (p *toolsPanel) view(width, height int) string {
 			mark = st.accent.Render("› ")
 			name = st.accent.Bold(true).Render(name)
 		}
-		desc := strings.SplitN(e.Info.Description, "\n", 2)[0]
+		desc := strings.SplitN(termtext.Visible(e.Info.Description), "\n", 2)[0]
 		if e.Info.Unsupported != "" {
 			desc = "[" + e.Info.Unsupported + "] " + desc
 		}
@@ -486,17 +487,17 @@ func (p *toolsPanel) detailView(width, height int) string {
 	b.WriteString(st.title.Render(e.Name) + "\n")
 	src := "built-in"
 	if e.Info.Server != "" {
-		src = "server " + e.Info.Server + ", tool " + e.Info.Name
+		src = "server " + termtext.Line(e.Info.Server) + ", tool " + termtext.Line(e.Info.Name)
 	}
 	b.WriteString(st.dim.Render(src) + "\n")
 	if e.Info.Unsupported != "" {
 		b.WriteString(st.errText.Render(e.Info.Unsupported+": it is not offered to the model") + "\n")
 	}
 	if e.Info.Title != "" {
-		b.WriteString(e.Info.Title + "\n")
+		b.WriteString(termtext.Line(e.Info.Title) + "\n")
 	}
 	if e.Info.Description != "" {
-		b.WriteString("\n" + wrap.Render(e.Info.Description) + "\n")
+		b.WriteString("\n" + wrap.Render(termtext.Visible(e.Info.Description)) + "\n")
 	}
 	var ann []string
 	if a := e.Info.Annotations; a != nil {
