@@ -125,7 +125,9 @@ func (a *App) runHooks(ctx context.Context, sessionID string, ev hooks.Event, in
 	if p := config.ProjectDir(a.WorkDir); p != "" {
 		dir = p
 	}
-	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: dir, Dir: a.WorkDir})
+	// A hook's output is capped and spilled as a tool's result is.
+	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: dir, Dir: a.WorkDir,
+		MaxOutputChars: a.cfg.Tools.MaxOutputChars, SpillDir: a.spillDir()})
 }
 
 // refreshExtensions reads the extensions again under cfg: the project's
