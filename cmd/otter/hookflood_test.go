@@ -22,19 +22,15 @@ import (
 // and one that exits 2 with 100 MB of stderr, leave otter under 200 MiB
 // resident; the block reason the model reads is cut to [tools]
 // max_output_chars and names the file that holds the whole stderr. Before,
-// a hook's output was read whole: 500 MB took otter to 1,540 MB, the 100 MB
-// block reason to 675 MB, and the reason was cut only by the context
-// window.
+// a hook's output was read whole: in this test 500 MB took otter to 1,545
+// MiB, the 100 MB block reason to 1,185 MiB, and the reason went to the
+// model whole.
 func TestHookFloodKeepsOtterSmall(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the peak resident memory from /proc")
 	}
 	t.Parallel()
 	bin := testpeer.Otter(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	const limitMiB, maxChars = 200, 30000
 	mark := toolname.Qualified("mark", "mark")
 	for _, tc := range []struct {
@@ -61,17 +57,13 @@ max_output_chars = %d
 [permissions]
 %q = "allow"
 
-[[mcp.servers]]
-name = "mark"
-command = %q
-env = { %s = %q }
-
+%s
 [[hooks.PreToolUse]]
 [[hooks.PreToolUse.hooks]]
 type = "command"
 command = %q
 timeout = 600
-`, maxChars, mark, self, envMarkServer, saw, hook))
+`, maxChars, mark, markServerTOML(t, saw), hook))
 			cmd := exec.Command(bin, "--config", cfg, "-p", "mark it")
 			cmd.Dir, cmd.Env = home, env
 			_, stderr, peak, err := runMeasured(t, cmd)
@@ -82,19 +74,14 @@ timeout = 600
 			if peak > limitMiB {
 				t.Errorf("otter peaked at %d MiB, want under %d", peak, limitMiB)
 			}
-			reqs := srv.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("the model got %d requests, want 2\n%.2000s", len(reqs), stderr)
-			}
-			res := reqs[1].LastToolResults()
-			data, _ := os.ReadFile(saw)
+			res, data := markCalled(t, srv, saw, stderr)
 			if !tc.blocks {
-				if string(data) != "ran\n" || len(res) != 1 || res[0].IsError {
+				if data != "ran\n" || len(res) != 1 || res[0].IsError {
 					t.Errorf("the hook passed, so the tool should run: it saw %q, result %+v", data, res)
 				}
 				return
 			}
-			if len(data) != 0 || len(res) != 1 || !res[0].IsError {
+			if data != "" || len(res) != 1 || !res[0].IsError {
 				t.Fatalf("the hook blocked, so the tool should not run: it saw %q, result %.300v", data, res)
 			}
 			text := res[0].Text

@@ -19,6 +19,28 @@ import (
 // appends its text to the file the variable names: what the tool saw.
 const envMarkServer = "OTTER_MARKTEST_FILE"
 
+// markServerTOML configures the mark server (the test binary), its tool
+// writing to saw.
+func markServerTOML(t *testing.T, saw string) string {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("[[mcp.servers]]\nname = \"mark\"\ncommand = %q\nenv = { %s = %q }\n", self, envMarkServer, saw)
+}
+
+// markCalled checks that the fake model, having asked for mark once, got
+// the second request, and returns the call's result and what the tool saw.
+func markCalled(t *testing.T, srv *llmtest.Server, saw, stderr string) (res []llmtest.ToolResult, data string) {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2\n%.2000s", len(reqs), stderr)
+	}
+	b, _ := os.ReadFile(saw)
+	return reqs[1].LastToolResults(), string(b)
+}
+
 func runMarkTestServer() int {
 	file := os.Getenv(envMarkServer)
 	s := sdk.NewServer(&sdk.Implementation{Name: "mark", Version: "1"}, nil)
@@ -46,10 +68,6 @@ func runMarkTestServer() int {
 func TestHookAllowDoesNotBeatADenyRule(t *testing.T) {
 	t.Parallel()
 	bin := testpeer.Otter(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	mark := toolname.Qualified("mark", "mark")
 	for _, tc := range []struct{ name, answer, rule string }{
 		{"permissionDecision allow", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "deny"},
@@ -71,29 +89,20 @@ func TestHookAllowDoesNotBeatADenyRule(t *testing.T) {
 				llmtest.Reply{Text: []string{"done"}},
 			)
 			cfg := promptConfig(t, srv, fmt.Sprintf(`%s
-[[mcp.servers]]
-name = "mark"
-command = %q
-env = { %s = %q }
-
+%s
 [[hooks.PreToolUse]]
 matcher = "mcp__mark__.*"
 [[hooks.PreToolUse.hooks]]
 type = "command"
 command = %q
-`, rule, self, envMarkServer, saw, hook))
+`, rule, markServerTOML(t, saw), hook))
 			_, stderr, err := runIn(bin, home, env, "--config", cfg, "-p", "mark it")
 			if err != nil {
 				t.Fatalf("otter -p: %v\n%s", err, stderr)
 			}
-			reqs := srv.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("the model got %d requests, want 2\n%s", len(reqs), stderr)
-			}
-			res := reqs[1].LastToolResults()
-			data, _ := os.ReadFile(saw)
+			res, data := markCalled(t, srv, saw, stderr)
 			if tc.rule == "deny" {
-				if len(data) != 0 {
+				if data != "" {
 					t.Errorf("the tool ran despite the deny rule; it saw %q", data)
 				}
 				if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, "denied by the [permissions] configuration") {
@@ -101,7 +110,7 @@ command = %q
 				}
 				return
 			}
-			if string(data) != "ran\n" || len(res) != 1 || res[0].IsError {
+			if data != "ran\n" || len(res) != 1 || res[0].IsError {
 				t.Errorf("with no rule the hook's allow should run the tool unasked: it saw %q, result %+v\n%s", data, res, stderr)
 			}
 		})
