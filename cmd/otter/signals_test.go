@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envSessionServer) != "" {
 		os.Exit(runSessionTestServer())
 	}
+	if os.Getenv(envMarkServer) != "" {
+		os.Exit(runMarkTestServer())
+	}
 	if os.Getenv(envHugeServer) != "" {
 		os.Exit(runHugeTestServer())
 	}

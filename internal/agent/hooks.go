@@ -50,8 +50,9 @@ func (a *Agent) runHooks(ctx context.Context, ev hooks.Event, in hooks.Input) ho
 // preToolUse runs the PreToolUse hooks of a call. A hook that blocks (exit
 // 2, or a "deny" decision) keeps the call from being made: the returned
 // error is the call's result for the model, in the hook's words. A hook's
-// "allow" skips the permission prompt, its "ask" asks even where a rule
-// would allow.
+// "allow" skips the permission prompt but never beats a [permissions]
+// "deny" rule, its "ask" asks where the session or a read-only tool would
+// not (see permit).
 func (a *Agent) preToolUse(ctx context.Context, call llm.ToolCall) (decision string, err error) {
 	out := a.runHooks(ctx, hooks.PreToolUse, hooks.Input{ToolName: call.Name, ToolInput: call.Args, ToolUseID: call.ID})
 	if out.Block {

@@ -132,3 +132,47 @@ func TestNextTurnOptions(t *testing.T) {
 		t.Fatalf("models %q %q %q", reqs[0].Model, reqs[1].Model, reqs[2].Model)
 	}
 }
+
+// A PreToolUse hook's "allow" (or the older "approve") only skips the
+// question: a [permissions] deny rule still refuses the call, and the tool
+// never runs; under an "ask" rule the same hook runs it without asking.
+func TestHookAllowDoesNotBeatADenyRule(t *testing.T) {
+	for _, answer := range []string{
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`,
+		`{"decision":"approve"}`,
+	} {
+		for _, rule := range []string{"deny", "ask"} {
+			t.Run(rule+" "+answer, func(t *testing.T) {
+				dir := t.TempDir()
+				allow := writeScript(t, dir, "allow.sh", "cat >/dev/null; echo '"+answer+"'\n")
+				var calls int
+				h := newHarness(t, llmtest.Anthropic, setup{builtins: []tool.Tool{writeNote(&calls)}, opts: func(o *agent.Options) {
+					o.Permissions = map[string]string{"write_note": rule}
+					o.Hooks = hookRunner(t, dir, hooks.Config{hooks.PreToolUse: {{Hooks: []hooks.Command{{Command: allow}}}}})
+				}},
+					llmtest.Reply{Calls: []llmtest.Call{{ID: "w1", Name: "write_note", Args: `{"word":"a"}`}}},
+					llmtest.Reply{Text: []string{"done"}},
+				)
+				if err := h.send(t, "write"); err != nil {
+					t.Fatal(err)
+				}
+				res := h.srv.Requests()[1].LastToolResults()
+				if len(h.approver.prompts()) != 0 {
+					t.Errorf("the person was asked %d times; the hook's allow skips the question", len(h.approver.prompts()))
+				}
+				if rule == "ask" {
+					if calls != 1 || len(res) != 1 || res[0].IsError {
+						t.Errorf("under an ask rule the hook's allow runs the tool: %d calls, result %+v", calls, res)
+					}
+					return
+				}
+				if calls != 0 {
+					t.Errorf("the tool ran %d times despite the deny rule", calls)
+				}
+				if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, "denied by the [permissions] configuration") {
+					t.Errorf("result %+v, want the deny rule's refusal", res)
+				}
+			})
+		}
+	}
+}

@@ -89,10 +89,7 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 	if err != nil {
 		return err
 	}
-	if decision == "allow" {
-		return nil
-	}
-	return a.permit(ctx, e, p.call, decision == "ask")
+	return a.permit(ctx, e, p.call, decision)
 }
 
 // permit applies the permission rules:
@@ -103,19 +100,22 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 //     network or write files (tool.Info.NeedsConsent);
 //  4. otherwise the Approver is asked.
 //
-// forceAsk (a PreToolUse hook's "ask") asks where 2 and 3 would run the
-// call; a "deny" rule still refuses.
-func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, forceAsk bool) error {
+// hook is a PreToolUse hook's permissionDecision: its "allow" runs the call
+// where 1 ("ask") or 4 would ask, its "ask" asks where 2 and 3 would run
+// the call. A "deny" rule refuses whatever a hook says: a hook only skips
+// or forces the question.
+func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, hook string) error {
 	a.mu.Lock()
 	rule := matchRule(a.settings.Permissions, e.Name)
 	session := a.session[e.Name] || (a.turnAllow != nil && a.turnAllow(e.Name))
 	a.mu.Unlock()
-	switch rule {
-	case "allow":
-		return nil
-	case "deny":
+	switch {
+	case rule == "deny":
 		return fmt.Errorf("%w: %s is denied by the [permissions] configuration", ErrDenied, e.Name)
+	case rule == "allow", hook == "allow":
+		return nil
 	}
+	forceAsk := hook == "ask"
 	needs, reason := e.Info.NeedsConsent()
 	if rule == "ask" {
 		reason = "the [permissions] configuration says ask"

@@ -167,7 +167,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 
 	a.tools = tool.NewSet(tool.Options{
 		MaxOutputChars: cfg.Tools.MaxOutputChars,
-		SpillDir:       filepath.Join(paths.CacheDir, "outputs"),
+		SpillDir:       a.spillDir(),
 	})
 	builtins, err := a.builtins(cfg)
 	if err != nil {

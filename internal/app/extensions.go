@@ -135,7 +135,9 @@ func (a *App) runHooks(ctx context.Context, sessionID string, ev hooks.Event, in
 		return hooks.Outcome{}
 	}
 	in.SessionID, in.CWD = sessionID, a.WorkDir
-	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: a.TrustDir(), Dir: a.WorkDir})
+	// A hook's output is capped and spilled as a tool's result is.
+	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: a.TrustDir(), Dir: a.WorkDir,
+		MaxOutputChars: a.cfg.Tools.MaxOutputChars, SpillDir: a.spillDir()})
 }
 
 // refreshExtensions reads the extensions again under cfg: the project's

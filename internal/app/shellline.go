@@ -17,7 +17,7 @@ func (c *Conversation) RunShell(ctx context.Context, line string, onOutput func(
 	res, err := shellline.Run(ctx, line, shellline.Options{
 		Dir:      c.app.WorkDir,
 		MaxBytes: c.app.cfg.Tools.MaxOutputChars,
-		SpillDir: filepath.Join(c.app.Paths.CacheDir, "outputs"),
+		SpillDir: c.app.spillDir(),
 		OnOutput: onOutput,
 	})
 	if err != nil {
@@ -41,3 +41,7 @@ func (c *Conversation) takeShellContext() string {
 	c.shell = nil
 	return s
 }
+
+// spillDir is where the whole of an output cut for the model is written:
+// a tool's, a `!` line's, a hook's.
+func (a *App) spillDir() string { return filepath.Join(a.Paths.CacheDir, "outputs") }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // Input is the JSON object a hook reads on stdin, with Claude Code's field
@@ -55,6 +57,13 @@ type Env struct {
 	ProjectDir string
 	// Dir is the directory the command runs in; "" means ProjectDir.
 	Dir string
+	// MaxOutputChars caps what is kept of a hook's stdout and of its stderr
+	// (a block reason, context for the model), as [tools] max_output_chars
+	// caps a tool's result; 0 means tool.DefaultMaxOutputChars. The whole
+	// of a longer output goes to a file in SpillDir ("": the temporary
+	// directory's otter-outputs), which the cut text names.
+	MaxOutputChars int
+	SpillDir       string
 }
 
 // Outcome is what the hooks of one event decided, together.
@@ -65,7 +74,8 @@ type Outcome struct {
 	Block  bool
 	Reason string
 	// Permission is a PreToolUse hook's permissionDecision: "allow" (run
-	// without asking), "deny" (Block is set too) or "ask"; "" when no hook
+	// without asking; a deny rule of the user's still refuses), "deny"
+	// (Block is set too) or "ask"; "" when no hook
 	// decided. When hooks disagree, deny wins over ask, ask over allow.
 	Permission       string
 	PermissionReason string
@@ -94,6 +104,10 @@ type Failure struct {
 	Timeout  time.Duration
 	Stderr   string
 	Err      error // when it could not be started
+	// Unread is set when the hook printed a JSON answer longer than otter
+	// reads (Env.MaxOutputChars), so it was not read: the note saying how
+	// long it was and where the whole of it is.
+	Unread string
 }
 
 func (f Failure) String() string {
@@ -102,6 +116,8 @@ func (f Failure) String() string {
 		return fmt.Sprintf("hook %q ran past its %s timeout and was stopped", f.Command, f.Timeout)
 	case f.Err != nil:
 		return fmt.Sprintf("hook %q could not run: %v", f.Command, f.Err)
+	case f.Unread != "":
+		return fmt.Sprintf("hook %q printed a JSON answer longer than otter reads, so it was not read: %s", f.Command, f.Unread)
 	}
 	s := fmt.Sprintf("hook %q exited %d", f.Command, f.ExitCode)
 	if msg := strings.TrimSpace(f.Stderr); msg != "" {
@@ -109,11 +125,6 @@ func (f Failure) String() string {
 	}
 	return s
 }
-
-// maxOutput is how much of a hook's stdout and of its stderr otter keeps: a
-// hook's answer is a short JSON object or a line; a chatty script must not
-// grow otter's memory. The rest is read and dropped.
-const maxOutput = 64 << 10
 
 // Run runs the hooks that match ev with in, in parallel, and returns what
 // they decided together. It returns when every hook has exited or been
@@ -143,12 +154,15 @@ func (s *Set) Run(ctx context.Context, ev Event, in Input, env Env) Outcome {
 
 // result is how one hook ended.
 type result struct {
-	exit     int // -1: did not exit by itself
-	stdout   string
-	stderr   string
-	timedOut bool
-	timeout  time.Duration
-	err      error // could not start
+	exit   int    // -1: did not exit by itself
+	stdout string // cut to Env.MaxOutputChars, with a note naming the spill file
+	stderr string // the same
+	// stdoutCut is the note of a stdout that ran past the cap, "" when it
+	// did not: then it is not read as a JSON answer.
+	stdoutCut string
+	timedOut  bool
+	timeout   time.Duration
+	err       error // could not start
 }
 
 func runOne(ctx context.Context, c Command, stdin []byte, env Env) result {
@@ -159,8 +173,13 @@ func runOne(ctx context.Context, c Command, stdin []byte, env Env) result {
 	cmd.Dir = cmp.Or(env.Dir, env.ProjectDir)
 	cmd.Env = append(os.Environ(), "OTTER_PROJECT_DIR="+env.ProjectDir, "CLAUDE_PROJECT_DIR="+env.ProjectDir)
 	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr capped
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A hook's answer is a short JSON object or a line; a chatty script
+	// must not grow otter's memory: each stream is kept up to the cap of a
+	// tool's result, the whole of a longer one spilled to a file that the
+	// cut text names.
+	stdout := tool.NewCapture(env.MaxOutputChars, env.SpillDir)
+	stderr := tool.NewCapture(env.MaxOutputChars, env.SpillDir)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// At the timeout the whole process group goes, so that a script's
 	// children (a sleep, a curl) do not outlive it.
@@ -168,7 +187,8 @@ func runOne(ctx context.Context, c Command, stdin []byte, env Env) result {
 	// A grandchild that keeps stdout open must not hold Wait forever.
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
-	r := result{exit: -1, stdout: stdout.String(), stderr: stderr.String(), timeout: timeout}
+	_, _ = stdout.Close(), stderr.Close() // Text says what could not be saved
+	r := result{exit: -1, stdout: stdout.Text(), stdoutCut: stdout.Note(), stderr: stderr.Text(), timeout: timeout}
 	if cmd.ProcessState != nil {
 		r.exit = cmd.ProcessState.ExitCode()
 	}
@@ -183,16 +203,6 @@ func runOne(ctx context.Context, c Command, stdin []byte, env Env) result {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	return r
-}
-
-// capped keeps the first maxOutput bytes written to it.
-type capped struct{ bytes.Buffer }
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := maxOutput - c.Len(); room > 0 {
-		c.Buffer.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
 
 // hookOutput is the JSON a hook may print on stdout when it exits 0.
@@ -225,6 +235,12 @@ func (o *Outcome) add(ev Event, c Command, r result) {
 		return
 	}
 	text := strings.TrimSpace(r.stdout)
+	if r.stdoutCut != "" && strings.HasPrefix(text, "{") {
+		// A JSON answer cut short cannot be read: neither a decision nor
+		// context, and the user is told.
+		o.Failures = append(o.Failures, Failure{Command: c.Command, Source: c.Source, ExitCode: r.exit, Unread: r.stdoutCut})
+		return
+	}
 	var out hookOutput
 	if !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &out) != nil {
 		// Plain text: context for the events whose stdout the model reads.

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -91,7 +92,9 @@ func ensureNewline(s string) string {
 
 // Run runs line and waits for it to end, or for ctx to be done: then the
 // whole process group gets SIGTERM and, KillGrace later, SIGKILL, and Run
-// returns once the shell is gone. The error is for a line that could not
+// returns once the shell is gone. When the line ends by itself, what it
+// left running in its group (a background job) is stopped the same way:
+// a `!` line leaves nothing behind. The error is for a line that could not
 // start; how a started line ended is in Result.
 func Run(ctx context.Context, line string, o Options) (Result, error) {
 	shell := o.Shell
@@ -137,6 +140,9 @@ func Run(ctx context.Context, line string, o Options) (Result, error) {
 	var waitErr error
 	select {
 	case waitErr = <-waitDone:
+		// The line is over; what it started in the background (sleep 300 &)
+		// is stopped with its group, as on a stop.
+		stopGroup(pgid, KillGrace)
 	case <-ctx.Done():
 		res.Stopped = true
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
@@ -149,8 +155,8 @@ func Run(ctx context.Context, line string, o Options) (Result, error) {
 		// What it started in the background goes too.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
-	// A child left in the background may hold the pipe open: read what it
-	// wrote for a moment, then stop reading.
+	// A child that left the group (setsid) may hold the pipe open: read
+	// what it wrote for a moment, then stop reading.
 	select {
 	case <-readDone:
 	case <-time.After(time.Second):
@@ -175,6 +181,57 @@ func Run(ctx context.Context, line string, o Options) (Result, error) {
 		return res, fmt.Errorf("running %q: %w", line, waitErr)
 	}
 	return res, nil
+}
+
+// stopGroup ends what is left of process group pgid once its leader has
+// exited: SIGTERM, then SIGKILL to what still runs after grace. A group
+// with no process left is not signalled.
+func stopGroup(pgid int, grace time.Duration) {
+	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
+		return // ESRCH: nothing was left
+	}
+	deadline := time.Now().Add(grace)
+	for groupRuns(pgid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// groupRuns reports whether a process of group pgid still runs. The
+// children a line left behind were handed to init, which may be slow to
+// reap them, so a group of zombies (which kill(-pgid, 0) still finds) does
+// not count: /proc says which members are zombies. Without /proc, any
+// member counts.
+func groupRuns(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range dir {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }
 
 func signalName(s syscall.Signal) string {

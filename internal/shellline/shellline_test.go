@@ -2,8 +2,10 @@ package shellline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -134,5 +136,45 @@ func TestOnOutputStreamsWithinTheCap(t *testing.T) {
 	}
 	if res.Bytes != int64(len("first\nsecond\n")+500000) {
 		t.Errorf("Bytes = %d", res.Bytes)
+	}
+}
+
+// TestEndStopsBackgroundChildren: a line that leaves children running in
+// the background (sleep &) ends with them: once Run returns, none of them
+// runs, and Run did not wait for them. The children are found by a marker
+// argument in /proc (a zombie waiting for init has no command line).
+func TestEndStopsBackgroundChildren(t *testing.T) {
+	t.Parallel()
+	marker := fmt.Sprintf("%d.%d", 300+os.Getpid()%1000, time.Now().UnixNano()%1000000)
+	start := time.Now()
+	res, err := Run(context.Background(), "for i in $(seq 20); do sleep "+marker+" & done; echo started", Options{Shell: "/bin/sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	running := func() (pids []string) {
+		dir, _ := os.ReadDir("/proc")
+		for _, e := range dir {
+			cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if slices.Contains(strings.Split(string(cmdline), "\x00"), marker) {
+				pids = append(pids, e.Name())
+			}
+		}
+		return pids
+	}
+	t.Cleanup(func() {
+		for _, p := range running() {
+			pid, _ := strconv.Atoi(p)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if res.Output != "started\n" || res.Status() != "exit 0" || res.Stopped {
+		t.Errorf("result %+v, want the line's own output and exit 0", res)
+	}
+	if took > KillGrace+time.Second {
+		t.Errorf("Run took %s: it waited on the background children", took)
+	}
+	if pids := running(); len(pids) > 0 {
+		t.Fatalf("%d of the line's background children outlived it: %v", len(pids), pids)
 	}
 }

@@ -27,14 +27,32 @@ func (s *Set) TextForModel(res *Result) string {
 		return text
 	}
 	cut := text[:runeOffset(text, limit)]
-	where := "it could not be saved"
-	if path, err := s.spill(text); err != nil {
+	path, err := s.spill(text)
+	if err != nil {
 		s.logger.Warn("could not save a long tool output", "err", err)
-		where = fmt.Sprintf("it could not be saved (%v)", err)
-	} else {
-		where = "the full output is in " + path
 	}
-	return fmt.Sprintf("%s\n\n[output truncated: showing %d of %d characters; %s]", cut, limit, total, where)
+	return truncated(cut, limit, int64(total), spillWhere(path, err))
+}
+
+// truncated is cut, the first limit of total characters of an output, with
+// the note that says so and where the whole is (spillWhere).
+func truncated(cut string, limit int, total int64, where string) string {
+	return cut + "\n\n" + truncNote(limit, total, where)
+}
+
+// truncNote is the note a cut output ends with. Its wording is what
+// internal/compact looks for to point at the file.
+func truncNote(limit int, total int64, where string) string {
+	return fmt.Sprintf("[output truncated: showing %d of %d characters; %s]", limit, total, where)
+}
+
+// spillWhere words where the whole of a cut output is: the file path, or
+// why it was not saved.
+func spillWhere(path string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("it could not be saved (%v)", err)
+	}
+	return "the full output is in " + path
 }
 
 // runeOffset returns the byte offset of the n-th rune of s.
