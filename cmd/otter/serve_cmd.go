@@ -25,8 +25,10 @@ clients expect of a local server:
   "mcpServers": { "otter": { "command": "otter", "args": ["mcp", "serve"] } }
 
 With --http ADDR it serves streamable HTTP at http://ADDR/mcp, with /health
-and Prometheus /metrics. [serve] api_keys in config.toml enables bearer auth;
-on an address other than loopback otter refuses to start without keys.
+and Prometheus /metrics. [serve] api_keys in config.toml enables bearer auth
+(keys of at least 16 characters: openssl rand -hex 32); on an address other
+than loopback otter refuses to start without keys. An address that sends
+wrong keys again and again gets 429 with Retry-After; good keys still pass.
 Every tool call is appended to the audit ledger ([serve] audit_log, default
 $XDG_STATE_HOME/otter/audit.jsonl). Logs are JSON on stderr.`,
 		Args: cobra.NoArgs,

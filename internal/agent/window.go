@@ -185,6 +185,21 @@ func (a *Agent) learnWindow(ctx context.Context, provider llm.Provider, model st
 	}
 }
 
+// LearnWindow asks the provider the context window of the model in use
+// when neither the configuration nor the built-in table knows it, as the
+// next message would: a front end calls it when a model is chosen, so
+// that what it shows of the window is the provider's figure rather than
+// the guess. It may take a few seconds (one question to the server, each
+// bounded); ctx cancels it.
+func (a *Agent) LearnWindow(ctx context.Context) {
+	a.mu.Lock()
+	p, m := a.provider, a.model
+	a.mu.Unlock()
+	if p != nil {
+		a.learnWindow(ctx, p, m)
+	}
+}
+
 // Facts returns what otter knows of the model in use.
 func (a *Agent) Facts() llm.ModelFacts {
 	a.mu.Lock()

@@ -492,6 +492,10 @@ func chips(items []string, emit func(agent.Event)) {
 // Context is the conversation's use of the model's context window.
 func (c *Conversation) Context() agent.ContextState { return c.agent.Context() }
 
+// LearnWindow asks the provider the context window of the model in use,
+// when nobody else knows it (see agent.Agent.LearnWindow).
+func (c *Conversation) LearnWindow(ctx context.Context) { c.agent.LearnWindow(ctx) }
+
 // Costs are the tokens and cost of each model the conversation used.
 func (c *Conversation) Costs() []agent.ModelUsage { return c.agent.Costs() }
 

@@ -111,6 +111,12 @@ func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
 // SetModel switches every agent NewAgent built, and what Provider returns,
 // to model of the provider [providers.provider] configures; conversations
 // continue. The choice holds across reloads of the configuration.
+//
+// Switching to another provider takes that provider's settings: its
+// reasoning level ([providers.NAME] thinking), even over a level set with
+// SetThinking, which was chosen for the provider left behind (an effort
+// for one API, a token budget for another). Another model of the same
+// provider keeps the level in use.
 func (a *App) SetModel(provider, model string) error {
 	p, m, err := a.providerNamed(a.cfg, provider, model)
 	if err != nil {
@@ -121,10 +127,15 @@ func (a *App) SetModel(provider, model string) error {
 	}
 	a.llm.mu.Lock()
 	defer a.llm.mu.Unlock()
+	if a.llm.provider == nil || a.llm.provider.Name() != p.Name() {
+		a.llm.thinking = nil
+	}
 	a.llm.chosen = &ModelChoice{Provider: provider, Model: m}
 	a.llm.provider, a.llm.model, a.llm.err = p, m, nil
+	thinking := a.thinkingOf(a.llm.cfg, p)
 	for _, b := range a.llm.agents {
 		b.agent.SetProvider(p, m)
+		b.agent.SetThinking(thinking)
 	}
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/serve"
@@ -50,6 +52,11 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 	if o.HTTP {
 		// Refuse before building anything, with the message that says how to fix it.
 		if err := serve.CheckAddr(o.HTTPAddr, len(cfg.Serve.APIKeys) > 0); err != nil {
+			return nil, err
+		}
+	}
+	if o.HTTP {
+		if err := checkKeyLengths(cfg.Serve); err != nil {
 			return nil, err
 		}
 	}
@@ -112,6 +119,40 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 		WithClient:        webdata.WithClient,
 		Logger:            o.Logger,
 	})
+}
+
+// ShortKeyError is the refusal of an API key shorter than
+// serve.MinAPIKeyLen: one short enough to be guessed.
+type ShortKeyError struct {
+	Entry  int    // 1-based, in [serve] api_keys
+	Source string // where it comes from (config.Serve.APIKeySources), never the key
+	Len    int    // its length in characters
+}
+
+func (e *ShortKeyError) Error() string {
+	src := ""
+	if e.Source != "" {
+		src = ", " + e.Source + ","
+	}
+	return fmt.Sprintf("[serve] api_keys entry %d%s is %d characters long: a key needs at least %d so that it cannot be guessed. "+
+		"Make one with: openssl rand -hex 32", e.Entry, src, e.Len, serve.MinAPIKeyLen)
+}
+
+// checkKeyLengths refuses API keys shorter than serve.MinAPIKeyLen. An
+// empty entry is left to serve.New, which says how to set it.
+func checkKeyLengths(s config.Serve) error {
+	for i, k := range s.APIKeys {
+		n := utf8.RuneCountInString(k)
+		if strings.TrimSpace(k) == "" || n >= serve.MinAPIKeyLen {
+			continue
+		}
+		e := &ShortKeyError{Entry: i + 1, Len: n}
+		if i < len(s.APIKeySources) {
+			e.Source = s.APIKeySources[i]
+		}
+		return e
+	}
+	return nil
 }
 
 // presetResources serves the extraction presets as otter://presets/NAME.

@@ -381,7 +381,12 @@ type Serve struct {
 	// KeysError reports api_keys entries whose ${VAR} could not be expanded
 	// (those entries are left empty). Only `otter mcp serve --http` needs
 	// the keys, so only it fails on this.
-	KeysError      error    `toml:"-"`
+	KeysError error `toml:"-"`
+	// APIKeySources say where each api_keys entry comes from, for
+	// messages that must not show the key: the environment variables it
+	// names ("from $OTTER_SERVE_KEY") or "written in the file", then the
+	// file and line.
+	APIKeySources  []string `toml:"-"`
 	AllowedOrigins []string `toml:"allowed_origins,omitempty"`
 	AllowedHosts   []string `toml:"allowed_hosts,omitempty"`
 	AuditLog       string   `toml:"audit_log,omitempty"` // default $XDG_STATE_HOME/otter/audit.jsonl

@@ -547,14 +547,16 @@ func absPath(p, base string) string {
 
 // expandTop expands ${VAR} references outside the servers.
 func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) {
-	doInto := func(errs *errList, v string, key toml.Key, quiet bool) string {
-		o := origin{}
+	originOf := func(key toml.Key) origin {
 		for p := key; len(p) > 0; p = p[:len(p)-1] {
 			if x, ok := top[p.String()]; ok {
-				o = x
-				break
+				return x
 			}
 		}
+		return origin{}
+	}
+	doInto := func(errs *errList, v string, key toml.Key, quiet bool) string {
+		o := originOf(key)
 		return r.expand(v, o, quiet, errs, func(ve *varError) (string, string) {
 			return fmt.Sprintf("%s (in %s)", ve.Error(), key.String()), ve.hint("")
 		})
@@ -579,8 +581,11 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 	// key is refused by serve, never taken as "no auth").
 	if cfg.Serve.APIKeys != nil {
 		keys := make([]string, len(cfg.Serve.APIKeys))
+		cfg.Serve.APIKeySources = make([]string, len(cfg.Serve.APIKeys))
 		var keyErrs errList
+		o := originOf(toml.Key{"serve", "api_keys"})
 		for i, k := range cfg.Serve.APIKeys {
+			cfg.Serve.APIKeySources[i] = keySource(k, o)
 			n := len(keyErrs)
 			keys[i] = doInto(&keyErrs, k, toml.Key{"serve", "api_keys"}, false)
 			if len(keyErrs) > n {
@@ -673,4 +678,27 @@ func addHooks(cfg *Config, f *fileData) {
 		}
 		cfg.Hooks[ev] = append(cfg.Hooks[ev], groups...)
 	}
+}
+
+// keySource says where a secret written as v at o comes from, without its
+// value: the environment variables it names, and the file and line.
+func keySource(v string, o origin) string {
+	var vars []string
+	_, _ = expandVars(v, func(name string) (string, bool) {
+		if !slices.Contains(vars, name) {
+			vars = append(vars, name)
+		}
+		return "", true
+	})
+	where := "written in the file"
+	if len(vars) > 0 {
+		where = "from $" + strings.Join(vars, ", $")
+	}
+	if o.file == "" {
+		return where
+	}
+	if o.line > 0 {
+		return fmt.Sprintf("%s (%s:%d)", where, o.file, o.line)
+	}
+	return fmt.Sprintf("%s (%s)", where, o.file)
 }

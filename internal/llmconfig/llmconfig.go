@@ -42,10 +42,12 @@ or configure one in USER_CONFIG (or .otter/config.toml), e.g. a local Ollama:
 // FromConfig returns the provider named by [agent].provider and the model
 // to use. With no [agent].provider it uses the only [providers] table when
 // there is exactly one; with none it picks Anthropic when ANTHROPIC_API_KEY
-// is set, else OpenAI when OPENAI_API_KEY is set (honouring
-// OPENAI_BASE_URL). With neither it returns an error wrapping llm.ErrNoProvider
-// whose message explains how to configure one. lookupEnv nil means
-// os.LookupEnv.
+// is set, else OpenAI when OPENAI_API_KEY is set; with neither it returns
+// an error wrapping llm.ErrNoProvider whose message explains how to
+// configure one. ANTHROPIC_BASE_URL and OPENAI_BASE_URL (a proxy) apply
+// to every provider of their API that sets no base_url, however it was
+// chosen (a provider chosen by name comes here as such a table).
+// lookupEnv nil means os.LookupEnv.
 func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.Provider, string, error) {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
@@ -73,12 +75,12 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.
 		model := agent.Model
 		switch {
 		case env("ANTHROPIC_API_KEY") != "":
-			p = llm.NewAnthropic(llm.Options{Name: "anthropic", APIKey: env("ANTHROPIC_API_KEY"), BaseURL: env("ANTHROPIC_BASE_URL")})
+			p = llm.NewAnthropic(llm.Options{Name: "anthropic", APIKey: env("ANTHROPIC_API_KEY"), BaseURL: envBaseURL(llm.TypeAnthropic, "", env)})
 			if model == "" {
 				model = llm.DefaultAnthropicModel
 			}
 		case env("OPENAI_API_KEY") != "":
-			p = llm.NewOpenAI(llm.Options{Name: "openai", APIKey: env("OPENAI_API_KEY"), BaseURL: env("OPENAI_BASE_URL")})
+			p = llm.NewOpenAI(llm.Options{Name: "openai", APIKey: env("OPENAI_API_KEY"), BaseURL: envBaseURL(llm.TypeOpenAI, "", env)})
 			if model == "" {
 				model = llm.DefaultOpenAIModel
 			}
@@ -122,7 +124,7 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.
 		if model == "" {
 			model = llm.DefaultAnthropicModel
 		}
-		return llm.NewAnthropic(llm.Options{Name: agent.Provider, BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers}), model, nil
+		return llm.NewAnthropic(llm.Options{Name: agent.Provider, BaseURL: envBaseURL(pc.Type, pc.BaseURL, env), APIKey: key, Headers: pc.Headers}), model, nil
 	case llm.TypeOpenAI, llm.TypeOpenAIResponses, "":
 		key := pc.APIKey
 		base := pc.BaseURL
@@ -135,7 +137,7 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.
 			}
 			model = llm.DefaultOpenAIModel
 		}
-		opts := llm.Options{Name: agent.Provider, BaseURL: base, APIKey: key, Headers: pc.Headers}
+		opts := llm.Options{Name: agent.Provider, BaseURL: envBaseURL(pc.Type, base, env), APIKey: key, Headers: pc.Headers}
 		if pc.Type == llm.TypeOpenAIResponses {
 			return llm.NewResponses(opts), model, nil
 		}
@@ -143,6 +145,20 @@ func FromConfig(cfg *config.Config, lookupEnv func(string) (string, bool)) (llm.
 	default:
 		return nil, "", fmt.Errorf("[providers.%s]: unknown type %q (use %q, %q or %q)", agent.Provider, pc.Type, llm.TypeOpenAI, llm.TypeOpenAIResponses, llm.TypeAnthropic)
 	}
+}
+
+// envBaseURL is the base URL of an API of type typ: configured, else
+// ANTHROPIC_BASE_URL or OPENAI_BASE_URL (a proxy), else "" (the public
+// API). It holds however the provider was chosen: picked from the
+// environment, named by [agent] or chosen by name at the command line.
+func envBaseURL(typ, configured string, env func(string) string) string {
+	if configured != "" {
+		return configured
+	}
+	if typ == llm.TypeAnthropic {
+		return env("ANTHROPIC_BASE_URL")
+	}
+	return env("OPENAI_BASE_URL") // openai, openai-responses, "" (openai)
 }
 
 // Facts returns what otter knows of model as served by the provider

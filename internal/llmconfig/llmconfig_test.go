@@ -106,6 +106,36 @@ func TestFromConfig(t *testing.T) {
 			t.Errorf("requests = %+v", r)
 		}
 	})
+	// A [providers] table without base_url takes ANTHROPIC_BASE_URL or
+	// OPENAI_BASE_URL (a proxy), as the provider picked from the
+	// environment does; base_url in the table wins over it.
+	t.Run("base URL variables under a table without base_url", func(t *testing.T) {
+		for _, typ := range []string{llm.TypeAnthropic, llm.TypeOpenAI, llm.TypeOpenAIResponses} {
+			kind, variable := llmtest.OpenAI, "OPENAI_BASE_URL"
+			switch typ {
+			case llm.TypeAnthropic:
+				kind, variable = llmtest.Anthropic, "ANTHROPIC_BASE_URL"
+			case llm.TypeOpenAIResponses:
+				kind = llmtest.Responses
+			}
+			proxy := llmtest.New(t, kind, llmtest.Reply{Text: []string{"hi"}})
+			table := llmtest.New(t, kind, llmtest.Reply{Text: []string{"hi"}})
+			for _, base := range []string{"", table.URL} {
+				cfg := &config.Config{Agent: config.Agent{Provider: "p"},
+					Providers: map[string]config.Provider{"p": {Type: typ, BaseURL: base, APIKey: "k", Model: "m1"}}}
+				p, model, err := llmconfig.FromConfig(cfg, env(map[string]string{variable: proxy.URL}))
+				if err != nil {
+					t.Fatalf("%s, base_url %q: %v", typ, base, err)
+				}
+				if _, _, err := stream(t, p, hello(model)); err != nil {
+					t.Fatalf("%s, base_url %q: %v", typ, base, err)
+				}
+			}
+			if len(proxy.Requests()) != 1 || len(table.Requests()) != 1 {
+				t.Errorf("%s: %d requests at %s, %d at base_url; want one each", typ, len(proxy.Requests()), variable, len(table.Requests()))
+			}
+		}
+	})
 	t.Run("named provider", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: []string{"hi"}})
 		cfg := &config.Config{

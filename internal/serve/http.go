@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -238,19 +239,15 @@ func sameOrigin(origin, host string) bool {
 }
 
 // requireKey enforces bearer auth when keys are configured, with the SDK's
-// middleware: 401 and WWW-Authenticate without a valid key.
+// middleware: 401 and WWW-Authenticate without a valid key. An address
+// that has failed too often gets 429 and Retry-After instead (see
+// authFailures); a good key always passes.
 func (s *Server) requireKey(next http.Handler) http.Handler {
 	if len(s.keys) == 0 {
 		return next
 	}
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		sum := sha256.Sum256([]byte(token))
-		match := -1
-		for i, k := range s.keys { // compare with every key, in constant time
-			if subtle.ConstantTimeCompare(sum[:], k[:]) == 1 {
-				match = i
-			}
-		}
+		match := s.keyIndex(token)
 		if match < 0 {
 			return nil, fmt.Errorf("%w: the bearer key is not one of [serve] api_keys", auth.ErrInvalidToken)
 		}
@@ -259,8 +256,62 @@ func (s *Server) requireKey(next http.Handler) http.Handler {
 	}
 	protected := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.keyIndex(bearerToken(r)) < 0 {
+			addr := clientAddr(r)
+			if ok, retry, first := s.authFails.fail(addr, time.Now()); !ok {
+				s.tooManyFailures(w, r, addr, retry, first)
+				return
+			}
+		}
 		protected.ServeHTTP(&challengeWriter{ResponseWriter: w, r: r, metrics: s.metrics}, r)
 	})
+}
+
+// bearerToken is the request's bearer key, "" without one (as the SDK's
+// middleware reads it).
+func bearerToken(r *http.Request) string {
+	f := strings.Fields(r.Header.Get("Authorization"))
+	if len(f) != 2 || !strings.EqualFold(f[0], "Bearer") {
+		return ""
+	}
+	return f[1]
+}
+
+// keyIndex is the index of token among the API keys, -1 when it is none
+// of them. It compares with every key, in constant time.
+func (s *Server) keyIndex(token string) int {
+	if token == "" {
+		return -1
+	}
+	sum := sha256.Sum256([]byte(token))
+	match := -1
+	for i, k := range s.keys {
+		if subtle.ConstantTimeCompare(sum[:], k[:]) == 1 {
+			match = i
+		}
+	}
+	return match
+}
+
+// tooManyFailures answers a failed authentication from an address that
+// has failed too often: 429 and Retry-After, the connection closed
+// without reading the body, as after a 401.
+func (s *Server) tooManyFailures(w http.ResponseWriter, r *http.Request, addr string, retry time.Duration, first bool) {
+	s.metrics.errors.inc("auth_throttled")
+	if first {
+		s.logger.Warn("too many failed authentications from one address: its failures are refused with 429 until it slows down; good keys still pass",
+			"client_addr", addr, "remote", r.RemoteAddr, "retry_after", retry.String(),
+			"allowed", fmt.Sprintf("%d at once, then one every %s", authFailBurst, authFailEvery))
+	}
+	secs := int64(retry / time.Second)
+	h := w.Header()
+	h.Set("Retry-After", strconv.FormatInt(secs, 10))
+	h.Set("Connection", "close")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	fmt.Fprintf(w, "Too Many Requests: too many requests without a valid key from %s; retry in %d s with one of [serve] api_keys\n", addr, secs)
 }
 
 // challengeWriter adds the WWW-Authenticate challenge to a 401 (RFC 6750 §3).

@@ -113,7 +113,9 @@ type Server struct {
 	reporter webdata.LimitsReporter
 	// sessions caps the open HTTP sessions (Options.MaxSessions).
 	sessions *sessionCap
-	timeouts httpTimeouts // of Serve's http.Server
+	// authFails limits failed authentication per client address.
+	authFails *authFailures
+	timeouts  httpTimeouts // of Serve's http.Server
 	// statelessHTTP serves HTTP statelessly without a store (benchmarks
 	// compare the two kinds of limits alike).
 	statelessHTTP bool
@@ -169,6 +171,7 @@ func New(opts Options) (*Server, error) {
 		s.keys = append(s.keys, sha256.Sum256([]byte(k)))
 	}
 	s.sessions = newSessionCap(s, opts.MaxSessions, opts.MaxSessionsPerKey)
+	s.authFails = newAuthFailures(authFailEvery, authFailBurst, authFailAddrs)
 	for _, o := range opts.AllowedOrigins {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 			u.Path != "" || u.RawQuery != "" || u.User != nil {

@@ -36,6 +36,8 @@ func (b *AppBackend) Models(ctx context.Context) ([]ModelChoice, error) {
 
 func (b *AppBackend) SetModel(provider, model string) error { return b.app.SetModel(provider, model) }
 
+func (b *AppBackend) LearnWindow(ctx context.Context) { b.conv.LearnWindow(ctx) }
+
 // Thinking is the reasoning level as the config writes it.
 func (b *AppBackend) Thinking() string { return thinkingText(b.app.Thinking()) }
 

@@ -31,6 +31,9 @@ type ContextBackend interface {
 	// SetModel switches the provider and model for the next message; the
 	// conversation continues.
 	SetModel(provider, model string) error
+	// LearnWindow asks the provider the context window of the model in
+	// use when nobody said it; it may take a few seconds.
+	LearnWindow(ctx context.Context)
 	// Thinking is the reasoning level in use: off, low, medium, high or a
 	// token budget; SetThinking changes it for the next message.
 	Thinking() string
@@ -124,8 +127,11 @@ func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
 }
 
 // switchModel switches to "provider/model", or to "model" of the provider
-// in use, and reports whether it did.
-func (m *model) switchModel(name string) bool {
+// in use, and reports whether it did. When neither the configuration nor
+// the built-in table knows the model's context window, the returned
+// command asks the provider for it (windowMsg), so that what is said of
+// the window is its figure, not the guess.
+func (m *model) switchModel(name string) (tea.Cmd, bool) {
 	provider, model, ok := strings.Cut(name, "/")
 	if !ok || provider == "" {
 		provider, model = m.provider.Name, name
@@ -138,19 +144,50 @@ func (m *model) switchModel(name string) bool {
 			provider, model = m.provider.Name, name
 		} else {
 			m.notice(itemError, err.Error())
-			return false
+			return nil, false
 		}
 	}
 	m.refresh()
 	m.ctxLine = m.contextStatus()
 	st := m.b.Context()
-	m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
-	return true
+	if st.WindowKnown {
+		m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
+		return nil, true
+	}
+	m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s; the conversation continues; asking the provider for the model's context window…", provider, model))
+	b, ctx := m.b, m.ctx
+	return func() tea.Msg {
+		b.LearnWindow(ctx)
+		return windowMsg{provider: provider, model: model}
+	}, true
+}
+
+// windowMsg says that the provider was asked the context window of a
+// model /model chose.
+type windowMsg struct{ provider, model string }
+
+// windowText is what /model says of the window of the model it chose,
+// once the provider was asked.
+func windowText(msg windowMsg, st agent.ContextState) string {
+	name := msg.provider + "/" + msg.model
+	if st.WindowKnown {
+		return fmt.Sprintf("context window of %s: %s tokens", name, humanCount(int64(st.Window)))
+	}
+	return fmt.Sprintf("the provider does not say the context window of %s: otter assumes %s tokens (the status bar's ?); "+
+		"set context_window in [providers.%s] if it takes more", name, humanCount(int64(st.Window)), msg.provider)
 }
 
 // contextMsg handles the messages of this file.
 func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
+	case windowMsg:
+		st := m.b.Context()
+		if st.Provider != msg.provider || st.Model != msg.model {
+			return nil, true // switched again meanwhile
+		}
+		m.ctxLine = m.contextStatus()
+		m.notice(itemInfo, windowText(msg, st))
+		return nil, true
 	case modelsMsg:
 		if len(msg.choices) > 0 && m.panel == nil && len(m.questions) == 0 {
 			m.panel = newModelPicker(m, msg.choices, msg.err)

@@ -129,3 +129,18 @@ func TestModelsTextWithoutModelsSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// What /model says of the window once the provider was asked: its figure,
+// or that the figure shown is a guess and how to state the real one.
+func TestWindowTextSaysAGuessIsAGuess(t *testing.T) {
+	msg := windowMsg{provider: "ollama", model: "fake-model"}
+	if got := windowText(msg, agent.ContextState{Window: 3072, WindowKnown: true}); got != "context window of ollama/fake-model: 3.1k tokens" {
+		t.Errorf("known: %q", got)
+	}
+	got := windowText(msg, agent.ContextState{Window: 8192})
+	for _, want := range []string{"does not say the context window of ollama/fake-model", "assumes 8.2k tokens", "context_window in [providers.ollama]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("unknown: %q lacks %q", got, want)
+		}
+	}
+}

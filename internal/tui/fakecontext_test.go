@@ -34,6 +34,8 @@ func (f *fakeBackend) Models(context.Context) ([]ModelChoice, error) {
 	return []ModelChoice{{Provider: "anthropic", Model: "claude-sonnet-4-6", Listed: true}, {Provider: "local", Model: "qwen3:8b"}}, nil
 }
 
+func (f *fakeBackend) LearnWindow(context.Context) {}
+
 func (f *fakeBackend) SetModel(provider, model string) error {
 	if provider != "anthropic" && provider != "local" {
 		return fmt.Errorf("no provider %q", provider)

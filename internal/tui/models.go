@@ -48,19 +48,21 @@ func (m *model) modelCommand(rest string) tea.Cmd {
 		m.notice(itemError, "/model takes a model (PROVIDER/MODEL, or MODEL of the provider in use) and a reasoning level (off, low, medium, high or a token budget), e.g. /model "+m.provider.Name+"/"+m.provider.Model+" high")
 		return nil
 	}
+	var learn tea.Cmd
 	if len(words) == 1 {
-		if !m.switchModel(words[0]) {
+		var ok bool
+		if learn, ok = m.switchModel(words[0]); !ok {
 			return nil
 		}
 	}
 	if level != "" {
 		if err := m.b.SetThinking(level); err != nil {
 			m.notice(itemError, err.Error())
-			return nil
+			return learn
 		}
 		m.notice(itemInfo, "reasoning for the next message: "+m.b.Thinking())
 	}
-	return nil
+	return learn
 }
 
 // modelsText is /model's list: each provider's models, one a line, with
@@ -175,8 +177,8 @@ func (p *modelPicker) update(msg tea.Msg) tea.Cmd {
 			}
 			c := p.all[p.shown[p.cursor]]
 			p.done = true
-			p.m.switchModel(c.Provider + "/" + c.Model)
-			return nil
+			learn, _ := p.m.switchModel(c.Provider + "/" + c.Model)
+			return learn
 		}
 	}
 	var cmd tea.Cmd

@@ -161,7 +161,7 @@ func TestServeHTTPBinaryKeys(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[serve]\napi_keys = [\"${OTTER_SERVE_KEY}\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	const key = "test-key-5f1c0a"
+	const key = "test-key-5f1c0a93d2e7"
 	url := srvStartHTTP(t, append(env, "OTTER_SERVE_KEY="+key))
 	post := func(auth string) int {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(
@@ -231,7 +231,7 @@ func TestServeBinaryRateLimitPerKey(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url := srvStartHTTP(t, append(env, "KEY_A=key-a-7c1e", "KEY_B=key-b-90d2"))
+	url := srvStartHTTP(t, append(env, "KEY_A=key-a-7c1e0123456789", "KEY_B=key-b-90d20123456789"))
 	connect := func(key string) *mcp.ClientSession {
 		hc := &http.Client{Transport: srvBearer{key}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "rl", Version: "1"}, nil).
@@ -242,7 +242,7 @@ func TestServeBinaryRateLimitPerKey(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	a, b := connect("key-a-7c1e"), connect("key-b-90d2")
+	a, b := connect("key-a-7c1e0123456789"), connect("key-b-90d20123456789")
 	call := func(cs *mcp.ClientSession) *mcp.CallToolResult {
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_presets", Arguments: map[string]any{}})
 		if err != nil {
@@ -263,7 +263,7 @@ func TestServeBinaryRateLimitPerKey(t *testing.T) {
 	}
 
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(url, "/mcp")+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer key-a-7c1e")
+	req.Header.Set("Authorization", "Bearer key-a-7c1e0123456789")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestServeBinaryRateLimitPerKey(t *testing.T) {
 		}
 		outcomes = append(outcomes, rec.Outcome+"/"+rec.Code)
 		clients[rec.Client] = true
-		if strings.Contains(line, "key-a-7c1e") || strings.Contains(line, "key-b-90d2") {
+		if strings.Contains(line, "key-a-7c1e0123456789") || strings.Contains(line, "key-b-90d20123456789") {
 			t.Errorf("audit line contains an API key: %s", line)
 		}
 	}
