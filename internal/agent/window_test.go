@@ -67,17 +67,20 @@ type eventLog struct {
 
 func (l *eventLog) add(ev agent.Event) { l.mu.Lock(); l.evs = append(l.evs, ev); l.mu.Unlock() }
 
-func (l *eventLog) compactions() []agent.Compacted {
+// eventsOf returns the events of type T that l holds.
+func eventsOf[T agent.Event](l *eventLog) []T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []agent.Compacted
+	var out []T
 	for _, ev := range l.evs {
-		if c, ok := ev.(agent.Compacted); ok {
+		if c, ok := ev.(T); ok {
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+func (l *eventLog) compactions() []agent.Compacted { return eventsOf[agent.Compacted](l) }
 
 // A long conversation in a small window goes on indefinitely: the
 // conversation is compacted before it would overflow, no request is ever
@@ -352,17 +355,7 @@ func TestContextOnUsageIsTheProvidersCount(t *testing.T) {
 	}
 }
 
-func (l *eventLog) barren() []agent.NothingToGain {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []agent.NothingToGain
-	for _, ev := range l.evs {
-		if c, ok := ev.(agent.NothingToGain); ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (l *eventLog) barren() []agent.NothingToGain { return eventsOf[agent.NothingToGain](l) }
 
 // A provider whose tokenizer counts fewer tokens than otter's estimate (4
 // bytes a token) had /compact report "1.9k → 2.1k tokens": the provider's
