@@ -43,10 +43,12 @@ env = { GITHUB_TOKEN = "${%s}" }
 	reason := fmt.Sprintf(`%s:9: server "github": environment variable %s is not set (in env.GITHUB_TOKEN) (set %s in the environment or write ${%s:-default}, or set enabled = false on the server)`,
 		file, unset, unset, unset)
 
-	// otter mcp list: exit 0, everything connected, github failed with the reason.
+	// otter mcp list: everything connected, github failed with the reason;
+	// exit 1, since a server did not connect.
 	out, errOut, err := runOtter(t, "--cwd", work, "mcp", "list", "--json")
-	if err != nil {
-		t.Fatalf("otter mcp list --json: %v\n%s", err, errOut)
+	wantExit(t, err, 1)
+	if !strings.Contains(errOut, "github (failed)") {
+		t.Errorf("stderr does not name the server that failed:\n%s", errOut)
 	}
 	var rows []cli.ServerJSON
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
@@ -17,6 +18,12 @@ import (
 func hint(err error) string {
 	if le, ok := errors.AsType[*oauth.LoginRequiredError](err); ok {
 		return cli.LoginAdvice(le)
+	}
+	if e, ok := errors.AsType[*agent.TooLongError](err); ok {
+		if e.NewConversationHelps() {
+			return "without --continue or --resume, otter -p starts a new conversation; --model picks a model with a larger window"
+		}
+		return "--model picks a model with a larger window"
 	}
 	switch {
 	case errors.Is(err, tool.ErrUnknownTool):

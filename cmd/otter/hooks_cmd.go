@@ -26,7 +26,9 @@ compacting and at notifications — Claude Code's hooks, configured as
 
 With --write they are appended to your user config file instead. Hooks of
 other types than "command", and events otter does not run, are left out
-and named.`,
+and named. A tool hook whose matcher names Claude Code's own tools (Bash,
+Edit, Write, ...) is kept, with a warning on stderr: no otter tool has those
+names, so it never runs until its matcher names otter's tools.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

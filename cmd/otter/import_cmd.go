@@ -17,6 +17,12 @@ claude_desktop_config.json (~/.config/Claude/ on Linux, ~/Library/Application
 Support/Claude/ on macOS) and print them as otter [[mcp.servers]] entries.
 FILE defaults to ./.mcp.json. ${VAR} references are kept as written.
 
+Secrets are not copied: the values of secret-named env variables (*_TOKEN,
+*_KEY, *_SECRET, ...), of secret-named headers (Authorization keeps its
+scheme: "Bearer ${VAR}"), of secret-looking flags (--token X) and well-known
+tokens (ghp_..., sk-...) become ${VAR} references, and stderr lists the
+variables to set.
+
 With --write the entries are appended to your user config file instead; otter
 refuses if a server of the same name is already there. (A project's .mcp.json
 needs no import: otter reads it as it is, once you trust the project.)`,

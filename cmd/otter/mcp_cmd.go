@@ -20,7 +20,12 @@ func newCmdMCPList(f *cli.Factory, runF func(*cli.MCPListOptions) error) *cobra.
 ERROR holds the error's first line and notes: when the OAuth token expires, and
 tools not offered because another server's tool has the same qualified name.
 With --json, print an array of {name, transport, state, tools, error}, plus
-token_expiry and not_offered where they apply.`,
+token_expiry and not_offered where they apply.
+
+Exit status: 0 when every enabled server connected (disabled servers do not
+count), 1 when one or more failed, need a login or did not finish starting
+(the list is printed all the same, and stderr names them), 2 for a usage or
+config error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,11 +73,23 @@ type Compacted struct {
 	Summary    string
 }
 
+// NothingToGain reports a compaction that was tried (Reason as in
+// Compacted) and not made: neither stubs for old tool results nor a
+// summary would make the conversation shorter, so it stays as it was.
+// Tokens is what it takes (as Context's Used); Why says what stood in the
+// way. An automatic compaction is not tried again on the same messages.
+type NothingToGain struct {
+	Reason string
+	Tokens int
+	Why    string
+}
+
 // ContextNotice is something the person should know about the context
 // window, such as a model whose window otter has to guess.
 type ContextNotice struct{ Text string }
 
 func (Compacted) isEvent()     {}
+func (NothingToGain) isEvent() {}
 func (ContextNotice) isEvent() {}
 
 // CompactionRecorder is a Recorder that also saves compactions: that the
@@ -100,7 +113,11 @@ type windowState struct {
 	// system prompt and the tools (0: no request yet).
 	fixed   int
 	noticed map[string]bool // models whose missing window was told
-	probed  map[string]bool // models whose provider was asked its window
+	// barren is the conversation a compaction had nothing to gain on: its
+	// messages' count and tokens and the window then. The same
+	// conversation is not compacted again (a summary call each time).
+	barren barrenKey
+	probed map[string]bool // models whose provider was asked its window
 	// started is the time the system prompt gives as today's date: fixed
 	// for the conversation, so that the prompt's prefix stays the same
 	// between requests and the provider's prompt cache serves it.
@@ -351,7 +368,7 @@ func (a *Agent) fit(ctx context.Context, provider llm.Provider, req *llm.Request
 	used := a.tokensInUse(a.Messages(), fixed)
 	limit := int(float64(f.ContextWindow) * compactAt(s))
 	if used > limit || f.ContextWindow-used-think < min(answer, minAnswerTokens) {
-		a.compact(ctx, provider, req.Model, "auto", "", fixed, f, s)
+		_, _ = a.compact(ctx, provider, req.Model, "auto", "", fixed, f, s) // failing, the request goes as it is
 	}
 	a.cutToFit(fixed, answer+think, f)
 	req.Messages = a.Messages()
@@ -428,18 +445,43 @@ func (a *Agent) noticeWindow(provider llm.Provider, f llm.ModelFacts) {
 	}
 }
 
+// barrenKey identifies a conversation and window a compaction had
+// nothing to gain on.
+type barrenKey struct{ messages, tokens, window int }
+
 // compact makes the conversation fit: it elides old tool results and, if
 // that is not enough (or force), summarises the older turns with the
-// model. It reports a Compacted event when it changed anything and returns
-// an error only when a summary was needed and could not be had.
-func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reason, keep string, fixed int, f llm.ModelFacts, s Settings) error {
+// model. It installs the result and reports Compacted only when it is
+// shorter than the conversation was; otherwise the conversation stays and
+// NothingToGain says so (once per conversation and window). changed
+// reports whether it compacted; the error is a summary that was needed
+// and could not be had.
+func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reason, keep string, fixed int, f llm.ModelFacts, s Settings) (changed bool, err error) {
 	a.mu.Lock()
 	history := append([]llm.Message(nil), a.history...)
 	a.mu.Unlock()
 	if len(history) == 0 {
-		return nil
+		return false, nil
 	}
 	before := a.tokensInUse(history, fixed)
+	// was and the result are otter's estimates, like for like: before may
+	// be the provider's count, which no estimate of the result can be
+	// compared with (a count of 1.9k "compacted" to an estimate of 2.1k).
+	was := fixed + compact.MessagesTokens(history)
+	key := barrenKey{len(history), was, f.ContextWindow}
+	a.window.mu.Lock()
+	barren := a.window.barren == key
+	a.window.mu.Unlock()
+	if barren && reason != "manual" {
+		return false, nil // told already; the caller goes on without
+	}
+	nothing := func(why string) (bool, error) {
+		a.window.mu.Lock()
+		a.window.barren = key
+		a.window.mu.Unlock()
+		a.emit(NothingToGain{Reason: reason, Tokens: before, Why: why})
+		return false, nil
+	}
 	// After a compaction the conversation takes about half of what
 	// triggers one, so that the next many turns go without.
 	target := int(float64(f.ContextWindow)*compactAt(s)/2) - fixed
@@ -450,45 +492,53 @@ func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reaso
 	ev := Compacted{Reason: reason, TokensBefore: before}
 	ev.Elided = compact.Elide(history, recent, target, a.spill())
 	summarize := reason == "manual" || compact.MessagesTokens(history) > target
+	why := fmt.Sprintf("its messages take %d tokens, less than a summary would save; the system prompt and the tools take %d", compact.MessagesTokens(history), fixed)
 	if summarize && recent > 0 && recent < len(history) {
 		summary, err := a.summarize(ctx, provider, model, history[:recent], keep, f)
 		if err != nil {
 			if ev.Elided > 0 {
-				a.replaceHistory(history, ev, fixed)
+				a.replaceHistory(history, ev, fixed, was)
 			}
-			return err
+			return ev.Elided > 0, err
 		}
 		// A summary that is not shorter than what it replaces (a model that
 		// ran on, or little to summarise) would only cost tokens: the
-		// messages stay. Asked for (/compact), say so.
-		got, was := compact.MessageTokens(compact.SummaryMessage(summary)), compact.MessagesTokens(history[:recent])
-		switch {
-		case got < was:
+		// messages stay.
+		got, old := compact.MessageTokens(compact.SummaryMessage(summary)), compact.MessagesTokens(history[:recent])
+		if got < old {
 			ev.Summary, ev.Summarized = summary, recent
 			history = append([]llm.Message{compact.SummaryMessage(summary)}, history[recent:]...)
-		case reason == "manual":
-			if ev.Elided > 0 {
-				a.replaceHistory(history, ev, fixed)
-			}
-			return fmt.Errorf("the model's summary (%d tokens) is not shorter than the %d tokens of the messages it would replace (%d), so they are kept as they were", got, was, recent)
+		} else {
+			why = fmt.Sprintf("the model's summary (%d tokens) is not shorter than the %d messages it would replace (%d tokens)", got, recent, old)
 		}
+	} else if summarize {
+		why = "it holds only the latest turn, which stays whole"
 	}
-	if ev.Elided == 0 && ev.Summarized == 0 {
-		return nil
+	if fixed+compact.MessagesTokens(history) >= was {
+		return nothing(why)
 	}
-	a.replaceHistory(history, ev, fixed)
-	return nil
+	a.replaceHistory(history, ev, fixed, was)
+	return true, nil
 }
 
 // replaceHistory installs a compacted history, records the compaction and
-// reports it.
-func (a *Agent) replaceHistory(history []llm.Message, ev Compacted, fixed int) {
+// reports it. was is otter's estimate of the conversation it replaces.
+// The count the meter reads is the one before scaled by how much shorter
+// the estimate became, so that a provider's count and otter's estimate are
+// never set side by side.
+func (a *Agent) replaceHistory(history []llm.Message, ev Compacted, fixed, was int) {
 	a.mu.Lock()
 	// Messages appended meanwhile (none: Send holds busy) stay.
 	a.history = history
 	a.mu.Unlock()
-	a.forgetCount()
-	ev.TokensAfter = fixed + compact.MessagesTokens(history)
+	now := fixed + compact.MessagesTokens(history)
+	ev.TokensAfter = now
+	if was > 0 && ev.TokensBefore != was {
+		ev.TokensAfter = int(int64(ev.TokensBefore) * int64(now) / int64(was))
+	}
+	a.window.mu.Lock()
+	a.window.last, a.window.lastLen = llm.Usage{InputTokens: int64(ev.TokensAfter)}, len(history)
+	a.window.mu.Unlock()
 	if ev.Summarized > 0 {
 		if r, ok := a.currentRecorder().(CompactionRecorder); ok {
 			r.RecordCompaction(ev.Summary, history[1:], int64(ev.TokensBefore), int64(ev.TokensAfter))
@@ -573,8 +623,9 @@ func (a *Agent) spill() func(string) (string, error) {
 }
 
 // Compact compacts the conversation now (/compact): the older turns are
-// summarised, keeping in particular what keep names. It returns ErrBusy
-// while a message is in progress.
+// summarised, keeping in particular what keep names. When that would not
+// make it shorter, it stays as it was and a NothingToGain event says why
+// (not an error). It returns ErrBusy while a message is in progress.
 func (a *Agent) Compact(ctx context.Context, keep string) error {
 	if !a.busy.TryLock() {
 		return ErrBusy
@@ -593,12 +644,13 @@ func (a *Agent) Compact(ctx context.Context, keep string) error {
 	tools := a.offeredTools(provider, model, s.ToolSearch)
 	fixed := compact.RequestTokens(llm.Request{System: a.systemPrompt(s.SystemPrompt), Tools: tools})
 	a.setFixed(fixed)
-	return a.compact(ctx, provider, model, "manual", keep, fixed, a.facts(provider, model), s)
+	_, err := a.compact(ctx, provider, model, "manual", keep, fixed, a.facts(provider, model), s)
+	return err
 }
 
 // streamFitted sends req after fitting it to the window; when the provider
-// still refuses it as too long, it compacts and tries once more, then
-// fails with what to do.
+// still refuses it as too long, it compacts and tries once more — unless
+// that left the request no shorter — then fails with a TooLongError.
 func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm.Request, s Settings, emit func(llm.Event)) (*llm.Response, error) {
 	a.fit(ctx, provider, &req, s)
 	resp, err := provider.Stream(ctx, req, emit)
@@ -607,6 +659,7 @@ func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm
 		a.accounted(provider, req, resp)
 		return resp, err
 	}
+	refused := compact.RequestTokens(req)
 	if stated > 0 {
 		if err := a.opts.Windows.Put(provider.Name(), req.Model, llm.LearnedWindow{Tokens: stated, Source: refusalSource}); err != nil {
 			a.opts.Logger.Warn("could not save the learned context window", "err", err)
@@ -617,7 +670,7 @@ func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm
 	}
 	f := a.facts(provider, req.Model)
 	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})
-	if cerr := a.compact(ctx, provider, req.Model, "overflow", "", fixed, f, s); cerr != nil {
+	if _, cerr := a.compact(ctx, provider, req.Model, "overflow", "", fixed, f, s); cerr != nil {
 		return resp, fmt.Errorf("%w; compacting the conversation to make it fit failed too: %v", err, cerr)
 	}
 	req.Thinking = s.Thinking
@@ -625,13 +678,45 @@ func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm
 	a.cutToFit(fixed, answerTokens(s.MaxTokens, provider, f)+think, f)
 	req.Messages = a.Messages()
 	req.MaxTokens = maxTokens(s.MaxTokens, answerTokens(s.MaxTokens, provider, f), f.ContextWindow-fixed-think-compact.MessagesTokens(req.Messages), provider, f)
-	resp, err = provider.Stream(ctx, req, emit)
-	if _, still := llm.TooLong(err); still {
-		return resp, &TooLongError{Err: err, Provider: provider.Name(), Window: f.ContextWindow, Tools: len(req.Tools),
-			ToolTokens: compact.RequestTokens(llm.Request{Tools: req.Tools}), Deferring: a.ToolOffer().Deferring}
+	if compact.RequestTokens(req) < refused {
+		resp, err = provider.Stream(ctx, req, emit)
+		if _, still := llm.TooLong(err); !still {
+			a.accounted(provider, req, resp)
+			return resp, err
+		}
 	}
-	a.accounted(provider, req, resp)
-	return resp, err
+	// Nothing made the request shorter, or the shorter one was refused
+	// too: sending it again would only be refused again.
+	return resp, a.tooLong(err, provider, req, answerTokens(s.MaxTokens, provider, f), f, stated > 0)
+}
+
+// tooLong describes a request refused as too long that compacting could
+// not make fit, with what each part of it takes.
+func (a *Agent) tooLong(err error, provider llm.Provider, req llm.Request, answer int, f llm.ModelFacts, stated bool) *TooLongError {
+	e := &TooLongError{Err: err, Provider: provider.Name(), Window: f.ContextWindow, WindowStated: stated,
+		Tools: len(req.Tools), ToolTokens: compact.ToolsTokens(req.Tools), Deferring: a.ToolOffer().Deferring,
+		Fixed: compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools}), Answer: min(answer, minAnswerTokens)}
+	servers := map[string]bool{}
+	if a.opts.Tools != nil {
+		for _, en := range a.opts.Tools.Entries() {
+			servers[en.Name] = en.Info.Server != ""
+		}
+	}
+	for _, t := range req.Tools {
+		if servers[t.Name] {
+			e.MCPTools++
+			e.MCPToolTokens += compact.ToolsTokens([]llm.ToolSpec{t})
+		}
+	}
+	if n := len(req.Messages); n > 0 {
+		last := req.Messages[n-1]
+		if last.Role == llm.RoleUser && !compact.IsSummary(last) {
+			e.Latest = compact.MessageTokens(last)
+			n--
+		}
+		e.Earlier, e.EarlierTokens = n, compact.MessagesTokens(req.Messages[:n])
+	}
+	return e
 }
 
 // accounted counts a response's usage: the count covers the request's
@@ -644,27 +729,80 @@ func (a *Agent) accounted(provider llm.Provider, req llm.Request, resp *llm.Resp
 }
 
 // TooLongError is a request the provider refused as longer than the
-// model's window even after the conversation was compacted. Front ends
-// word what to do (a new conversation, another model).
+// model's window, which compacting the conversation could not make fit.
+// Its fields say what each part of the request takes, so that the advice
+// fits the case; front ends add their own words (a new conversation,
+// another model).
 type TooLongError struct {
 	Err      error
 	Provider string
 	// Window is the window otter assumed (the one the provider stated,
-	// when it stated one); Tools how many tools the request offered and
-	// ToolTokens what their definitions took; Deferring whether MCP tools
-	// were deferred behind tool search.
-	Window, Tools, ToolTokens int
-	Deferring                 bool
+	// when WindowStated: then no setting of it can help).
+	Window       int
+	WindowStated bool
+	// Fixed is what the system prompt and the tools take; Tools how many
+	// tools the request offered and ToolTokens what their definitions
+	// took, MCPTools and MCPToolTokens those of MCP servers' tools;
+	// Deferring whether MCP tools were deferred behind tool search.
+	Fixed, Tools, ToolTokens int
+	MCPTools, MCPToolTokens  int
+	Deferring                bool
+	// Latest is what the person's latest message takes (0: the request
+	// ends with something else, such as tool results); Earlier how many
+	// messages come before it and EarlierTokens what they take. Answer is
+	// the least room kept for the answer. All are otter's estimates.
+	Latest, Earlier, EarlierTokens, Answer int
 }
 
+// MessageTooLong reports whether the latest message cannot fit even with
+// no other message: only a shorter one (or a larger window) can help.
+func (e *TooLongError) MessageTooLong() bool {
+	return e.Latest > 0 && e.Fixed+e.Latest+e.Answer > e.Window
+}
+
+// NewConversationHelps reports whether the latest message would fit
+// without the messages before it.
+func (e *TooLongError) NewConversationHelps() bool {
+	return e.Latest > 0 && e.Earlier > 0 && !e.MessageTooLong()
+}
+
+// DeferringHelps reports whether MCP tools are offered with their whole
+// definitions, and deferring them behind tool search would spare enough
+// to make the request fit.
+func (e *TooLongError) DeferringHelps() bool {
+	return e.MCPTools > 0 && !e.Deferring && e.MCPToolTokens >= e.over()
+}
+
+// over is by how much the request passes the window, by otter's estimate.
+func (e *TooLongError) over() int { return e.Fixed + e.Latest + e.EarlierTokens + e.Answer - e.Window }
+
 func (e *TooLongError) Error() string {
-	msg := fmt.Sprintf("%v\n\nThe conversation does not fit the model's context window (%d tokens) even after compacting it; "+
-		"the %d tools offered take about %d tokens of it. "+
-		"If the window is larger than that, set context_window in [providers.%s]", e.Err, e.Window, e.Tools, e.ToolTokens, e.Provider)
-	if !e.Deferring {
-		msg += `; to offer fewer tools, set [agent] tool_search = "always" (or lower tool_search_budget)`
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v\n\nThe request does not fit the model's context window (%d tokens), and compacting the conversation cannot make it fit: "+
+		"the system prompt and the %d tools offered take about %d tokens", e.Err, e.Window, e.Tools, e.Fixed)
+	if e.Latest > 0 {
+		fmt.Fprintf(&b, ", your latest message about %d", e.Latest)
 	}
-	return msg + "."
+	if e.Earlier > 0 {
+		fmt.Fprintf(&b, ", the %d messages before it about %d", e.Earlier, e.EarlierTokens)
+	}
+	b.WriteString(".")
+	var can []string
+	if e.MessageTooLong() {
+		can = append(can, fmt.Sprintf("a shorter message (by about %d tokens)", e.Fixed+e.Latest+e.Answer-e.Window))
+	}
+	if e.NewConversationHelps() {
+		can = append(can, "a new conversation")
+	}
+	if e.DeferringHelps() {
+		can = append(can, fmt.Sprintf(`offering the %d MCP tools (about %d tokens) only when the model searches for them: set [agent] tool_search = "always"`, e.MCPTools, e.MCPToolTokens))
+	}
+	can = append(can, "a model with a larger window")
+	if !e.WindowStated {
+		can = append(can, fmt.Sprintf("if this model's window is larger than %d tokens, setting context_window in [providers.%s]", e.Window, e.Provider))
+	}
+	b.WriteString(" What can help: " + strings.Join(can, "; ") + ".")
+	return b.String()
 }
 
 func (e *TooLongError) Unwrap() error { return e.Err }

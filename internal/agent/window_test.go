@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,17 +67,20 @@ type eventLog struct {
 
 func (l *eventLog) add(ev agent.Event) { l.mu.Lock(); l.evs = append(l.evs, ev); l.mu.Unlock() }
 
-func (l *eventLog) compactions() []agent.Compacted {
+// eventsOf returns the events of type T that l holds.
+func eventsOf[T agent.Event](l *eventLog) []T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []agent.Compacted
+	var out []T
 	for _, ev := range l.evs {
-		if c, ok := ev.(agent.Compacted); ok {
+		if c, ok := ev.(T); ok {
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+func (l *eventLog) compactions() []agent.Compacted { return eventsOf[agent.Compacted](l) }
 
 // A long conversation in a small window goes on indefinitely: the
 // conversation is compacted before it would overflow, no request is ever
@@ -260,8 +264,9 @@ func TestToolResultsAreElidedAndCutAndOverflowRetried(t *testing.T) {
 }
 
 // A summary that is not shorter than the messages it would replace (a
-// model that runs on) is not used: /compact says so and the conversation
-// stays as it was, instead of growing ("7.5k → 7.6k tokens").
+// model that runs on) is not used: /compact says there is nothing to gain
+// (an event, not an error: nothing failed) and the conversation stays as
+// it was, instead of growing ("7.5k → 7.6k tokens").
 func TestASummaryLongerThanItsMessagesIsNotUsed(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.OpenAI)
@@ -281,9 +286,11 @@ func TestASummaryLongerThanItsMessagesIsNotUsed(t *testing.T) {
 		}
 	}
 	before := a.Messages()
-	err := a.Compact(ctx, "")
-	if err == nil || !strings.Contains(err.Error(), "not shorter") {
-		t.Errorf("Compact = %v, want it to say the summary is not shorter", err)
+	if err := a.Compact(ctx, ""); err != nil {
+		t.Errorf("Compact = %v", err)
+	}
+	if b := log.barren(); len(b) != 1 || b[0].Reason != "manual" || !strings.Contains(b[0].Why, "not shorter") {
+		t.Errorf("nothing to gain reported %+v, want once, saying the summary is not shorter", b)
 	}
 	if after := a.Messages(); len(after) != len(before) || compact.IsSummary(after[0]) {
 		t.Errorf("the conversation changed: %d messages before, %d after (summary first: %v)", len(before), len(after), compact.IsSummary(after[0]))
@@ -345,5 +352,151 @@ func TestContextOnUsageIsTheProvidersCount(t *testing.T) {
 	prompt := compact.Tokens(srv.Requests()[0].System)
 	if got := a.Context().Used; got < prompt+compact.MessagesTokens(a.Messages()) {
 		t.Errorf("after /compact the context says %d tokens: less than the system prompt (%d) and the messages (%d)", got, prompt, compact.MessagesTokens(a.Messages()))
+	}
+}
+
+func (l *eventLog) barren() []agent.NothingToGain { return eventsOf[agent.NothingToGain](l) }
+
+// A provider whose tokenizer counts fewer tokens than otter's estimate (4
+// bytes a token) had /compact report "1.9k → 2.1k tokens": the provider's
+// count before, otter's estimate after. The figures compare like with
+// like: the compacted conversation is shorter, said so, and the meter
+// after it reads what the notice says.
+func TestACompactionNeverReportsGrowth(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, llmtest.OpenAI)
+	srv.Respond = func(r llmtest.Request) llmtest.Reply {
+		if isSummaryRequest(r) {
+			return llmtest.Reply{Text: []string{strings.Repeat("The user asked about otters; the assistant answered at length. ", 20)}}
+		}
+		n := len(r.System)
+		for _, m := range r.Messages {
+			n += len(m.Text)
+		}
+		// A tokenizer that makes a token of 8 bytes.
+		return llmtest.Reply{Text: longAnswer(len(r.Messages), 2400), InputTokens: int64(n / 8), OutputTokens: 300}
+	}
+	var log eventLog
+	a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Facts: factsWith(8000, 1000), OnEvent: log.add})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range 4 {
+		if err := a.Send(ctx, fmt.Sprintf("Question %d: tell me about otters.", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown := a.Context().Used
+	if err := a.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	cs := log.compactions()
+	if len(cs) != 1 {
+		t.Fatalf("compactions %+v, want one", cs)
+	}
+	c := cs[0]
+	t.Logf("meter %d before; compaction %d → %d; meter %d after", shown, c.TokensBefore, c.TokensAfter, a.Context().Used)
+	if c.TokensBefore != shown {
+		t.Errorf("the compaction starts from %d tokens, the meter showed %d", c.TokensBefore, shown)
+	}
+	if c.TokensAfter >= c.TokensBefore {
+		t.Errorf("compacted %d → %d tokens: not shorter", c.TokensBefore, c.TokensAfter)
+	}
+	if got := a.Context().Used; got != c.TokensAfter {
+		t.Errorf("after the compaction the meter reads %d, the notice said %d", got, c.TokensAfter)
+	}
+}
+
+// A message longer than the window (an 80-line paste into a 3k window):
+// compacting has nothing to gain, which is said once, without a summary
+// call for nothing and without sending the refused request again; the
+// error's advice fits the case — a shorter message, not deferring MCP
+// tools that do not exist — and the meter shows the share over 100 %.
+func TestAMessageLongerThanTheWindow(t *testing.T) {
+	t.Parallel()
+	const line = "2026-03-04 12:00:01 INFO otterd[1234]: request served in 12 ms, 200 OK, path /api/v1/otters?limit=100&page=7 cache=hit\n"
+	for _, tc := range []struct {
+		name     string
+		lines    int  // of the paste
+		greeting bool // a short exchange comes first
+		// mcp: an MCP server's 30 tools are offered whole (tool_search =
+		// "never"), and deferring them would make the request fit.
+		mcp bool
+	}{{"alone", 110, false, false}, {"after a greeting", 110, true, false}, {"with MCP tools", 60, false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const window = 3000
+			srv := llmtest.New(t, llmtest.OpenAI)
+			srv.ContextWindow = window
+			srv.Respond = func(r llmtest.Request) llmtest.Reply {
+				if isSummaryRequest(r) { // runs on: longer than the greeting
+					return llmtest.Reply{Text: []string{strings.Repeat("The user greeted the assistant. ", 20)}}
+				}
+				return llmtest.Reply{Text: []string{"Hello."}}
+			}
+			set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
+			var builtins []tool.Tool
+			for _, n := range []string{"fetch_page", "scrape", "analyze_site", "export_data", "lookup_word", "extract"} {
+				builtins = append(builtins, &fakeTool{name: n, readOnly: true, call: func(context.Context, json.RawMessage) (*tool.Result, error) { return textResult("ok"), nil }})
+			}
+			set.SetBuiltins(builtins)
+			if tc.mcp {
+				set.SetServerTools("many", manyServer(t, 30))
+			}
+			var log eventLog
+			opts := agent.Options{Provider: srv.Provider(), Model: "m", Tools: set, Facts: factsWith(window, 500), OnEvent: log.add}
+			if tc.mcp {
+				opts.ToolSearch = agent.ToolSearch{Mode: agent.ToolSearchNever}
+			}
+			a := agent.New(opts)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if tc.greeting {
+				if err := a.Send(ctx, "hi"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := len(srv.Requests())
+			err := a.Send(ctx, "Why does this log say nothing useful?\n"+strings.Repeat(line, tc.lines))
+			tle, ok := errors.AsType[*agent.TooLongError](err)
+			if !ok {
+				t.Fatalf("Send = %v, want a TooLongError", err)
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if !tle.MessageTooLong() || !strings.Contains(msg, "a shorter message") {
+				t.Errorf("the advice does not say the message alone is too long: %s", msg)
+			}
+			if tle.NewConversationHelps() || strings.Contains(msg, "a new conversation") {
+				t.Errorf("a new conversation is advised, but the message alone does not fit: %s", msg)
+			}
+			if strings.Contains(msg, "tool_search") != tc.mcp || tle.DeferringHelps() != tc.mcp {
+				t.Errorf("tool search advised %v with MCP tools %v: %s", strings.Contains(msg, "tool_search"), tc.mcp, msg)
+			}
+			if tle.WindowStated == strings.Contains(msg, "context_window") {
+				t.Errorf("window stated by the provider %v, yet context_window advice %v: %s", tle.WindowStated, !tle.WindowStated, msg)
+			}
+			var sent, summaries int
+			for _, r := range srv.Requests()[before:] {
+				if isSummaryRequest(r) {
+					summaries++
+				} else {
+					sent++
+				}
+			}
+			if sent != 1 || summaries > 1 {
+				t.Errorf("%d requests of the conversation and %d summary calls, want the one refused request and at most one summary", sent, summaries)
+			}
+			if cs := log.compactions(); len(cs) != 0 {
+				t.Errorf("a compaction was reported: %+v", cs)
+			}
+			if b := log.barren(); len(b) != 1 || b[0].Reason != "auto" || b[0].Why == "" {
+				t.Errorf("nothing to gain reported %+v, want once, for the automatic compaction, with why", b)
+			}
+			// The meter is not capped: the message is over the window, and
+			// by how much tells how much to cut.
+			if st := a.Context(); st.Share() <= 1 {
+				t.Errorf("context share %.2f, want over 1 (%+v)", st.Share(), st)
+			}
+		})
 	}
 }

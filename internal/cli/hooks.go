@@ -41,6 +41,9 @@ func RunHooksImport(f *Factory, o HooksImportOptions) error {
 	for _, s := range skipped {
 		fmt.Fprintf(f.IO.ErrOut, "hooks import: left out %s\n", s)
 	}
+	for _, w := range config.ClaudeToolMatchers(groups) {
+		fmt.Fprintf(f.IO.ErrOut, "hooks import: warning: %s (`otter mcp tools` lists them)\n", w)
+	}
 	n := 0
 	for _, gs := range groups {
 		for _, g := range gs {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/otter-sh/otter/internal/config"
 )
@@ -38,14 +40,19 @@ func RunImport(f *Factory, o ImportOptions) error {
 	if len(servers) == 0 {
 		return ExitCode(2, fmt.Errorf("import: %s has no servers in \"mcpServers\"", file))
 	}
+	// Tokens are not copied into a config file: a ${VAR} stands for each.
+	servers, secrets := config.ReferenceSecrets(servers)
 	if !o.Write {
 		var b bytes.Buffer
 		fmt.Fprintf(&b, "# Imported from %s by `otter mcp import`.\n", file)
 		if err := config.WriteServersTOML(&b, servers); err != nil {
 			return ExitCode(2, err)
 		}
-		_, err := f.IO.Out.Write(b.Bytes())
-		return err
+		if _, err := f.IO.Out.Write(b.Bytes()); err != nil {
+			return err
+		}
+		tellSecrets(f.IO.ErrOut, secrets, file)
+		return nil
 	}
 	target := config.DefaultPaths().UserConfigFile()
 	if err := appendServers(target, servers, file); err != nil {
@@ -56,6 +63,7 @@ func RunImport(f *Factory, o ImportOptions) error {
 		names[i] = s.Name
 	}
 	fmt.Fprintf(f.IO.Out, "added %s to %s: %s\n", plural(len(servers), "server"), target, strings.Join(names, ", "))
+	tellSecrets(f.IO.ErrOut, secrets, file)
 	return nil
 }
 
@@ -86,4 +94,22 @@ func appendServers(target string, servers []config.Server, source string) error 
 		return fmt.Errorf("import: %w", err)
 	}
 	return nil
+}
+
+// tellSecrets says which variables the imported servers' ${VAR} references
+// need, and where their values are.
+func tellSecrets(w io.Writer, secrets []config.ImportedSecret, file string) {
+	if len(secrets) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "otter: secrets are written as ${VAR} references, not copied; set these environment variables (their values are in %s):\n", file)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	seen := map[string]bool{}
+	for _, s := range secrets {
+		if !seen[s.Var] {
+			seen[s.Var] = true
+			fmt.Fprintf(tw, "  %s\tserver %s, %s\n", s.Var, s.Server, s.Where)
+		}
+	}
+	tw.Flush()
 }

@@ -45,6 +45,8 @@ type MCPListOptions struct {
 }
 
 // RunMCPList starts the configured servers and prints each one's state.
+// It fails (exit status 1) when an enabled server is not connected, so that
+// a script can tell; the list is printed all the same.
 func RunMCPList(ctx context.Context, f *Factory, o MCPListOptions) error {
 	// The servers get the same client as with tools and call (elicitation
 	// offered, per the default --elicit policy), so they offer the
@@ -59,7 +61,24 @@ func RunMCPList(ctx context.Context, f *Factory, o MCPListOptions) error {
 	if len(statuses) == 0 && !o.JSON {
 		fmt.Fprintf(f.IO.ErrOut, "No MCP servers are configured. Add a [[mcp.servers]] entry to %s (config.example.toml shows every key),\nor import a .mcp.json with `otter mcp import FILE --write`.\n", s.app.Paths.UserConfigFile())
 	}
-	return printServerList(f.IO.Out, statuses, o.JSON)
+	if err := printServerList(f.IO.Out, statuses, o.JSON); err != nil {
+		return err
+	}
+	var down []string
+	enabled := 0
+	for _, st := range statuses {
+		if st.State == app.StateDisabled {
+			continue
+		}
+		enabled++
+		if st.State != app.StateConnected {
+			down = append(down, fmt.Sprintf("%s (%s)", st.Name, st.State))
+		}
+	}
+	if len(down) > 0 {
+		return ExitCode(1, fmt.Errorf("%d of the %d enabled MCP servers did not connect: %s", len(down), enabled, strings.Join(down, ", ")))
+	}
+	return nil
 }
 
 // MCPToolsOptions are the options of `otter mcp tools`.

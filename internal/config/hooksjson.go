@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/otter-sh/otter/internal/hooks"
 )
@@ -112,4 +113,45 @@ func AddHooks(file string, groups map[string][]HookGroup, comment string) error 
 		}
 		return writeConfigFile(file, out+b.String())
 	})
+}
+
+// claudeTools are the names of Claude Code's own tools, which a hook
+// matcher written for it names ("Bash", "Edit|Write"). No otter tool has
+// one of them: otter's built-ins are snake_case and MCP tools are named
+// mcp__SERVER__TOOL.
+var claudeTools = []string{"Agent", "Bash", "BashOutput", "Edit", "ExitPlanMode", "Glob", "Grep", "KillShell", "LS",
+	"MultiEdit", "NotebookEdit", "NotebookRead", "Read", "SlashCommand", "Skill", "Task", "TodoWrite", "WebFetch", "WebSearch", "Write"}
+
+// ClaudeToolMatchers returns a warning for each imported tool hook whose
+// matcher names Claude Code tools: a matcher made only of them ("Bash")
+// matches no otter tool, so the hook never runs; one that also names
+// others ("Bash|mcp__github__.*") runs for those alone.
+func ClaudeToolMatchers(groups map[string][]HookGroup) []string {
+	var warnings []string
+	for _, ev := range []hooks.Event{hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure} {
+		for _, g := range groups[string(ev)] {
+			alts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(g.Matcher, "("), ")"), "|")
+			var claude []string
+			for _, a := range alts {
+				if slices.Contains(claudeTools, strings.TrimSpace(a)) {
+					claude = append(claude, strings.TrimSpace(a))
+				}
+			}
+			if len(claude) == 0 {
+				continue
+			}
+			what := "that is a Claude Code tool"
+			if len(claude) > 1 {
+				what = "those are Claude Code tools"
+			}
+			if len(claude) == len(alts) {
+				warnings = append(warnings, fmt.Sprintf("%s matcher %q matches no otter tool: none is named %s (%s), so this hook will never run; "+
+					"otter's tools are its built-ins and the MCP tools named mcp__SERVER__TOOL", ev, g.Matcher, strings.Join(claude, " or "), what))
+			} else {
+				warnings = append(warnings, fmt.Sprintf("%s matcher %q: no otter tool is named %s (%s); the hook runs only for the rest of the matcher",
+					ev, g.Matcher, strings.Join(claude, " or "), what))
+			}
+		}
+	}
+	return warnings
 }

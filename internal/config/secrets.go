@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -93,3 +95,114 @@ func SecretMasker(s Server) func(string) string {
 // MaskURL hides a URL's user info and the values of its secret-named
 // query parameters (as `otter config show` does).
 func MaskURL(s string) string { return secret.MaskURL(s) }
+
+// ImportedSecret is a secret that ReferenceSecrets took out of a server's
+// entry: the entry now reads ${Var} where Where (env.GITHUB_TOKEN,
+// headers.Authorization, args[3]) held it.
+type ImportedSecret struct {
+	Server, Where, Var string
+}
+
+// ReferenceSecrets returns servers with every secret written in them
+// replaced by a ${VAR} reference, and the variables to set: the values of
+// secret-named env variables (as `otter config show` masks them), of
+// secret-named headers (Authorization keeps its scheme: "Bearer
+// ${VAR}"), of secret-looking command-line flags, and well-known tokens
+// (ghp_…, sk-…) wherever they are in env, headers and args. A value that
+// already holds a ${…} reference stays. An env variable's own name is its
+// variable, unless another server gives the same name another value;
+// other variables are named after the server and the header or flag.
+func ReferenceSecrets(servers []Server) ([]Server, []ImportedSecret) {
+	var found []ImportedSecret
+	values := map[string]string{} // variable → the value it stands for
+	name := func(want, server, v string) string {
+		n, i := want, 2
+		for {
+			if old, ok := values[n]; !ok || old == v {
+				values[n] = v
+				return n
+			}
+			n = envName(server) + "_" + want
+			if i > 2 {
+				n += fmt.Sprint("_", i)
+			}
+			i++
+		}
+	}
+	tokenLike := func(v string) bool { return !strings.Contains(v, "://") && maskInValue(v) == maskSecret(v) }
+	held := func(v string) bool { return strings.Contains(v, "${") || v == "" }
+	out := slices.Clone(servers)
+	for i, s := range out {
+		if s.Env != nil {
+			env := make(map[string]string, len(s.Env))
+			for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+				v := s.Env[k]
+				if !held(v) && (secretName(k) || tokenLike(v)) {
+					n := name(envName(k), s.Name, v)
+					found = append(found, ImportedSecret{s.Name, "env." + k, n})
+					v = "${" + n + "}"
+				}
+				env[k] = v
+			}
+			s.Env = env
+		}
+		if s.Headers != nil {
+			h := make(map[string]string, len(s.Headers))
+			for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+				v := s.Headers[k]
+				if !held(v) && (secret.SensitiveKey(k) || tokenLike(v)) {
+					scheme, cred, ok := strings.Cut(v, " ")
+					want := envName(s.Name) + "_" + envName(k)
+					if ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic") || strings.EqualFold(scheme, "token")) {
+						want = envName(s.Name) + "_TOKEN"
+					} else {
+						scheme, cred = "", v
+					}
+					n := name(want, s.Name, cred)
+					found = append(found, ImportedSecret{s.Name, "headers." + k, n})
+					v = strings.TrimPrefix(scheme+" ${"+n+"}", " ")
+				}
+				h[k] = v
+			}
+			s.Headers = h
+		}
+		if s.Args != nil {
+			args := slices.Clone(s.Args)
+			ref := func(j int, prefix, v, flag string) {
+				if held(v) {
+					return
+				}
+				n := name(envName(s.Name)+"_"+envName(strings.TrimLeft(flag, "-")), s.Name, v)
+				found = append(found, ImportedSecret{s.Name, fmt.Sprintf("args[%d]", j), n})
+				args[j] = prefix + "${" + n + "}"
+			}
+			flagSecrets(s.Args, func(j int, prefix, v string) {
+				flag := strings.TrimSuffix(prefix, "=")
+				if prefix == "" {
+					flag = s.Args[j-1]
+				}
+				ref(j, prefix, v, flag)
+			})
+			for j, a := range s.Args {
+				if args[j] == a && tokenLike(a) {
+					ref(j, "", a, "token")
+				}
+			}
+			s.Args = args
+		}
+		out[i] = s
+	}
+	return out, found
+}
+
+// envName is s as an environment variable's name: upper case, with '_'
+// for anything but letters and digits.
+func envName(s string) string {
+	b := []byte(strings.ToUpper(s))
+	for i, c := range b {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -208,6 +209,8 @@ func (m *model) contextEvent(ev agent.Event) bool {
 	case agent.Compacted:
 		m.ctxLine = m.contextStatus()
 		m.notice(itemInfo, compactedText(ev))
+	case agent.NothingToGain:
+		m.notice(itemInfo, nothingToGainText(ev))
 	case agent.ContextNotice:
 		m.notice(itemInfo, ev.Text)
 	default:
@@ -229,8 +232,37 @@ func compactedText(ev agent.Compacted) string {
 	} else if ev.Summarized > 1 {
 		did = append(did, fmt.Sprintf("%d earlier messages summarised", ev.Summarized))
 	}
+	before, after := humanCount(int64(ev.TokensBefore)), humanCount(int64(ev.TokensAfter))
+	if before == after { // 3.6k → 3.6k says nothing: the figures
+		before, after = fmt.Sprint(ev.TokensBefore), fmt.Sprint(ev.TokensAfter)
+	}
 	return fmt.Sprintf("compacted the conversation because %s: %s → %s tokens (%s); the full history stays in the session",
-		why, humanCount(int64(ev.TokensBefore)), humanCount(int64(ev.TokensAfter)), strings.Join(did, ", "))
+		why, before, after, strings.Join(did, ", "))
+}
+
+// nothingToGainText says that a compaction was not made, and why.
+func nothingToGainText(ev agent.NothingToGain) string {
+	what := map[string]string{"auto": "it nears the model's context window", "manual": "you asked", "overflow": "the provider refused it as too long"}[ev.Reason]
+	s := fmt.Sprintf("the conversation was not compacted although %s: nothing to gain — %s; it stays at %s tokens", what, ev.Why, humanCount(int64(ev.Tokens)))
+	if ev.Reason == "manual" {
+		return strings.Replace(s, "although you asked", "as you asked", 1)
+	}
+	return s
+}
+
+// tooLongHint is what the person can do in the TUI about a request too
+// long for the model's window, besides what the error says.
+func tooLongHint(err error) string {
+	e, ok := errors.AsType[*agent.TooLongError](err)
+	if !ok {
+		return ""
+	}
+	var can []string
+	if e.NewConversationHelps() {
+		can = append(can, "/clear starts a new conversation")
+	}
+	can = append(can, "/model switches to a model with a larger window")
+	return "\n" + strings.Join(can, "; ")
 }
 
 // costText is /cost: tokens and cost per model.
@@ -277,7 +309,9 @@ func costText(costs []agent.ModelUsage) string {
 }
 
 // contextStatus is the status bar's share of the window and cost, e.g.
-// "31% of 200k · $0.0123"; "" before anything is known.
+// "31% of 200k · $0.0123"; "" before anything is known. A share over 100%
+// is shown as it is, not capped: a message longer than the window puts
+// the conversation over it, and by how much says how much to cut.
 func (m *model) contextStatus() string {
 	if m.provider.Help != "" {
 		return ""

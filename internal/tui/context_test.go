@@ -144,3 +144,30 @@ func TestWindowTextSaysAGuessIsAGuess(t *testing.T) {
 		}
 	}
 }
+
+// A compaction whose figures round to the same ("3.6k → 3.6k") shows
+// them whole; one with nothing to gain says so and why; a request too
+// long for the window gets the TUI's commands only where they help.
+func TestCompactionNoticesSayWhatHappened(t *testing.T) {
+	if got := compactedText(agent.Compacted{Reason: "auto", TokensBefore: 3612, TokensAfter: 3571, Elided: 1}); !strings.Contains(got, "3612 → 3571 tokens") {
+		t.Errorf("%q does not show the figures whole", got)
+	}
+	if got := compactedText(agent.Compacted{Reason: "auto", TokensBefore: 3612, TokensAfter: 1200, Summarized: 4}); !strings.Contains(got, "3.6k → 1.2k tokens") {
+		t.Errorf("%q", got)
+	}
+	got := nothingToGainText(agent.NothingToGain{Reason: "manual", Tokens: 1900, Why: "the model's summary (300 tokens) is not shorter than the 1 messages it would replace (20 tokens)"})
+	if want := "the conversation was not compacted as you asked: nothing to gain — the model's summary"; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "it stays at 1.9k tokens") {
+		t.Errorf("%q, want it to begin %q and end with the tokens", got, want)
+	}
+	alone := &agent.TooLongError{Err: errors.New("refused"), Window: 3000, Fixed: 381, Latest: 3294, Answer: 256}
+	if h := tooLongHint(alone); strings.Contains(h, "/clear") || !strings.Contains(h, "/model") {
+		t.Errorf("a message longer than the window: hint %q, want /model and no /clear", h)
+	}
+	later := &agent.TooLongError{Err: errors.New("refused"), Window: 3000, Fixed: 381, Latest: 300, Earlier: 40, EarlierTokens: 2600, Answer: 256}
+	if h := tooLongHint(later); !strings.Contains(h, "/clear starts a new conversation") {
+		t.Errorf("a long conversation: hint %q, want /clear", h)
+	}
+	if h := tooLongHint(errors.New("other")); h != "" {
+		t.Errorf("another error: hint %q", h)
+	}
+}

@@ -867,7 +867,7 @@ func (m *model) endTurn(err error) {
 		}
 		m.giveBack(m.turnInput)
 	case err != nil:
-		m.notice(itemError, err.Error())
+		m.notice(itemError, err.Error()+tooLongHint(err))
 	}
 	m.busy, m.cancelTurn, m.turnInput = false, nil, ""
 	if m.waiting {

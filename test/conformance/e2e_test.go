@@ -120,9 +120,10 @@ type listRow struct {
 func TestE2EList(t *testing.T) {
 	h := newE2EHome(t, everythingConfig)
 
+	// broken fails: exit 1, so that a script can tell, with the list.
 	r := h.otter(t, "", "mcp", "list", "--json")
-	if r.Code != 0 {
-		t.Fatalf("otter mcp list --json exited %d:\n%s", r.Code, r.Stderr)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "broken (failed)") {
+		t.Fatalf("otter mcp list --json exited %d, want 1 naming broken:\n%s", r.Code, r.Stderr)
 	}
 	var rows []listRow
 	if err := json.Unmarshal([]byte(r.Stdout), &rows); err != nil {
@@ -151,8 +152,8 @@ func TestE2EList(t *testing.T) {
 
 	r = h.otter(t, "", "mcp", "list")
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-	if r.Code != 0 || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "NAME TRANSPORT STATE TOOLS ERROR" {
-		t.Fatalf("otter mcp list: exit %d, want a header and two rows:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 1 || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "NAME TRANSPORT STATE TOOLS ERROR" {
+		t.Fatalf("otter mcp list: exit %d, want 1 (broken failed) and a header and two rows:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
@@ -441,8 +442,8 @@ func TestE2EConfigError(t *testing.T) {
 	reason := func(s string) bool {
 		return strings.Contains(s, "config.toml:3") && strings.Contains(s, "OTTER_E2E_UNSET_VARIABLE is not set")
 	}
-	if r := h.otter(t, "", "mcp", "list"); r.Code != 0 || !strings.Contains(r.Stdout, "x     stdio      failed") || !reason(r.Stdout) {
-		t.Errorf("otter mcp list: exit %d, stdout %q, stderr:\n%s\nwant exit 0 listing x failed with config.toml:3 and the variable", r.Code, r.Stdout, r.Stderr)
+	if r := h.otter(t, "", "mcp", "list"); r.Code != 1 || !strings.Contains(r.Stdout, "x     stdio      failed") || !reason(r.Stdout) {
+		t.Errorf("otter mcp list: exit %d, stdout %q, stderr:\n%s\nwant exit 1 listing x failed with config.toml:3 and the variable", r.Code, r.Stdout, r.Stderr)
 	}
 	if r := h.otter(t, "", "mcp", "call", "x", "y"); r.Code != 2 || !reason(r.Stderr) || r.Stdout != "" {
 		t.Errorf("otter mcp call x y: exit %d, stdout %q, stderr:\n%s\nwant exit 2 naming config.toml:3 and the variable", r.Code, r.Stdout, r.Stderr)
