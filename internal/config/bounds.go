@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // Bounds on one configuration file (TOML or .mcp.json), checked before the
@@ -30,12 +32,29 @@ const (
 
 // readBounded reads a config file of at most MaxFileBytes and checks its
 // nesting. Errors from the file system are returned as they are; a file
-// past a bound is an *Error naming file and line.
+// past a bound is an *Error naming file and line. Only a regular file is
+// read, and the open does not wait on a named pipe (projectfile.Open): a
+// cloned repository's .otter/config.toml or .mcp.json that is a FIFO
+// would otherwise hang otter before any trust question.
 func readBounded(p string) ([]byte, error) {
+	f, _, err := projectfile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return readBoundedFrom(p, f)
+}
+
+// readBoundedNamed is readBounded for a file the user named on the command
+// line, which may be a pipe: `otter --config <(make-config)`.
+func readBoundedNamed(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
+	return readBoundedFrom(p, f)
+}
+
+func readBoundedFrom(p string, f *os.File) ([]byte, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/otter-sh/otter/internal/hooks"
+	"github.com/otter-sh/otter/internal/projectfile"
 	"github.com/otter-sh/otter/internal/termtext"
 )
 
@@ -299,7 +300,11 @@ const missingFileHint = "check the path; a relative one starts at the working di
 // readConfigFile reads and parses one file. A missing file is nil, nil
 // when missingHint is empty, else an error with missingHint as what to do.
 func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errList) {
-	data, err := readBounded(p)
+	read := readBounded
+	if scope == ScopeFlag {
+		read = readBoundedNamed
+	}
+	data, err := read(p)
 	if e := (*Error)(nil); errors.As(err, &e) {
 		return nil, errList{e}
 	}
@@ -308,8 +313,11 @@ func readConfigFile(p string, scope Scope, missingHint string) (*fileData, errLi
 			return nil, nil
 		}
 		hint := "check the path and its permissions"
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			hint = missingHint
+		case errors.Is(err, projectfile.ErrNotRegular):
+			hint = "a config file must be a regular file; remove or replace this one"
 		}
 		return nil, errList{&Error{File: p, Msg: "cannot read config file: " + unwrapPathError(err), Hint: hint}}
 	}

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // gitIn runs git in dir (the test's own git, with no user config of its
@@ -317,5 +319,42 @@ hooks = [{ type = "command", command = "./hooks/again.sh" }]
 	want := []string{"hook PreToolUse mcp__github__.*: ./hooks/check.sh", "hook Stop: ./hooks/again.sh"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("hooks listed %q, want %q", got, want)
+	}
+}
+
+// A cloned project's config file that is a named pipe (.otter/config.toml,
+// .mcp.json) is refused at once with its path, rather than read: before,
+// open(2) waited for a writer that never came and otter hung before any
+// trust question.
+func TestProjectConfigThatIsAPipeIsRefused(t *testing.T) {
+	for _, name := range []string{filepath.Join(ProjectDirName, ProjectConfigName), MCPJSONName} {
+		paths, proj := testEnv(t)
+		fifo := filepath.Join(proj, name)
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			cfg, err := Load(LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			// Untrusted, a broken project file is a warning: the user's
+			// own servers still start.
+			var ws []string
+			for _, w := range cfg.Warnings {
+				ws = append(ws, w.Error())
+			}
+			done <- strings.Join(ws, "\n")
+		}()
+		select {
+		case said := <-done:
+			if !strings.Contains(said, fifo) || !strings.Contains(said, "named pipe") {
+				t.Errorf("%s: Load said %q, want a warning naming the file as a named pipe", name, said)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Load waited on the named pipe", name)
+		}
 	}
 }

@@ -57,11 +57,11 @@ func TestURLElicitationRequired(t *testing.T) {
 		}
 	}
 
-	// Several URLs: control characters go, a URL no browser should be
+	// Several URLs: escape sequences go whole (not just their ESC), a URL no browser should be
 	// handed is named but not offered, the server's message is quoted.
 	el.got = nil
 	_, err := h.call(context.Background(), "web", "needs_urls", `{}`)
-	want := "mcp__web__needs_urls: the server needs you to open https://login.example.com/start (Sign in [31mnow[0m) and javascript:alert(1) (Not for a browser) in a browser, then call again; it said: Sign in first."
+	want := "mcp__web__needs_urls: the server needs you to open https://login.example.com/start (Sign in now) and javascript:alert(1) (Not for a browser) in a browser, then call again; it said: Sign in first."
 	if err == nil || err.Error() != want {
 		t.Errorf("needs_urls: error\n got %v\nwant %s", err, want)
 	}
