@@ -13,11 +13,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"golang.org/x/sys/unix"
 
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/iostreams"
@@ -75,27 +81,73 @@ func main() {
 	os.Exit(code)
 }
 
+// endGrace bounds otter's cleanup after a signal that ends it. The cleanup
+// stops each stdio server's process group (mcphost gives a group 2 s from
+// SIGTERM to SIGKILL) and restores the terminal; a second more is left to
+// reap them. Past endGrace otter exits anyway, with the signal's status:
+// a cleanup stuck in a system call (an open(2) of a FIFO nobody writes to)
+// must not leave a process that no signal ends.
+const endGrace = 3 * time.Second
+
+// endSignals are the signals that end otter through its cleanup. SIGQUIT
+// too: Go's own handler would dump the goroutines on the terminal and exit
+// with it still raw and every server running.
+var endSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// terminalTaken is set while the TUI holds the terminal (raw mode, the
+// alternate screen): an exit that skips the TUI's cleanup restores them.
+var terminalTaken atomic.Bool
+
 // notifyEnd installs the one handler of the signals that end otter: each
 // cancels ctx, so that every front end returns through its deferred
 // cleanup and stdio servers' process groups are stopped. SIGHUP (terminal
 // closed, SSH dropped) too, which would otherwise end otter with no
 // cleanup. end does the same for a signal otter raises itself (SIGPIPE
 // for a closed stdout); sig returns the first signal, or 0.
+//
+// A signal always ends otter: if the cleanup has not returned endGrace
+// after the first signal, or the same signal comes again (a second
+// Ctrl+C), otter exits at once with the first signal's status, after
+// restoring the terminal if the TUI held it.
 func notifyEnd() (ctx context.Context, end func(syscall.Signal), sig func() syscall.Signal, stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, endSignals...)
+	tty := saveTerminal()
 	ctx, cancel := context.WithCancel(context.Background())
 	var first atomic.Int32
+	ended := make(chan struct{})
+	var endOnce sync.Once
 	end = func(s syscall.Signal) {
 		first.CompareAndSwap(0, int32(s))
 		cancel()
+		endOnce.Do(func() { close(ended) })
 	}
 	done := make(chan struct{})
 	go func() {
-		select {
-		case s := <-ch:
-			end(s.(syscall.Signal))
-		case <-done:
+		var grace <-chan time.Time
+		for {
+			select {
+			case s := <-ch:
+				s1 := s.(syscall.Signal)
+				if f := syscall.Signal(first.Load()); f != 0 {
+					if s1 == f {
+						forceExit(f, tty, fmt.Sprintf("a second %s came while otter was stopping", unix.SignalName(s1)))
+					}
+					continue
+				}
+				if s1 == syscall.SIGQUIT {
+					logGoroutines()
+				}
+				end(s1)
+			case <-ended:
+				ended = nil
+				grace = time.After(endGrace)
+			case <-grace:
+				f := syscall.Signal(first.Load())
+				forceExit(f, tty, fmt.Sprintf("stopping after %s took longer than %s", unix.SignalName(f), endGrace))
+			case <-done:
+				return
+			}
 		}
 	}()
 	var once sync.Once
@@ -107,6 +159,52 @@ func notifyEnd() (ctx context.Context, end func(syscall.Signal), sig func() sysc
 		})
 	}
 	return ctx, end, func() syscall.Signal { return syscall.Signal(first.Load()) }, stop
+}
+
+// forceExit ends otter without waiting for its cleanup, as s would have
+// (128+s), after restoring the terminal the TUI held; MCP servers not
+// stopped yet may outlive it, which stderr says.
+func forceExit(s syscall.Signal, tty []savedTerminal, why string) {
+	if terminalTaken.Load() {
+		for _, t := range tty {
+			_ = term.Restore(t.fd, t.state)
+		}
+		// Leave the alternate screen, show the cursor, stop mouse
+		// reporting and bracketed paste, as the TUI's own exit does.
+		_, _ = os.Stdout.WriteString("\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\r\n")
+	}
+	slog.Info("exiting without finishing the cleanup", "why", why) // the log file; stderr hears it below
+	fmt.Fprintf(os.Stderr, "otter: %s; exited without finishing the cleanup (MCP servers it started may still run)\n", why)
+	os.Exit(128 + int(s))
+}
+
+// savedTerminal is the state of a terminal descriptor when otter started.
+type savedTerminal struct {
+	fd    uintptr
+	state *term.State
+}
+
+// saveTerminal records the state of stdin and stdout where they are
+// terminals, for forceExit.
+func saveTerminal() []savedTerminal {
+	var saved []savedTerminal
+	for _, f := range []*os.File{os.Stdin, os.Stdout} {
+		if !term.IsTerminal(f.Fd()) {
+			continue
+		}
+		if st, err := term.GetState(f.Fd()); err == nil {
+			saved = append(saved, savedTerminal{f.Fd(), st})
+		}
+	}
+	return saved
+}
+
+// logGoroutines writes every goroutine's stack to the log (the TUI's log
+// file): what SIGQUIT is for in a Go program, without the terminal.
+func logGoroutines() {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	slog.Info("SIGQUIT: the goroutines", "stacks", string(buf))
 }
 
 // pipeOutput returns f (stdout or stderr) written through a duplicate of

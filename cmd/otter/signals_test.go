@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envHugeServer) != "" {
 		os.Exit(runHugeTestServer())
 	}
+	if os.Getenv(envIdleBaseline) != "" {
+		os.Exit(runIdleBaseline())
+	}
 	os.Exit(testpeer.Run(m))
 }
 
@@ -56,19 +61,23 @@ func runSignalTestServer() int {
 	return 0
 }
 
-// TestSignalsEndTheTUI sends SIGINT 30 times, SIGTERM 30 times and SIGHUP
-// 10 times to the real otter TUI in tmux, each to its own otter with a
-// stdio server that has a child of its own. Each otter must exit by itself
-// through its cleanup within 2 s of the signal, leaving no process behind —
-// the server's child included — with the status shells expect of a
-// process a signal ended (130, 143, 129). Runs go in parallel batches.
+// TestSignalsEndTheTUI sends SIGINT 30 times, SIGTERM 30 times, SIGHUP and
+// SIGQUIT 10 times each to the real otter TUI in tmux, each to its own
+// otter with a stdio server that has a child of its own. Each otter must
+// exit by itself through its cleanup within 2 s of the signal, leaving no
+// process behind — the server's child included — with the status shells
+// expect of a process a signal ended (130, 143, 129, 131), and the
+// terminal in the modes it had (stty -a once otter has gone). Runs go in
+// parallel batches.
 //
 // Before, Bubble Tea's own signal handler and otter's both caught SIGINT and
 // SIGTERM: Bubble Tea's blocked sending its quit message to a program that
 // had already stopped on the cancelled context, and otter hung with every
 // server running; SIGHUP killed otter outright, skipping the process-group
 // cleanup, so the server's child lived on. Then otter exited 0 on SIGINT
-// and SIGTERM, which a shell's caller takes for success.
+// and SIGTERM, which a shell's caller takes for success. SIGQUIT still
+// got Go's own handling: a goroutine dump on the screen, exit status 2,
+// the terminal left raw (-icanon -echo) and the server's child running.
 func TestSignalsEndTheTUI(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the process-leak check reads /proc")
@@ -120,9 +129,11 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		// exit status only once its SIGCHLD handler has reaped the
 		// process, which on a loaded machine can come too late to read.
 		statusFile := filepath.Join(dir, win+".status")
-		text := fmt.Sprintf("#!/bin/sh\ncd %q || exit 99\nunset ANTHROPIC_API_KEY OPENAI_API_KEY\nexport %s HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color\n%q\necho $? > %q\n",
+		// And the terminal's modes once otter has gone, first.
+		sttyFile := filepath.Join(dir, win+".stty")
+		text := fmt.Sprintf("#!/bin/sh\ncd %q || exit 99\nunset ANTHROPIC_API_KEY OPENAI_API_KEY\nexport %s HOME=%q XDG_CONFIG_HOME=%q XDG_STATE_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color\n%q\nstatus=$?\nstty -a > %q\necho $status > %q\n",
 			home, marker, home, filepath.Join(home, ".config"), filepath.Join(home, ".local/state"),
-			filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, statusFile)
+			filepath.Join(home, ".local/share"), filepath.Join(home, ".cache"), bin, sttyFile, statusFile)
 		if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
 			return err
 		}
@@ -183,11 +194,17 @@ func TestSignalsEndTheTUI(t *testing.T) {
 				if _, err := fmt.Sscan(string(out), &status); err != nil {
 					return fmt.Errorf("%s: exit status %q: %w", sig, out, err)
 				}
+				modes, err := os.ReadFile(sttyFile)
+				if err != nil {
+					return fmt.Errorf("%s: the terminal's modes after otter were not recorded: %w", sig, err)
+				}
 				switch {
 				case status != 128+int(sig):
 					return fmt.Errorf("%s: otter exited with status %d, want %d as shells expect", sig, status, 128+int(sig))
 				case took > 2*time.Second:
 					return fmt.Errorf("%s: otter and its servers took %s to exit, more than 2s", sig, took.Round(time.Millisecond))
+				case !saneTerminal(string(modes)):
+					return fmt.Errorf("%s: otter left the terminal raw:\n%s", sig, modes)
 				}
 				_, err = tm("kill-window", "-t", target)
 				return err
@@ -205,7 +222,7 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		sigs = append(sigs, syscall.SIGINT, syscall.SIGTERM)
 	}
 	for range 10 {
-		sigs = append(sigs, syscall.SIGHUP)
+		sigs = append(sigs, syscall.SIGHUP, syscall.SIGQUIT)
 	}
 	const batch = 10
 	failures := map[syscall.Signal]int{}
@@ -229,6 +246,13 @@ func TestSignalsEndTheTUI(t *testing.T) {
 	if len(failures) > 0 {
 		t.Errorf("failed runs by signal: %v", failures)
 	}
+}
+
+// saneTerminal says whether stty -a's output shows a terminal in the
+// modes a shell expects (line editing and echo on), not left raw.
+func saneTerminal(stty string) bool {
+	words := strings.Fields(stty)
+	return slices.Contains(words, "icanon") && slices.Contains(words, "echo") && slices.Contains(words, "isig")
 }
 
 // markedProcesses returns the pids whose environment holds marker.
@@ -310,4 +334,92 @@ func TestClosedStdoutEndsOtterThroughItsCleanup(t *testing.T) {
 	if len(failures) > 0 {
 		t.Errorf("%d of 20 runs left processes or exited wrongly:\n%s", len(failures), strings.Join(failures, "\n"))
 	}
+}
+
+// TestSignalEndsOtterStuckInASystemCall: a signal always ends otter, even
+// when its cleanup cannot run. `otter --config FIFO` blocks in open(2)
+// until something writes to the FIFO, which nothing does; SIGTERM then
+// cancels a context nobody looks at. otter must exit anyway once endGrace
+// has passed, with 143 as a process SIGTERM ended; and a second SIGTERM
+// ends it at once, without waiting for endGrace. (Before, otter ignored
+// SIGTERM, SIGINT and SIGHUP there and ran until killed.)
+func TestSignalEndsOtterStuckInASystemCall(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("whether otter is blocked is read in /proc")
+	}
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "config.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	for _, twice := range []bool{false, true} {
+		cmd := exec.Command(bin, "--cwd", dir, "--config", fifo, "-p", "hi")
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+			"XDG_STATE_HOME="+filepath.Join(home, ".local/state"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"),
+			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		// Blocked opening the FIFO: wait_for_partner is where open(2) of
+		// a FIFO sleeps until the other end is opened.
+		blocked := time.Now().Add(60 * time.Second)
+		for !blockedOpeningFIFO(cmd.Process.Pid) {
+			if time.Now().After(blocked) {
+				t.Fatalf("otter never blocked opening its config FIFO; stderr:\n%s", stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		sent := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if twice {
+			// Seen by otter before the second: it has started to stop.
+			time.Sleep(100 * time.Millisecond)
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(endGrace + 20*time.Second):
+			t.Fatalf("twice=%v: otter was still running %s after SIGTERM; stderr:\n%s", twice, time.Since(sent).Round(time.Millisecond), stderr.String())
+		}
+		took := time.Since(sent)
+		t.Logf("twice=%v: exited %v after SIGTERM: %v; stderr: %s", twice, took.Round(time.Millisecond), err, strings.TrimSpace(stderr.String()))
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Errorf("twice=%v: otter ended with %v, want exit status 143", twice, err)
+		}
+		if !strings.Contains(stderr.String(), "exited without finishing the cleanup") {
+			t.Errorf("twice=%v: stderr does not say that the cleanup was cut short:\n%s", twice, stderr.String())
+		}
+		switch {
+		case !twice && took < endGrace:
+			t.Errorf("otter exited %v after SIGTERM, before endGrace (%v): the cleanup was not given its time", took, endGrace)
+		case twice && took >= endGrace:
+			t.Errorf("after a second SIGTERM otter exited only %v after the first: it waited for endGrace (%v)", took, endGrace)
+		}
+	}
+}
+
+// blockedOpeningFIFO says whether a thread of process pid sleeps in
+// open(2) of a FIFO.
+func blockedOpeningFIFO(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, w := range tasks {
+		if b, err := os.ReadFile(w); err == nil && (string(b) == "wait_for_partner" || string(b) == "fifo_open") {
+			return true
+		}
+	}
+	return false
 }

@@ -79,6 +79,8 @@ func runTUI(ctx context.Context, f *cli.Factory, o tuiOptions) error {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	a.Start(runCtx)
-	go b.WatchConfig(runCtx) // it reloads while auto_reload is on, also when turned on later
+	go b.WatchConfig(runCtx)  // it reloads while auto_reload is on, also when turned on later
+	terminalTaken.Store(true) // for an exit past endGrace (main.go)
+	defer terminalTaken.Store(false)
 	return ui.Run(runCtx, b)
 }

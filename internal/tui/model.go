@@ -143,6 +143,9 @@ type model struct {
 	// clearAfterTurn: /clear came while a turn ran; the core forgets the
 	// conversation when that turn has ended.
 	clearAfterTurn bool
+	// inputRow is the screen row of the input's first line, as render
+	// last drew it: where View puts the terminal's cursor.
+	inputRow int
 }
 
 func newModel(u *UI, b Backend) *model {
@@ -181,6 +184,7 @@ func newModel(u *UI, b Backend) *model {
 	m.input.MaxContentHeight = math.MaxInt32
 	m.input.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
 	m.input.SetStyles(textarea.DefaultStyles(true))
+	m.input.SetVirtualCursor(false) // View shows the terminal's cursor
 	m.input.Focus()
 	m.tr.width = m.width
 	m.history = loadHistory(u.opts.HistoryFile)
@@ -212,7 +216,8 @@ func newModel(u *UI, b Backend) *model {
 }
 
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, textarea.Blink}
+	m.ui.clock.start()
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.imgs.askSixel {
 		cmds = append(cmds, tea.Raw(ansi.RequestPrimaryDeviceAttributes))
 	}
@@ -932,7 +937,15 @@ func (m *model) showReload(msg reloadedMsg, providerWas Provider) {
 // --- view ---
 
 func (m *model) View() tea.View {
+	m.ui.clock.viewed()
 	v := tea.NewView(m.render())
+	// The terminal's own cursor, at the input's: the terminal blinks it.
+	// The textarea's drawn cursor blinked by redrawing the screen twice a
+	// second, which kept an idle otter awake.
+	if c := m.input.Cursor(); c != nil {
+		c.Y += m.inputRow
+		v.Cursor = c
+	}
 	v.AltScreen = true
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
@@ -995,8 +1008,10 @@ func (m *model) render() string {
 	for _, l := range m.hintLines() {
 		parts = append(parts, m.st.dim.Render(l))
 	}
-	parts = append(parts, m.rule(), m.input.View(), m.statusBar())
-	return strings.Join(parts, "\n")
+	parts = append(parts, m.rule())
+	above := strings.Join(parts, "\n")
+	m.inputRow = strings.Count(above, "\n") + 1
+	return above + "\n" + m.input.View() + "\n" + m.statusBar()
 }
 
 // minChatLines is how much of the transcript a docked panel leaves in

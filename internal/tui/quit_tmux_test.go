@@ -12,7 +12,9 @@ import (
 // nothing on the way out (the saved conversation's database, the MCP
 // manager with no server) may wait. The issue asks for 0.3 s; the bound
 // here is looser, so that a loaded machine does not fail it, and the
-// figure is logged (25–90 ms on a 2-core machine at load 5).
+// figure is logged (25–90 ms on a 2-core machine at load 5). It is the
+// time to otter's exit (run.sh's wait returns); cmd/otter's
+// TestQuitEndsTheProcessAtOnce times otter run as the pane's own process.
 func TestQuitIsImmediate(t *testing.T) {
 	dir := t.TempDir()
 	// An answer long enough to be saved as it streams (a draft rewritten

@@ -56,6 +56,7 @@ type UI struct {
 	done    chan struct{} // closed when the program has exited
 	refresh chan struct{} // coalesced "re-read the backend" signal
 	nextID  int
+	clock   frameClock // the renderer's ticker, asleep while nothing changes
 }
 
 var _ ask.Asker = (*UI)(nil)
@@ -84,9 +85,11 @@ func (u *UI) Run(ctx context.Context, b Backend) error {
 		opts = append(opts, tea.WithOutput(u.opts.Output))
 	}
 	p := tea.NewProgram(m, opts...)
+	u.clock.prog = p
 	u.attach(p)
 	defer u.finish()
 	_, err := p.Run()
+	u.clock.close()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // interrupted from outside (SIGTERM): not an error of the UI
 	}
