@@ -20,6 +20,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // Options configure an Authorizer.
@@ -66,7 +67,10 @@ func New(opts Options) *Authorizer {
 		a.logger = slog.Default()
 	}
 	if a.prompter == nil {
-		a.prompter = NewTerminalPrompter(os.Stdin, os.Stderr)
+		// The login URL comes from the server's metadata: what reaches
+		// the terminal is cleaned of escape sequences, as everything
+		// otter writes there that came from outside.
+		a.prompter = NewTerminalPrompter(os.Stdin, termtext.NewWriter(os.Stderr))
 	}
 	if a.openBrowser == nil {
 		a.openBrowser = OpenBrowser
