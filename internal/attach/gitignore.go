@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // Git's ignore rules, read without running git: a repository's own git
@@ -304,7 +306,7 @@ func coreExcludesFile(data []byte) string {
 // readIgnoreFile reads at most maxIgnoreFile bytes of a file; nil when it
 // cannot be read.
 func readIgnoreFile(name string) []byte {
-	f, err := os.Open(name)
+	f, _, err := projectfile.Open(name) // a .gitignore that is a FIFO must not hang the listing
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // usersLocalFile reports whether the local-scope file path (projDir's
@@ -54,7 +56,7 @@ func gitTracks(dir, path string) (bool, error) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return false, fmt.Errorf("%s is not inside the work tree %s", path, top)
 	}
-	f, err := os.Open(filepath.Join(gitDir, "index"))
+	f, _, err := projectfile.Open(filepath.Join(gitDir, "index")) // not a FIFO
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil // a repository with nothing added yet
 	}
@@ -105,7 +107,7 @@ func findGitDir(dir string) (top, gitDir string, err error) {
 
 // readCapped reads at most max bytes of name.
 func readCapped(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
+	f, _, err := projectfile.Open(name) // a FIFO in a clone must not hang otter
 	if err != nil {
 		return nil, err
 	}

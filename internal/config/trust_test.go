@@ -358,3 +358,33 @@ func TestProjectConfigThatIsAPipeIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A clone's .git/index or command file that is a named pipe does not hang
+// Load either: the index is read to tell the user's local file from a
+// committed one, and a trusted project's command files are fingerprinted.
+func TestGitIndexAndCommandThatArePipesDoNotHang(t *testing.T) {
+	paths, proj := testEnv(t)
+	writeFile(t, filepath.Join(proj, ProjectDirName, LocalConfigName), "[[mcp.servers]]\nname = \"mine\"\ncommand = \"true\"\n")
+	for _, p := range []string{filepath.Join(proj, ".git", "index"), filepath.Join(proj, ProjectDirName, "commands", "x.md")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n")
+	if err := paths.Trust(proj); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(LoadOptions{Paths: paths, WorkDir: proj, LookupEnv: noEnv}); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Load: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load waited on a named pipe")
+	}
+}
