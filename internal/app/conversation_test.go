@@ -208,9 +208,7 @@ func TestConversationFirstMessageWaitsForServers(t *testing.T) {
 // begins, and the note says why), while resuming it by ID still does.
 func TestConversationContinueAndClear(t *testing.T) {
 	model := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"one"}}, llmtest.Reply{Text: []string{"two"}}, llmtest.Reply{Text: []string{"three"}})
-	// A known window: otherwise the notice that it is unknown is saved
-	// with the conversation, a row more.
-	a := convApp(t, model, "context_window = 100000\n")
+	a := convApp(t, model, "")
 	ctx := context.Background()
 	c, err := a.NewConversation(ctx, ConversationOptions{})
 	if err != nil {

@@ -98,7 +98,9 @@ func (c *Conversation) savingNotices(emit func(agent.Event)) func(agent.Event) {
 
 // noticesOf are the lines a front end shows in the transcript for ev, in
 // the words of the event: a hook's message, a note on the message, the
-// chips of what was attached, a failed turn, an answer cut short.
+// chips of what was attached, a failed turn, an answer cut short. (Not the
+// note that a model's context window is unknown: the agent says it again
+// once the resumed conversation goes on.)
 func noticesOf(ev agent.Event) []savedNotice {
 	switch ev := ev.(type) {
 	case agent.HookMessage:
@@ -107,8 +109,6 @@ func noticesOf(ev agent.Event) []savedNotice {
 		}
 		return []savedNotice{{record.NoticeInfo, ev.Text}}
 	case agent.Note:
-		return []savedNotice{{record.NoticeInfo, ev.Text}}
-	case agent.ContextNotice:
 		return []savedNotice{{record.NoticeInfo, ev.Text}}
 	case agent.Attached:
 		if len(ev.Items) > 0 {
