@@ -21,6 +21,7 @@ import (
 type pendingPrompt struct {
 	shown   record.Shown
 	notices []savedNotice
+	saved   bool // the agent saved its first user message
 }
 
 type savedNotice struct {
@@ -52,18 +53,28 @@ func (c *Conversation) endPrompt() {
 	c.mu.Unlock()
 }
 
-func (c *Conversation) takePrompt() *pendingPrompt {
+// userMessage says what a user message the agent saves is: the first of
+// the message on its way (with how it is shown and the notices collected
+// before it), another of it (a server's prompt has several), or, with no
+// message on its way, one otter sent for the person.
+func (c *Conversation) userMessage() (p *pendingPrompt, first bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.prompt
-	c.prompt = nil
-	return p
+	p = c.prompt
+	if p == nil || p.saved {
+		return p, false
+	}
+	p.saved = true
+	out := *p
+	p.notices = nil
+	return &out, true
 }
 
 // shownRecorder is the agent's recorder: it saves the person's message
 // with how it was shown, and the notices collected before it right after
-// it. A user message that no Send or SendPrompt brought is one otter sent
-// for the person (a Stop hook's feedback): it is saved Hidden.
+// it. A user message that comes once the model has answered, with no Send
+// or SendPrompt bringing it, is one otter sent for the person (a Stop
+// hook's feedback): it is saved Hidden.
 type shownRecorder struct {
 	record.Recorder
 	c *Conversation
@@ -71,17 +82,21 @@ type shownRecorder struct {
 
 func (r shownRecorder) RecordMessage(m llm.Message, u llm.Usage) {
 	if m.Role != llm.RoleUser {
+		r.c.endPrompt() // the model answers: what follows is the agent's
 		r.Recorder.RecordMessage(m, u)
 		return
 	}
-	p := r.c.takePrompt()
-	if p == nil {
+	p, first := r.c.userMessage()
+	switch {
+	case p == nil:
 		r.Recorder.RecordPrompt(m, record.Shown{Hidden: true})
-		return
-	}
-	r.Recorder.RecordPrompt(m, p.shown)
-	for _, n := range p.notices {
-		r.Recorder.Notice(n.kind, n.text)
+	case first:
+		r.Recorder.RecordPrompt(m, p.shown)
+		for _, n := range p.notices {
+			r.Recorder.Notice(n.kind, n.text)
+		}
+	default:
+		r.Recorder.RecordMessage(m, u)
 	}
 }
 
@@ -131,7 +146,7 @@ func noticesOf(ev agent.Event) []savedNotice {
 // when it came before the agent saved that.
 func (c *Conversation) saveNotice(kind record.NoticeKind, text string) {
 	c.mu.Lock()
-	if p := c.prompt; p != nil {
+	if p := c.prompt; p != nil && !p.saved {
 		p.notices = append(p.notices, savedNotice{kind, text})
 		c.mu.Unlock()
 		return
