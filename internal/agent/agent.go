@@ -209,11 +209,17 @@ func (a *Agent) Configure(s Settings) {
 }
 
 // SetProvider switches the provider and model for the following messages
-// (after a config reload or a model change); the conversation is kept.
+// (after a config reload or a model change); the conversation is kept. A
+// recorder that is a ModelRecorder is told of a change.
 func (a *Agent) SetProvider(p llm.Provider, model string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	changed := p != nil && (a.provider == nil || a.provider.Name() != p.Name() || a.model != model)
 	a.provider, a.model = p, model
+	rec := a.recorder
+	a.mu.Unlock()
+	if mr, ok := rec.(ModelRecorder); ok && changed {
+		mr.SetModel(p.Name(), model)
+	}
 }
 
 // SetThinking changes how much the model reasons, from the next model
@@ -428,17 +434,24 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 }
 
 // Denial returns the error, wrapping ErrDenied, of a stored tool result
-// that resultForModel made of a call that was not allowed to run (its text
-// is that error's), and nil for any other result, so that a resumed
-// conversation shows the call as denied, as it was shown live, rather than
-// as a tool that failed: the text is all a session keeps of it.
+// that resultForModel made of a call that was not allowed to run, and nil
+// for any other result, so that a resumed conversation shows the call as
+// denied, as it was shown live, rather than as a tool that failed. The
+// error's text is the result's, as it was live. A result saved before
+// results carried Denied is known by its text, which starts with
+// ErrDenied's (a PreToolUse hook's denial included).
 func Denial(r llm.ToolResult) error {
-	why, ok := strings.CutPrefix(r.Text, ErrDenied.Error()+": ")
-	if !r.IsError || !ok {
+	if !r.IsError || !r.Denied && !strings.HasPrefix(r.Text, ErrDenied.Error()) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s", ErrDenied, why)
+	return deniedError(r.Text)
 }
+
+// deniedError is a stored denial: its text, wrapping ErrDenied.
+type deniedError string
+
+func (e deniedError) Error() string { return string(e) }
+func (e deniedError) Unwrap() error { return ErrDenied }
 
 // resultForModel turns a tool call's outcome into what the model sees.
 func (a *Agent) resultForModel(call llm.ToolCall, res *tool.Result, err error) llm.ToolResult {
@@ -446,6 +459,7 @@ func (a *Agent) resultForModel(call llm.ToolCall, res *tool.Result, err error) l
 	if err != nil {
 		out.IsError = true
 		out.Text = err.Error()
+		out.Denied = errors.Is(err, ErrDenied)
 		return out
 	}
 	if a.opts.Tools != nil {

@@ -21,6 +21,12 @@ type Recorder interface {
 	RecordAllowed(tool string)
 }
 
+// A ModelRecorder is a Recorder that also saves which provider and model
+// the conversation goes on with, so that resuming it goes on with them.
+type ModelRecorder interface {
+	SetModel(provider, model string)
+}
+
 // A DraftRecorder is a Recorder that also saves an answer while it
 // streams, so that what the person saw survives otter being killed
 // mid-answer: RecordDraft gets the whole text so far, at most every

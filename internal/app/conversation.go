@@ -115,6 +115,9 @@ type Conversation struct {
 	pendingContext []string
 	sendNow        chan struct{} // closed by SendNow while the first message waits
 	shell          []string      // the ! lines run since the last message, for the model
+	// prompt is the person's message on its way to the model, until the
+	// agent saves it (shown.go).
+	prompt *pendingPrompt
 }
 
 // NewConversation builds the conversation's agent and gives it the session
@@ -145,6 +148,9 @@ func (c *Conversation) start(ctx context.Context, o SessionOptions) error {
 	s, err := c.app.startSession(ctx, c.agent, o, c.saveError)
 	if err != nil {
 		return err
+	}
+	if s.Recorder != nil {
+		c.agent.SetRecorder(shownRecorder{Recorder: s.Recorder, c: c})
 	}
 	notes := s.notes(c.app.WorkDir, o.Fork)
 	c.mu.Lock()
@@ -187,8 +193,12 @@ func (s *Session) notes(dir string, forked bool) []string {
 	if r.ParentID != "" {
 		copyOf = ", a copy of " + short(r.ParentID)
 	}
-	return append(out, fmt.Sprintf("Continuing session %s (%s%s, %d messages, last %s).",
+	out = append(out, fmt.Sprintf("Continuing session %s (%s%s, %d messages, last %s).",
 		short(r.ID), titleOf(r), copyOf, r.Messages, r.Updated.Format("2006-01-02 15:04")))
+	if s.ModelNote != "" {
+		out = append(out, s.ModelNote)
+	}
+	return out
 }
 
 // short is the 8-character form of a session ID people read and type.
@@ -240,14 +250,10 @@ func (c *Conversation) SessionID() string {
 // resuming it shows the line again; the model is never sent it. It is
 // called from the turn's emit, before the agent goes on, so that the line
 // keeps its place among the messages. Nothing is saved before the
-// conversation's first message.
+// conversation's first message. The Conversation saves the notices of
+// its own events itself (hooks, notes, attachments, a failed turn).
 func (c *Conversation) SaveNotice(text string) {
-	c.mu.Lock()
-	s := c.session
-	c.mu.Unlock()
-	if s != nil && s.Recorder != nil {
-		s.Recorder.Notice(text)
-	}
+	c.saveNotice(record.NoticeInfo, text)
 }
 
 // onAgentEvent hands the agent's events to the running turn's emit.
@@ -264,7 +270,7 @@ func (c *Conversation) onAgentEvent(ev agent.Event) {
 // called (the end of a turn).
 func (c *Conversation) emitTo(emit func(agent.Event)) (done func()) {
 	c.mu.Lock()
-	c.emit = emit
+	c.emit = c.savingNotices(emit)
 	c.mu.Unlock()
 	return func() {
 		c.mu.Lock()
@@ -287,7 +293,15 @@ func (c *Conversation) currentEmit() func(agent.Event) {
 // in order; cancelling ctx stops the turn. An error wrapping ErrNotSent
 // means nothing reached the model.
 func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Event)) error {
+	return c.SendShown(ctx, text, "", emit)
+}
+
+// SendShown is Send for a message the front end shows as short (its long
+// pastes as placeholders; "" shows text): the session keeps how it was
+// shown, as it keeps what was typed, so that resuming shows it alike.
+func (c *Conversation) SendShown(ctx context.Context, text, short string, emit func(agent.Event)) error {
 	return c.turn(ctx, emit, func(ctx context.Context) ([]llm.Message, error) {
+		c.beginPrompt()
 		emit := c.currentEmit()
 		out := &Outgoing{Typed: text, Text: text}
 		if exp, cmd, notes, ok, err := c.expandUserCommand(ctx, text); ok {
@@ -314,6 +328,14 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 			}
 		}
 		out.Text += c.takeShellContext()
+		shown := record.Shown{Short: short}
+		if short == text {
+			shown.Short = ""
+		}
+		if out.Text != text {
+			shown.Typed = text
+		}
+		c.setShown(shown)
 		chips(out.Attached, emit)
 		return []llm.Message{{Role: llm.RoleUser, Text: out.Text, Images: out.Images}}, nil
 	})
@@ -323,6 +345,7 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 // (attach.PromptMessages); its embedded resources get a chip each.
 func (c *Conversation) SendPrompt(ctx context.Context, server string, res *sdk.GetPromptResult, emit func(agent.Event)) error {
 	return c.turn(ctx, emit, func(context.Context) ([]llm.Message, error) {
+		c.beginPrompt()
 		emit := c.currentEmit()
 		msgs, atts := attach.PromptMessages(c.app.tools, server, res)
 		if len(msgs) == 0 {
@@ -347,6 +370,7 @@ func (c *Conversation) turn(ctx context.Context, emit func(agent.Event), build f
 		emit = func(agent.Event) {}
 	}
 	defer c.emitTo(emit)()
+	defer c.endPrompt() // a message that was not sent leaves nothing to save
 	if err := c.waitForServers(ctx, emit); err != nil {
 		return err
 	}

@@ -76,6 +76,13 @@ var (
 // message of the person's or the model's).
 const RoleNotice = record.RoleNotice
 
+// How a stored notice was shown (SessionEntry.Notice).
+const (
+	NoticeInfo     = record.NoticeInfo
+	NoticeError    = record.NoticeError
+	NoticeAttached = record.NoticeAttached
+)
+
 // InterruptedResult is what a tool call cut off by otter's exit is
 // stored as.
 const InterruptedResult = record.InterruptedResult

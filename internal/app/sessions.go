@@ -116,6 +116,9 @@ type Session struct {
 	// found it cleared (Conversation.Clear): a new conversation begins
 	// instead.
 	Cleared record.Info
+	// ModelNote says that the resumed session's model cannot be used now,
+	// and which one it continues with.
+	ModelNote string
 }
 
 // clearedState marks a session whose conversation was cleared, so that
@@ -200,7 +203,7 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		}
 		return &Session{Warning: fmt.Errorf("%w; this conversation is not saved", err)}, nil
 	}
-	info := record.Info{Cwd: a.WorkDir, Provider: a.cfg.Agent.Provider, Model: ag.Model()}
+	info := record.Info{Cwd: a.WorkDir, Provider: a.providerName(), Model: ag.Model()}
 	out := &Session{}
 	if o.Resuming() {
 		src, cleared, err := a.resumed(ctx, store, o)
@@ -251,11 +254,12 @@ func (a *App) startSession(ctx context.Context, ag *agent.Agent, o SessionOption
 		}
 		out.Resumed = src
 		info = src
-		if m := ag.Model(); m != "" && m != src.Model {
-			store.SetModel(ctx, src.ID, a.cfg.Agent.Provider, m)
-		}
 	}
 	out.Recorder = store.Record(info, onError)
 	ag.SetRecorder(out.Recorder)
+	if out.Resumed.ID != "" {
+		// After the recorder: switching the model is saved to this session.
+		out.ModelNote = a.resumeModel(ctx, ag, store, out.Resumed)
+	}
 	return out, nil
 }

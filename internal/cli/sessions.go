@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/termtext"
@@ -127,13 +128,24 @@ type compactionJSON struct {
 
 // messageJSON is one stored message in `otter sessions show --json`.
 type messageJSON struct {
-	Seq         int64          `json:"seq"`
-	Role        string         `json:"role"` // user, assistant, tool or notice
-	Content     string         `json:"content"`
+	Seq     int64  `json:"seq"`
+	Role    string `json:"role"`    // user, assistant, tool or notice
+	Content string `json:"content"` // what the model was sent
+	// Typed is a user message as the person typed it, when the model was
+	// sent more (a command's body, hooks' context, attachments); Short is
+	// how it was shown, long pastes as placeholders.
+	Typed string `json:"typed,omitempty"`
+	Short string `json:"short,omitempty"`
+	// SentForYou marks a user message otter sent on the person's behalf
+	// (a Stop hook's feedback).
+	SentForYou bool `json:"sent_for_you,omitempty"`
+	// Kind is a notice's: "error", "attached", or absent for information.
+	Kind        string         `json:"kind,omitempty"`
 	ToolCalls   []toolCallJSON `json:"tool_calls,omitempty"`
 	CallID      string         `json:"call_id,omitempty"` // a tool result's call
 	Tool        string         `json:"tool,omitempty"`
 	IsError     bool           `json:"is_error,omitempty"`
+	Denied      bool           `json:"denied,omitempty"` // the call was never run: a permission, rule or hook refused it
 	Images      int            `json:"images,omitempty"`
 	Interrupted bool           `json:"interrupted,omitempty"`
 	Time        time.Time      `json:"time"`
@@ -152,12 +164,14 @@ func infoJSON(i app.SessionInfo) sessionJSON {
 
 func entryJSON(e app.SessionEntry) messageJSON {
 	m := e.Message
-	out := messageJSON{Seq: e.Seq, Role: string(m.Role), Content: m.Text, Images: len(m.Images), Interrupted: m.Interrupted, Time: e.Time.UTC()}
+	out := messageJSON{Seq: e.Seq, Role: string(m.Role), Content: m.Text, Images: len(m.Images), Interrupted: m.Interrupted, Time: e.Time.UTC(),
+		Typed: e.Shown.Typed, Short: e.Shown.Short, SentForYou: e.Shown.Hidden, Kind: string(e.Notice)}
 	for _, c := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, toolCallJSON{ID: c.ID, Name: c.Name, Args: c.Args})
 	}
 	for _, r := range m.ToolResults {
 		out.Content, out.CallID, out.Tool, out.IsError, out.Images = r.Text, r.CallID, r.Name, r.IsError, len(r.Images)
+		out.Denied = agent.Denial(r) != nil
 	}
 	return out
 }

@@ -57,6 +57,11 @@ type ToolResult struct {
 	// Elapsed is how long the tool ran, from the moment it was allowed
 	// (0: not known). Sessions record it; providers do not send it.
 	Elapsed time.Duration
+	// Denied marks the error result of a call that was never run: a
+	// permission, a [permissions] rule or a PreToolUse hook refused it.
+	// Sessions record it, so that a resumed conversation shows the call
+	// as denied; providers do not send it.
+	Denied bool
 }
 
 // Message is one message of a conversation.

@@ -9,9 +9,10 @@ import (
 	"github.com/otter-sh/otter/internal/llm"
 )
 
-// Markdown renders a stored conversation: its prompts and answers, tool
-// calls with their arguments and results, notices, and its compactions
-// (cs, which may be nil) at the end.
+// Markdown renders a stored conversation: its prompts as typed (with what
+// the model was sent, when that was more), answers, tool calls with their
+// arguments and results (a call never run says denied), notices, and its
+// compactions (cs, which may be nil) at the end.
 func Markdown(info Info, entries []Entry, cs []Compaction) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", cmp.Or(info.Title, "(untitled)"))
@@ -27,7 +28,14 @@ func Markdown(info Info, entries []Entry, cs []Compaction) string {
 		m := e.Message
 		switch m.Role {
 		case llm.RoleUser:
-			fmt.Fprintf(&b, "\n## You\n\n%s\n", m.Text)
+			switch {
+			case e.Shown.Hidden:
+				fmt.Fprintf(&b, "\n## Sent on your behalf\n\n%s\n", m.Text)
+			case e.Shown.Typed != "":
+				fmt.Fprintf(&b, "\n## You\n\n%s\n\n<details><summary>Sent to the model</summary>\n\n%s\n\n</details>\n", e.Shown.Typed, fence(m.Text))
+			default:
+				fmt.Fprintf(&b, "\n## You\n\n%s\n", m.Text)
+			}
 			for _, img := range m.Images {
 				fmt.Fprintf(&b, "\n[%s image, %d bytes]\n", img.MIMEType, len(img.Data))
 			}
@@ -45,13 +53,23 @@ func Markdown(info Info, entries []Entry, cs []Compaction) string {
 		case llm.RoleTool:
 			for _, r := range m.ToolResults {
 				label := "Result"
-				if r.IsError {
+				switch {
+				case r.IsError && r.Denied:
+					label = "Denial"
+				case r.IsError:
 					label = "Error"
 				}
 				fmt.Fprintf(&b, "\n**%s** of `%s`\n\n%s\n", label, r.Name, fence(r.Text))
 			}
 		case RoleNotice:
-			fmt.Fprintf(&b, "\n> %s\n", strings.ReplaceAll(m.Text, "\n", "\n> "))
+			text := m.Text
+			switch e.Notice {
+			case NoticeError:
+				text = "**Error:** " + text
+			case NoticeAttached:
+				text = "Attached: " + strings.ReplaceAll(text, "\n", ", ")
+			}
+			fmt.Fprintf(&b, "\n> %s\n", strings.ReplaceAll(text, "\n", "\n> "))
 		}
 	}
 	return b.String() + compactionsText(cs)

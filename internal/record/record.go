@@ -65,6 +65,36 @@ func Age(t, now time.Time) string {
 // resumed transcript looks as it did. Notices are never sent to a model.
 const RoleNotice llm.Role = "notice"
 
+// NoticeKind says how a stored notice was shown.
+type NoticeKind string
+
+const (
+	// NoticeInfo is a line of information (the kind of every notice saved
+	// before notices had kinds).
+	NoticeInfo NoticeKind = ""
+	// NoticeError says that something failed: a model call, a hook.
+	NoticeError NoticeKind = "error"
+	// NoticeAttached lists what was attached to the person's message
+	// (@-mentions), one item a line, shown as chips.
+	NoticeAttached NoticeKind = "attached"
+)
+
+// Shown is how a front end showed the person's message, where it differs
+// from the text the model was sent: the model gets a custom command's
+// expanded body, what hooks and @-mentions added, and pastes whole; the
+// person saw what they typed.
+type Shown struct {
+	// Typed is the message as typed (pastes included); "" when the model
+	// was sent just that.
+	Typed string
+	// Short is Typed with its long pastes as placeholders ("[pasted 80
+	// lines #1]"); "" when it had none.
+	Short string
+	// Hidden: the person was not shown it as a message of theirs; otter
+	// sent it on their behalf (a Stop hook's feedback).
+	Hidden bool
+}
+
 // Entry is one stored row of a conversation. A tool row holds exactly one
 // ToolResult (each result is saved as it arrives); History groups them
 // into the llm.RoleTool messages a provider expects.
@@ -73,6 +103,20 @@ type Entry struct {
 	Time    time.Time
 	Message llm.Message // Role may be RoleNotice; then Text is the notice
 	Usage   llm.Usage   // of the model call that produced an assistant message
+	// Shown is how a user message was shown (zero: as its text, which is
+	// all a session saved before otter kept it).
+	Shown Shown
+	// Notice is how a RoleNotice row was shown.
+	Notice NoticeKind
+}
+
+// ShownText is what the person saw of a user message: as typed, or the
+// text the model was sent when that is all the session holds.
+func (e Entry) ShownText() string {
+	if e.Shown.Typed != "" {
+		return e.Shown.Typed
+	}
+	return e.Message.Text
 }
 
 // InterruptedResult is the text of the result given to a tool call that
@@ -227,13 +271,15 @@ type Recorder interface {
 	// ID is the session's ID.
 	ID() string
 	RecordMessage(m llm.Message, u llm.Usage)
+	// RecordPrompt saves the person's message with how it was shown.
+	RecordPrompt(m llm.Message, shown Shown)
 	RecordToolResult(r llm.ToolResult)
 	RecordAllowed(tool string)
 	// RecordDraft saves an answer while it streams.
 	RecordDraft(text string)
 	RecordState(key string, value any)
 	RecordCompaction(summary string, kept []llm.Message, before, after int64)
-	// Notice stores a line a front end showed (RoleNotice).
-	Notice(text string)
+	// Notice stores a line a front end showed (RoleNotice), of kind.
+	Notice(kind NoticeKind, text string)
 	SetModel(provider, model string)
 }

@@ -30,6 +30,18 @@ type parts struct {
 	// Reasoning is an assistant message's thinking, kept whole (signed,
 	// redacted or encrypted) since the provider wants it back as it was.
 	Reasoning []reasoningPart `json:"reasoning,omitempty"`
+	// Typed and Short are how a user message was shown (record.Shown).
+	Typed  string `json:"typed,omitempty"`
+	Short  string `json:"short,omitempty"`
+	Hidden bool   `json:"hidden,omitempty"`
+	// Notice is a notice's kind (record.NoticeKind); absent: information.
+	Notice string `json:"notice,omitempty"`
+}
+
+// rowMeta is what a row keeps besides its message: how it was shown.
+type rowMeta struct {
+	shown  record.Shown
+	notice record.NoticeKind
 }
 
 type reasoningPart struct {
@@ -56,6 +68,8 @@ type result struct {
 	Images  []imageRef `json:"images,omitempty"`
 	// ElapsedUS is how long the tool ran, in microseconds (0: not known).
 	ElapsedUS int64 `json:"elapsed_us,omitempty"`
+	// Denied: the call was never run (llm.ToolResult.Denied).
+	Denied bool `json:"denied,omitempty"`
 }
 
 // imageRef is an image stored as a file next to the database (images are
@@ -121,9 +135,10 @@ func (s *Store) loadImages(refs []imageRef) ([]llm.Image, string) {
 	return imgs, missing.String()
 }
 
-// encode returns the role, text and parts columns of a message.
-func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
-	var p parts
+// encode returns the text and parts columns of a message and how it was
+// shown.
+func (s *Store) encode(m llm.Message, meta rowMeta) (text string, partsJSON any, err error) {
+	p := parts{Typed: meta.shown.Typed, Short: meta.shown.Short, Hidden: meta.shown.Hidden, Notice: string(meta.notice)}
 	text = m.Text
 	if m.Role == llm.RoleTool {
 		if len(m.ToolResults) != 1 {
@@ -131,7 +146,7 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 		}
 		r := m.ToolResults[0]
 		text = r.Text
-		p.Result = &result{CallID: r.CallID, Name: r.Name, IsError: r.IsError, ElapsedUS: r.Elapsed.Microseconds()}
+		p.Result = &result{CallID: r.CallID, Name: r.Name, IsError: r.IsError, ElapsedUS: r.Elapsed.Microseconds(), Denied: r.Denied}
 		if p.Result.Images, err = s.saveImages(r.Images); err != nil {
 			return "", nil, err
 		}
@@ -145,7 +160,7 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 	if p.Images, err = s.saveImages(m.Images); err != nil {
 		return "", nil, err
 	}
-	if p.Result == nil && len(p.ToolCalls) == 0 && len(p.Images) == 0 && len(p.Reasoning) == 0 {
+	if p.Result == nil && len(p.ToolCalls) == 0 && len(p.Images) == 0 && len(p.Reasoning) == 0 && p.Typed == "" && p.Short == "" && !p.Hidden && p.Notice == "" {
 		return text, nil, nil // a plain text message: no JSON to decode later
 	}
 	b, err := json.Marshal(p)
@@ -155,9 +170,16 @@ func (s *Store) encode(m llm.Message) (text string, partsJSON any, err error) {
 	return text, string(b), nil
 }
 
-// decode rebuilds a message from its columns. The parts are read with
-// gjson, without reflection: resuming a long session decodes thousands.
-func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted int64) (llm.Message, error) {
+// decode rebuilds a row's message, and how it was shown, from its
+// columns into e. The parts are read with gjson, without reflection:
+// resuming a long session decodes thousands.
+func (s *Store) decode(e *record.Entry, role, text string, partsJSON sql.NullString, interrupted int64) error {
+	m, err := s.decodeMessage(e, role, text, partsJSON, interrupted)
+	e.Message = m
+	return err
+}
+
+func (s *Store) decodeMessage(e *record.Entry, role, text string, partsJSON sql.NullString, interrupted int64) (llm.Message, error) {
 	m := llm.Message{Role: llm.Role(role), Text: text, Interrupted: interrupted != 0, Abandoned: interrupted == interruptedAbandoned}
 	if !partsJSON.Valid || partsJSON.String == "" {
 		if m.Role == llm.RoleTool {
@@ -185,6 +207,14 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 			calls = v
 		case "result":
 			res = v
+		case "typed":
+			e.Shown.Typed = v.String()
+		case "short":
+			e.Shown.Short = v.String()
+		case "hidden":
+			e.Shown.Hidden = v.Bool()
+		case "notice":
+			e.Notice = record.NoticeKind(v.String())
 		}
 		return true
 	})
@@ -226,6 +256,8 @@ func (s *Store) decode(role, text string, partsJSON sql.NullString, interrupted 
 				r.IsError = v.Bool()
 			case "elapsed_us":
 				r.Elapsed = time.Duration(v.Int()) * time.Microsecond
+			case "denied":
+				r.Denied = v.Bool()
 			case "images":
 				rimgs = v
 			}
@@ -264,7 +296,12 @@ const insertMessageSQL = `INSERT INTO messages (session_id, seq, role, text, par
 // result as it arrives); RoleNotice saves a notice. Images are saved as
 // files next to the database.
 func (s *Store) Append(ctx context.Context, id string, m llm.Message, u llm.Usage) (int64, error) {
-	text, p, err := s.encode(m)
+	return s.appendRow(ctx, id, m, u, rowMeta{})
+}
+
+// appendRow is Append with how the message was shown.
+func (s *Store) appendRow(ctx context.Context, id string, m llm.Message, u llm.Usage, meta rowMeta) (int64, error) {
+	text, p, err := s.encode(m, meta)
 	if err != nil {
 		return 0, s.fail("save a message", err)
 	}
@@ -318,7 +355,7 @@ func interruptedColumn(m llm.Message) int64 {
 // an answer saved as a draft while it streamed becomes the answer. The
 // search index and the session's token counts follow.
 func (s *Store) Rewrite(ctx context.Context, id string, seq int64, m llm.Message, u llm.Usage) error {
-	text, p, err := s.encode(m)
+	text, p, err := s.encode(m, rowMeta{})
 	if err != nil {
 		return s.fail("save a message", err)
 	}
@@ -391,7 +428,7 @@ func (s *Store) Entries(ctx context.Context, id string, after int64) ([]record.E
 			return nil, s.fail("read a session", err)
 		}
 		e.Time = fromMillis(created)
-		if e.Message, err = s.decode(role, text, p, interrupted); err != nil {
+		if err := s.decode(e, role, text, p, interrupted); err != nil {
 			return nil, s.fail(fmt.Sprintf("read message %d of session %s", e.Seq, id), err)
 		}
 	}

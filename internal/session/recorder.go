@@ -94,6 +94,15 @@ func (r *Recorder) RecordMessage(m llm.Message, u llm.Usage) {
 	})
 }
 
+// RecordPrompt saves the person's message with how it was shown.
+func (r *Recorder) RecordPrompt(m llm.Message, shown record.Shown) {
+	r.do("a message", func(ctx context.Context, id string) error {
+		r.draft = 0
+		_, err := r.store.appendRow(ctx, id, m, llm.Usage{}, rowMeta{shown: shown})
+		return err
+	})
+}
+
 // RecordDraft saves the text of the answer streaming now, so that what
 // was on screen survives otter being killed: the first call adds it,
 // marked Abandoned (what it is if nothing follows), later ones rewrite it,
@@ -125,14 +134,14 @@ func (r *Recorder) RecordAllowed(tool string) {
 	})
 }
 
-// Notice saves a line the front end showed in the transcript; it is never
-// sent to a model. A notice alone does not create a session.
-func (r *Recorder) Notice(text string) {
+// Notice saves a line the front end showed in the transcript, of kind; it
+// is never sent to a model. A notice alone does not create a session.
+func (r *Recorder) Notice(kind record.NoticeKind, text string) {
 	if r.ID() == "" {
 		return
 	}
 	r.do("a notice", func(ctx context.Context, id string) error {
-		_, err := r.store.Append(ctx, id, llm.Message{Role: record.RoleNotice, Text: text}, llm.Usage{})
+		_, err := r.store.appendRow(ctx, id, llm.Message{Role: record.RoleNotice, Text: text}, llm.Usage{}, rowMeta{notice: kind})
 		return err
 	})
 }

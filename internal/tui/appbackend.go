@@ -153,6 +153,18 @@ func (b *AppBackend) Send(ctx context.Context, text string, emit func(agent.Even
 	return b.shown(emit, func(emit func(agent.Event)) error { return b.conv.Send(ctx, text, emit) })
 }
 
+// A ShownSender is a Backend that keeps how a message was shown (its long
+// pastes as placeholders) with the saved conversation, so that resuming it
+// shows the message so.
+type ShownSender interface {
+	SendShown(ctx context.Context, text, short string, emit func(agent.Event)) error
+}
+
+// SendShown implements ShownSender.
+func (b *AppBackend) SendShown(ctx context.Context, text, short string, emit func(agent.Event)) error {
+	return b.shown(emit, func(emit func(agent.Event)) error { return b.conv.SendShown(ctx, text, short, emit) })
+}
+
 // SendNow implements ServerWaiter.
 func (b *AppBackend) SendNow() bool { return b.conv.SendNow() }
 

@@ -48,9 +48,11 @@ type NoticeSaver interface {
 }
 
 // savingNotices returns emit that first saves the notice of a compaction
-// with the conversation: an automatic one happens within a turn, unseen
-// but for its notice, and a resumed conversation that dropped the notice
-// would hide why the model forgot the details. It runs on the turn's
+// (or of one not made) with the conversation: an automatic one happens
+// within a turn, unseen but for its notice, and a resumed conversation
+// that dropped the notice would hide why the model forgot the details.
+// (The notices of other events are the backend's to save, in their own
+// words: app.Conversation saves them.) It runs on the turn's
 // goroutine, before the agent goes on, so that the notice keeps its place
 // among the saved messages.
 func (m *model) savingNotices(emit func(agent.Event)) func(agent.Event) {
@@ -59,10 +61,23 @@ func (m *model) savingNotices(emit func(agent.Event)) func(agent.Event) {
 		return emit
 	}
 	return func(ev agent.Event) {
-		if c, ok := ev.(agent.Compacted); ok {
-			saver.SaveNotice(compactedText(c))
+		switch ev := ev.(type) {
+		case agent.Compacted:
+			saver.SaveNotice(compactedText(ev))
+		case agent.NothingToGain:
+			saver.SaveNotice(nothingToGainText(ev))
 		}
 		emit(ev)
+	}
+}
+
+// savedNotice shows an information notice and saves it with the
+// conversation where the Backend is a NoticeSaver, so that resuming shows
+// it where it stood (a change of model, say).
+func (m *model) savedNotice(text string) {
+	m.notice(itemInfo, text)
+	if saver, ok := m.b.(NoticeSaver); ok {
+		saver.SaveNotice(text)
 	}
 }
 
@@ -152,10 +167,10 @@ func (m *model) switchModel(name string) (tea.Cmd, bool) {
 	m.ctxLine = m.contextStatus()
 	st := m.b.Context()
 	if st.WindowKnown {
-		m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
+		m.savedNotice(fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
 		return nil, true
 	}
-	m.notice(itemInfo, fmt.Sprintf("the next message goes to %s/%s; the conversation continues; asking the provider for the model's context window…", provider, model))
+	m.savedNotice(fmt.Sprintf("the next message goes to %s/%s; the conversation continues; asking the provider for the model's context window…", provider, model))
 	b, ctx := m.b, m.ctx
 	return func() tea.Msg {
 		b.LearnWindow(ctx)

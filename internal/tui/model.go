@@ -797,7 +797,8 @@ func (m *model) chatWith(text string, send func(ctx context.Context, emit func(a
 		m.enqueue(text)
 		return nil
 	}
-	m.tr.add(&userItem{text: text, short: m.collapsed[text]})
+	short := m.collapsed[text]
+	m.tr.add(&userItem{text: text, short: short})
 	delete(m.collapsed, text)
 	if m.provider.Help != "" {
 		m.notice(itemInfo, m.provider.Help)
@@ -806,6 +807,9 @@ func (m *model) chatWith(text string, send func(ctx context.Context, emit func(a
 	if send == nil {
 		b := m.b
 		send = func(ctx context.Context, emit func(agent.Event)) error { return b.Send(ctx, text, emit) }
+		if ss, ok := b.(ShownSender); ok && short != "" {
+			send = func(ctx context.Context, emit func(agent.Event)) error { return ss.SendShown(ctx, text, short, emit) }
+		}
 	}
 	cmd := m.startTurn(send)
 	m.turnInput = text

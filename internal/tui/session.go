@@ -41,8 +41,11 @@ func (b *AppBackend) Resumed() (app.SessionInfo, []app.SessionEntry, []string) {
 }
 
 // replay adds stored rows to the transcript as the conversation showed
-// them: prompts, answers (interrupted ones marked), tool blocks with their
-// arguments, results and durations, images by placeholder, notices.
+// them: prompts as typed (long pastes as placeholders), answers
+// (interrupted ones marked), tool blocks with their arguments, results and
+// durations (denied calls as denied), images by placeholder, notices of
+// their kind and attachment chips. A message otter sent for the person (a
+// Stop hook's feedback) was never shown as theirs, and is not now.
 func (m *model) replay(entries []app.SessionEntry) {
 	calls := map[string]*toolItem{}
 	callTime := map[string]app.SessionEntry{}
@@ -50,11 +53,14 @@ func (m *model) replay(entries []app.SessionEntry) {
 		msg := e.Message
 		switch msg.Role {
 		case llm.RoleUser:
-			text := msg.Text
+			if e.Shown.Hidden {
+				continue
+			}
+			text, short := e.ShownText(), e.Shown.Short
 			for _, img := range msg.Images {
 				text += fmt.Sprintf("\n[%s image, %d bytes]", img.MIMEType, len(img.Data))
 			}
-			m.tr.add(&userItem{text: text})
+			m.tr.add(&userItem{text: text, short: short})
 		case llm.RoleAssistant:
 			m.replayThinking(msg.Reasoning)
 			if msg.Text != "" {
@@ -91,7 +97,14 @@ func (m *model) replay(entries []app.SessionEntry) {
 				m.finishTool(it, res, nil, elapsed)
 			}
 		case app.RoleNotice:
-			m.notice(itemInfo, msg.Text)
+			switch e.Notice {
+			case app.NoticeAttached:
+				m.attachedChips(strings.Split(msg.Text, "\n"))
+			case app.NoticeError:
+				m.notice(itemError, msg.Text)
+			default:
+				m.notice(itemInfo, msg.Text)
+			}
 		}
 	}
 	for _, it := range calls {
@@ -289,6 +302,7 @@ func (m *model) showResumed(info app.SessionInfo, entries []app.SessionEntry) te
 	m.tr.items = nil
 	m.follow()
 	m.usage = agent.Usage{}
+	m.provider = m.b.Provider() // the session's model, which resuming restored
 	m.ctxLine = m.contextStatus()
 	m.replay(entries)
 	m.sessionNotes(fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
