@@ -98,7 +98,9 @@ func TestSignalsEndTheTUI(t *testing.T) {
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"sig\"\ncommand = %q\nenv = { %s = \"1\" }\n", self, envSigServer)
+	// The run's marker reaches the server (and its child) through its env
+	// table: otter passes a server no other variable of its own.
+	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"sig\"\ncommand = %q\nenv = { %s = \"1\", OTTER_SIGTEST_RUN = \"${OTTER_SIGTEST_RUN}\" }\n", self, envSigServer)
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +304,7 @@ func TestClosedStdoutEndsOtterThroughItsCleanup(t *testing.T) {
 		model := llmtest.New(t, llmtest.OpenAI,
 			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "mcp__sig__noop", Args: "{}"}}},
 			llmtest.Reply{Text: strings.Split(strings.Repeat("many words of an answer ", 200), " ")})
-		cfg := promptConfig(t, model, fmt.Sprintf("[[mcp.servers]]\nname = \"sig\"\ncommand = %q\nenv = { %s = \"1\" }\n", self, envSigServer))
+		cfg := promptConfig(t, model, fmt.Sprintf("[[mcp.servers]]\nname = \"sig\"\ncommand = %q\nenv = { %s = \"1\", OTTER_SIGTEST_RUN = \"${OTTER_SIGTEST_RUN}\" }\n", self, envSigServer))
 		for _, args := range []string{"-p hi --output-format stream-json --allow-tools mcp__sig__noop", "mcp tools"} {
 			marker := fmt.Sprintf("OTTER_SIGTEST_RUN=%s/pipe%d-%s", dir, n, strings.Fields(args)[0])
 			script := fmt.Sprintf("%q --cwd %q --config %q %s | head -1 >/dev/null; echo ${PIPESTATUS[0]}", bin, dir, cfg, args)

@@ -62,10 +62,7 @@ func startProcess(srv config.Server, tail *ring) (*process, error) {
 	}
 	cmd := exec.Command(path, srv.Args...)
 	cmd.Args[0] = srv.Command
-	cmd.Env = os.Environ()
-	for k, v := range srv.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = serverEnv(os.Environ(), srv.Env) // not otter's keys (env.go)
 	cmd.Dir = srv.Cwd
 	cmd.SysProcAttr = sysProcAttr()
 
