@@ -113,8 +113,12 @@ type Conversation struct {
 	// pendingContext is what SessionStart hooks printed, for the next
 	// message.
 	pendingContext []string
-	sendNow        chan struct{} // closed by SendNow while the first message waits
-	shell          []string      // the ! lines run since the last message, for the model
+	// startSource is how the session last started ("startup", "resume",
+	// "clear"): trusting the project runs the SessionStart hooks it
+	// enabled as that start would have.
+	startSource string
+	sendNow     chan struct{} // closed by SendNow while the first message waits
+	shell       []string      // the ! lines run since the last message, for the model
 }
 
 // NewConversation builds the conversation's agent and gives it the session

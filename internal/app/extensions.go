@@ -130,7 +130,11 @@ func (a *App) skills() []skill.Skill { return a.Extensions().Skills }
 
 // RunHooks runs the hooks of ev for the conversation of sessionID.
 func (a *App) runHooks(ctx context.Context, sessionID string, ev hooks.Event, in hooks.Input) hooks.Outcome {
-	set := a.Extensions().Hooks
+	return a.runHookSet(ctx, a.Extensions().Hooks, sessionID, ev, in)
+}
+
+// runHookSet runs the hooks of ev in set.
+func (a *App) runHookSet(ctx context.Context, set *hooks.Set, sessionID string, ev hooks.Event, in hooks.Input) hooks.Outcome {
 	if set.Empty() {
 		return hooks.Outcome{}
 	}

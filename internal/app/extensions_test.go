@@ -122,3 +122,34 @@ func TestTrustReportNamesTheProjectsExtensions(t *testing.T) {
 		}
 	}
 }
+
+// Issue 35 point 8: trusting the project of an open conversation runs the
+// SessionStart hooks trusting enabled, once, as a fresh start would; the
+// user's own, which ran at the start, do not run again.
+func TestTrustRunsTheSessionStartHooksItEnabled(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	ran := filepath.Join(t.TempDir(), "ran")
+	hook := func(who string) string {
+		return "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\ntype = \"command\"\ncommand = \"echo " + who + " >> '" + ran + "'\"\n"
+	}
+	paths := testPaths(t, hook("user"))
+	proj := t.TempDir()
+	put(t, filepath.Join(proj, ".otter", "config.toml"), hook("project"))
+	ctx := context.Background()
+	a, err := New(ctx, Options{Parts: testParts, Paths: paths, WorkDir: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, err := a.NewConversation(ctx, ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Trust(ctx, a.TrustReport()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(ran)
+	if got := string(b); got != "user\nproject\n" {
+		t.Errorf("the SessionStart hooks ran as %q; want the user's at the start, then the project's once trusted", got)
+	}
+}
