@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
 
@@ -159,5 +160,35 @@ func TestHooksImportWarnsOfClaudeToolMatchers(t *testing.T) {
 	}
 	if n := strings.Count(errOut, "warning:"); n != 2 {
 		t.Errorf("%d warnings, want 2 (none for mcp__github__.* nor SessionStart's startup):\n%s", n, errOut)
+	}
+}
+
+// Issue 35 point 9: `otter -p "/review:pr 42"` in a clone whose project
+// defines /review:pr but is not trusted says that the command is the
+// untrusted project's and how trusting it enables it, exits 2, and sends
+// nothing to the model (it went as text before). A skill likewise.
+func TestPromptRefusesTheUntrustedProjectsCommand(t *testing.T) {
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	home, env := otterHome(t)
+	proj := filepath.Join(home, "clone")
+	putFile(t, filepath.Join(proj, ".otter", "commands", "review", "pr.md"), "---\ndescription: Review a pull request\n---\nReview pull request #$1.\n", 0o644)
+	putFile(t, filepath.Join(proj, ".claude", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.\n", 0o644)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"ok"}})
+	cfg := promptConfig(t, srv, "")
+	for _, tc := range []struct{ prompt, want string }{
+		{"/review:pr 42", "/review:pr is a command of the project " + proj + ", which is not trusted; trusting the project enables it: run `otter trust` in " + proj},
+		{"/release now", "/release is a skill of the project " + proj + ", which is not trusted"},
+	} {
+		out, errOut, err := runIn(bin, proj, env, "--config", cfg, "-p", tc.prompt)
+		if got := processStatus(t, err); got != 2 {
+			t.Errorf("otter -p %q: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", tc.prompt, got, out, errOut)
+		}
+		if !strings.Contains(errOut, tc.want) {
+			t.Errorf("otter -p %q: stderr lacks %q:\n%s", tc.prompt, tc.want, errOut)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the untrusted project's command reached the model (%d requests)", n)
 	}
 }

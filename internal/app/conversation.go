@@ -289,8 +289,13 @@ func (c *Conversation) currentEmit() func(agent.Event) {
 // and, for the first message, servers still starting are waited for. It
 // blocks until the turn is over, reporting the agent's events through emit
 // in order; cancelling ctx stops the turn. An error wrapping ErrNotSent
-// means nothing reached the model.
+// means nothing reached the model: one wrapping *UntrustedCommandError is a
+// /NAME of the project that is off until the user trusts it.
 func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Event)) error {
+	if err := c.app.CheckCommand(text); err != nil {
+		// A command of the untrusted project: refused, not sent as text.
+		return fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
 	return c.turn(ctx, emit, func(ctx context.Context) ([]llm.Message, error) {
 		emit := c.currentEmit()
 		out := &Outgoing{Typed: text, Text: text}

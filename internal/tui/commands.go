@@ -101,7 +101,7 @@ func (m *model) command(line string) tea.Cmd {
 			m.notice(itemInfo, "nothing to trust here: no untrusted project configuration or instruction files, and nothing changed since you trusted it")
 			return nil
 		}
-		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
+		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req, true)})
 		return m.startQuestion(len(m.questions) == 1)
 	case "/mcp":
 		sub, arg, _ := strings.Cut(rest, " ")
@@ -160,6 +160,10 @@ func (m *model) command(line string) tea.Cmd {
 		}
 		if m.userCommand(cmd) {
 			return m.chat(line)
+		}
+		if why := m.untrustedCommand(line); why != "" {
+			m.notice(itemError, why)
+			return nil
 		}
 		m.notice(itemError, fmt.Sprintf("unknown command %s — /help lists them", cmd))
 	}

@@ -209,7 +209,7 @@ func newModel(u *UI, b Backend) *model {
 		m.announceLogins()
 	}
 	if req := b.TrustPrompt(); req != nil {
-		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
+		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req, false)})
 	}
 	m.layout()
 	return m
