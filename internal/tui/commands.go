@@ -36,7 +36,7 @@ const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
   /mcp tools [server]      filterable list of tools; enter shows description, input schema, annotations
   /mcp resources [server]  resources and templates; enter previews, tab attaches as @server:uri
-  /mcp prompts [server]    prompts and their arguments
+  /mcp prompts [server]    prompts and their arguments; enter uses one, tab puts it in the input
   /mcp reload              re-read the config; only changed servers restart
   /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt     use a server's prompt: [arg=value …], or a form

@@ -475,6 +475,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.calls--
 		return m.finishTool(msg.it, msg.res, msg.err, msg.elapsed)
 
+	case usePromptMsg:
+		return m.promptCommand(msg.p, "")
+
 	case callRequestMsg:
 		return m.callCommand(msg.name)
 
@@ -696,7 +699,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.hint = ""
 	var cmd tea.Cmd
+	before := m.input.Value()
 	m.input, cmd = m.input.Update(k)
+	if m.input.Value() != before {
+		// Tab's cycle belongs to the input it left: typed back to the
+		// same text later, the next Tab lists the candidates again
+		// rather than jumping to the first of an old list.
+		m.cycle = nil
+	}
 	m.typedAt = m.now()
 	return cmd
 }
