@@ -192,3 +192,40 @@ func TestPromptRefusesTheUntrustedProjectsCommand(t *testing.T) {
 		t.Errorf("the untrusted project's command reached the model (%d requests)", n)
 	}
 }
+
+// Issue 35 point 10d: a trusted project's skill reaches the model under
+// the project's heading, never under "Instructions from the user's
+// configuration" (where the user's own system_prompt goes), so the model
+// does not take it for something the user chose.
+func TestProjectSkillUnderTheProjectsHeading(t *testing.T) {
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	home, env := otterHome(t)
+	proj := filepath.Join(home, "clone")
+	putFile(t, filepath.Join(proj, ".otter", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.\n", 0o644)
+	if out, errOut, err := runIn(bin, proj, env, "trust", "--yes"); err != nil {
+		t.Fatalf("otter trust --yes: %v\n%s%s", err, out, errOut)
+	}
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"ok"}})
+	cfg := promptConfig(t, srv, "")
+	cfgText, _ := os.ReadFile(cfg)
+	// The user's own system_prompt, in [agent], which promptConfig writes first.
+	fixed := strings.Replace(string(cfgText), "model = \"fake-model\"\n", "model = \"fake-model\"\nsystem_prompt = \"Answer in French.\"\n", 1)
+	if err := os.WriteFile(cfg, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := runIn(bin, proj, env, "--config", cfg, "-p", "hello"); err != nil {
+		t.Fatalf("otter -p: %v\n%s%s", err, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model got %d requests, want 1", len(reqs))
+	}
+	sys := reqs[0].System
+	skill := strings.Index(sys, "- release: Cut a release.")
+	heading := strings.Index(sys, "## Skills from the project "+proj)
+	user := strings.Index(sys, "# Instructions from the user's configuration")
+	if skill < 0 || heading < 0 || heading > skill || user < 0 || user < skill {
+		t.Errorf("the project's skill is not under the project's heading, before the user's configuration:\n%s", sys)
+	}
+}

@@ -49,7 +49,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if _, ok := a.tools.Lookup(skill.ToolName); ok {
 		t.Fatal("the skill tool is offered with no skill")
 	}
-	if strings.Contains(a.agentSettings(a.cfg, AgentOptions{}, nil).SystemPrompt, "release") {
+	if s := a.agentSettings(a.cfg, AgentOptions{}, nil); strings.Contains(s.SystemPrompt+s.Skills, "release") {
 		t.Fatal("an untrusted project's skill reached the system prompt")
 	}
 
@@ -71,7 +71,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if _, ok := a.tools.Lookup(skill.ToolName); !ok {
 		t.Fatal("the skill tool is not offered")
 	}
-	if p := a.agentSettings(a.cfg, AgentOptions{}, nil).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
+	if p := a.agentSettings(a.cfg, AgentOptions{}, nil).Skills; !strings.Contains(p, "## Skills from the project "+proj+"\n- release: Cut a release.") {
 		t.Fatalf("system prompt lacks the skill catalog:\n%s", p)
 	}
 }
