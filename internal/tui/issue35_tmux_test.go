@@ -50,3 +50,16 @@ func TestMCPPromptsIsABrowser(t *testing.T) {
 		t.Errorf("the model was sent %+v; want the simple prompt's text", reqs)
 	}
 }
+
+// Issue 35 point 10e: a server that fails as otter starts says so below
+// the welcome line, as a notice in the transcript, not above it.
+func TestStartupServerErrorsFollowTheWelcome(t *testing.T) {
+	dir := t.TempDir()
+	model := llmtest.New(t, llmtest.OpenAI)
+	cfg := fakeModelConfig(model.URL) + fmt.Sprintf("\n[[mcp.servers]]\nname = \"broken\"\ncommand = %q\n", dir+"/no-such-server")
+	p := startTmux(t, dir, cfg, 100, 30)
+	s := p.waitFor("broken could not start", "type a message, or /help")
+	if w, e := strings.Index(s, "type a message, or /help"), strings.Index(s, "broken could not start"); e < w {
+		t.Errorf("the start-up error shows above the welcome line:\n%s", s)
+	}
+}

@@ -189,13 +189,15 @@ func newModel(u *UI, b Backend) *model {
 	m.tr.width = m.width
 	m.history = loadHistory(u.opts.HistoryFile)
 	m.histPos = len(m.history)
-	m.refresh()
 	welcome := "otter"
 	if u.opts.Version != "" {
 		welcome += " " + u.opts.Version
 	}
 	welcome += " — type a message, or /help. /mcp shows your MCP servers."
 	m.notice(itemInfo, welcome)
+	// After the welcome: a server that already failed to start says so
+	// below it, as a notice in the transcript, like those that fail later.
+	m.refresh()
 	m.resume() // session.go: a continued conversation's messages
 	if sb, ok := b.(SessionBackend); ok && u.opts.PickSession {
 		m.openSessionPicker(sb) // picker.go
