@@ -30,7 +30,7 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export", "/permissions", "/permissions remove"}
 
 const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -46,6 +46,7 @@ const helpText = `Commands
   /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown
   /copy code [N]           copy code block N of the last answer (the last one without N)
   /trust                   ask again whether to trust this project (its servers and settings)
+  /permissions [remove N]  the saved permission rules and their files; remove one otter saved
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
   /export [FILE]           write the conversation as Markdown (otter-ID.md here without FILE)
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
@@ -135,6 +136,8 @@ func (m *model) command(line string) tea.Cmd {
 		default:
 			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server], /mcp resources [server], /mcp prompts [server] or /mcp reload", sub))
 		}
+	case "/permissions":
+		return m.permissionsCommand(rest) // permissions.go
 	case "/open":
 		return m.openLink(rest)
 	case "/call":

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,4 +64,43 @@ func TestStartupServerErrorsFollowTheWelcome(t *testing.T) {
 	if w, e := strings.Index(s, "type a message, or /help"), strings.Index(s, "broken could not start"); e < w {
 		t.Errorf("the start-up error shows above the welcome line:\n%s", s)
 	}
+}
+
+// Issue 35 point 10c: /permissions lists the saved [permissions] rules,
+// each with its file and what that file is, and removes one otter saved —
+// in the user's config or the project's local config — while a rule of the
+// project's shared config is refused, saying why.
+func TestPermissionsCommand(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	writeTestFile(t, filepath.Join(work, ".otter", "config.toml"), "[permissions]\n\"mcp__x__*\" = \"deny\"\n", 0o644)
+	local := filepath.Join(work, ".otter", "config.local.toml")
+	writeTestFile(t, local, "[permissions]\n\"web_*\" = \"ask\"\nscrape_page = \"allow\"\n", 0o644)
+	model := llmtest.New(t, llmtest.OpenAI)
+	p := startTmux(t, dir, fakeModelConfig(model.URL)+"\n[permissions]\nmcp__everything__echo = \"allow\"\n", 100, 40)
+	p.waitFor("Trust this directory?")
+	p.keys("Escape")
+	p.waitFor(notTrustedNotice)
+	p.keys("/permissions", "Enter")
+	p.waitForWords("1. mcp__everything__echo = allow " + p.cfgFile + " (your config)")
+	p.waitForWords("2. mcp__x__* = deny " + filepath.Join(work, ".otter", "config.toml") + " (the project's shared config, not applied until you trust the project)")
+	p.waitForWords("3. scrape_page = allow " + local + " (the project's local config)")
+	p.waitForWords("4. web_* = ask " + local + " (the project's local config)")
+
+	p.keys("/permissions remove 2", "Enter")
+	p.waitForWords("not removed: mcp__x__* = \"deny\" is in " + filepath.Join(work, ".otter", "config.toml") + " (the project's shared configuration, which otter never writes")
+	p.keys("/permissions remove 4", "Enter")
+	p.waitForWords("removed web_* = \"ask\" from " + local)
+	if b, _ := os.ReadFile(local); strings.Contains(string(b), "web_*") || !strings.Contains(string(b), "scrape_page") {
+		t.Errorf("after removing web_*, the local config is:\n%s", b)
+	}
+	p.keys("/permissions remove 1", "Enter")
+	p.waitForWords("removed mcp__everything__echo = \"allow\" from " + p.cfgFile)
+	if b, _ := os.ReadFile(p.cfgFile); strings.Contains(string(b), "mcp__everything__echo") || !strings.Contains(string(b), "[providers.fake]") {
+		t.Errorf("after removing mcp__everything__echo, the user config is:\n%s", b)
+	}
+	p.keys("/clear", "Enter")
+	p.keys("/permissions", "Enter")
+	p.waitForWords("1. mcp__x__* = deny")
+	p.waitForWords("2. scrape_page = allow")
 }

@@ -477,6 +477,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.calls--
 		return m.finishTool(msg.it, msg.res, msg.err, msg.elapsed)
 
+	case permissionRemovedMsg:
+		m.permissionRemoved(msg)
+		return nil
+
 	case usePromptMsg:
 		return m.promptCommand(msg.p, "")
 
