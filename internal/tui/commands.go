@@ -46,7 +46,7 @@ const helpText = `Commands
   /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown
   /copy code [N]           copy code block N of the last answer (the last one without N)
   /trust                   ask again whether to trust this project (its servers and settings)
-  /permissions [remove N]  the saved permission rules and their files; remove one otter saved
+  /permissions             the saved permission rules and their files; /permissions remove N removes one
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
   /export [FILE]           write the conversation as Markdown (otter-ID.md here without FILE)
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
