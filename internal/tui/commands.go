@@ -526,6 +526,7 @@ func (m *model) complete() tea.Cmd {
 		}
 	}
 	sort.Strings(matches)
+	matches = slices.Compact(matches) // a skill named like a built-in command is one candidate
 	switch len(matches) {
 	case 0:
 		m.hint = "no completion for " + v
