@@ -98,14 +98,21 @@ func TestExtensionsHeadless(t *testing.T) {
 	proj := extensionProject(t, node, server)
 	echo := toolname.Qualified("everything", "echo")
 
-	// Untrusted: the text goes as typed; no hook, skill or command.
+	// Untrusted: the project's command is refused, not sent as text (issue
+	// 35 point 9); a message goes as typed, with no hook, skill or command.
 	srv := llmtest.New(t, llmtest.Anthropic, llmtest.Reply{Text: []string{"ok"}})
 	cfg := promptConfig(t, srv, "")
-	if _, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "--cwd", proj, "-p", "/review:pr 42"); err != nil {
+	if _, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "--cwd", proj, "-p", "/review:pr 42"); err == nil || !strings.Contains(stderr+err.Error(), "not trusted") {
+		t.Fatalf("untrusted /review:pr 42: err %v, stderr:\n%s\nwant it refused as the untrusted project's command", err, stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the untrusted project's command reached the model (%d requests)", n)
+	}
+	if _, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "--cwd", proj, "-p", "review 42"); err != nil {
 		t.Fatalf("untrusted run: %v\n%s", err, stderr)
 	}
 	req := srv.Requests()[0]
-	if req.Messages[0].Text != "/review:pr 42" || slices.Contains(req.Tools, "skill") || strings.Contains(req.System, "release") {
+	if req.Messages[0].Text != "review 42" || slices.Contains(req.Tools, "skill") || strings.Contains(req.System, "release") {
 		t.Fatalf("an untrusted project's extensions acted: message %q tools %v", req.Messages[0].Text, req.Tools)
 	}
 	if _, err := os.Stat(filepath.Join(proj, "calls.jsonl")); err == nil {

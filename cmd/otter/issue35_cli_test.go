@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
 
@@ -159,5 +160,72 @@ func TestHooksImportWarnsOfClaudeToolMatchers(t *testing.T) {
 	}
 	if n := strings.Count(errOut, "warning:"); n != 2 {
 		t.Errorf("%d warnings, want 2 (none for mcp__github__.* nor SessionStart's startup):\n%s", n, errOut)
+	}
+}
+
+// Issue 35 point 9: `otter -p "/review:pr 42"` in a clone whose project
+// defines /review:pr but is not trusted says that the command is the
+// untrusted project's and how trusting it enables it, exits 2, and sends
+// nothing to the model (it went as text before). A skill likewise.
+func TestPromptRefusesTheUntrustedProjectsCommand(t *testing.T) {
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	home, env := otterHome(t)
+	proj := filepath.Join(home, "clone")
+	putFile(t, filepath.Join(proj, ".otter", "commands", "review", "pr.md"), "---\ndescription: Review a pull request\n---\nReview pull request #$1.\n", 0o644)
+	putFile(t, filepath.Join(proj, ".claude", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.\n", 0o644)
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"ok"}})
+	cfg := promptConfig(t, srv, "")
+	for _, tc := range []struct{ prompt, want string }{
+		{"/review:pr 42", "/review:pr is a command of the project " + proj + ", which is not trusted; trusting the project enables it: run `otter trust` in " + proj},
+		{"/release now", "/release is a skill of the project " + proj + ", which is not trusted"},
+	} {
+		out, errOut, err := runIn(bin, proj, env, "--config", cfg, "-p", tc.prompt)
+		if got := processStatus(t, err); got != 2 {
+			t.Errorf("otter -p %q: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", tc.prompt, got, out, errOut)
+		}
+		if !strings.Contains(errOut, tc.want) {
+			t.Errorf("otter -p %q: stderr lacks %q:\n%s", tc.prompt, tc.want, errOut)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the untrusted project's command reached the model (%d requests)", n)
+	}
+}
+
+// Issue 35 point 10d: a trusted project's skill reaches the model under
+// the project's heading, never under "Instructions from the user's
+// configuration" (where the user's own system_prompt goes), so the model
+// does not take it for something the user chose.
+func TestProjectSkillUnderTheProjectsHeading(t *testing.T) {
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	home, env := otterHome(t)
+	proj := filepath.Join(home, "clone")
+	putFile(t, filepath.Join(proj, ".otter", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release.\n---\nSteps.\n", 0o644)
+	if out, errOut, err := runIn(bin, proj, env, "trust", "--yes"); err != nil {
+		t.Fatalf("otter trust --yes: %v\n%s%s", err, out, errOut)
+	}
+	srv := llmtest.New(t, llmtest.OpenAI, llmtest.Reply{Text: []string{"ok"}})
+	cfg := promptConfig(t, srv, "")
+	cfgText, _ := os.ReadFile(cfg)
+	// The user's own system_prompt, in [agent], which promptConfig writes first.
+	fixed := strings.Replace(string(cfgText), "model = \"fake-model\"\n", "model = \"fake-model\"\nsystem_prompt = \"Answer in French.\"\n", 1)
+	if err := os.WriteFile(cfg, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := runIn(bin, proj, env, "--config", cfg, "-p", "hello"); err != nil {
+		t.Fatalf("otter -p: %v\n%s%s", err, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model got %d requests, want 1", len(reqs))
+	}
+	sys := reqs[0].System
+	skill := strings.Index(sys, "- release: Cut a release.")
+	heading := strings.Index(sys, "## Skills from the project "+proj)
+	user := strings.Index(sys, "# Instructions from the user's configuration")
+	if skill < 0 || heading < 0 || heading > skill || user < 0 || user < skill {
+		t.Errorf("the project's skill is not under the project's heading, before the user's configuration:\n%s", sys)
 	}
 }

@@ -63,6 +63,10 @@ type Options struct {
 	MaxTokens   int // per model call; 0 = the provider's default
 	// SystemPrompt is appended to otter's own ([agent].system_prompt).
 	SystemPrompt string
+	// Skills is the skills' catalog, a section of the system prompt of its
+	// own (each skill under where it comes from: the user's or the
+	// project's), before SystemPrompt.
+	Skills string
 	// ToolSearch says when MCP tools are deferred behind tool_search.
 	ToolSearch ToolSearch
 	// CompactAt is the share of the context window at which the
@@ -119,6 +123,7 @@ type Settings struct {
 	MaxTurns     int
 	MaxTokens    int
 	SystemPrompt string
+	Skills       string
 	ToolSearch   ToolSearch
 	CompactAt    float64
 	// Thinking is how much the model reasons before answering
@@ -128,7 +133,7 @@ type Settings struct {
 
 // settings returns o's Settings.
 func (o Options) settings() Settings {
-	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, ToolSearch: o.ToolSearch, CompactAt: o.CompactAt, Thinking: o.Thinking}
+	return Settings{Permissions: o.Permissions, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, SystemPrompt: o.SystemPrompt, Skills: o.Skills, ToolSearch: o.ToolSearch, CompactAt: o.CompactAt, Thinking: o.Thinking}
 }
 
 // normalized returns s with defaults applied and the permission decisions
@@ -312,7 +317,7 @@ func (a *Agent) SendMessages(ctx context.Context, msgs ...llm.Message) error {
 		tools := a.offeredTools(provider, model, settings.ToolSearch) // before the system prompt, which names deferred tools' servers
 		req := llm.Request{
 			Model:     model,
-			System:    a.systemPrompt(settings.SystemPrompt),
+			System:    a.systemPrompt(settings),
 			Messages:  a.Messages(),
 			Tools:     tools,
 			MaxTokens: settings.MaxTokens,
@@ -410,8 +415,10 @@ Use a tool when it helps to answer; never invent a tool's result. When a tool fa
 Answer concisely. Your answers are shown in a terminal and may use Markdown.`
 
 // systemPrompt is otter's prompt, the person's instruction files, the
-// servers' instructions and then userPrompt ([agent] system_prompt).
-func (a *Agent) systemPrompt(userPrompt string) string {
+// servers' instructions, the skills' catalog and then s.SystemPrompt
+// ([agent] system_prompt).
+func (a *Agent) systemPrompt(s Settings) string {
+	userPrompt := s.SystemPrompt
 	var b strings.Builder
 	b.WriteString(basePrompt)
 	b.WriteString("\n\n")
@@ -425,6 +432,9 @@ func (a *Agent) systemPrompt(userPrompt string) string {
 	}
 	b.WriteString(a.serverInstructions())
 	b.WriteString(a.toolSearchPrompt())
+	if c := strings.TrimSpace(s.Skills); c != "" {
+		b.WriteString("\n" + c + "\n")
+	}
 	if s := strings.TrimSpace(userPrompt); s != "" {
 		b.WriteString("\n# Instructions from the user's configuration\n\n")
 		b.WriteString(s)

@@ -254,7 +254,7 @@ func (a *Agent) fixedTokens(provider llm.Provider, model string, s Settings) int
 		return fixed
 	}
 	tools := a.planTools(provider, model, s.ToolSearch).offered()
-	return compact.RequestTokens(llm.Request{System: a.systemPrompt(s.SystemPrompt), Tools: tools})
+	return compact.RequestTokens(llm.Request{System: a.systemPrompt(s), Tools: tools})
 }
 
 // setFixed records what a request takes besides its messages.
@@ -642,7 +642,7 @@ func (a *Agent) Compact(ctx context.Context, keep string) error {
 		return errors.New("there is nothing to compact yet")
 	}
 	tools := a.offeredTools(provider, model, s.ToolSearch)
-	fixed := compact.RequestTokens(llm.Request{System: a.systemPrompt(s.SystemPrompt), Tools: tools})
+	fixed := compact.RequestTokens(llm.Request{System: a.systemPrompt(s), Tools: tools})
 	a.setFixed(fixed)
 	_, err := a.compact(ctx, provider, model, "manual", keep, fixed, a.facts(provider, model), s)
 	return err
@@ -666,7 +666,7 @@ func (a *Agent) streamFitted(ctx context.Context, provider llm.Provider, req llm
 		}
 		// The tools' budget follows the window: offer again what fits it.
 		req.Tools = a.offeredTools(provider, req.Model, s.ToolSearch)
-		req.System = a.systemPrompt(s.SystemPrompt)
+		req.System = a.systemPrompt(s)
 	}
 	f := a.facts(provider, req.Model)
 	fixed := compact.RequestTokens(llm.Request{System: req.System, Tools: req.Tools})

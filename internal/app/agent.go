@@ -78,6 +78,7 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		MaxTurns:     s.MaxTurns,
 		MaxTokens:    s.MaxTokens,
 		SystemPrompt: s.SystemPrompt,
+		Skills:       s.Skills,
 		ToolSearch:   s.ToolSearch,
 		CompactAt:    s.CompactAt,
 		Thinking:     s.Thinking,
@@ -139,6 +140,7 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions, p llm.Provider) 
 		MaxTurns:     cfg.Agent.MaxTurns,
 		MaxTokens:    cfg.Agent.MaxTokens,
 		SystemPrompt: a.systemPrompt(cfg),
+		Skills:       skill.Catalog(a.skills(), cfg.ProjectTrust.Dir),
 		ToolSearch:   toolSearch(cfg),
 		CompactAt:    cfg.Agent.CompactAt,
 	}
@@ -148,10 +150,10 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions, p llm.Provider) 
 	return s
 }
 
-// systemPrompt is [agent].system_prompt, the skills' catalog, then
-// Options.SystemParts.
+// systemPrompt is [agent].system_prompt, then Options.SystemParts (the
+// skills' catalog is a section of its own: agent.Settings.Skills).
 func (a *App) systemPrompt(cfg *config.Config) string {
-	parts := []string{cfg.Agent.SystemPrompt, skill.Catalog(a.skills())}
+	parts := []string{cfg.Agent.SystemPrompt}
 	for _, part := range a.opts.SystemParts {
 		parts = append(parts, part())
 	}

@@ -113,8 +113,12 @@ type Conversation struct {
 	// pendingContext is what SessionStart hooks printed, for the next
 	// message.
 	pendingContext []string
-	sendNow        chan struct{} // closed by SendNow while the first message waits
-	shell          []string      // the ! lines run since the last message, for the model
+	// startSource is how the session last started ("startup", "resume",
+	// "clear"): trusting the project runs the SessionStart hooks it
+	// enabled as that start would have.
+	startSource string
+	sendNow     chan struct{} // closed by SendNow while the first message waits
+	shell       []string      // the ! lines run since the last message, for the model
 	// prompt is the person's message on its way to the model, until the
 	// agent saves it (shown.go).
 	prompt *pendingPrompt
@@ -291,7 +295,8 @@ func (c *Conversation) currentEmit() func(agent.Event) {
 // and, for the first message, servers still starting are waited for. It
 // blocks until the turn is over, reporting the agent's events through emit
 // in order; cancelling ctx stops the turn. An error wrapping ErrNotSent
-// means nothing reached the model.
+// means nothing reached the model: one wrapping *UntrustedCommandError is a
+// /NAME of the project that is off until the user trusts it.
 func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Event)) error {
 	return c.SendShown(ctx, text, "", emit)
 }
@@ -300,6 +305,10 @@ func (c *Conversation) Send(ctx context.Context, text string, emit func(agent.Ev
 // pastes as placeholders; "" shows text): the session keeps how it was
 // shown, as it keeps what was typed, so that resuming shows it alike.
 func (c *Conversation) SendShown(ctx context.Context, text, short string, emit func(agent.Event)) error {
+	if err := c.app.CheckCommand(text); err != nil {
+		// A command of the untrusted project: refused, not sent as text.
+		return fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
 	return c.turn(ctx, emit, func(ctx context.Context) ([]llm.Message, error) {
 		c.beginPrompt()
 		emit := c.currentEmit()

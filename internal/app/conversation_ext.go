@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -44,7 +45,15 @@ func hookMessages(ev hooks.Event, out hooks.Outcome, emit func(agent.Event)) {
 // sessionStart runs the SessionStart hooks; what they print for the model
 // goes with the next message.
 func (c *Conversation) sessionStart(ctx context.Context, source string) {
-	out := c.runHooks(ctx, hooks.SessionStart, hooks.Input{Source: source})
+	c.mu.Lock()
+	c.startSource = source
+	c.mu.Unlock()
+	c.sessionStartWith(ctx, c.app.Extensions().Hooks, source)
+}
+
+// sessionStartWith runs set's SessionStart hooks for a start from source.
+func (c *Conversation) sessionStartWith(ctx context.Context, set *hooks.Set, source string) {
+	out := c.app.runHookSet(ctx, set, c.SessionID(), hooks.SessionStart, hooks.Input{Source: source})
 	hookMessages(hooks.SessionStart, out, c.currentEmit())
 	for _, f := range out.Failures {
 		c.app.Logger.Warn("SessionStart hook", "err", f.String())
@@ -54,6 +63,27 @@ func (c *Conversation) sessionStart(ctx context.Context, source string) {
 		c.pendingContext = append(c.pendingContext, out.Context...)
 		c.mu.Unlock()
 	}
+}
+
+// Trust trusts the project with what r (TrustReport) listed and reloads
+// the configuration, so that the project's servers start and its
+// commands, skills, hooks and instruction files count from now on. The
+// open session then runs the SessionStart hooks trusting enabled, as a
+// fresh start would have: what they print goes with the next message.
+func (c *Conversation) Trust(ctx context.Context, r TrustReport) (ReloadDiff, error) {
+	if err := r.Approve(c.app.Paths); err != nil {
+		return ReloadDiff{}, fmt.Errorf("trusting %s: %w", r.Dir, err)
+	}
+	before := c.app.Extensions().Hooks
+	diff, err := c.app.Reload(ctx)
+	if err != nil {
+		return diff, fmt.Errorf("trusted %s, but reading its configuration again failed: %w", r.Dir, err)
+	}
+	c.mu.Lock()
+	source := c.startSource
+	c.mu.Unlock()
+	c.sessionStartWith(ctx, c.app.Extensions().Hooks.Added(before), cmp.Or(source, "startup"))
+	return diff, nil
 }
 
 // End runs the SessionEnd hooks (reason: "clear", "prompt_input_exit",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,7 +131,11 @@ func (a *App) skills() []skill.Skill { return a.Extensions().Skills }
 
 // RunHooks runs the hooks of ev for the conversation of sessionID.
 func (a *App) runHooks(ctx context.Context, sessionID string, ev hooks.Event, in hooks.Input) hooks.Outcome {
-	set := a.Extensions().Hooks
+	return a.runHookSet(ctx, a.Extensions().Hooks, sessionID, ev, in)
+}
+
+// runHookSet runs the hooks of ev in set.
+func (a *App) runHookSet(ctx context.Context, set *hooks.Set, sessionID string, ev hooks.Event, in hooks.Input) hooks.Outcome {
 	if set.Empty() {
 		return hooks.Outcome{}
 	}
@@ -206,4 +211,77 @@ func (a *App) TrustReport() TrustReport {
 		r.Instructions = nil
 	}
 	return r
+}
+
+// UntrustedCommandError is a typed /NAME that names a custom command or a
+// skill of the project which is off until the user trusts it: the project
+// is not trusted, or (Changed) the file changed since it was trusted.
+// Nothing is sent; a front end adds how to trust the project.
+type UntrustedCommandError struct {
+	Name    string // as typed, without the slash
+	Skill   bool   // a skill, not a command
+	Dir     string // the project directory to trust
+	Changed bool   // trusted, but the file changed since
+}
+
+func (e *UntrustedCommandError) Error() string {
+	kind := "command"
+	if e.Skill {
+		kind = "skill"
+	}
+	if e.Changed {
+		return fmt.Sprintf("/%s is a %s of the project %s that changed since you trusted the project; it stays off until you trust the change", e.Name, kind, e.Dir)
+	}
+	return fmt.Sprintf("/%s is a %s of the project %s, which is not trusted; trusting the project enables it", e.Name, kind, e.Dir)
+}
+
+// CheckCommand returns an *UntrustedCommandError when text is a /NAME that
+// names no command or skill in force but one of the project that waits for
+// the user's trust; nil otherwise (the text is not such a command, or the
+// command runs).
+func (a *App) CheckCommand(text string) error {
+	name, ok := commandName(text)
+	if !ok {
+		return nil
+	}
+	ext := a.Extensions()
+	if slices.ContainsFunc(ext.Commands, func(c customcmd.Command) bool { return c.Name == name }) ||
+		slices.ContainsFunc(ext.Skills, func(s skill.Skill) bool { return s.Name == name }) {
+		return nil
+	}
+	pt := a.Config().ProjectTrust
+	if pt.Dir == "" {
+		return nil
+	}
+	e := &UntrustedCommandError{Name: name, Dir: pt.Dir, Changed: pt.Trusted()}
+	var dirs []customcmd.Dir
+	for _, d := range config.ProjectCommandDirs(pt.Dir) {
+		dirs = append(dirs, customcmd.Dir{Path: d, Scope: customcmd.Project, Confine: pt.Dir})
+	}
+	cmds, _ := customcmd.Load(dirs)
+	if slices.ContainsFunc(cmds, func(c customcmd.Command) bool { return c.Name == name }) {
+		return e
+	}
+	var roots []skill.Root
+	for _, d := range config.ProjectSkillDirs(pt.Dir) {
+		roots = append(roots, skill.Root{Path: d, Scope: skill.Project, Confine: pt.Dir})
+	}
+	skills, _ := skill.Discover(roots)
+	if slices.ContainsFunc(skills, func(s skill.Skill) bool { return s.Name == name }) {
+		e.Skill = true
+		return e
+	}
+	return nil
+}
+
+// commandName is the NAME of a typed /NAME [ARGS].
+func commandName(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, "/")
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	name, _, _ = strings.Cut(name, "\n")
+	name = strings.TrimSpace(name)
+	return name, name != ""
 }

@@ -49,7 +49,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if _, ok := a.tools.Lookup(skill.ToolName); ok {
 		t.Fatal("the skill tool is offered with no skill")
 	}
-	if strings.Contains(a.agentSettings(a.cfg, AgentOptions{}, nil).SystemPrompt, "release") {
+	if s := a.agentSettings(a.cfg, AgentOptions{}, nil); strings.Contains(s.SystemPrompt+s.Skills, "release") {
 		t.Fatal("an untrusted project's skill reached the system prompt")
 	}
 
@@ -71,7 +71,7 @@ func TestExtensionsWaitForTrust(t *testing.T) {
 	if _, ok := a.tools.Lookup(skill.ToolName); !ok {
 		t.Fatal("the skill tool is not offered")
 	}
-	if p := a.agentSettings(a.cfg, AgentOptions{}, nil).SystemPrompt; !strings.Contains(p, "- release: Cut a release.") {
+	if p := a.agentSettings(a.cfg, AgentOptions{}, nil).Skills; !strings.Contains(p, "## Skills from the project "+proj+"\n- release: Cut a release.") {
 		t.Fatalf("system prompt lacks the skill catalog:\n%s", p)
 	}
 }
@@ -120,5 +120,36 @@ func TestTrustReportNamesTheProjectsExtensions(t *testing.T) {
 		if c.Name == "deploy" {
 			t.Fatal("a command added after trust is offered")
 		}
+	}
+}
+
+// Issue 35 point 8: trusting the project of an open conversation runs the
+// SessionStart hooks trusting enabled, once, as a fresh start would; the
+// user's own, which ran at the start, do not run again.
+func TestTrustRunsTheSessionStartHooksItEnabled(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	ran := filepath.Join(t.TempDir(), "ran")
+	hook := func(who string) string {
+		return "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\ntype = \"command\"\ncommand = \"echo " + who + " >> '" + ran + "'\"\n"
+	}
+	paths := testPaths(t, hook("user"))
+	proj := t.TempDir()
+	put(t, filepath.Join(proj, ".otter", "config.toml"), hook("project"))
+	ctx := context.Background()
+	a, err := New(ctx, Options{Parts: testParts, Paths: paths, WorkDir: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, err := a.NewConversation(ctx, ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Trust(ctx, a.TrustReport()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(ran)
+	if got := string(b); got != "user\nproject\n" {
+		t.Errorf("the SessionStart hooks ran as %q; want the user's at the start, then the project's once trusted", got)
 	}
 }

@@ -187,6 +187,10 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	if errors.As(sendErr, &outside) {
 		return ExitCode(2, fmt.Errorf("%w: add --attach-outside to attach files outside the project", sendErr))
 	}
+	var untrusted *app.UntrustedCommandError
+	if errors.As(sendErr, &untrusted) {
+		return ExitCode(2, fmt.Errorf("%w: run `otter trust` in %s (it lists what the project would run, and asks)", untrusted, untrusted.Dir))
+	}
 	if errors.Is(sendErr, app.ErrNotSent) && !errors.Is(sendErr, context.Canceled) {
 		return ExitCode(2, sendErr) // an @-mention that cannot be read
 	}

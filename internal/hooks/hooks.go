@@ -219,3 +219,33 @@ func (s *Set) List() []Listed {
 
 // Empty reports whether no hook is configured.
 func (s *Set) Empty() bool { return s == nil || len(s.groups) == 0 }
+
+// Added is the hooks of s that before lacks (the same command from the
+// same place for the same event), for running only what a change of
+// configuration brought in — what trusting a project enabled, say.
+func (s *Set) Added(before *Set) *Set {
+	out := &Set{groups: map[Event][]compiledGroup{}}
+	if s == nil {
+		return out
+	}
+	type key struct {
+		ev                       Event
+		matcher, command, source string
+	}
+	had := map[key]bool{}
+	for _, l := range before.List() {
+		had[key{l.Event, l.Matcher, l.Command.Command, l.Source}] = true
+	}
+	for ev, groups := range s.groups {
+		for _, g := range groups {
+			ng := g
+			ng.Hooks = slices.DeleteFunc(slices.Clone(g.Hooks), func(h Command) bool {
+				return had[key{ev, g.Matcher, h.Command, h.Source}]
+			})
+			if len(ng.Hooks) > 0 {
+				out.groups[ev] = append(out.groups[ev], ng)
+			}
+		}
+	}
+	return out
+}

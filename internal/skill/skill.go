@@ -273,16 +273,34 @@ func (s Skill) ReadFile(rel string) (string, error) {
 	return string(data), nil
 }
 
-// Catalog is the part of the system prompt that names the skills: each
-// skill's name and description, and how to load one.
-func Catalog(skills []Skill) string {
+// Catalog is the section of the system prompt that names the skills: how
+// to load one, then each skill's name and description under where it comes
+// from — the user's own, then the project's (in projectDir) — so that the
+// model never takes a project's skill for one the user chose.
+func Catalog(skills []Skill, projectDir string) string {
 	if len(skills) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("Skills are instructions for particular tasks. When a task matches a skill's description, load it with the " + ToolName + " tool before you act, then follow it; it may name bundled files, which the same tool reads.\n\nAvailable skills:\n")
-	for _, s := range skills {
-		fmt.Fprintf(&b, "- %s: %s\n", s.Name, strings.Join(strings.Fields(s.Description), " "))
+	b.WriteString("# Skills\nSkills are instructions for particular tasks. When a task matches a skill's description, load it with the " + ToolName + " tool before you act, then follow it; it may name bundled files, which the same tool reads.\n")
+	for _, g := range []struct {
+		scope   Scope
+		heading string
+	}{
+		{User, "## Skills from the user's configuration"},
+		{Project, "## Skills from the project " + projectDir},
+	} {
+		head := false
+		for _, s := range skills {
+			if s.Scope != g.scope {
+				continue
+			}
+			if !head {
+				b.WriteString("\n" + g.heading + "\n")
+				head = true
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", s.Name, strings.Join(strings.Fields(s.Description), " "))
+		}
 	}
 	return b.String()
 }

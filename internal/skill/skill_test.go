@@ -57,7 +57,7 @@ func TestDiscover(t *testing.T) {
 			t.Errorf("problems lack %q:\n%s", want, all)
 		}
 	}
-	if c := Catalog(skills); !strings.Contains(c, "- pdf-forms: Fill the team's PDF forms.") || strings.Contains(c, "Read reference") {
+	if c := Catalog(skills, "/proj"); !strings.Contains(c, "- pdf-forms: Fill the team's PDF forms.") || strings.Contains(c, "Read reference") {
 		t.Fatalf("catalog %q", c)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -226,13 +225,18 @@ func changeNote(it config.TrustItem) string {
 	return ""
 }
 
-// Trust approves what req (from TrustPrompt) listed, and reloads.
+// Trust approves what req (from TrustPrompt) listed and reloads; the open
+// conversation runs the SessionStart hooks trusting enabled
+// (app.Conversation.Trust).
 func (b *AppBackend) Trust(ctx context.Context, req *TrustRequest) (app.ReloadDiff, error) {
 	if req == nil {
 		return app.ReloadDiff{}, nil
 	}
-	if err := req.report.Approve(b.app.Paths); err != nil {
-		return app.ReloadDiff{}, fmt.Errorf("trusting %s: %w", req.Dir, err)
+	b.reloadMu.Lock()
+	defer b.reloadMu.Unlock()
+	diff, err := b.conv.Trust(ctx, req.report)
+	if err == nil {
+		b.keepWarnings()
 	}
-	return b.Reload(ctx)
+	return diff, err
 }

@@ -30,13 +30,13 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export", "/permissions", "/permissions remove"}
 
 const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
   /mcp tools [server]      filterable list of tools; enter shows description, input schema, annotations
   /mcp resources [server]  resources and templates; enter previews, tab attaches as @server:uri
-  /mcp prompts [server]    prompts and their arguments
+  /mcp prompts [server]    prompts and their arguments; enter uses one, tab puts it in the input
   /mcp reload              re-read the config; only changed servers restart
   /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt     use a server's prompt: [arg=value …], or a form
@@ -46,6 +46,7 @@ const helpText = `Commands
   /copy [N]                copy the last answer (N: the Nth back) to the clipboard as Markdown
   /copy code [N]           copy code block N of the last answer (the last one without N)
   /trust                   ask again whether to trust this project (its servers and settings)
+  /permissions             the saved permission rules and their files; /permissions remove N removes one
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
   /export [FILE]           write the conversation as Markdown (otter-ID.md here without FILE)
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
@@ -101,7 +102,7 @@ func (m *model) command(line string) tea.Cmd {
 			m.notice(itemInfo, "nothing to trust here: no untrusted project configuration or instruction files, and nothing changed since you trusted it")
 			return nil
 		}
-		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
+		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req, true)})
 		return m.startQuestion(len(m.questions) == 1)
 	case "/mcp":
 		sub, arg, _ := strings.Cut(rest, " ")
@@ -135,6 +136,8 @@ func (m *model) command(line string) tea.Cmd {
 		default:
 			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server], /mcp resources [server], /mcp prompts [server] or /mcp reload", sub))
 		}
+	case "/permissions":
+		return m.permissionsCommand(rest) // permissions.go
 	case "/open":
 		return m.openLink(rest)
 	case "/call":
@@ -160,6 +163,10 @@ func (m *model) command(line string) tea.Cmd {
 		}
 		if m.userCommand(cmd) {
 			return m.chat(line)
+		}
+		if why := m.untrustedCommand(line); why != "" {
+			m.notice(itemError, why)
+			return nil
 		}
 		m.notice(itemError, fmt.Sprintf("unknown command %s — /help lists them", cmd))
 	}
@@ -519,6 +526,7 @@ func (m *model) complete() tea.Cmd {
 		}
 	}
 	sort.Strings(matches)
+	matches = slices.Compact(matches) // a skill named like a built-in command is one candidate
 	switch len(matches) {
 	case 0:
 		m.hint = "no completion for " + v

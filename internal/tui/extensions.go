@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,33 @@ type ExtensionBackend interface {
 func (b *AppBackend) Extensions() app.Extensions { return b.app.Extensions() }
 
 func (b *AppBackend) EndSession(ctx context.Context, reason string) { b.conv.End(ctx, reason) }
+
+// CommandChecker says whether a typed /NAME is a command or skill of the
+// project that is off until the person trusts it
+// (app.App.CheckCommand's *app.UntrustedCommandError).
+type CommandChecker interface {
+	CheckCommand(line string) error
+}
+
+func (b *AppBackend) CheckCommand(line string) error { return b.app.CheckCommand(line) }
+
+// untrustedCommand words, for the transcript, why line's /NAME does not
+// run when it is the untrusted project's; "" when it is not.
+func (m *model) untrustedCommand(line string) string {
+	cc, ok := m.b.(CommandChecker)
+	if !ok {
+		return ""
+	}
+	var ue *app.UntrustedCommandError
+	if !errors.As(cc.CheckCommand(line), &ue) {
+		return ""
+	}
+	how := "/trust, or `otter trust` in that directory"
+	if ue.Changed {
+		how = "/trust shows what changed, or `otter trust` in that directory"
+	}
+	return ue.Error() + ": " + how
+}
 
 func (m *model) extensions() (app.Extensions, bool) {
 	eb, ok := m.b.(ExtensionBackend)

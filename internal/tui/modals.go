@@ -222,7 +222,7 @@ func (f *formModal) view(width, height int) string {
 		}
 		fv = strings.Join(lines, "\n")
 		room := height - len(lines) - 1 - lipgloss.Height(footer)
-		if f.footer == "" {
+		if footer == "" {
 			room++
 		}
 		if n := len(heading); n > room && room >= 2 {
@@ -235,7 +235,7 @@ func (f *formModal) view(width, height int) string {
 		b.WriteString("\n\n")
 	}
 	b.WriteString(fv)
-	if f.footer != "" {
+	if footer != "" {
 		b.WriteString("\n" + footer)
 	}
 	return b.String()
@@ -613,8 +613,10 @@ func newSamplingModal(m *model, req ask.Sampling, reply func(bool)) modal {
 }
 
 // newTrustModal asks whether to trust a project that defines servers, or
-// what changed in a trusted project's configuration since.
-func newTrustModal(m *model, req *TrustRequest) modal {
+// what changed in a trusted project's configuration since. asked: the
+// person typed /trust, so Trust is the choice Enter takes; the prompt otter
+// opens by itself at the start keeps "Not now". Both say which keys do what.
+func newTrustModal(m *model, req *TrustRequest, asked bool) modal {
 	head, title, off := "This project is not trusted yet: "+req.Dir, "Trust this directory?", "until trusted, none of it runs or reaches the model"
 	switch {
 	case req.Legacy:
@@ -659,12 +661,20 @@ func newTrustModal(m *model, req *TrustRequest) modal {
 				}
 			}
 		}
+		b.WriteString("\n\n" + m.st.dim.Render(off))
 		return strings.TrimPrefix(b.String(), "\n")
 	}
-	yes := false
+	yes := asked
 	c := huh.NewConfirm().Title(title).Affirmative("Trust").Negative("Not now").Value(&yes)
-	fm := newFormModal(m, "", m.st.dim.Render(off), huh.NewGroup(c))
+	fm := newFormModal(m, "", "", huh.NewGroup(c))
 	fm.layout = layout
+	fm.keysAt = func(int) string {
+		choice := "Not now"
+		if yes {
+			choice = "Trust"
+		}
+		return "enter: " + choice + " · ←/→ choose · y: Trust · n or esc: Not now"
+	}
 	fm.resize()
 	b, ctx := m.b, m.ctx
 	notTrusted := func() tea.Cmd {

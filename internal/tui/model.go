@@ -189,13 +189,15 @@ func newModel(u *UI, b Backend) *model {
 	m.tr.width = m.width
 	m.history = loadHistory(u.opts.HistoryFile)
 	m.histPos = len(m.history)
-	m.refresh()
 	welcome := "otter"
 	if u.opts.Version != "" {
 		welcome += " " + u.opts.Version
 	}
 	welcome += " — type a message, or /help. /mcp shows your MCP servers."
 	m.notice(itemInfo, welcome)
+	// After the welcome: a server that already failed to start says so
+	// below it, as a notice in the transcript, like those that fail later.
+	m.refresh()
 	m.resume() // session.go: a continued conversation's messages
 	if sb, ok := b.(SessionBackend); ok && u.opts.PickSession {
 		m.openSessionPicker(sb) // picker.go
@@ -209,7 +211,7 @@ func newModel(u *UI, b Backend) *model {
 		m.announceLogins()
 	}
 	if req := b.TrustPrompt(); req != nil {
-		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req)})
+		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req, false)})
 	}
 	m.layout()
 	return m
@@ -475,6 +477,13 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.calls--
 		return m.finishTool(msg.it, msg.res, msg.err, msg.elapsed)
 
+	case permissionRemovedMsg:
+		m.permissionRemoved(msg)
+		return nil
+
+	case usePromptMsg:
+		return m.promptCommand(msg.p, "")
+
 	case callRequestMsg:
 		return m.callCommand(msg.name)
 
@@ -696,7 +705,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.hint = ""
 	var cmd tea.Cmd
+	before := m.input.Value()
 	m.input, cmd = m.input.Update(k)
+	if m.input.Value() != before {
+		// Tab's cycle belongs to the input it left: typed back to the
+		// same text later, the next Tab lists the candidates again
+		// rather than jumping to the first of an old list.
+		m.cycle = nil
+	}
 	m.typedAt = m.now()
 	return cmd
 }

@@ -93,14 +93,20 @@ func TestPromptArgumentsAreQuoted(t *testing.T) {
 	h.waitFor(`"York" is not NAME=VALUE`)
 }
 
-// /mcp prompts shows the optional arguments too, in brackets.
+// /mcp prompts is a browser, as /mcp tools and /mcp resources are (issue
+// 35 point 10): it shows the optional arguments too, in brackets; a filter
+// narrows it, and Enter uses the prompt, asking for its arguments.
 func TestMcpPromptsListsOptionalArguments(t *testing.T) {
 	t.Parallel()
 	b := promptFake{&fakeBackend{prompts: everythingPrompts,
 		servers: []servers.Status{{Name: "everything", Transport: "stdio", State: servers.StateConnected, Prompts: 2}}}}
 	h := startWith(t, b, b.fakeBackend)
 	h.enterLine("/mcp prompts")
-	h.waitFor("/mcp__everything__args-prompt city=… [state=…]", "/mcp__everything__completable-prompt department=… name=…")
+	h.waitFor("Prompts", "2 shown", "/mcp__everything__args-prompt", "city=… [state=…]", "/mcp__everything__completable-prompt", "department=… name=…")
+	h.typeText("compl")
+	h.waitFor("1 shown")
+	h.press("enter")
+	h.waitFor("department *", "name *")
 }
 
 // In a prompt's form, completing a later argument tells the server the

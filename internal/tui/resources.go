@@ -349,29 +349,7 @@ func (m *model) mcpOffers(what, server string) tea.Cmd {
 		return nil
 	}
 	if what == "prompts" {
-		var b strings.Builder
-		for _, p := range m.prompts {
-			if server != "" && p.Server != server {
-				continue
-			}
-			fmt.Fprintf(&b, "%s", promptCommand(p))
-			for _, a := range p.Arguments {
-				if a.Required {
-					fmt.Fprintf(&b, " %s=…", a.Name)
-				} else {
-					fmt.Fprintf(&b, " [%s=…]", a.Name)
-				}
-			}
-			if p.Description != "" {
-				fmt.Fprintf(&b, "  — %s", p.Description)
-			}
-			b.WriteString("\n")
-		}
-		if b.Len() == 0 {
-			m.notice(itemInfo, "no connected server offers prompts")
-			return nil
-		}
-		m.notice(itemInfo, "prompts (type one to use it; Tab completes):\n"+strings.TrimRight(b.String(), "\n"))
+		m.panel = newPromptsPanel(m, server) // prompts.go
 		return nil
 	}
 	rb, ok := m.b.(ResourceBackend)

@@ -98,7 +98,9 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 	h.waitFor("› see @docs:demo://guide/architecture.md")
 	h.press("ctrl+u")
 	h.enterLine("/mcp prompts")
-	h.waitFor("/mcp__docs__review file=…", "Review a file")
+	h.waitFor("/mcp__docs__review", "file=…", "Review a file")
+	h.press("esc")
+	h.waitGone("enter use it")
 	h.enterLine("/mcp resources nosuch")
 	h.waitFor(`no MCP server is named "nosuch"`)
 }
