@@ -8,7 +8,7 @@
 // constructor it is given, so the App and the front ends over it name these
 // values without linking the MCP client in (see internal/app's Parts).
 //
-// It imports only ask, config and tool of otter's packages.
+// It imports only ask, config, termtext and tool of otter's packages.
 package servers
 
 import (
