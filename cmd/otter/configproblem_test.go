@@ -10,6 +10,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // TestServerWithMissingVariable: one server's ${VAR} is not set. otter
@@ -17,7 +18,7 @@ import (
 // server, file:line, what to do) and the others work; `otter config
 // validate` reports it as a config error; `otter config show` marks it.
 func TestServerWithMissingVariable(t *testing.T) {
-	node, server := everythingPeer(t)
+	peers := testpeer.Require(t)
 	paths := configTestHome(t)
 	const unset = "OTTER_TEST_UNSET_GITHUB_TOKEN"
 	t.Setenv(unset, "")
@@ -27,16 +28,12 @@ func TestServerWithMissingVariable(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`[[mcp.servers]]
-name = "everything"
-command = %q
-args = [%q, "stdio"]
-
+	cfg := peers.EverythingConfig() + fmt.Sprintf(`
 [[mcp.servers]]
 name = "github"
 command = "github-mcp-server-otter-test"
 env = { GITHUB_TOKEN = "${%s}" }
-`, node, server, unset)
+`, unset)
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,11 +25,13 @@ import (
 	"github.com/otter-sh/otter/internal/tool"
 )
 
-// corePackages serve every front end: what they say must fit the TUI, a
-// shell and a remote MCP client alike, so none of their strings names a
-// flag or a subcommand of this command line. They return typed errors and
-// the front end words the hint (cli.Explain for a shell).
-var corePackages = []string{"agent", "app", "appparts", "attach", "compact", "config", "mcphost", "oauth", "record", "serve", "servers", "session", "tool"}
+// The core packages serve every front end: what they say must fit the
+// TUI, a shell and a remote MCP client alike, so none of their strings
+// names a flag or a subcommand of this command line, nor a slash command
+// of the TUI. They return typed errors or states and the front end words
+// the hint (cli.Explain for a shell). Every package under internal is
+// core but the front ends and the test helpers below.
+var notCore = map[string]bool{"tui": true, "cli": true, "testpeer": true, "llm/llmtest": true, "oauth/oauthtest": true}
 
 // notYet are the files that still name a flag or command, each waiting
 // for a typed error whose hint the front ends word (issue 23). The test
@@ -37,7 +40,9 @@ var notYet = map[string]string{}
 
 // TestCorePackagesNameNoFlagOrCommand reads every string literal of the
 // core packages' non-test files and fails on one that holds `--NAME` for a
-// flag NAME of otter's command line, or "otter CMD" for a subcommand CMD.
+// flag NAME of otter's command line, "otter CMD" for a subcommand CMD, or,
+// in a sentence (a literal with a space), "/CMD" for a slash command CMD
+// of the TUI — a bare "/mcp" is an HTTP path, not a hint.
 func TestCorePackagesNameNoFlagOrCommand(t *testing.T) {
 	streams, _, _, _ := iostreams.Test()
 	root := newRootCmd(&cli.Factory{IO: streams})
@@ -63,11 +68,14 @@ func TestCorePackagesNameNoFlagOrCommand(t *testing.T) {
 	}
 	flagRE := regexp.MustCompile(`--([a-z][a-z0-9-]*)`)
 	cmdRE := regexp.MustCompile(`\botter ([a-z][a-z-]*)`)
+	slashRE := regexp.MustCompile("(?:^|[\\s`'\"(])/([a-z][a-z-]*)(?:$|[^a-z0-9_/.:-])")
 
 	modRoot, err := testpeer.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	slash := tuiSlashCommands(t, filepath.Join(modRoot, "internal", "tui"))
+	corePackages := corePackageDirs(t, filepath.Join(modRoot, "internal"))
 	checked := 0
 	waiting := map[string]bool{}
 	report := func(file string, pos token.Position, format string, args ...any) {
@@ -78,7 +86,7 @@ func TestCorePackagesNameNoFlagOrCommand(t *testing.T) {
 		t.Errorf("%s: "+format, append([]any{pos}, args...)...)
 	}
 	for _, pkg := range corePackages {
-		dir := filepath.Join(modRoot, "internal", pkg)
+		dir := filepath.Join(modRoot, "internal", filepath.FromSlash(pkg))
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -114,6 +122,13 @@ func TestCorePackagesNameNoFlagOrCommand(t *testing.T) {
 						report(rel, fset.Position(lit.Pos()), "names the command `otter %s`: %q", m[1], s)
 					}
 				}
+				if strings.ContainsAny(s, " \t\n") {
+					for _, m := range slashRE.FindAllStringSubmatch(s, -1) {
+						if slash[m[1]] {
+							report(rel, fset.Position(lit.Pos()), "names the TUI's command /%s: %q", m[1], s)
+						}
+					}
+				}
 				return true
 			})
 		}
@@ -126,6 +141,102 @@ func TestCorePackagesNameNoFlagOrCommand(t *testing.T) {
 	if checked < 50 {
 		t.Errorf("read only %d files of the core packages", checked)
 	}
+}
+
+// corePackageDirs lists the packages under internal (as paths below it)
+// that hold Go files, but those of notCore.
+func corePackageDirs(t *testing.T, internal string) []string {
+	t.Helper()
+	var pkgs []string
+	err := filepath.WalkDir(internal, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(internal, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.Name() == "testdata" || notCore[rel] {
+			return filepath.SkipDir
+		}
+		if matches, _ := filepath.Glob(filepath.Join(path, "*.go")); len(matches) > 0 {
+			pkgs = append(pkgs, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"app", "mcphost", "serve", "webdata"} {
+		if !slices.Contains(pkgs, want) {
+			t.Fatalf("the core packages %v lack %s", pkgs, want)
+		}
+	}
+	return pkgs
+}
+
+// tuiSlashCommands reads the TUI's non-test files for its slash commands:
+// the names it lists for completion and those its command switch
+// dispatches on (each string literal of a case that starts with "/").
+// Only the first word counts ("/mcp" of "/mcp tools").
+func tuiSlashCommands(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nameRE := regexp.MustCompile(`^/([a-z][a-z-]*)(?: [a-z]+)?$`)
+	cmds := map[string]bool{}
+	add := func(e ast.Expr) {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return
+		}
+		if s, err := strconv.Unquote(lit.Value); err == nil {
+			if m := nameRE.FindStringSubmatch(s); m != nil {
+				cmds[m[1]] = true
+			}
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CaseClause:
+				for _, e := range n.List {
+					add(e)
+				}
+			case *ast.ValueSpec:
+				if len(n.Names) == 1 && n.Names[0].Name == "slashCommands" {
+					for _, v := range n.Values {
+						if cl, ok := v.(*ast.CompositeLit); ok {
+							for _, e := range cl.Elts {
+								add(e)
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, want := range []string{"mcp", "help", "compact", "model", "resume"} {
+		if !cmds[want] {
+			t.Fatalf("the TUI's slash commands %v lack /%s: has the TUI moved them?", cmds, want)
+		}
+	}
+	return cmds
 }
 
 // The hints the core no longer words reach a person at a shell: the real

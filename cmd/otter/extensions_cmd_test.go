@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
@@ -28,7 +28,7 @@ func putFile(t *testing.T, p, s string, mode os.FileMode) {
 // extensionProject is a cloned project with a custom command, a skill with
 // a reference file, hooks written as Claude Code hook scripts (jq on stdin,
 // exit 2 with a message) and the reference MCP server.
-func extensionProject(t *testing.T, node, server string) (proj string) {
+func extensionProject(t *testing.T, peers testpeer.Peers) (proj string) {
 	proj = t.TempDir()
 	hooks := filepath.Join(proj, "hooks")
 	putFile(t, filepath.Join(hooks, "guard.sh"), `#!/bin/sh
@@ -44,12 +44,7 @@ echo "Also say goodbye." >&2
 exit 2
 `, 0o755)
 	putFile(t, filepath.Join(hooks, "slow.sh"), "#!/bin/sh\nsleep 100 &\necho $! > \"$OTTER_PROJECT_DIR/slow.pid\"\nwait\n", 0o755)
-	putFile(t, filepath.Join(proj, ".otter", "config.toml"), fmt.Sprintf(`
-[[mcp.servers]]
-name = "everything"
-command = %q
-args = [%q, "stdio"]
-
+	putFile(t, filepath.Join(proj, ".otter", "config.toml"), peers.EverythingConfig()+`
 [[hooks.PreToolUse]]
 matcher = "mcp__everything__echo"
 [[hooks.PreToolUse.hooks]]
@@ -77,7 +72,7 @@ command = "$OTTER_PROJECT_DIR/hooks/context.sh"
 [[hooks.Stop.hooks]]
 type = "command"
 command = "$OTTER_PROJECT_DIR/hooks/stop.sh"
-`, node, server), 0o644)
+`, 0o644)
 	putFile(t, filepath.Join(proj, ".otter", "commands", "review", "pr.md"), "---\ndescription: Review a pull request\nargument-hint: <number>\n---\nReview pull request #$1 and list its risks.\n", 0o644)
 	putFile(t, filepath.Join(proj, ".otter", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release of this project.\n---\n# Release\nFollow reference/checklist.md step by step.\n", 0o644)
 	putFile(t, filepath.Join(proj, ".otter", "skills", "release", "reference", "checklist.md"), "1. Bump the version.\n2. Tag it.\n", 0o644)
@@ -93,9 +88,8 @@ command = "$OTTER_PROJECT_DIR/hooks/stop.sh"
 // UserPromptSubmit hook's output is in the request, a Stop hook forces one
 // more turn, and a hook past its timeout is killed with its children.
 func TestExtensionsHeadless(t *testing.T) {
-	node, server := everythingPeer(t)
 	paths := configTestHome(t)
-	proj := extensionProject(t, node, server)
+	proj := extensionProject(t, testpeer.Require(t))
 	echo := toolname.Qualified("everything", "echo")
 
 	// Untrusted: the project's command is refused, not sent as text (issue

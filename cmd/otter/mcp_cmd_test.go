@@ -114,14 +114,13 @@ func TestListWithoutServersSaysHowToAddOne(t *testing.T) {
 // `otter mcp call get_status` reports the configured servers (they start
 // for it, as for `otter mcp list`); other built-ins start none.
 func TestCallGetStatusShowsServers(t *testing.T) {
-	node, server := everythingPeer(t)
+	peers := testpeer.Require(t)
 	paths := configTestHome(t)
 	file := paths.UserConfigFile()
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"everything\"\ncommand = %q\nargs = [%q, \"stdio\"]\n", node, server)
-	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(peers.EverythingConfig()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, errOut, err := runOtter(t, "--cwd", t.TempDir(), "mcp", "call", "get_status", "{}")

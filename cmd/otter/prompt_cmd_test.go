@@ -43,13 +43,6 @@ func testRoot(stdin io.Reader) (root *cobra.Command, stdout, stderr *bytes.Buffe
 	return newRootCmd(&cli.Factory{IO: streams, Version: version}), stdout, stderr
 }
 
-// everythingPeer returns the node binary and the reference server's entry
-// point, failing when the test peers are not installed.
-func everythingPeer(t *testing.T) (node, server string) {
-	p := testpeer.Require(t)
-	return p.Node, p.Everything
-}
-
 // promptConfig writes a config file naming the fake model server as the
 // provider, plus extra TOML.
 func promptConfig(t *testing.T, srv *llmtest.Server, extra string) string {
@@ -75,7 +68,7 @@ api_key = "test-key"
 // provider configured, `otter -p` answers a question that needs a tool of
 // an MCP server (the reference server), for both provider types.
 func TestPromptAnswersWithAnMCPTool(t *testing.T) {
-	node, server := everythingPeer(t)
+	peers := testpeer.Require(t)
 	for _, kind := range llmtest.Kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			configTestHome(t)
@@ -86,13 +79,7 @@ func TestPromptAnswersWithAnMCPTool(t *testing.T) {
 			)
 			// A hosted model's window: the server's tools fit the budget
 			// and are offered whole (smaller windows defer them).
-			cfg := promptConfig(t, srv, fmt.Sprintf(`context_window = 200000
-
-[[mcp.servers]]
-name = "everything"
-command = %q
-args = [%q, "stdio"]
-`, node, server))
+			cfg := promptConfig(t, srv, "context_window = 200000\n"+peers.EverythingConfig())
 			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "What is 2+3?")
 			if err != nil {
 				t.Fatalf("otter -p: %v\nstderr:\n%s", err, stderr)
@@ -388,15 +375,9 @@ func TestPromptInterrupted(t *testing.T) {
 // TestPromptSampling: the reference server's sampling tool gets an answer
 // from the configured model only with --allow-sampling.
 func TestPromptSampling(t *testing.T) {
-	node, server := everythingPeer(t)
 	configTestHome(t)
 	trigger := toolname.Qualified("everything", "trigger-sampling-request")
-	servers := fmt.Sprintf(`
-[[mcp.servers]]
-name = "everything"
-command = %q
-args = [%q, "stdio"]
-`, node, server)
+	servers := testpeer.Require(t).EverythingConfig()
 	call := llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: trigger, Args: `{"prompt":"name a river","maxTokens":50}`}}}
 
 	for _, kind := range llmtest.Kinds {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,15 +9,15 @@ import (
 
 	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
-// everythingConfig configures the reference server as "everything".
-func everythingConfig(t *testing.T) string {
+// everythingConfigFile writes a config file that configures the
+// reference server as "everything".
+func everythingConfigFile(t *testing.T) string {
 	t.Helper()
-	node, everything := everythingPeer(t)
 	path := filepath.Join(t.TempDir(), "otter.toml")
-	cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"everything\"\ncommand = %q\nargs = [%q, \"stdio\"]\n", node, everything)
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(testpeer.Require(t).EverythingConfig()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -29,7 +28,7 @@ func everythingConfig(t *testing.T) string {
 // and the resource prompt with its embedded resource.
 func TestMCPResourcesReadPromptAgainstEverything(t *testing.T) {
 	configTestHome(t)
-	cfg := everythingConfig(t)
+	cfg := everythingConfigFile(t)
 
 	stdout, stderr, err := runOtter(t, "--config", cfg, "mcp", "resources", "everything", "--json")
 	if err != nil {
@@ -103,7 +102,7 @@ func TestMCPResourcesReadPromptAgainstEverything(t *testing.T) {
 // `otter -p` expands @SERVER:URI: the model receives the document's text;
 // and the model's read_mcp_resource call returns the resource.
 func TestPromptMentionAndReadResourceTool(t *testing.T) {
-	node, everything := everythingPeer(t)
+	peers := testpeer.Require(t)
 	for _, kind := range llmtest.Kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			configTestHome(t)
@@ -111,7 +110,7 @@ func TestPromptMentionAndReadResourceTool(t *testing.T) {
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_read", Name: attach.ReadToolName, Args: `{"server":"everything","uri":"demo://resource/dynamic/text/2"}`}}},
 				llmtest.Reply{Text: []string{"It describes the architecture."}},
 			)
-			cfg := promptConfig(t, srv, fmt.Sprintf("\n[[mcp.servers]]\nname = \"everything\"\ncommand = %q\nargs = [%q, \"stdio\"]\n", node, everything))
+			cfg := promptConfig(t, srv, peers.EverythingConfig())
 			stdout, stderr, err := runOtter(t, "--config", cfg, "-p", "Summarise @everything:demo://resource/static/document/architecture.md.")
 			if err != nil {
 				t.Fatalf("otter -p: %v\nstderr:\n%s", err, stderr)

@@ -153,7 +153,11 @@ func TestSignalsEndTheTUI(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if strings.Contains(screen, "1/1 servers") && len(markedProcesses(marker)) >= 3 { // otter, server, sleep
+			running, err := testpeer.MarkedProcesses(marker)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(screen, "1/1 servers") && len(running) >= 3 { // otter, server, sleep
 				break
 			}
 			if time.Now().After(ready) {
@@ -185,7 +189,10 @@ func TestSignalsEndTheTUI(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			left := markedProcesses(marker)
+			left, err := testpeer.MarkedProcesses(marker)
+			if err != nil {
+				return err
+			}
 			if dead == "1" && len(left) == 0 {
 				took := time.Since(sent)
 				out, err := os.ReadFile(statusFile)
@@ -215,8 +222,9 @@ func TestSignalsEndTheTUI(t *testing.T) {
 		}
 		dead, _ := pane()
 		screen, _ := tm("capture-pane", "-p", "-t", target)
+		left, _ := testpeer.MarkedProcesses(marker) // read a moment ago
 		return fmt.Errorf("%s: 10s after the signal otter exited=%s and these processes remain: %v; screen:\n%s",
-			sig, dead, markedProcesses(marker), screen)
+			sig, dead, left, screen)
 	}
 
 	var sigs []syscall.Signal
@@ -257,30 +265,6 @@ func saneTerminal(stty string) bool {
 	return slices.Contains(words, "icanon") && slices.Contains(words, "echo") && slices.Contains(words, "isig")
 }
 
-// markedProcesses returns the pids whose environment holds marker.
-func markedProcesses(marker string) []string {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []string
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if string(kv) == marker {
-				pids = append(pids, e.Name())
-			}
-		}
-	}
-	return pids
-}
-
 // TestClosedStdoutEndsOtterThroughItsCleanup: when the reader of otter's
 // stdout goes away (`otter -p … --output-format stream-json | head -1`,
 // `otter mcp tools | head -1`), otter stops as it does on SIGTERM — its
@@ -318,7 +302,9 @@ func TestClosedStdoutEndsOtterThroughItsCleanup(t *testing.T) {
 			}
 			var left []string
 			for wait := time.Now(); time.Since(wait) < 5*time.Second; time.Sleep(50 * time.Millisecond) {
-				if left = markedProcesses(marker); len(left) == 0 {
+				if left, err = testpeer.MarkedProcesses(marker); err != nil {
+					t.Fatal(err)
+				} else if len(left) == 0 {
 					break
 				}
 			}

@@ -39,17 +39,12 @@ func manyToolServer(t *testing.T, n int) string {
 
 // manyServersConfig configures the reference server and the many-tool
 // server at manyURL, with srv as the model.
-func manyServersConfig(t *testing.T, srv *llmtest.Server, node, everything, manyURL string) string {
-	return promptConfig(t, srv, fmt.Sprintf(`
-[[mcp.servers]]
-name = "everything"
-command = %q
-args = [%q, "stdio"]
-
+func manyServersConfig(t *testing.T, srv *llmtest.Server, manyURL string) string {
+	return promptConfig(t, srv, testpeer.Require(t).EverythingConfig()+fmt.Sprintf(`
 [[mcp.servers]]
 name = "many"
 url = %q
-`, node, everything, manyURL))
+`, manyURL))
 }
 
 // TestPromptFindsADeferredTool is the issue's "done when": with a
@@ -60,7 +55,6 @@ url = %q
 // arrives. The same with the Anthropic peer, which has no cap but whose
 // model's budget the 2,000 definitions pass.
 func TestPromptFindsADeferredTool(t *testing.T) {
-	node, everything := everythingPeer(t)
 	many := manyToolServer(t, 2000)
 	getSum := toolname.Qualified("everything", "get-sum")
 	for _, kind := range llmtest.Kinds {
@@ -71,7 +65,7 @@ func TestPromptFindsADeferredTool(t *testing.T) {
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "call_sum", Name: getSum, Args: `{"a":2,"b":3}`}}},
 				llmtest.Reply{Text: []string{"2 + 3 = 5."}},
 			)
-			cfg := manyServersConfig(t, srv, node, everything, many)
+			cfg := manyServersConfig(t, srv, many)
 			stdout, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "-p", "What is 2+3?")
 			if err != nil {
 				t.Fatalf("otter -p: %v\nstderr:\n%s", err, stderr)
@@ -143,9 +137,8 @@ func TestPromptFindsADeferredTool(t *testing.T) {
 // --search in text, with --limit and a server, and its usage errors.
 func TestMCPToolsSearch(t *testing.T) {
 	configTestHome(t)
-	node, everything := everythingPeer(t)
 	srv := llmtest.New(t, llmtest.OpenAI)
-	cfg := manyServersConfig(t, srv, node, everything, manyToolServer(t, 200))
+	cfg := manyServersConfig(t, srv, manyToolServer(t, 200))
 	out, stderr, err := otterWithStdin(t, strings.NewReader(""), "--config", cfg, "mcp", "tools", "--search", "echo my message back", "--limit", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

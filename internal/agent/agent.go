@@ -8,8 +8,9 @@
 // receive Events and answer questions through ask.Approver; the headless
 // policies that answer without a person are internal/cli's.
 //
-// It may import ask, compact, config, llm, render and tool; never app,
-// mcphost or a front end, and it names no CLI flag.
+// It imports ask, compact, hooks, llm, render and tool of otter's
+// packages; never config, app, mcphost or a front end, and it names no CLI
+// flag.
 package agent
 
 import (

@@ -136,12 +136,12 @@ func TestLateServerJoinsOnTheNextCall(t *testing.T) {
 		joiner := &fakeTool{name: "lookup_word", readOnly: true, call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 			// The "late" server finishes connecting during this call.
 			pong := &fakeTool{name: "ping", readOnly: true, schema: `{"type":"object"}`,
-				call: func(context.Context, json.RawMessage) (*tool.Result, error) { return textResult("pong"), nil }}
+				call: func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("pong"), nil }}
 			h.set.SetServerTools("late", []tool.Tool{&serverTool{fakeTool: pong, server: "late"}})
 			instrMu.Lock()
 			instr["late"] = "Ping before you answer."
 			instrMu.Unlock()
-			return textResult("otter: a definition"), nil
+			return tool.TextResult("otter: a definition"), nil
 		}}
 		h = newHarness(t, kind, setup{builtins: []tool.Tool{joiner}, opts: func(o *agent.Options) {
 			o.Instructions = func() map[string]string {
@@ -199,9 +199,9 @@ func TestParallelReadOnlyCalls(t *testing.T) {
 			started.Done()
 			select {
 			case <-both:
-				return textResult("fetched " + in.Word), nil
+				return tool.TextResult("fetched " + in.Word), nil
 			case <-time.After(20 * time.Second):
-				return &tool.Result{IsError: true, Content: textResult("ran alone").Content}, nil
+				return &tool.Result{IsError: true, Content: tool.TextResult("ran alone").Content}, nil
 			}
 		}}
 		h := newHarness(t, kind, setup{builtins: []tool.Tool{slow}},
@@ -481,7 +481,7 @@ func TestPermissions(t *testing.T) {
 			var fetched int
 			fetch := &fakeTool{name: "scrape_page", readOnly: true, group: "network", call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 				fetched++
-				return textResult("page"), nil
+				return tool.TextResult("page"), nil
 			}}
 			h := newHarness(t, kind, setup{builtins: []tool.Tool{fetch}},
 				llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "scrape_page", Args: `{"word":"https://example.org"}`}}},

@@ -138,16 +138,12 @@ func (f *fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result
 	return f.call(ctx, args)
 }
 
-func textResult(s string) *tool.Result {
-	return &tool.Result{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
 // lookupWord is a read-only built-in returning a definition.
 func lookupWord() *fakeTool {
 	return &fakeTool{name: "lookup_word", readOnly: true, call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 		var in struct{ Word string }
 		_ = json.Unmarshal(args, &in)
-		return textResult(in.Word + ": a definition"), nil
+		return tool.TextResult(in.Word + ": a definition"), nil
 	}}
 }
 
@@ -158,7 +154,7 @@ func writeNote(calls *int) *fakeTool {
 		mu.Lock()
 		*calls++
 		mu.Unlock()
-		return textResult("note written"), nil
+		return tool.TextResult("note written"), nil
 	}}
 }
 

@@ -41,7 +41,7 @@ func toolHeavyRun(tb testing.TB, window int) (input, cacheable int) {
 	set := tool.NewSet(tool.Options{SpillDir: tb.TempDir(), MaxOutputChars: tool.DefaultMaxOutputChars})
 	set.SetBuiltins([]tool.Tool{&fakeTool{name: "fetch_page", readOnly: true, schema: `{"type":"object","properties":{"url":{"type":"string"}}}`,
 		call: func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
-			return textResult("<h1>Otters</h1>\n" + strings.Repeat("Sea otters use rocks as tools and keep them in a pouch. ", 6000/56)), nil
+			return tool.TextResult("<h1>Otters</h1>\n" + strings.Repeat("Sea otters use rocks as tools and keep them in a pouch. ", 6000/56)), nil
 		}}})
 	rec := &bodyRecorder{}
 	p := llm.NewOpenAI(llm.Options{Name: "fake-openai", BaseURL: srv.URL, APIKey: "k", HTTPClient: &http.Client{Transport: rec}})

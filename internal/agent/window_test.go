@@ -202,9 +202,9 @@ func TestToolResultsAreElidedAndCutAndOverflowRetried(t *testing.T) {
 				n := calls
 				mu.Unlock()
 				if n == 6 {
-					return textResult(fmt.Sprintf("page %d: ", n) + strings.Repeat("a huge page. ", 40_000/13)), nil
+					return tool.TextResult(fmt.Sprintf("page %d: ", n) + strings.Repeat("a huge page. ", 40_000/13)), nil
 				}
-				return textResult(fmt.Sprintf("page %d: ", n) + strings.Repeat("otter facts. ", size/13)), nil
+				return tool.TextResult(fmt.Sprintf("page %d: ", n) + strings.Repeat("otter facts. ", size/13)), nil
 			}}})
 			var log eventLog
 			// otter believes the window is 60000: the provider's refusal
@@ -436,7 +436,7 @@ func TestAMessageLongerThanTheWindow(t *testing.T) {
 			set := tool.NewSet(tool.Options{SpillDir: t.TempDir()})
 			var builtins []tool.Tool
 			for _, n := range []string{"fetch_page", "scrape", "analyze_site", "export_data", "lookup_word", "extract"} {
-				builtins = append(builtins, &fakeTool{name: n, readOnly: true, call: func(context.Context, json.RawMessage) (*tool.Result, error) { return textResult("ok"), nil }})
+				builtins = append(builtins, &fakeTool{name: n, readOnly: true, call: func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("ok"), nil }})
 			}
 			set.SetBuiltins(builtins)
 			if tc.mcp {

@@ -23,9 +23,11 @@
 //     when an agent is built and on every Reload, after [agent]
 //     system_prompt.
 //
-// It may import the core packages below it (agent, ask, config, llm,
-// oauth, record, servers, tool, webdata); never a front end (tui, cli) nor
-// cmd/otter, and it names no CLI flag. It does not import the MCP client
+// It imports agent, ask, attach, config, customcmd, hooks, instructions,
+// llm, llmconfig, oauth, record, servers, shellline, skill, tool and
+// webdata of otter's packages; never a front end (tui, cli) nor cmd/otter,
+// nor serve (the headless front end builds `otter mcp serve`'s server),
+// and it names no CLI flag. It does not import the MCP client
 // (internal/mcphost) nor the session database (internal/session) either:
 // it builds them through [Parts], so that a front end, which imports app,
 // links neither in through it.

@@ -11,9 +11,11 @@
 // reports an error, 2 on usage, config or connection errors (ExitError).
 // It writes only to the streams of its Factory's IOStreams.
 //
-// It may import the core (app, agent, ask, config, llm, mcphost, oauth,
-// serve, session, tool, webdata), the leaves render, schema and toolname,
-// and iostreams; never internal/tui nor cmd/otter.
+// It imports agent, app, ask, attach, config, instructions, iostreams, llm,
+// llmconfig, markdown, oauth, record, render, schema, secret, serve,
+// termtext, tool, toolname and webdata of otter's packages; never
+// internal/tui nor cmd/otter, nor the MCP client (mcphost) or the session
+// database (session), which it reaches through app.
 // Flags are cmd/otter's: this package names them only in messages to the
 // person.
 package cli

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/termtext"
 )
 
@@ -30,12 +30,12 @@ func RunServe(ctx context.Context, f *Factory, o ServeOptions) error {
 
 	lopts := f.LoadOptions()
 	lopts.Paths = config.DefaultPaths()
-	srv, err := app.NewServer(app.ServeOptions{
+	srv, err := serve.FromConfig(serve.ConfigOptions{
 		Load: lopts, HTTP: httpAddr != "", HTTPAddr: httpAddr,
 		DailyQuota: o.DailyQuota, CallTimeout: o.CallTimeout,
 		Version: f.Version, Logger: logger,
 	})
-	if errors.Is(err, app.ErrLedgerOnStdout) {
+	if errors.Is(err, serve.ErrLedgerOnStdout) {
 		return ExitCode(2, fmt.Errorf("%w: serve over HTTP (otter mcp serve --http 127.0.0.1:8080), or set audit_log to a file", err))
 	}
 	if err != nil {

@@ -2,9 +2,9 @@
 // project, user), a project's .mcp.json, and the environment, and reports
 // every error with the file and line it comes from.
 //
-// It sits at the bottom of otter's packages: it may import the standard
-// library, the TOML library and the leaves toolname and filelock, nothing
-// else of otter.
+// It sits low among otter's packages: besides the standard library and
+// the TOML library it imports filelock, hooks, projectfile, secret,
+// termtext and toolname of otter's packages, nothing above them.
 package config
 
 import (

@@ -10,8 +10,8 @@
 // hands out (Status, its events, prompts, resources, ReloadDiff) are
 // internal/servers', the vocabulary the rest of otter uses.
 //
-// It may import ask, config, oauth, servers, tool and toolname; never the agent,
-// app or a front end.
+// It imports ask, config, oauth, servers, tool and toolname of otter's
+// packages; never the agent, app or a front end.
 package mcphost
 
 import "github.com/otter-sh/otter/internal/servers"

@@ -152,6 +152,9 @@ func TestReconnectGivesUpAfterMaxAttempts(t *testing.T) {
 	if !strings.Contains(st.Error, "2 reconnect attempts failed") || !strings.Contains(st.Error, "exited with status 3") {
 		t.Errorf("error = %q", st.Error)
 	}
+	if st.Attempts != 2 {
+		t.Errorf("a server that gave up reconnecting has Attempts = %d, want 2: the front ends word the retry from it", st.Attempts)
+	}
 	if len(h.set.Entries()) != 0 {
 		t.Errorf("a failed server's tools are still offered: %v", entryNames(h.set))
 	}

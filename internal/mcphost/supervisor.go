@@ -318,8 +318,9 @@ func (s *server) run(ctx context.Context, interactive bool, done chan struct{}) 
 				s.removeTools()
 				s.update(func() {
 					s.state = servers.StateFailed
-					s.reason = fmt.Sprintf("connection lost: %v; %d reconnect attempts failed, the last with: %v (retry with /mcp reconnect %s)",
-						drop, s.maxAttempts, lastErr, s.name)
+					// Attempts stays at the count: the front end words how to retry.
+					s.reason = fmt.Sprintf("connection lost: %v; %d reconnect attempts failed, the last with: %v",
+						drop, s.maxAttempts, lastErr)
 				})
 				return
 			}

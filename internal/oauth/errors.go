@@ -3,8 +3,8 @@
 // auth package leaves to the host, and the flow of a re-login that
 // replaces a stored token (BeginLogin).
 //
-// It may import ask, config and filelock; never the MCP client manager, the agent or
-// a front end.
+// It imports ask, config, filelock and termtext of otter's packages; never
+// the MCP client manager, the agent or a front end.
 package oauth
 
 import (

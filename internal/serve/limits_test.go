@@ -143,7 +143,7 @@ func TestHTTPReadTimeoutDoesNotCutLongCalls(t *testing.T) {
 		call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
 			select {
 			case <-time.After(1500 * time.Millisecond):
-				return textResult("finished"), nil
+				return tool.TextResult("finished"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}

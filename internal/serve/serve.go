@@ -5,6 +5,11 @@
 //
 // The MCP protocol itself (JSON-RPC, sessions, SSE streams, logging/setLevel)
 // is the official go-sdk's; this package adds the governance around it.
+// FromConfig builds a Server from the [serve], [serve.store] and [tools]
+// configuration, as `otter mcp serve` runs it.
+//
+// It imports config, secret, tool and webdata of otter's packages; never
+// app nor a front end.
 package serve
 
 import (

@@ -34,10 +34,6 @@ func (f *fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result
 	return f.call(ctx, args)
 }
 
-func textResult(s string) *tool.Result {
-	return &tool.Result{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
 // rateLimitedEnvelope is the envelope webdata answers a refused call with.
 func rateLimitedEnvelope(tool string) *tool.Result {
 	env := map[string]any{"tool": tool, "status": "failed", "result": nil,
@@ -67,7 +63,7 @@ func testTools() []tool.Tool {
 				if err := json.Unmarshal(args, &in); err != nil {
 					return nil, err
 				}
-				return textResult(in.Text + " (client " + tool.CallerFrom(ctx) + ")"), nil
+				return tool.TextResult(in.Text + " (client " + tool.CallerFrom(ctx) + ")"), nil
 			},
 		},
 		&fakeTool{
@@ -76,15 +72,15 @@ func testTools() []tool.Tool {
 				for i := 1; i <= 3; i++ {
 					tool.ReportProgress(ctx, tool.Progress{Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
 				}
-				return textResult("done"), nil
+				return tool.TextResult("done"), nil
 			},
 		},
 		&fakeTool{
 			info: tool.Info{Name: "fail", Description: "Always fails.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			call: func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
-				r := textResult("it broke")
+				r := tool.TextResult("it broke")
 				if len(args) > 2 {
-					r = textResult("it broke on " + string(args))
+					r = tool.TextResult("it broke on " + string(args))
 				}
 				r.IsError = true
 				return r, nil
@@ -100,12 +96,12 @@ func testTools() []tool.Tool {
 				if used[c] > 1 {
 					return rateLimitedEnvelope("limited"), nil
 				}
-				return textResult("ok for " + c), nil
+				return tool.TextResult("ok for " + c), nil
 			},
 		},
 		&fakeTool{
 			info: tool.Info{Name: "scrape_page", Description: "Scrapes a page.", InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}}}`)},
-			call: func(context.Context, json.RawMessage) (*tool.Result, error) { return textResult("scraped"), nil },
+			call: func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult("scraped"), nil },
 		},
 	}
 }

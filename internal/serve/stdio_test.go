@@ -148,7 +148,7 @@ func TestStdioAnswersCallsInFlightAfterEOF(t *testing.T) {
 		call: func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
 			select {
 			case <-time.After(300 * time.Millisecond):
-				return textResult("finished"), nil
+				return tool.TextResult("finished"), nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}

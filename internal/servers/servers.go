@@ -8,7 +8,7 @@
 // constructor it is given, so the App and the front ends over it name these
 // values without linking the MCP client in (see internal/app's Parts).
 //
-// It imports only ask, config and tool of otter's packages.
+// It imports only ask, config, termtext and tool of otter's packages.
 package servers
 
 import (
@@ -80,7 +80,11 @@ type Status struct {
 	StderrTail   []string // the last lines the server wrote on stderr (stdio)
 	ServerInfo   string   // "name version" from initialize
 	ConnectedAt  time.Time
-	Attempts     int // reconnect attempts since the last success
+	// Attempts counts the reconnect attempts since the last success. A
+	// failed server with Attempts > 0 lost its connection and gave up
+	// reconnecting after that many: the front end says how to retry (the
+	// TUI's /mcp panel), the core names no command.
+	Attempts int
 
 	// Roots are the directories offered to the server as MCP roots (a
 	// server such as server-filesystem confines itself to them): its

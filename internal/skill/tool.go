@@ -66,7 +66,7 @@ func (t *skillTool) Call(_ context.Context, args json.RawMessage) (*tool.Result,
 		if err != nil {
 			return errorResult(err.Error()), nil
 		}
-		return textResult(text), nil
+		return tool.TextResult(text), nil
 	}
 	body, err := s.Body()
 	if err != nil {
@@ -81,15 +81,11 @@ func (t *skillTool) Call(_ context.Context, args json.RawMessage) (*tool.Result,
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
-	return textResult(b.String()), nil
-}
-
-func textResult(s string) *tool.Result {
-	return &tool.Result{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	return tool.TextResult(b.String()), nil
 }
 
 func errorResult(s string) *tool.Result {
-	r := textResult(s)
+	r := tool.TextResult(s)
 	r.IsError = true
 	return r
 }

@@ -1,7 +1,11 @@
-// Package testpeer locates the real peers otter's tests talk to: Node 22,
-// the official MCP reference server and the MCP conformance suite, which
-// scripts/install-test-deps.sh installs into .cache/testdeps (or
-// $OTTER_TESTDEPS). It is imported by tests only.
+// Package testpeer locates and runs the real peers otter's tests talk to:
+// Node 22, the official MCP reference servers and the MCP conformance
+// suite, which scripts/install-test-deps.sh installs into .cache/testdeps
+// (or $OTTER_TESTDEPS), and the otter binary itself (Otter, Cmd). It holds
+// what more than one package's tests need around them: the reference
+// server as a config entry (Peers.EverythingConfig), the processes a run
+// left behind (MarkedProcesses), tool names that test otter's naming
+// rules (AwkwardToolNames). It is imported by tests only.
 package testpeer
 
 import (
@@ -19,6 +23,13 @@ type Peers struct {
 	Node        string // Node.js 22
 	Everything  string // @modelcontextprotocol/server-everything's entry point
 	Conformance string // @modelcontextprotocol/conformance's entry point
+}
+
+// EverythingConfig is a [[mcp.servers]] entry, four lines, that runs the
+// reference server over stdio as "everything". Keys written after it
+// (env = { … }) belong to the same entry.
+func (p Peers) EverythingConfig() string {
+	return fmt.Sprintf("[[mcp.servers]]\nname = \"everything\"\ncommand = %q\nargs = [%q, \"stdio\"]\n", p.Node, p.Everything)
 }
 
 // ModuleRoot walks up from the working directory to the one holding go.mod.

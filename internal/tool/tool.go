@@ -74,6 +74,11 @@ func (i Info) Destructive() bool {
 // structuredContent and the isError flag.
 type Result = mcp.CallToolResult
 
+// TextResult is a Result of one text content.
+func TextResult(text string) *Result {
+	return &Result{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
 // A Tool can be called with JSON arguments. Call returns an error only when
 // the call could not be made or completed (transport failure, timeout,
 // cancellation); a tool that ran and failed returns a Result with IsError.

@@ -16,10 +16,10 @@
 // [tools] respect_robots = false, and each tool has a token-bucket rate
 // limit per client (WithClient).
 //
-// It may import config, safehttp, tool and assets; not the MCP client
-// manager (internal/mcphost) nor oauth, which `otter mcp serve`, a user of
-// these tools, does not link: get_status is handed the servers' states as
-// ServerStatus values.
+// It imports assets, config, safehttp and tool of otter's packages; not
+// the MCP client manager (internal/mcphost) nor oauth, which `otter mcp
+// serve`, a user of these tools, does not link: get_status is handed the
+// servers' states as ServerStatus values.
 package webdata
 
 import (

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // e2eTimeout bounds one otter command: generous, for liveness only.
@@ -56,7 +58,7 @@ func newE2EHome(t *testing.T, config string) *e2eHome {
 	return h
 }
 
-func (h *e2eHome) otter(t *testing.T, stdin string, args ...string) otterRun {
+func (h *e2eHome) otter(t *testing.T, stdin string, args ...string) testpeer.Outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()

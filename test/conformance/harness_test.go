@@ -16,7 +16,7 @@
 //	checkBaseline(t, name, res)                      fail per baseline.txt (unexpected failure, or stale entry)
 //	listScenarios(t) (client, server []string)       the scenarios `conformance list` knows
 //	isolatedEnv(t)                                   env with fresh XDG dirs, for running otter
-//	runOtter(t, ctx, env, stdin, args...)            run the built binary → otterRun{Stdout, Stderr, Code}
+//	runOtter(t, ctx, env, stdin, args...)            run the built binary → testpeer.Outcome{Stdout, Stderr, Code}
 package conformance
 
 import (
@@ -342,34 +342,10 @@ func listScenarios(t testing.TB) (client, server []string) {
 	return clientNames, servNames
 }
 
-// otterRun is the outcome of one run of the otter binary.
-type otterRun struct {
-	Stdout, Stderr string
-	Code           int
-}
-
 // runOtter runs the built otter binary with env (see isolatedEnv) and
 // stdin, and returns its output and exit status.
-func runOtter(t *testing.T, ctx context.Context, env []string, stdin string, args ...string) otterRun {
+func runOtter(t *testing.T, ctx context.Context, env []string, stdin string, args ...string) testpeer.Outcome {
 	t.Helper()
 	requirePeers(t)
-	cmd := exec.CommandContext(ctx, otterBin, args...)
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := otterRun{Stdout: stdout.String(), Stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.Code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run otter %q: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("otter %q did not finish: %v\nstderr:\n%s", args, ctx.Err(), r.Stderr)
-	}
-	return r
+	return testpeer.Cmd{Path: otterBin, Env: env, Stdin: stdin}.Run(t, ctx, args...)
 }

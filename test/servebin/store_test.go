@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,6 +25,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // writeCert writes a self-signed certificate for 127.0.0.1 and its key
@@ -106,22 +107,14 @@ func getHealth(t *testing.T, ctx context.Context, base string) (raw string, body
 	return string(b), body
 }
 
-// runOtter runs the otter binary in h and returns its output and exit code.
+// runOtter runs the otter binary in h and returns its output and exit
+// code; a run past a minute fails the test.
 func runOtter(t *testing.T, h *home, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, otterBin, args...)
-	cmd.Dir, cmd.Env = h.dir, h.env
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("otter %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
+	r := testpeer.Cmd{Path: otterBin, Dir: h.dir, Env: h.env}.Run(t, ctx, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // leaks names the places where any of secrets appears.

@@ -1,4 +1,4 @@
-package app
+package serve
 
 import (
 	"encoding/json"
@@ -10,14 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/config"
-	"github.com/otter-sh/otter/internal/serve"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/webdata"
 )
 
-// ServeOptions are what a front end chose for serving otter's built-in
-// tools to other agents over MCP.
-type ServeOptions struct {
+// ConfigOptions are what a front end chose for serving otter's built-in
+// tools to other agents over MCP; the rest comes from the configuration.
+type ConfigOptions struct {
 	// Load says where the configuration comes from.
 	Load config.LoadOptions
 	// HTTP is set when the tools are served over HTTP (else stdio): API
@@ -34,13 +33,13 @@ type ServeOptions struct {
 // ErrLedgerOnStdout: [serve] audit_log = "-" asks for the audit ledger on
 // stdout, which over stdio carries the MCP messages. The front end says how
 // to serve over HTTP instead.
-var ErrLedgerOnStdout = fmt.Errorf("[serve] audit_log = %q writes the audit ledger to stdout, but over stdio stdout carries the MCP messages", serve.LedgerStdout)
+var ErrLedgerOnStdout = fmt.Errorf("[serve] audit_log = %q writes the audit ledger to stdout, but over stdio stdout carries the MCP messages", LedgerStdout)
 
-// NewServer builds the MCP server that offers otter's built-in web-data
+// FromConfig builds the MCP server that offers otter's built-in web-data
 // tools and its presets as resources, from the [serve], [serve.store] and
 // [tools] configuration. Every problem of the configuration is an error
 // before anything listens.
-func NewServer(o ServeOptions) (*serve.Server, error) {
+func FromConfig(o ConfigOptions) (*Server, error) {
 	cfg, err := config.Load(o.Load)
 	if err != nil {
 		return nil, err
@@ -51,7 +50,7 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 	}
 	if o.HTTP {
 		// Refuse before building anything, with the message that says how to fix it.
-		if err := serve.CheckAddr(o.HTTPAddr, len(cfg.Serve.APIKeys) > 0); err != nil {
+		if err := CheckAddr(o.HTTPAddr, len(cfg.Serve.APIKeys) > 0); err != nil {
 			return nil, err
 		}
 	}
@@ -63,7 +62,7 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 	if cfg.Serve.Store.URLError != nil {
 		return nil, fmt.Errorf("[serve.store] url: %w", cfg.Serve.Store.URLError)
 	}
-	if !o.HTTP && cfg.Serve.AuditLog == serve.LedgerStdout {
+	if !o.HTTP && cfg.Serve.AuditLog == LedgerStdout {
 		return nil, ErrLedgerOnStdout
 	}
 	quotaLoc := time.UTC
@@ -72,10 +71,10 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 			return nil, fmt.Errorf("[serve] quota_timezone: %w", err)
 		}
 	}
-	var store *serve.StoreOptions
+	var store *StoreOptions
 	var rates *webdata.RateLimits
 	if cfg.Serve.Store.URL != "" {
-		store = &serve.StoreOptions{URL: cfg.Serve.Store.URL, OnError: cfg.Serve.Store.OnStoreError, Prefix: cfg.Serve.Store.Prefix}
+		store = &StoreOptions{URL: cfg.Serve.Store.URL, OnError: cfg.Serve.Store.OnStoreError, Prefix: cfg.Serve.Store.Prefix}
 		if rates, err = webdata.NewRateLimits(cfg.Tools.RateLimits); err != nil {
 			return nil, err
 		}
@@ -99,7 +98,7 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 	if o.HTTP {
 		apiKeys = cfg.Serve.APIKeys
 	}
-	return serve.New(serve.Options{
+	return New(Options{
 		Tools:             set,
 		Resources:         presetResources(),
 		Version:           o.Version,
@@ -122,7 +121,7 @@ func NewServer(o ServeOptions) (*serve.Server, error) {
 }
 
 // ShortKeyError is the refusal of an API key shorter than
-// serve.MinAPIKeyLen: one short enough to be guessed.
+// MinAPIKeyLen: one short enough to be guessed.
 type ShortKeyError struct {
 	Entry  int    // 1-based, in [serve] api_keys
 	Source string // where it comes from (config.Serve.APIKeySources), never the key
@@ -135,15 +134,15 @@ func (e *ShortKeyError) Error() string {
 		src = ", " + e.Source + ","
 	}
 	return fmt.Sprintf("[serve] api_keys entry %d%s is %d characters long: a key needs at least %d so that it cannot be guessed. "+
-		"Make one with: openssl rand -hex 32", e.Entry, src, e.Len, serve.MinAPIKeyLen)
+		"Make one with: openssl rand -hex 32", e.Entry, src, e.Len, MinAPIKeyLen)
 }
 
-// checkKeyLengths refuses API keys shorter than serve.MinAPIKeyLen. An
-// empty entry is left to serve.New, which says how to set it.
+// checkKeyLengths refuses API keys shorter than MinAPIKeyLen. An
+// empty entry is left to New, which says how to set it.
 func checkKeyLengths(s config.Serve) error {
 	for i, k := range s.APIKeys {
 		n := utf8.RuneCountInString(k)
-		if strings.TrimSpace(k) == "" || n >= serve.MinAPIKeyLen {
+		if strings.TrimSpace(k) == "" || n >= MinAPIKeyLen {
 			continue
 		}
 		e := &ShortKeyError{Entry: i + 1, Len: n}
@@ -156,14 +155,14 @@ func checkKeyLengths(s config.Serve) error {
 }
 
 // presetResources serves the extraction presets as otter://presets/NAME.
-func presetResources() []serve.Resource {
-	var out []serve.Resource
+func presetResources() []Resource {
+	var out []Resource
 	for _, p := range webdata.Presets() {
 		text, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			continue
 		}
-		out = append(out, serve.Resource{
+		out = append(out, Resource{
 			URI:         "otter://presets/" + p.Name,
 			Name:        p.Name,
 			Title:       "Preset " + p.Name,
