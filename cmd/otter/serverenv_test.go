@@ -18,7 +18,8 @@ import (
 // env table passes on purpose. Before, `OPENAI_API_KEY=… otter mcp call
 // everything get-env '{}'` printed the key.
 func TestServerGetsNoSecretsFromOtter(t *testing.T) {
-	node, server := everythingPeer(t)
+	p := testpeer.Require(t)
+	node, server := p.Node, p.Everything
 	bin := testpeer.Otter(t)
 	home := t.TempDir()
 	cfg := filepath.Join(home, "otter.toml")
