@@ -27,6 +27,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/cli"
 	"github.com/otter-sh/otter/internal/iostreams"
+	"github.com/otter-sh/otter/internal/sandbox"
 	"github.com/otter-sh/otter/internal/secret"
 )
 
@@ -38,6 +39,11 @@ var version = "dev"
 func exitCode(code int, err error) error { return cli.ExitCode(code, err) }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		// otter started itself to confine a stdio server: restrict, then
+		// exec the server (internal/sandbox). Nothing else of otter runs.
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
 	ctx, end, sig, stop := notifyEnd()
 	defer stop()
 	streams := iostreams.System()
@@ -46,7 +52,9 @@ func main() {
 	stdout := &countingWriter{w: pipeOutput(os.Stdout, end)}
 	streams.Out = stdout
 	streams.ErrOut = pipeOutput(os.Stderr, end)
-	root := newRootCmd(&cli.Factory{IO: streams, Version: version})
+	// otter's own binary confines the stdio servers it starts.
+	launcher, _ := os.Executable()
+	root := newRootCmd(&cli.Factory{IO: streams, Version: version, SandboxLauncher: launcher})
 	cmd, err := root.ExecuteContextC(ctx)
 	stop()
 	if s := sig(); s != 0 {

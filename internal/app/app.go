@@ -102,6 +102,10 @@ type Options struct {
 	// run one named server, none, or an ad hoc server given by flags. An
 	// error fails New or Reload.
 	SelectServers func(configured []config.Server) ([]config.Server, error)
+	// SandboxLauncher is otter's own executable: set, stdio servers run
+	// confined (package sandbox), the binary starting itself as the
+	// launcher; "" runs them unconfined.
+	SandboxLauncher string
 	// Version is the client version sent to servers in initialize.
 	Version string
 	// NoInstructions leaves out the person's instruction files (AGENTS.md
@@ -202,6 +206,13 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	if opts.SamplingApprover != nil {
 		mopts.Sampler = a.sample
+	}
+	if opts.SandboxLauncher != "" {
+		mopts.Sandbox = &servers.SandboxOptions{
+			Launcher: opts.SandboxLauncher,
+			Deny:     []string{paths.ConfigDir, paths.DataDir, paths.StateDir, paths.CacheDir},
+			Required: cfg.Sandbox.Required,
+		}
 	}
 	mopts.OnEvent = a.onMCPEvent
 	a.mcp = a.opts.Parts.NewServers(cfg.MCP, mopts)

@@ -29,6 +29,10 @@ type Factory struct {
 	LogLevel   string // --log-level
 	// LogLevelSet is true when --log-level was given.
 	LogLevelSet bool
+	// SandboxLauncher is otter's own executable, which confines stdio
+	// servers (package sandbox); "" runs them unconfined (in-process
+	// tests, whose binary is no launcher).
+	SandboxLauncher string
 }
 
 // LoadOptions are the config.LoadOptions of the global flags.
@@ -39,7 +43,8 @@ func (f *Factory) LoadOptions() config.LoadOptions {
 // AppOptions are the app.Options of the global flags; the command adds
 // the rest.
 func (f *Factory) AppOptions(logger *slog.Logger) app.Options {
-	return app.Options{Parts: f.Parts, WorkDir: f.WorkDir, ConfigFile: f.ConfigFile, ConfigFileHint: configFileHint, Logger: logger, Version: f.Version}
+	return app.Options{Parts: f.Parts, WorkDir: f.WorkDir, ConfigFile: f.ConfigFile, ConfigFileHint: configFileHint, Logger: logger, Version: f.Version,
+		SandboxLauncher: f.SandboxLauncher}
 }
 
 // configFileHint is what to do when the --config file does not exist.

@@ -517,6 +517,16 @@ type ServerJSON struct {
 	// NotOffered are the server's tools left out of the tool set because
 	// another tool has the same qualified name.
 	NotOffered []string `json:"not_offered,omitempty"`
+	// Sandbox is how a stdio server runs (absent for a remote one).
+	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
+}
+
+// SandboxJSON is a stdio server's sandbox in `otter mcp list --json`.
+type SandboxJSON struct {
+	On      bool     `json:"on"`
+	Write   []string `json:"write,omitempty"`
+	Network bool     `json:"network"`
+	Off     string   `json:"off,omitempty"` // why not confined
 }
 
 func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) error {
@@ -529,6 +539,9 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 		}
 		for _, c := range st.NotOffered {
 			r.NotOffered = append(r.NotOffered, c.Dropped.Name)
+		}
+		if sb := st.Sandbox; sb != nil {
+			r.Sandbox = &SandboxJSON{On: sb.On, Write: sb.Write, Network: sb.Network || !sb.On, Off: sb.Off}
 		}
 		rows = append(rows, r)
 	}

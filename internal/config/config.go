@@ -81,6 +81,9 @@ type Config struct {
 	// hooks of every trusted file add up: a project's hooks run besides the
 	// user's. Each command carries the file it came from.
 	Hooks map[string][]HookGroup `toml:"hooks,omitempty"`
+	// Sandbox is [sandbox]: what otter does where it cannot confine a
+	// stdio server.
+	Sandbox Sandbox `toml:"sandbox,omitempty"`
 
 	// Files lists every file that contributed, lowest scope first.
 	Files []Source `toml:"-"`
@@ -158,6 +161,9 @@ type Server struct {
 	// AlwaysLoad keeps the server's tools offered to the model when the
 	// other MCP tools are deferred behind tool_search.
 	AlwaysLoad bool `toml:"always_load,omitempty"`
+	// Sandbox loosens or turns off a stdio server's confinement (see
+	// package sandbox); nil: the default policy.
+	Sandbox *ServerSandbox `toml:"sandbox,omitempty"`
 
 	// Scope and File say where the server was defined (the highest scope
 	// that set any field of it); Line is the line of its entry there.
@@ -449,4 +455,28 @@ type HookCommand struct {
 	// File and Line are where it was configured.
 	File string `toml:"-"`
 	Line int    `toml:"-"`
+}
+
+// ServerSandbox is a server's sandbox = { … } table.
+type ServerSandbox struct {
+	Enabled *bool    `toml:"enabled,omitempty"` // nil means true
+	Read    []string `toml:"read,omitempty"`    // trees it may read besides the default (a secret folder it needs)
+	Write   []string `toml:"write,omitempty"`   // trees it may write besides the project, the temporary directory and its runner's caches
+	Network *bool    `toml:"network,omitempty"` // nil means true; false: no TCP connection out, no listener
+}
+
+// IsEnabled reports whether the server runs confined (where the system
+// can confine it).
+func (s *ServerSandbox) IsEnabled() bool { return s == nil || s.Enabled == nil || *s.Enabled }
+
+// NetworkAllowed reports whether the server may use the network.
+func (s *ServerSandbox) NetworkAllowed() bool { return s == nil || s.Network == nil || *s.Network }
+
+// Sandbox is the [sandbox] table.
+type Sandbox struct {
+	// Required refuses to start a stdio server that cannot be confined
+	// (no Landlock in the kernel, another system) instead of running it
+	// unconfined with a warning. A server with sandbox.enabled = false
+	// still starts: the user said so.
+	Required bool `toml:"required,omitempty"`
 }

@@ -367,6 +367,18 @@ func (r *resolver) expandServer(m *mergedServer, errs *errList) {
 		}
 		s.Roots = roots
 	}
+	if s.Sandbox != nil {
+		sb := *s.Sandbox
+		expand := func(paths []string, key string) []string {
+			out := make([]string, len(paths))
+			for i, p := range paths {
+				out[i] = do(p, toml.Key{"sandbox", key})
+			}
+			return out
+		}
+		sb.Read, sb.Write = expand(sb.Read, "read"), expand(sb.Write, "write")
+		s.Sandbox = &sb
+	}
 	s.URL = do(s.URL, toml.Key{"url"})
 	s.Headers = expandMap(s.Headers, func(k, v string) string { return do(v, toml.Key{"headers", k}) })
 	if s.OAuth != nil {
@@ -455,6 +467,12 @@ func (r *resolver) finishServer(m *mergedServer, all map[string]*mergedServer, e
 	}
 	for i, d := range s.Roots {
 		s.Roots[i] = absPath(d, base)
+	}
+	if s.Sandbox != nil {
+		sb := *s.Sandbox
+		sb.Read = absPaths(sb.Read, base)
+		sb.Write = absPaths(sb.Write, base)
+		s.Sandbox = &sb
 	}
 	if s.StartupTimeout.Duration == 0 {
 		s.StartupTimeout.Duration = DefaultStartupTimeout
@@ -701,4 +719,16 @@ func keySource(v string, o origin) string {
 		return fmt.Sprintf("%s (%s:%d)", where, o.file, o.line)
 	}
 	return fmt.Sprintf("%s (%s)", where, o.file)
+}
+
+// absPaths is absPath of each of paths (nil stays nil).
+func absPaths(paths []string, base string) []string {
+	if paths == nil {
+		return nil
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = absPath(p, base)
+	}
+	return out
 }

@@ -128,7 +128,18 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 	)
 	switch s.transport {
 	case config.TransportStdio:
-		c.proc, err = startProcess(s.cfg, s.stderr)
+		policy, confined, serr := s.sandboxFor() // not :=-ing err: Connect's is read below the switch
+		if serr != nil {
+			return nil, serr
+		}
+		s.mu.Lock()
+		s.sandbox = confined
+		s.mu.Unlock()
+		var launcher string
+		if policy != nil {
+			launcher = s.m.opts.Sandbox.Launcher
+		}
+		c.proc, err = startProcess(s.cfg, s.stderr, policy, launcher)
 		if err != nil {
 			return nil, err
 		}

@@ -103,6 +103,9 @@ func (s *server) startupError(ctx, startCtx context.Context, c *conn, phase stri
 		if note := c.proc.stderrNote(); note != "" {
 			msg += "; " + note
 		}
+		if hint := s.sandboxHint(c.proc.tail.since(c.proc.tailStart)); hint != "" {
+			msg += "; " + hint
+		}
 	}
 	if explained {
 		return explainedError{msg: msg, err: err}
@@ -142,6 +145,9 @@ func (s *server) dropError(c *conn, err error) error {
 			msg := "the server process " + d
 			if note := c.proc.stderrNote(); note != "" {
 				msg += " (" + note + ")"
+			}
+			if hint := s.sandboxHint(c.proc.tail.since(c.proc.tailStart)); hint != "" {
+				msg += "; " + hint
 			}
 			return errors.New(msg)
 		}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/sandbox"
 )
 
 // stopGrace is how long a stdio server's process group gets between SIGTERM
@@ -55,13 +56,25 @@ type process struct {
 
 // startProcess starts srv's command. Its stderr is drained into tail until
 // the last writer closes it; stdout lines that are not JSON go there too.
-func startProcess(srv config.Server, tail *ring) (*process, error) {
+//
+// With a policy, the process is launcher (otter itself) confining itself
+// by it and then exec'ing the server (package sandbox): the same process,
+// so its group and its exit are the server's.
+func startProcess(srv config.Server, tail *ring, policy *sandbox.Policy, launcher string) (*process, error) {
 	path, err := lookCommand(srv)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(path, srv.Args...)
 	cmd.Args[0] = srv.Command
+	if policy != nil {
+		exe, argv, err := sandbox.Command(launcher, *policy, path, srv.Command, srv.Args)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(exe)
+		cmd.Args = argv
+	}
 	cmd.Env = serverEnv(os.Environ(), srv.Env) // not otter's keys (env.go)
 	cmd.Dir = srv.Cwd
 	cmd.SysProcAttr = sysProcAttr()

@@ -55,7 +55,8 @@ type server struct {
 	cur         *conn
 	attempts    int
 	connectedAt time.Time
-	override    *bool // SetEnabled for this session
+	override    *bool                  // SetEnabled for this session
+	sandbox     *servers.SandboxStatus // how the stdio server last started
 
 	calls, errs atomic.Int64
 	latMu       sync.Mutex
@@ -206,6 +207,7 @@ func (s *server) statusLocked() servers.Status {
 		st.ServerInfo = c.serverInfo
 	}
 	st.Roots, st.RootsByDefault = s.rootDirs()
+	st.Sandbox = s.sandbox
 	st.MedianLatency = s.median()
 	return st
 }

@@ -92,6 +92,9 @@ type Status struct {
 	// the roots capability is not offered.
 	Roots          []string
 	RootsByDefault bool
+	// Sandbox is how a stdio server runs; nil for a remote server, or when
+	// the manager confines none (Options.Sandbox).
+	Sandbox *SandboxStatus
 
 	// Live figures.
 	Calls         int64
@@ -167,6 +170,33 @@ type Options struct {
 	Roots []string
 	// Version is the client version sent in initialize.
 	Version string
+	// Sandbox confines stdio servers (package sandbox). Nil: they run
+	// unconfined (tests and embedders; otter's binary sets it).
+	Sandbox *SandboxOptions
+}
+
+// SandboxOptions say how stdio servers are confined.
+type SandboxOptions struct {
+	// Launcher is otter's own executable, which confines itself and then
+	// execs the server.
+	Launcher string
+	// Deny are otter's own folders (config, data, state, cache), which no
+	// server reads: they hold keys, tokens and sessions.
+	Deny []string
+	// Required refuses to start a server that cannot be confined here
+	// ([sandbox] required), rather than running it unconfined.
+	Required bool
+}
+
+// SandboxStatus is how a stdio server runs: confined, and with what, or
+// not, and why.
+type SandboxStatus struct {
+	On      bool
+	Write   []string // the trees it may write
+	Network bool     // it may use the network
+	// Why it is not confined: sandbox.enabled = false, or the system
+	// cannot (Linux without Landlock, another system).
+	Off string
 }
 
 // Prompt is a prompt offered by a connected server.

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/sandbox"
+	"github.com/otter-sh/otter/internal/testpeer"
+)
+
+// envProbeServer makes the test binary a stdio MCP server whose tool probe
+// tries what a hostile server would, each attempt reported on a line of its
+// result as "what: ok" or "what: refused (error)". Its input names the
+// paths and the address.
+const envProbeServer = "OTTER_PROBE_SERVER"
+
+type probeInput struct {
+	Key      string `json:"key"`      // a private key to read
+	Config   string `json:"config"`   // otter's config.toml
+	HomeFile string `json:"homefile"` // a file to write in the home directory
+	ProjFile string `json:"projfile"` // a file to write in the project
+	Addr     string `json:"addr"`     // a TCP listener to connect to
+}
+
+func runProbeTestServer() int {
+	if path, ok := strings.CutPrefix(os.Getenv(envProbeServer), "read:"); ok {
+		// A server that needs a file at start and fails without it, as
+		// Node's would: the error on stderr names the path.
+		if _, err := os.ReadFile(path); err != nil {
+			fmt.Fprintf(os.Stderr, "Error: %v\n", err)
+			return 1
+		}
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "probe", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "probe"}, func(_ context.Context, _ *sdk.CallToolRequest, in probeInput) (*sdk.CallToolResult, any, error) {
+		var lines []string
+		say := func(what string, err error) {
+			if err != nil {
+				lines = append(lines, fmt.Sprintf("%s: refused (%v)", what, err))
+			} else {
+				lines = append(lines, what+": ok")
+			}
+		}
+		_, err := os.ReadFile(in.Key)
+		say("read key", err)
+		_, err = os.ReadFile(in.Config)
+		say("read otter config", err)
+		say("write home", os.WriteFile(in.HomeFile, []byte("x"), 0o600))
+		say("write project", os.WriteFile(in.ProjFile, []byte("x"), 0o600))
+		c, err := net.Dial("tcp", in.Addr)
+		if err == nil {
+			c.Close()
+		}
+		say("connect", err)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(lines, "\n")}}}, nil, nil
+	})
+	_ = s.Run(context.Background(), &sdk.StdioTransport{})
+	return 0
+}
+
+// TestStdioServersRunInTheSandbox: the real binary starts a stdio server
+// (the probe above) that tries to read the user's SSH key and otter's
+// config, to write in a folder of the home directory and in the project,
+// and to connect to a local listener. Under the default sandbox it reads
+// neither secret, writes only in the project and connects; network =
+// false stops the connection; write = ["~/notes"] lets it write there; enabled = false
+// lets it do everything, as before the sandbox. otter mcp list --json
+// shows each server's sandbox.
+func TestStdioServersRunInTheSandbox(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox is Linux's Landlock")
+	}
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
+	}
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	proj := filepath.Join(root, "proj")
+	notes := filepath.Join(home, "notes")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".config", "otter"), proj, notes} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := filepath.Join(home, ".ssh", "id_rsa")
+	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	userCfg := filepath.Join(home, ".config", "otter", "config.toml")
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + filepath.Join(root, "tmp"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	if err := os.MkdirAll(filepath.Join(root, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := fmt.Sprintf(`{"key":%q,"config":%q,"homefile":%q,"projfile":%q,"addr":%q}`,
+		key, userCfg, filepath.Join(notes, "x"), filepath.Join(proj, "x"), ln.Addr().String())
+	for _, tc := range []struct {
+		name, sandbox string
+		want          map[string]bool // what: allowed
+	}{
+		{"default", "", map[string]bool{"read key": false, "read otter config": false, "write home": false, "write project": true, "connect": true}},
+		{"network = false", "sandbox = { network = false }", map[string]bool{"read key": false, "write project": true, "connect": false}},
+		{"write = [~/notes]", `sandbox = { write = ["~/notes"] }`, map[string]bool{"read key": false, "write home": true}},
+		{"enabled = false", "sandbox = { enabled = false }", map[string]bool{"read key": true, "read otter config": true, "write home": true, "connect": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"probe\"\ncommand = %q\nenv = { %s = \"1\" }\n%s\n", self, envProbeServer, tc.sandbox)
+			if err := os.WriteFile(userCfg, []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{filepath.Join(notes, "x"), filepath.Join(proj, "x")} {
+				os.Remove(f)
+			}
+			cmd := exec.Command(bin, "--cwd", proj, "mcp", "call", "probe", "probe", args)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("otter mcp call probe: %v\n%s", err, out)
+			}
+			for what, allowed := range tc.want {
+				line := what + ": ok"
+				if got := strings.Contains(string(out), line); got != allowed {
+					t.Errorf("%s: %q allowed = %v, want %v:\n%s", tc.name, what, got, allowed, out)
+				}
+			}
+			list := exec.Command(bin, "--cwd", proj, "mcp", "list", "--json")
+			list.Env = env
+			js, _ := list.Output()
+			wantOn := tc.name != "enabled = false"
+			if on := strings.Contains(string(js), `"on": true`); on != wantOn {
+				t.Errorf("%s: mcp list --json does not show the sandbox %v:\n%s", tc.name, wantOn, js)
+			}
+		})
+	}
+}
+
+// TestSandboxRefusalSaysWhatToAllow: a server that cannot start because
+// the sandbox kept its credentials file from it fails with its stderr and a
+// sentence naming the path and the line to add to its entry, at its file
+// and line.
+func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox is Linux's Landlock")
+	}
+	t.Parallel()
+	bin := testpeer.Otter(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	creds := filepath.Join(home, ".aws", "credentials")
+	if err := os.MkdirAll(filepath.Dir(creds), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte("[default]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(home, "otter.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[[mcp.servers]]\nname = \"aws\"\ncommand = %q\nenv = { %s = \"read:%s\" }\n", self, envProbeServer, creds)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", cfg, "--cwd", home, "mcp", "list")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_DATA_HOME=" + filepath.Join(home, ".data"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	out, _ := cmd.CombinedOutput()
+	want := fmt.Sprintf("the sandbox keeps %s from servers; if this server needs it, add sandbox = { read = [%q] } to its entry (%s:1)", creds, filepath.Dir(creds), cfg)
+	if !strings.Contains(string(out), want) {
+		t.Errorf("otter mcp list does not say %q:\n%s", want, out)
+	}
+}

@@ -1,0 +1,113 @@
+package mcphost
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/sandbox"
+	"github.com/otter-sh/otter/internal/servers"
+)
+
+// ErrSandboxRequired is wrapped by the error of a stdio server that was not
+// started because it cannot be confined here and [sandbox] required is
+// set.
+var ErrSandboxRequired = errors.New("the sandbox is required but not available")
+
+// sandboxFor decides how the stdio server s runs: confined by the returned
+// policy, or unconfined (nil) with the reason in its status. With
+// [sandbox] required and no sandbox on this system, it is an error.
+func (s *server) sandboxFor() (*sandbox.Policy, *servers.SandboxStatus, error) {
+	opts := s.m.opts.Sandbox
+	if opts == nil || s.cfg.Transport != config.TransportStdio {
+		return nil, nil, nil
+	}
+	sb := s.cfg.Sandbox
+	if !sb.IsEnabled() {
+		return nil, &servers.SandboxStatus{Off: "sandbox.enabled = false"}, nil
+	}
+	if err := sandbox.Available(); err != nil {
+		if opts.Required {
+			return nil, nil, fmt.Errorf("%w: %v", ErrSandboxRequired, err)
+		}
+		return nil, &servers.SandboxStatus{Off: err.Error()}, nil
+	}
+	home, _ := os.UserHomeDir()
+	project, _ := s.rootDirs()
+	p := sandbox.Default(home, opts.Deny, project, s.cfg.Command)
+	if sb != nil {
+		p.Read = append(p.Read, sb.Read...)
+		p.Write = append(p.Write, sb.Write...)
+		p.Network = sb.NetworkAllowed()
+		// A path the user names to read is theirs to give, a secret
+		// folder included: it leaves the deny list.
+		p.Deny = without(p.Deny, sb.Read)
+		p.Deny = without(p.Deny, sb.Write)
+	}
+	return &p, &servers.SandboxStatus{On: true, Write: p.Write, Network: p.Network}, nil
+}
+
+// without is list without the entries of drop.
+func without(list, drop []string) []string {
+	out := list[:0:0]
+	for _, l := range list {
+		keep := true
+		for _, d := range drop {
+			if l == d {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// deniedPath finds, in a server's stderr lines, a path the system refused
+// ("EACCES: permission denied, open '/home/me/.ssh/id_rsa'", "cannot
+// create /home/me/x: Permission denied"), or "".
+var deniedPath = regexp.MustCompile(`(/[^\s'":,()]+)`)
+
+// sandboxHint is what to say of a sandboxed server that failed with a
+// refusal on its stderr: which path, and the line that would allow it.
+func (s *server) sandboxHint(lines []string) string {
+	s.mu.Lock()
+	sb := s.sandbox
+	s.mu.Unlock()
+	if sb == nil || !sb.On {
+		return ""
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		low := strings.ToLower(l)
+		if !strings.Contains(low, "permission denied") && !strings.Contains(low, "eacces") && !strings.Contains(low, "operation not permitted") {
+			continue
+		}
+		m := deniedPath.FindString(l)
+		if m == "" {
+			continue
+		}
+		where := ""
+		if s.cfg.File != "" {
+			where = fmt.Sprintf(" (%s:%d)", s.cfg.File, s.cfg.Line)
+		}
+		for _, d := range s.m.opts.Sandbox.Deny {
+			if d != "" && (m == d || strings.HasPrefix(m, d+"/")) {
+				return fmt.Sprintf("the sandbox keeps otter's own folder %s from servers", d)
+			}
+		}
+		home, _ := os.UserHomeDir()
+		for _, rel := range sandbox.SecretPaths {
+			if d := filepath.Join(home, rel); home != "" && (m == d || strings.HasPrefix(m, d+"/")) {
+				return fmt.Sprintf("the sandbox keeps %s from servers; if this server needs it, add sandbox = { read = [%q] } to its entry%s", m, d, where)
+			}
+		}
+		return fmt.Sprintf("the sandbox may have refused %s: a server writes only in the project, the temporary directory and its package runner's caches; to let it write there, add sandbox = { write = [%q] } to its entry%s", m, filepath.Dir(m), where)
+	}
+	return ""
+}

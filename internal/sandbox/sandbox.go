@@ -1,0 +1,217 @@
+// Package sandbox confines the programs otter starts on a user's behalf
+// that it did not write — stdio MCP servers — to what they need: they may
+// read the system and the user's files but the user's secrets, write only
+// in the project, the temporary directory and the caches their package
+// runners use, and (unless told otherwise) reach the network.
+//
+// On Linux it uses Landlock (through go-landlock): otter starts itself as
+// a launcher (Command), which restricts itself and then execs the program
+// (Main), so the restriction holds for everything the program starts. A
+// Landlock ruleset only grants, so "all but ~/.ssh" is granted as every
+// entry beside each denied path, down the path from /; the rules name the
+// resolved paths, and Landlock checks the file a path leads to, so a
+// symbolic link into ~/.ssh from a granted folder reads nothing.
+//
+// Where Landlock is missing (an old kernel, another system) Available says
+// why, and the caller decides to run the program unconfined or not at all.
+//
+// It imports nothing of otter's.
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// LauncherArg is the first argument that makes otter's binary the
+// launcher: `otter LauncherArg POLICY PATH ARGV0 ARGS…`. It is not a
+// command a person types.
+const LauncherArg = "__otter-sandbox-exec"
+
+// Policy is what a confined program may do.
+type Policy struct {
+	// Read are the trees it may read (and execute), Write those it may
+	// also write; Deny are trees inside them it may not touch at all (the
+	// user's secrets). Deny wins: a path in Read or Write that lies in a
+	// Deny tree is not granted.
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	// Network false lets no TCP connection out nor listener in. (UDP is
+	// confined too only on kernels with Landlock ABI 10.)
+	Network bool `json:"network"`
+}
+
+// SecretPaths are the user's folders and files that no confined program
+// reads by default: keys, cloud credentials, password stores (relative to
+// the home directory).
+var SecretPaths = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
+	".netrc", ".git-credentials", ".password-store", ".npmrc", ".pypirc",
+	".config/gh", ".config/op", ".local/share/keyrings",
+}
+
+// runnerCaches are the folders, relative to the home directory, that a
+// package runner writes its downloads and installs to, by the runner's
+// command name.
+var runnerCaches = map[string][]string{
+	"npx":    {".npm"},
+	"npm":    {".npm"},
+	"pnpm":   {".local/share/pnpm", ".cache/pnpm"},
+	"bunx":   {".bun"},
+	"bun":    {".bun"},
+	"uvx":    {".cache/uv", ".local/share/uv"},
+	"uv":     {".cache/uv", ".local/share/uv"},
+	"pipx":   {".local/share/pipx", ".local/pipx", ".cache/pip"},
+	"docker": {".docker"},
+}
+
+// Default is the policy of a program started as command (its name as the
+// config writes it: "npx", "/usr/bin/uvx") that works in the directories
+// project, for a user whose home is home: read everything but
+// SecretPaths and otter's own folders (own: config, data, state and
+// cache, which hold keys, tokens and sessions), write in project, the
+// temporary directory and the caches of command's package runner (made
+// if missing, so that a first `npx -y` can fill it), network on.
+func Default(home string, own, project []string, command string) Policy {
+	p := Policy{Read: []string{"/"}, Network: true}
+	if home != "" {
+		for _, s := range SecretPaths {
+			p.Deny = append(p.Deny, filepath.Join(home, s))
+		}
+	}
+	p.Deny = append(p.Deny, own...)
+	p.Write = append(p.Write, project...)
+	p.Write = append(p.Write, os.TempDir())
+	if home != "" {
+		for _, c := range runnerCaches[filepath.Base(command)] {
+			dir := filepath.Join(home, c)
+			if c == ".docker" {
+				continue // docker's folder holds its credentials: read through the daemon
+			}
+			_ = os.MkdirAll(dir, 0o755)
+			p.Write = append(p.Write, dir)
+		}
+		// The XDG cache, which most other programs write to.
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if cache == "" {
+			cache = filepath.Join(home, ".cache")
+		}
+		p.Write = append(p.Write, cache)
+	}
+	return p
+}
+
+// Command returns the program and arguments that start path (argv0 and
+// args) confined by p: self (otter's own executable) as the launcher.
+func Command(self string, p Policy, path, argv0 string, args []string) (string, []string, error) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return "", nil, err
+	}
+	return self, append([]string{self, LauncherArg, string(data), path, argv0}, args...), nil
+}
+
+// ErrUnavailable is wrapped by Available's error and Main's when the
+// system cannot confine a program.
+var ErrUnavailable = errors.New("the sandbox is not available")
+
+// Main is the launcher: args are what follows LauncherArg. It confines
+// itself by the policy and execs the program; it returns only on failure,
+// with the exit status to use (having said why on stderr).
+func Main(args []string) int {
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "otter sandbox: want POLICY PATH ARGV0 [ARGS…]")
+		return 2
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "otter sandbox: the policy: %v\n", err)
+		return 2
+	}
+	if err := confineAndExec(p, args[1], args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "otter sandbox: %v\n", err)
+		return 126
+	}
+	return 0 // not reached: exec replaced the process
+}
+
+// inside reports whether p is dir or lies below it (both clean, absolute).
+func inside(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// resolve makes each path absolute and resolves its links; those that do
+// not exist are left out.
+func resolve(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// grant is one path a rule names, with its kind.
+type grant struct {
+	path  string
+	dir   bool
+	write bool
+}
+
+// grants lists the rules of p: each Read and Write tree, resolved, that
+// holds no Deny tree; one that holds some is replaced by its entries,
+// down to the denied paths, which are left out.
+func grants(p Policy) []grant {
+	deny := resolve(p.Deny)
+	var out []grant
+	var walk func(path string, write bool, depth int)
+	walk = func(path string, write bool, depth int) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return
+		}
+		for _, d := range deny {
+			if inside(real, d) {
+				return
+			}
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return
+		}
+		holds := slices.ContainsFunc(deny, func(d string) bool { return inside(d, real) })
+		if !holds || !fi.IsDir() || depth > 32 {
+			out = append(out, grant{path: real, dir: fi.IsDir(), write: write})
+			return
+		}
+		entries, err := os.ReadDir(real)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			walk(filepath.Join(real, e.Name()), write, depth+1)
+		}
+	}
+	for _, r := range p.Read {
+		walk(r, false, 0)
+	}
+	for _, w := range p.Write {
+		walk(w, true, 0)
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// abi is the Landlock version otter's policy is written for: V7, the
+// kernel otter is built and tested on (filesystem rights of V5, TCP of V4).
+// BestEffort takes what an older kernel offers of it.
+var abi = landlock.V7
+
+// Available reports whether programs can be confined here, and if not,
+// why (wrapping ErrUnavailable).
+func Available() error {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		return fmt.Errorf("%w: this Linux kernel has no Landlock (it came in 5.13, and must be enabled with lsm=landlock)", ErrUnavailable)
+	}
+	return nil
+}
+
+// devices are the device files any program may read and write.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+func confineAndExec(p Policy, path string, argv []string) error {
+	if err := Available(); err != nil {
+		return err
+	}
+	var rules []landlock.Rule
+	for _, g := range grants(p) {
+		switch {
+		case g.dir && g.write:
+			rules = append(rules, landlock.RWDirs(g.path).WithRefer())
+		case g.dir:
+			rules = append(rules, landlock.RODirs(g.path))
+		case g.write:
+			rules = append(rules, landlock.RWFiles(g.path))
+		default:
+			rules = append(rules, landlock.ROFiles(g.path))
+		}
+	}
+	rules = append(rules,
+		landlock.RWFiles(devices...).IgnoreIfMissing(),
+		landlock.RWDirs("/dev/shm").IgnoreIfMissing())
+	if err := abi.BestEffort().RestrictPaths(rules...); err != nil {
+		return fmt.Errorf("confining the file system: %w", err)
+	}
+	if !p.Network {
+		if err := abi.BestEffort().RestrictNet(); err != nil {
+			return fmt.Errorf("confining the network: %w", err)
+		}
+	}
+	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
+		return fmt.Errorf("starting %s: %w", path, err)
+	}
+	return nil
+}

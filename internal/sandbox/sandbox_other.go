@@ -1,0 +1,15 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Available reports that programs cannot be confined on this system yet.
+func Available() error {
+	return fmt.Errorf("%w on %s yet (Linux only, with Landlock)", ErrUnavailable, runtime.GOOS)
+}
+
+func confineAndExec(Policy, string, []string) error { return Available() }
