@@ -158,6 +158,11 @@ type Server struct {
 	// AlwaysLoad keeps the server's tools offered to the model when the
 	// other MCP tools are deferred behind tool_search.
 	AlwaysLoad bool `toml:"always_load,omitempty"`
+	// PinTools pins the server's tool definitions and instructions the
+	// first time otter sees them and holds back what changes later until
+	// the person approves it (internal/pins). nil means true; false turns
+	// pinning off for this server.
+	PinTools *bool `toml:"pin_tools,omitempty"`
 
 	// Scope and File say where the server was defined (the highest scope
 	// that set any field of it); Line is the line of its entry there.
