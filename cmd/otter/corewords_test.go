@@ -28,7 +28,7 @@ import (
 // shell and a remote MCP client alike, so none of their strings names a
 // flag or a subcommand of this command line. They return typed errors and
 // the front end words the hint (cli.Explain for a shell).
-var corePackages = []string{"agent", "app", "appparts", "attach", "compact", "config", "mcphost", "oauth", "record", "serve", "servers", "session", "tool"}
+var corePackages = []string{"agent", "app", "appparts", "attach", "compact", "config", "mcphost", "oauth", "pins", "record", "serve", "servers", "session", "tool"}
 
 // notYet are the files that still name a flag or command, each waiting
 // for a typed error whose hint the front ends word (issue 23). The test

@@ -24,7 +24,7 @@
 //     system_prompt.
 //
 // It may import the core packages below it (agent, ask, config, llm,
-// oauth, record, servers, tool, webdata); never a front end (tui, cli) nor
+// oauth, pins, record, servers, tool, webdata); never a front end (tui, cli) nor
 // cmd/otter, and it names no CLI flag. It does not import the MCP client
 // (internal/mcphost) nor the session database (internal/session) either:
 // it builds them through [Parts], so that a front end, which imports app,
@@ -45,6 +45,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/pins"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -194,6 +195,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Logger:  logger,
 		Roots:   []string{workDir},
 		Version: opts.Version,
+		// The project does not change on Reload: the working directory
+		// selects it once.
+		Pins: pins.NewStore(paths.StateDir, cfg.Project),
 	}
 	if opts.Asker != nil {
 		mopts.Eliciter = opts.Asker
