@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envHugeServer) != "" {
 		os.Exit(runHugeTestServer())
 	}
+	if os.Getenv(envPinsServer) != "" {
+		os.Exit(runPinsTestServer())
+	}
 	if os.Getenv(envIdleBaseline) != "" {
 		os.Exit(runIdleBaseline())
 	}

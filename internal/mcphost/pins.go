@@ -89,7 +89,7 @@ func (s *server) comparePins(c *conn, all, filtered []*mcpTool) pinState {
 		}
 	}
 	if len(st.held) > 0 || st.instrHeld {
-		s.m.logger.Warn("an MCP server's tools changed since they were pinned; the changes are held back until approved",
+		s.m.logger.Info("an MCP server's tools changed since they were pinned; the changes are held back until approved",
 			"server", s.name, "tools", len(st.held), "instructions", st.instrHeld)
 	}
 	return st
