@@ -19,6 +19,9 @@ func hint(err error) string {
 	if le, ok := errors.AsType[*oauth.LoginRequiredError](err); ok {
 		return cli.LoginAdvice(le)
 	}
+	if e, ok := errors.AsType[*tool.HeldBackError](err); ok {
+		return cli.ReviewHint(e.Server)
+	}
 	if e, ok := errors.AsType[*agent.TooLongError](err); ok {
 		if e.NewConversationHelps() {
 			return "without --continue or --resume, otter -p starts a new conversation; --model picks a model with a larger window"

@@ -101,6 +101,7 @@ func newRootCmdRun(f *cli.Factory, promptF func(*cli.PromptOptions) error, tuiF 
 	mcpCmd.AddCommand(newCmdMCPImport(f, nil))                                              // import_cmd.go
 	mcpCmd.AddCommand(newCmdMCPLogin(f, nil), newCmdMCPLogout(f, nil))                      // login_cmd.go
 	mcpCmd.AddCommand(newCmdMCPServe(f, nil))                                               // serve_cmd.go
+	mcpCmd.AddCommand(newCmdMCPDiff(f, nil), newCmdMCPApprove(f, nil))                      // pins_cmd.go
 	mcpCmd.AddCommand(mcpResourceCommands(f)...)                                            // mcp_resources_cmd.go
 	root.AddCommand(mcpCmd)
 	root.AddCommand(configCommands(f)...)   // config_cmd.go: config validate|show, trust

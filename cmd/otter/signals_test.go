@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envProbeServer) != "" {
 		os.Exit(runProbeTestServer())
 	}
+	if os.Getenv(envPinsServer) != "" {
+		os.Exit(runPinsTestServer())
+	}
 	if os.Getenv(envIdleBaseline) != "" {
 		os.Exit(runIdleBaseline())
 	}

@@ -161,8 +161,9 @@ func (a *Agent) planTools(provider llm.Provider, model string, ts ToolSearch) to
 	if a.opts.Tools == nil {
 		return p
 	}
-	// Tools otter cannot call are listed for people, never offered (see tool.Info).
-	p.entries = slices.DeleteFunc(a.opts.Tools.Entries(), func(e tool.Entry) bool { return e.Info.Unsupported != "" })
+	// Tools otter cannot call, or that are held back until the person
+	// approves them, are listed for people, never offered (see tool.Info).
+	p.entries = slices.DeleteFunc(a.opts.Tools.Entries(), func(e tool.Entry) bool { return !e.Info.Offered() })
 	p.specs = make([]llm.ToolSpec, len(p.entries))
 	p.counts = map[string]int{}
 	var builtins, mcpTokens int

@@ -80,6 +80,10 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 		return fmt.Errorf("%w %q: it is not among the tools offered (it may belong to a server that disconnected)", ErrUnknownTool, p.call.Name)
 	}
 	p.entry = e
+	if e.Info.HeldBack != "" {
+		// Refused before anyone is asked: no permission makes it callable.
+		return &tool.HeldBackError{Tool: e.Name, Server: e.Info.Server, Name: e.Info.Name, Reason: e.Info.HeldBack}
+	}
 	p.readOnly = e.Info.ReadOnly()
 	var obj map[string]any
 	if err := json.Unmarshal(p.call.Args, &obj); err != nil || obj == nil {

@@ -24,7 +24,7 @@
 //     system_prompt.
 //
 // It imports agent, ask, attach, config, customcmd, hooks, instructions,
-// llm, llmconfig, oauth, record, servers, shellline, skill, tool and
+// llm, llmconfig, oauth, pins, record, servers, shellline, skill, tool and
 // webdata of otter's packages; never a front end (tui, cli) nor cmd/otter,
 // nor serve (the headless front end builds `otter mcp serve`'s server),
 // and it names no CLI flag. It does not import the MCP client
@@ -47,6 +47,7 @@ import (
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
+	"github.com/otter-sh/otter/internal/pins"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -200,6 +201,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Logger:  logger,
 		Roots:   []string{workDir},
 		Version: opts.Version,
+		// The project does not change on Reload: the working directory
+		// selects it once.
+		Pins: pins.NewStore(paths.StateDir, cfg.Project),
 	}
 	if opts.Asker != nil {
 		mopts.Eliciter = opts.Asker

@@ -35,6 +35,20 @@ type (
 	// URLElicitationError is a tool call's error when the server needs the
 	// person to open a URL first.
 	URLElicitationError = servers.URLElicitationError
+	// HeldTool is a server's tool held back because its definition is not
+	// the pinned one (ServerStatus.HeldBack); ToolChange is one such
+	// difference, with its diff (ToolChanges).
+	HeldTool   = servers.HeldTool
+	ToolChange = servers.ToolChange
+	// HeldBackError is the error of a call of a held-back tool.
+	HeldBackError = tool.HeldBackError
+)
+
+// The kinds of ToolChange.
+const (
+	ToolChanged         = servers.ToolChanged
+	ToolAdded           = servers.ToolAdded
+	InstructionsChanged = servers.InstructionsChanged
 )
 
 // A server's states (ServerStatus.State).
@@ -114,7 +128,20 @@ func (a *App) SetEnabled(ctx context.Context, server string, on bool) error {
 	return a.mcp.SetEnabled(ctx, server, on)
 }
 
-// ServerInstructions are the connected servers' instructions, by server.
+// ToolChanges are what server's tools and instructions changed since
+// otter pinned them: each held-back tool (and the instructions) with its
+// pinned and current definitions and their diff.
+func (a *App) ToolChanges(server string) ([]ToolChange, error) { return a.mcp.ToolChanges(server) }
+
+// ApproveTools takes server's current definitions of the named tools as
+// their pins — every held-back tool's and the instructions when none is
+// named — and offers them from now on. It returns what it took.
+func (a *App) ApproveTools(ctx context.Context, server string, tools []string) ([]ToolChange, error) {
+	return a.mcp.ApproveTools(ctx, server, tools)
+}
+
+// ServerInstructions are the connected servers' instructions, by server
+// (instructions held back until approved are left out).
 func (a *App) ServerInstructions() map[string]string { return a.mcp.Instructions() }
 
 // ServerSession is the live MCP session with server, for asking it what

@@ -517,6 +517,14 @@ type ServerJSON struct {
 	// NotOffered are the server's tools left out of the tool set because
 	// another tool has the same qualified name.
 	NotOffered []string `json:"not_offered,omitempty"`
+	// ToolsChanged and ToolsNew count the server's tools held back because
+	// their definitions differ from their pins or were never pinned
+	// (HeldBack names them); InstructionsChanged: its instructions are
+	// held back likewise. `otter mcp diff` shows them.
+	ToolsChanged        int      `json:"tools_changed,omitempty"`
+	ToolsNew            int      `json:"tools_new,omitempty"`
+	InstructionsChanged bool     `json:"instructions_changed,omitempty"`
+	HeldBack            []string `json:"held_back,omitempty"`
 	// Sandbox is how a stdio server runs (absent for a remote one).
 	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
 }
@@ -533,7 +541,15 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 	rows := make([]ServerJSON, 0, len(statuses))
 	for _, st := range statuses {
 		r := ServerJSON{Name: st.Name, Transport: st.Transport, State: string(st.State), Error: st.Error,
-			Tools: max(st.Tools-len(st.NotOffered), 0)}
+			Tools: max(st.Tools-len(st.NotOffered)-len(st.HeldBack), 0), InstructionsChanged: st.InstructionsHeldBack}
+		for _, h := range st.HeldBack {
+			r.HeldBack = append(r.HeldBack, h.Name)
+			if h.New {
+				r.ToolsNew++
+			} else {
+				r.ToolsChanged++
+			}
+		}
 		if !st.TokenExpiry.IsZero() {
 			r.TokenExpiry = st.TokenExpiry.Format(time.RFC3339)
 		}
@@ -567,6 +583,9 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 			holders = slices.Compact(slices.Sorted(slices.Values(holders)))
 			notes = append(notes, fmt.Sprintf("%d tool(s) not offered (%s): same qualified name as a tool of %s; rename one server",
 				n, strings.Join(r.NotOffered, ", "), strings.Join(holders, ", ")))
+		}
+		if note := heldBackNote(st); note != "" {
+			notes = append(notes, note)
 		}
 		// One row each: no cell may hold a newline or a tab.
 		detail := termtext.Line(strings.Join(notes, "; "))
@@ -611,6 +630,9 @@ type ToolJSON struct {
 	// Unsupported says why otter cannot call the tool ("needs MCP tasks
 	// (not supported yet)"); such a tool is not offered to models.
 	Unsupported string `json:"unsupported,omitempty"`
+	// HeldBack says why the tool is held back until the person approves
+	// it (its definition is not the pinned one); it is not offered.
+	HeldBack string `json:"held_back,omitempty"`
 }
 
 // toolJSON is e as `otter mcp tools --json` prints it.
@@ -620,7 +642,8 @@ func toolJSON(e tool.Entry) ToolJSON {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
 	return ToolJSON{Name: e.Name, Server: e.Info.Server, Tool: e.Info.Name,
-		Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations, Unsupported: e.Info.Unsupported}
+		Description: e.Info.Description, InputSchema: schema, Annotations: e.Info.Annotations, Unsupported: e.Info.Unsupported,
+		HeldBack: e.Info.HeldBack}
 }
 
 func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
@@ -648,6 +671,9 @@ func printTools(w io.Writer, entries []tool.Entry, asJSON bool) error {
 		fmt.Fprintf(w, "%s  (%s)\n", e.Name, origin)
 		if e.Info.Unsupported != "" {
 			fmt.Fprintf(w, "    [%s: not offered to the model]\n", e.Info.Unsupported)
+		}
+		if e.Info.HeldBack != "" {
+			fmt.Fprintf(w, "    [held back, not offered to the model: %s; %s]\n", e.Info.HeldBack, reviewHint(e.Info.Server))
 		}
 		if d := strings.TrimSpace(termtext.Visible(e.Info.Description)); d != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d, "\n", "\n    "))

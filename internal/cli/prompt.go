@@ -303,8 +303,20 @@ func (p *promptPrinter) servers(statuses []app.ServerStatus) {
 	for _, st := range statuses {
 		switch st.State {
 		case app.StateConnected:
+			// -p approves nothing by itself: it says what it holds back.
+			for _, l := range heldBackLines(st) {
+				p.progress("otter: %s", l)
+			}
 			if p.format == FormatStreamJSON {
-				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "tools": st.Tools})
+				line := map[string]any{"type": "server", "name": st.Name, "state": st.State, "tools": st.Tools}
+				if len(st.HeldBack) > 0 || st.InstructionsHeldBack {
+					var names []string
+					for _, h := range st.HeldBack {
+						names = append(names, h.Name)
+					}
+					line["held_back"], line["instructions_changed"] = names, st.InstructionsHeldBack
+				}
+				p.line(line)
 			}
 		case app.StateDisabled:
 		default:

@@ -164,6 +164,11 @@ type Server struct {
 	// Sandbox loosens or turns off a stdio server's confinement (see
 	// package sandbox); nil: the default policy.
 	Sandbox *ServerSandbox `toml:"sandbox,omitempty"`
+	// PinTools pins the server's tool definitions and instructions the
+	// first time otter sees them and holds back what changes later until
+	// the person approves it (internal/pins). nil means true; false turns
+	// pinning off for this server.
+	PinTools *bool `toml:"pin_tools,omitempty"`
 
 	// Scope and File say where the server was defined (the highest scope
 	// that set any field of it); Line is the line of its entry there.

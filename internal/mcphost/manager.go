@@ -370,11 +370,15 @@ func (m *Manager) SetEnabled(ctx context.Context, name string, on bool) error {
 }
 
 // Instructions returns the instructions of each connected server that gave
-// any, by server name.
+// any, by server name; instructions that differ from the pinned ones are
+// held back until approved.
 func (m *Manager) Instructions() map[string]string {
 	out := make(map[string]string)
 	for _, s := range m.list() {
-		if c := s.current(); c != nil && c.instructions != "" {
+		s.mu.Lock()
+		held := s.pins.instrHeld
+		s.mu.Unlock()
+		if c := s.current(); c != nil && c.instructions != "" && !held {
 			out[s.name] = c.instructions
 		}
 	}

@@ -57,6 +57,9 @@ type server struct {
 	connectedAt time.Time
 	override    *bool                  // SetEnabled for this session
 	sandbox     *servers.SandboxStatus // how the stdio server last started
+	pins        pinState
+
+	pushMu sync.Mutex // serializes pushTools
 
 	calls, errs atomic.Int64
 	latMu       sync.Mutex
@@ -205,6 +208,11 @@ func (s *server) statusLocked() servers.Status {
 		st.Templates = len(l.templates)
 		st.Instructions = c.instructions
 		st.ServerInfo = c.serverInfo
+		st.Pinned = s.pins.pinned
+		st.HeldBack = s.pins.heldTools()
+		if st.InstructionsHeldBack = s.pins.instrHeld; st.InstructionsHeldBack {
+			st.Instructions = "" // not sent to a model until approved
+		}
 	}
 	st.Roots, st.RootsByDefault = s.rootDirs()
 	st.Sandbox = s.sandbox
@@ -403,13 +411,34 @@ func (s *server) connected(c *conn, lastDrop error) {
 	})
 }
 
-// pushTools hands the server's (filtered) tools to the tool set.
+// pushTools hands the server's (filtered) tools to the tool set, those
+// that differ from their pins held back (see pins.go).
 func (s *server) pushTools(c *conn) {
+	s.pushMu.Lock()
+	defer s.pushMu.Unlock()
+	all := c.lists().tools
+	filtered := s.filterTools(all)
+	tools := s.toolsOf(filtered)
+	var allTools []*mcpTool
+	if len(filtered) == len(all) {
+		allTools = tools
+	} else {
+		allTools = s.toolsOf(all)
+	}
+	pinned := s.comparePins(c, allTools, tools)
+	s.mu.Lock()
+	s.pins = pinned
+	s.mu.Unlock()
 	if s.m.opts.Tools != nil {
-		ts := s.filterTools(c.lists().tools)
-		out := make([]tool.Tool, 0, len(ts))
-		for _, t := range ts {
-			mt := newMCPTool(s, t)
+		out := make([]tool.Tool, 0, len(tools))
+		for _, mt := range tools {
+			t := mt.info
+			if why := pinned.held[t.Name]; why != "" {
+				info := mt.Info()
+				info.HeldBack = why
+				out = append(out, &heldTool{info})
+				continue
+			}
 			if c.obs.requiresTasks(t.Name) {
 				info := mt.Info()
 				info.Unsupported = NeedsTasks

@@ -33,6 +33,9 @@ const (
 	envMark    = "OTTER_TEST_MARK"    // the slow tool writes "cancelled" here when its call is cancelled
 	envDelay   = "OTTER_TEST_DELAY"   // delay before serving (e.g. "300ms")
 	envExitIf  = "OTTER_TEST_EXIT_IF" // behave as mode "exit" when this file exists
+	// envEchoDesc, when set, is added to the echo tool's description and
+	// to the instructions.
+	envEchoDesc = "OTTER_TEST_ECHO_DESC"
 	// envSeen names a file the server appends a line to for each tools/call
 	// ("call") and each notifications/cancelled ("cancelled") that arrives
 	// on its stdin; with it set, the server ignores SIGTERM and SIGPIPE and
@@ -192,8 +195,12 @@ var slowCancelled atomic.Int64
 // newTestServer builds the MCP server of a mode; the stdio modes and the
 // in-process HTTP and SSE tests share it.
 func newTestServer(mode string) *sdk.Server {
+	instructions, echoDesc := "Use echo to echo.", "Echo text back."
+	if v := os.Getenv(envEchoDesc); v != "" { // a server whose tool changes between runs (pins_test.go)
+		instructions, echoDesc = "Use echo to echo. "+v, "Echo text back. "+v
+	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "otter-test-" + mode, Version: "1.0.0"},
-		&sdk.ServerOptions{Instructions: "Use echo to echo.", PageSize: 500})
+		&sdk.ServerOptions{Instructions: instructions, PageSize: 500})
 	if !strings.HasPrefix(mode, "modern") {
 		// Speak the 2025-11-25 protocol, as most servers do today: refuse the
 		// 2026-07-28 server/discover probe, so the client falls back to
@@ -209,7 +216,7 @@ func newTestServer(mode string) *sdk.Server {
 	}
 	str := &jsonschema.Schema{Type: "string"}
 	num := &jsonschema.Schema{Type: "number"}
-	srv.AddTool(&sdk.Tool{Name: "echo", Description: "Echo text back.", InputSchema: objectSchema(map[string]*jsonschema.Schema{"text": str}, "text")},
+	srv.AddTool(&sdk.Tool{Name: "echo", Description: echoDesc, InputSchema: objectSchema(map[string]*jsonschema.Schema{"text": str}, "text")},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			if mode == "noisy" {
 				fmt.Println("debug: echo called") // a stray print between messages

@@ -8,7 +8,7 @@
 // constructor it is given, so the App and the front ends over it name these
 // values without linking the MCP client in (see internal/app's Parts).
 //
-// It imports only ask, config, termtext and tool of otter's packages.
+// It imports only ask, config, pins, termtext and tool of otter's packages.
 package servers
 
 import (
@@ -27,6 +27,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/pins"
 	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -72,14 +73,24 @@ type Status struct {
 	// another tool (a built-in, or one of a server whose name normalises
 	// the same way, such as my.srv and my_srv) holds the same qualified
 	// name; each one's String says which and what to do.
-	NotOffered   []tool.Collision
-	Prompts      int
-	Resources    int
-	Templates    int      // resource templates
-	Instructions string   // the server's initialize instructions
-	StderrTail   []string // the last lines the server wrote on stderr (stdio)
-	ServerInfo   string   // "name version" from initialize
-	ConnectedAt  time.Time
+	NotOffered []tool.Collision
+	// HeldBack are the server's tools (that pass allowed_tools and
+	// denied_tools) whose definitions differ from their pins, or that were
+	// not pinned, by name: they are listed, not offered (see
+	// internal/pins). InstructionsHeldBack: the server's instructions
+	// differ from the pinned ones, and are not sent to a model
+	// (Instructions is then ""). Pinned is false for a server whose tools
+	// are not pinned (pin_tools = false, an ad hoc server).
+	HeldBack             []HeldTool
+	InstructionsHeldBack bool
+	Pinned               bool
+	Prompts              int
+	Resources            int
+	Templates            int      // resource templates
+	Instructions         string   // the server's initialize instructions
+	StderrTail           []string // the last lines the server wrote on stderr (stdio)
+	ServerInfo           string   // "name version" from initialize
+	ConnectedAt          time.Time
 	// Attempts counts the reconnect attempts since the last success. A
 	// failed server with Attempts > 0 lost its connection and gave up
 	// reconnecting after that many: the front end says how to retry (the
@@ -104,6 +115,25 @@ type Status struct {
 	// Token expiry of a stored OAuth token; zero if none.
 	TokenExpiry time.Time
 }
+
+// HeldTool is one held-back tool of a server (Status.HeldBack).
+type HeldTool struct {
+	Name string
+	// New: the server added it since its tools were pinned; else its
+	// definition changed.
+	New bool
+}
+
+// ToolChange is one difference between a server's pins and what it
+// sends now; its Diff shows it (pins.Change).
+type ToolChange = pins.Change
+
+// The kinds of ToolChange.
+const (
+	ToolChanged         = pins.Changed
+	ToolAdded           = pins.Added
+	InstructionsChanged = pins.Instructions
+)
 
 // Event is something that happened in the manager, for front ends.
 type Event interface{ isEvent() }
@@ -170,6 +200,9 @@ type Options struct {
 	Roots []string
 	// Version is the client version sent in initialize.
 	Version string
+	// Pins keeps the servers' tool definitions as first seen and holds
+	// back what changes (see internal/pins). Nil: nothing is pinned.
+	Pins *pins.Store
 	// Sandbox confines stdio servers (package sandbox). Nil: they run
 	// unconfined (tests and embedders; otter's binary sets it).
 	Sandbox *SandboxOptions
@@ -349,6 +382,15 @@ type Host interface {
 	HasResources() bool
 	ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error)
 	Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error)
+	// ToolChanges are what the server's tools and instructions changed
+	// since they were pinned, as the server lists them now (filtered by
+	// allowed_tools and denied_tools); none when nothing is held back.
+	ToolChanges(name string) ([]ToolChange, error)
+	// ApproveTools takes the server's current definitions of the named
+	// tools as their pins — of every held-back tool, and its instructions,
+	// when none is named — and offers them from then on. It returns the
+	// changes it took.
+	ApproveTools(ctx context.Context, name string, tools []string) ([]ToolChange, error)
 	CanSubscribe(server string) bool
 	Subscribe(ctx context.Context, server, uri string) error
 	Unsubscribe(ctx context.Context, server, uri string) error

@@ -24,7 +24,8 @@ type searchIndex struct {
 	ix      *toolsearch.Index
 }
 
-// Search ranks the Set's MCP tools for query, a need described in words,
+// Search ranks the Set's MCP tools a model may be offered (neither
+// unsupported nor held back) for query, a need described in words,
 // and returns up to limit of them, best first (see package toolsearch).
 // instructions are the connected servers' instructions by server name; they
 // are indexed with each server's tools. The index is rebuilt when a
@@ -61,13 +62,14 @@ func (s *Set) Search(query string, limit int, instructions map[string]string) []
 	return out
 }
 
-// mcpEntries returns the entries of MCP tools and the Set's generation.
+// mcpEntries returns the entries of MCP tools a model may be offered
+// (Info.Offered) and the Set's generation.
 func (s *Set) mcpEntries() ([]Entry, uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []Entry
 	for _, e := range s.entries {
-		if e.Info.Server != "" {
+		if e.Info.Server != "" && e.Info.Offered() {
 			out = append(out, e)
 		}
 	}

@@ -248,8 +248,9 @@ var ErrUnknownTool = errors.New("unknown tool")
 // CheckArguments checks args against the input schema of the tool called
 // name, as Call does before it calls the tool: it returns nil when they
 // match (or the schema cannot be used for validation), an *ArgumentsError
-// naming every problem when they do not, and an error wrapping
-// ErrUnknownTool for a name the Set does not hold. A front end that calls
+// naming every problem when they do not, an error wrapping
+// ErrUnknownTool for a name the Set does not hold, and a *HeldBackError
+// for a tool that is held back. A front end that calls
 // tools for a person uses it to tell arguments the tool never saw from an
 // error the tool reported.
 func (s *Set) CheckArguments(name string, args json.RawMessage) error {
@@ -258,6 +259,9 @@ func (s *Set) CheckArguments(name string, args json.RawMessage) error {
 	s.mu.RUnlock()
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	if err := heldBackError(e.Entry); err != nil {
+		return err
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -271,13 +275,17 @@ func (s *Set) CheckArguments(name string, args json.RawMessage) error {
 // Call validates args against the tool's input schema and calls it.
 // Arguments that do not match the schema give a Result with IsError set and
 // a message a model can act on; the tool is not called. An error is
-// returned only when the call could not be made or completed.
+// returned only when the call could not be made or completed, or the
+// tool is held back (a *HeldBackError).
 func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
 	s.mu.RLock()
 	e, ok := s.byName[name]
 	s.mu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	if err := heldBackError(e.Entry); err != nil {
+		return nil, err
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")

@@ -10,6 +10,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,6 +37,47 @@ type Info struct {
 	// (not supported yet)"); "" for a tool it can call. Such a tool is
 	// listed, marked with the reason, but never offered to a model.
 	Unsupported string
+	// HeldBack says why a server's tool is held back (HeldBackChanged,
+	// HeldBackNew): its definition is not the one pinned when otter first
+	// saw the server's tools, and the person has not approved it yet.
+	// Such a tool is listed, marked, but not offered to a model nor found
+	// by Search, and calling it returns a *HeldBackError. "" for a tool
+	// that is offered.
+	HeldBack string
+}
+
+// Offered reports whether a model may be offered the tool: otter can
+// call it and it is not held back.
+func (i Info) Offered() bool { return i.Unsupported == "" && i.HeldBack == "" }
+
+// Why a server's tool is held back (Info.HeldBack).
+const (
+	HeldBackChanged = "its definition changed since it was pinned"
+	HeldBackNew     = "the server added it since its tools were pinned"
+)
+
+// HeldBackError is the error of a call of a held-back tool (see
+// Info.HeldBack). Its text is for a model and a person alike; a front end
+// adds how to review and approve the change.
+type HeldBackError struct {
+	Tool   string // the qualified name
+	Server string
+	Name   string // the server's own name for it
+	Reason string // HeldBackChanged or HeldBackNew
+}
+
+func (e *HeldBackError) Error() string {
+	return fmt.Sprintf("%s is held back: %s, and the user has not approved it; it cannot be called until the user reviews the change and approves it",
+		e.Tool, e.Reason)
+}
+
+// heldBackError is the error of a call of e's tool when it is held back,
+// else nil.
+func heldBackError(e Entry) error {
+	if e.Info.HeldBack == "" {
+		return nil
+	}
+	return &HeldBackError{Tool: e.Name, Server: e.Info.Server, Name: e.Info.Name, Reason: e.Info.HeldBack}
 }
 
 // ReadOnly reports the readOnlyHint annotation.
