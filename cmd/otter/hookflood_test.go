@@ -42,7 +42,10 @@ func TestHookFloodKeepsOtterSmall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home, env := otterHome(t)
-			saw := filepath.Join(home, "saw.txt")
+			// Beside the home, not in it: the mark server runs sandboxed,
+			// and the home holds otter's own folders, which it may not
+			// touch (a folder holding them is not writable as a whole).
+			saw := filepath.Join(t.TempDir(), "saw.txt")
 			hook := filepath.Join(home, "flood.sh")
 			putFile(t, hook, "#!/bin/bash\n"+tc.hook+"\n", 0o755)
 			srv := llmtest.New(t, llmtest.Anthropic,

@@ -77,7 +77,10 @@ func TestHookAllowDoesNotBeatADenyRule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			home, env := otterHome(t)
-			saw := filepath.Join(home, "saw.txt")
+			// Beside the home, not in it: the mark server runs sandboxed,
+			// and the home holds otter's own folders, which it may not
+			// touch (a folder holding them is not writable as a whole).
+			saw := filepath.Join(t.TempDir(), "saw.txt")
 			hook := filepath.Join(home, "allow.sh")
 			putFile(t, hook, "#!/bin/bash\ncat >/dev/null\necho '"+tc.answer+"'\n", 0o755)
 			rule := ""

@@ -63,9 +63,17 @@ func startPane(tb testing.TB, name string, env []string, dir string, argv ...str
 		tb.Fatalf("the pane's pid: %v", err)
 	}
 	// The pane's process must be the program itself, not a shell that
-	// runs it: what is measured is the program's own end.
-	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid)); err != nil || exe != argv[0] {
-		tb.Fatalf("the pane's process %d is %q (%v), not %s", p.pid, exe, err, argv[0])
+	// runs it: what is measured is the program's own end. tmux runs the
+	// command through its shell, which execs it (a single command): on a
+	// busy machine the shell may still be there a moment.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.pid))
+		if err == nil && exe == argv[0] {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("the pane's process %d is %q (%v), not %s", p.pid, exe, err, argv[0])
+		}
 	}
 	return p
 }

@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -197,5 +199,58 @@ func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
 	want := fmt.Sprintf("the sandbox keeps %s from servers; if this server needs it, add sandbox = { read = [%q] } to its entry (%s:1)", creds, filepath.Dir(creds), cfg)
 	if !strings.Contains(string(out), want) {
 		t.Errorf("otter mcp list does not say %q:\n%s", want, out)
+	}
+}
+
+// BenchmarkSandboxStart times `otter mcp list` with one stdio server (the
+// probe) under the default sandbox against the same with sandbox = {
+// enabled = false }, runs alternating, in the same process: what the
+// launcher and its Landlock rules add to a server's start.
+//
+//	sandbox-start: otter=… baseline=… ratio=…   (median of 10 runs each)
+func BenchmarkSandboxStart(b *testing.B) {
+	if err := sandbox.Available(); err != nil {
+		b.Skip(err)
+	}
+	bin := testpeer.Otter(b)
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	home := b.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_DATA_HOME=" + filepath.Join(home, ".data"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	cfgs := map[bool]string{}
+	for _, on := range []bool{true, false} {
+		extra := ""
+		if !on {
+			extra = "sandbox = { enabled = false }\n"
+		}
+		f := filepath.Join(home, fmt.Sprintf("on-%v.toml", on))
+		if err := os.WriteFile(f, []byte(fmt.Sprintf("[[mcp.servers]]\nname = \"probe\"\ncommand = %q\nenv = { %s = \"1\" }\n%s", self, envProbeServer, extra)), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		cfgs[on] = f
+	}
+	run := func(on bool) time.Duration {
+		cmd := exec.Command(bin, "--config", cfgs[on], "--cwd", home, "mcp", "list")
+		cmd.Env = env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("otter mcp list: %v\n%s", err, out)
+		}
+		return time.Since(start)
+	}
+	for b.Loop() {
+		var with, without []time.Duration
+		for range 10 {
+			with = append(with, run(true))
+			without = append(without, run(false))
+		}
+		slices.Sort(with)
+		slices.Sort(without)
+		o, base := with[len(with)/2], without[len(without)/2]
+		fmt.Printf("sandbox-start: otter=%s baseline=%s ratio=%.2f (otter mcp list with one stdio server, sandboxed vs not, median of 10)\n",
+			o.Round(100*time.Microsecond), base.Round(100*time.Microsecond), float64(o)/float64(base))
 	}
 }

@@ -388,3 +388,37 @@ func TestGitIndexAndCommandThatArePipesDoNotHang(t *testing.T) {
 		t.Fatal("Load waited on a named pipe")
 	}
 }
+
+// What trusting a project enables names a server's loosened sandbox and
+// pinning, so that a project cannot turn them off unseen.
+func TestTrustListsALoosenedSandbox(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ProjectDirName, ProjectConfigName), `[[mcp.servers]]
+name = "free"
+command = "npx"
+args = ["-y", "srv"]
+sandbox = { enabled = false }
+pin_tools = false
+
+[[mcp.servers]]
+name = "wide"
+command = "uvx"
+sandbox = { read = ["~/.aws"], write = ["/data"] }
+`)
+	_, items, err := ProjectItems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		if it.Kind == ItemServer {
+			got = append(got, it.String())
+		}
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{"server free: npx -y srv (sandbox off; pin_tools = false)", "sandbox reads ~/.aws", "sandbox writes /data"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the trust listing lacks %q:\n%s", want, all)
+		}
+	}
+}

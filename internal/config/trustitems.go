@@ -279,6 +279,24 @@ func serverDetail(s Server) string {
 	if s.Enabled != nil && !*s.Enabled {
 		more = append(more, "enabled = false")
 	}
+	// What loosens the limits otter puts on a server, for the person
+	// deciding: a project must not turn them off unseen.
+	if sb := s.Sandbox; sb != nil {
+		switch {
+		case !sb.IsEnabled():
+			more = append(more, "sandbox off")
+		default:
+			if len(sb.Read) > 0 {
+				more = append(more, "sandbox reads "+strings.Join(sb.Read, ", "))
+			}
+			if len(sb.Write) > 0 {
+				more = append(more, "sandbox writes "+strings.Join(sb.Write, ", "))
+			}
+		}
+	}
+	if s.PinTools != nil && !*s.PinTools {
+		more = append(more, "pin_tools = false")
+	}
 	if len(more) > 0 {
 		what += " (" + strings.Join(more, "; ") + ")"
 	}

@@ -34,6 +34,9 @@ func (s *server) sandboxFor() (*sandbox.Policy, *servers.SandboxStatus, error) {
 		if opts.Required {
 			return nil, nil, fmt.Errorf("%w: %v", ErrSandboxRequired, err)
 		}
+		// Never silently: the log (stderr for headless commands) and the
+		// server's status (/mcp, otter mcp list --json) say so.
+		s.m.logger.Warn("MCP server runs without a sandbox", "server", s.name, "why", err.Error())
 		return nil, &servers.SandboxStatus{Off: err.Error()}, nil
 	}
 	home, _ := os.UserHomeDir()

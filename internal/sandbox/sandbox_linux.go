@@ -33,15 +33,17 @@ func confineAndExec(p Policy, path string, argv []string) error {
 	}
 	var rules []landlock.Rule
 	for _, g := range grants(p) {
+		// IgnoreIfMissing: an entry listed a moment ago may be gone (a
+		// busy /tmp); what is not there needs no rule.
 		switch {
 		case g.dir && g.write:
-			rules = append(rules, landlock.RWDirs(g.path).WithRefer())
+			rules = append(rules, landlock.RWDirs(g.path).WithRefer().IgnoreIfMissing())
 		case g.dir:
-			rules = append(rules, landlock.RODirs(g.path))
+			rules = append(rules, landlock.RODirs(g.path).IgnoreIfMissing())
 		case g.write:
-			rules = append(rules, landlock.RWFiles(g.path))
+			rules = append(rules, landlock.RWFiles(g.path).IgnoreIfMissing())
 		default:
-			rules = append(rules, landlock.ROFiles(g.path))
+			rules = append(rules, landlock.ROFiles(g.path).IgnoreIfMissing())
 		}
 	}
 	rules = append(rules,

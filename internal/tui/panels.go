@@ -234,6 +234,12 @@ func (p *mcpPanel) view(width, height int) string {
 		b.WriteString(st.dim.Render("token expires "+sel.TokenExpiry.Format(time.DateTime)) + "\n")
 	}
 	b.WriteString(st.dim.Render(wrap.Render(rootsLine(sel))) + "\n")
+	if l := sandboxLine(sel); l != "" {
+		b.WriteString(st.dim.Render(wrap.Render(l)) + "\n")
+	}
+	if l := heldBackLine(sel); l != "" {
+		b.WriteString(st.errText.Render(wrap.Render(l)) + "\n")
+	}
 	if n := len(sel.StderrTail); n > 0 {
 		b.WriteString(st.dim.Render("stderr:") + "\n")
 		for _, l := range sel.StderrTail[max(n-5, 0):] {
@@ -260,6 +266,51 @@ func rootsLine(s app.ServerStatus) string {
 		return "roots: " + strings.Join(s.Roots, ", ") + " (the working directory, by default; set roots in the server's config entry to change them)"
 	}
 	return "roots: " + strings.Join(s.Roots, ", ")
+}
+
+// sandboxLine says how a stdio server runs: confined, what it may write
+// and whether it may use the network, or unconfined and why; "" for a
+// remote server.
+func sandboxLine(s app.ServerStatus) string {
+	sb := s.Sandbox
+	switch {
+	case sb == nil:
+		return ""
+	case !sb.On:
+		return "sandbox: off (" + sb.Off + ")"
+	}
+	net := "network allowed"
+	if !sb.Network {
+		net = "no network"
+	}
+	return "sandbox: on · writes " + strings.Join(sb.Write, ", ") + " · " + net
+}
+
+// heldBackLine says which of a server's tools are held back because they
+// changed since otter pinned them, and how to see and take the change.
+func heldBackLine(s app.ServerStatus) string {
+	if len(s.HeldBack) == 0 && !s.InstructionsHeldBack {
+		return ""
+	}
+	var changed, added []string
+	for _, h := range s.HeldBack {
+		if h.New {
+			added = append(added, termtext.Line(h.Name))
+		} else {
+			changed = append(changed, termtext.Line(h.Name))
+		}
+	}
+	var parts []string
+	if len(changed) > 0 {
+		parts = append(parts, "changed since pinned: "+strings.Join(changed, ", "))
+	}
+	if len(added) > 0 {
+		parts = append(parts, "new: "+strings.Join(added, ", "))
+	}
+	if s.InstructionsHeldBack {
+		parts = append(parts, "its instructions changed")
+	}
+	return "held back from the model — " + strings.Join(parts, "; ") + " (`otter mcp diff " + s.Name + "` shows the change, `otter mcp approve " + s.Name + "` takes it)"
 }
 
 // toolsPanel is /mcp tools: a filterable list; enter shows one tool.

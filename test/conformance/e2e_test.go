@@ -211,7 +211,7 @@ func TestE2ECall(t *testing.T) {
 		r := h.otter(t, "", "mcp", "call", "everything", "get-structured-content", `{"location":"Chicago"}`)
 		var v map[string]any
 		if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &v) != nil || v["temperature"] == nil {
-			t.Errorf("exit %d, want the structured weather as JSON, got:\n%s", r.Code, r.Stdout)
+			t.Errorf("exit %d, want the structured weather as JSON, got:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 		}
 	})
 
@@ -300,7 +300,7 @@ func TestE2ETools(t *testing.T) {
 	scrape := strings.Index(r.Stdout, "scrape_page  (built-in)")
 	sum := strings.Index(r.Stdout, "mcp__everything__get-sum  (server everything, tool get-sum)")
 	if scrape < 0 || sum < 0 || scrape > sum || !strings.Contains(r.Stdout, "arguments: a (number, required), b (number, required)") {
-		t.Errorf("want built-ins then server tools with their arguments, got:\n%s", r.Stdout)
+		t.Errorf("want built-ins then server tools with their arguments, got:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	}
 	if !strings.Contains(r.Stderr, "broken failed") {
 		t.Errorf("the failed server is not reported on stderr:\n%s", r.Stderr)
