@@ -202,10 +202,11 @@ func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
 	}
 }
 
-// BenchmarkSandboxStart times `otter mcp list` with one stdio server (the
-// probe) under the default sandbox against the same with sandbox = {
-// enabled = false }, runs alternating, in the same process: what the
-// launcher and its Landlock rules add to a server's start.
+// BenchmarkSandboxStart times `otter mcp list` with one stdio server —
+// the reference everything server under Node, as a person runs servers —
+// under the default sandbox against the same with sandbox = { enabled =
+// false }, runs alternating, in the same process: what the launcher (otter
+// starting itself, its Landlock rules, the exec) adds to a server's start.
 //
 //	sandbox-start: otter=… baseline=… ratio=…   (median of 10 runs each)
 func BenchmarkSandboxStart(b *testing.B) {
@@ -213,10 +214,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 		b.Skip(err)
 	}
 	bin := testpeer.Otter(b)
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
+	peers := testpeer.Require(b)
 	home := b.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_DATA_HOME=" + filepath.Join(home, ".data"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
@@ -227,7 +225,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 			extra = "sandbox = { enabled = false }\n"
 		}
 		f := filepath.Join(home, fmt.Sprintf("on-%v.toml", on))
-		if err := os.WriteFile(f, []byte(fmt.Sprintf("[[mcp.servers]]\nname = \"probe\"\ncommand = %q\nenv = { %s = \"1\" }\n%s", self, envProbeServer, extra)), 0o600); err != nil {
+		if err := os.WriteFile(f, []byte(peers.EverythingConfig()+extra), 0o600); err != nil {
 			b.Fatal(err)
 		}
 		cfgs[on] = f
@@ -250,7 +248,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 		slices.Sort(with)
 		slices.Sort(without)
 		o, base := with[len(with)/2], without[len(without)/2]
-		fmt.Printf("sandbox-start: otter=%s baseline=%s ratio=%.2f (otter mcp list with one stdio server, sandboxed vs not, median of 10)\n",
+		fmt.Printf("sandbox-start: otter=%s baseline=%s ratio=%.2f (otter mcp list with the everything server under Node, sandboxed vs not, median of 10)\n",
 			o.Round(100*time.Microsecond), base.Round(100*time.Microsecond), float64(o)/float64(base))
 	}
 }
