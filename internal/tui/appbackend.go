@@ -136,6 +136,15 @@ func (b *AppBackend) GetPrompt(ctx context.Context, server, name string, args ma
 	return b.app.GetPrompt(ctx, server, name, args)
 }
 
+func (b *AppBackend) ToolChanges(server string) ([]app.ToolChange, error) {
+	return b.app.ToolChanges(server)
+}
+
+func (b *AppBackend) ApproveTools(ctx context.Context, server string) error {
+	_, err := b.app.ApproveTools(ctx, server, nil)
+	return err
+}
+
 func (b *AppBackend) Reconnect(ctx context.Context, server string) error {
 	return b.app.Reconnect(ctx, server)
 }

@@ -50,6 +50,11 @@ type Backend interface {
 	SetEnabled(ctx context.Context, server string, on bool) error
 	// Login runs an interactive (OAuth) login for a server.
 	Login(ctx context.Context, server string) error
+	// ToolChanges are a server's tool definitions (and instructions) that
+	// differ from their pins, held back from the model.
+	ToolChanges(server string) ([]app.ToolChange, error)
+	// ApproveTools takes a server's held-back definitions as its pins.
+	ApproveTools(ctx context.Context, server string) error
 
 	// CallTool calls a tool by its qualified name, as /call does.
 	CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)

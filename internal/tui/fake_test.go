@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
@@ -28,6 +29,7 @@ type fakeBackend struct {
 	provider Provider
 	thinking string // the reasoning level /model set
 	servers  []servers.Status
+	changes  []app.ToolChange // what ToolChanges returns
 	tools    []tool.Entry
 	offer    agent.ToolOffer
 	prompts  []servers.Prompt
@@ -111,6 +113,18 @@ func (f *fakeBackend) Reload(context.Context) (servers.ReloadDiff, error) {
 		return f.reload(), nil
 	}
 	return servers.ReloadDiff{}, nil
+}
+
+func (f *fakeBackend) ToolChanges(s string) ([]app.ToolChange, error) {
+	f.record("changes " + s)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changes, nil
+}
+
+func (f *fakeBackend) ApproveTools(_ context.Context, s string) error {
+	f.record("approve " + s)
+	return nil
 }
 
 func (f *fakeBackend) Reconnect(_ context.Context, s string) error {

@@ -31,6 +31,8 @@ type mcpPanel struct {
 	cursor int
 	status string
 	done   bool
+	// diff is the selected server's held-back changes, shown after d.
+	diff string
 }
 
 func newMCPPanel(m *model) *mcpPanel { return &mcpPanel{m: m} }
@@ -67,8 +69,10 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 			p.done = true
 		case "up", "k":
 			p.cursor--
+			p.diff = ""
 		case "down", "j":
 			p.cursor++
+			p.diff = ""
 		case "r":
 			if ok {
 				return action("reconnect "+srv.Name, func() error { return b.Reconnect(ctx, srv.Name) })
@@ -85,6 +89,16 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 		case "l":
 			if ok {
 				return action("login "+srv.Name, func() error { return b.Login(ctx, srv.Name) })
+			}
+		case "d":
+			if ok && heldBackLine(srv) != "" {
+				changes, err := b.ToolChanges(srv.Name)
+				p.diff = diffText(changes, err)
+			}
+		case "a":
+			if ok && heldBackLine(srv) != "" {
+				p.diff = ""
+				return action("approve the changed tools of "+srv.Name, func() error { return b.ApproveTools(ctx, srv.Name) })
 			}
 		case "t":
 			if ok {
@@ -240,13 +254,22 @@ func (p *mcpPanel) view(width, height int) string {
 	if l := heldBackLine(sel); l != "" {
 		b.WriteString(st.errText.Render(wrap.Render(l)) + "\n")
 	}
+	if p.diff != "" {
+		for _, l := range strings.Split(p.diff, "\n") {
+			b.WriteString(ansi.Truncate(l, max(width-2, 10), "…") + "\n")
+		}
+	}
 	if n := len(sel.StderrTail); n > 0 {
 		b.WriteString(st.dim.Render("stderr:") + "\n")
 		for _, l := range sel.StderrTail[max(n-5, 0):] {
 			b.WriteString(st.dim.Render("  "+ansi.Truncate(l, max(width-4, 10), "…")) + "\n")
 		}
 	}
-	footer := st.dim.Render(wrapKeys("↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc", width))
+	keys := "↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc"
+	if heldBackLine(sel) != "" {
+		keys = "↑/↓ select · d diff · a approve · r reconnect · e enable/disable · l login · t tools · esc"
+	}
+	footer := st.dim.Render(wrapKeys(keys, width))
 	if p.status != "" {
 		footer = p.status + "\n" + footer
 	}
@@ -310,7 +333,23 @@ func heldBackLine(s app.ServerStatus) string {
 	if s.InstructionsHeldBack {
 		parts = append(parts, "its instructions changed")
 	}
-	return "held back from the model — " + strings.Join(parts, "; ") + " (`otter mcp diff " + s.Name + "` shows the change, `otter mcp approve " + s.Name + "` takes it)"
+	return "held back from the model — " + strings.Join(parts, "; ") + " (d shows the change, a takes it; or `otter mcp diff " + s.Name + "`, `otter mcp approve " + s.Name + "`)"
+}
+
+// diffText is a server's held-back changes as unified diffs, every
+// character visible (the text is the server's).
+func diffText(changes []app.ToolChange, err error) string {
+	if err != nil {
+		return "the changes: " + err.Error()
+	}
+	if len(changes) == 0 {
+		return "nothing is held back now"
+	}
+	var parts []string
+	for _, c := range changes {
+		parts = append(parts, termtext.Visible(strings.TrimRight(c.Diff(), "\n")))
+	}
+	return strings.Join(parts, "\n")
 }
 
 // toolsPanel is /mcp tools: a filterable list; enter shows one tool.
