@@ -8,9 +8,10 @@
 // (internal/app and the agent it builds), and tests use a fake. No MCP or
 // agent logic lives here.
 //
-// It may import the core (app, agent, ask, config, llm, mcphost, session,
-// tool, and the leaves render, schema and toolname) and the Charm stack;
-// never internal/cli nor cmd/otter.
+// It imports agent, app, ask, attach, config, instructions, llm, markdown,
+// render, schema, shellline, termtext, tool and toolname of otter's
+// packages, and the Charm stack; never internal/cli nor cmd/otter, nor the
+// MCP client or the session store (those are app's).
 package tui
 
 import (

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 const benchMarkdown = "Here is what I found about **%d**:\n\n- first point with `code`\n- second point\n\n```go\nfunc f() int { return %d }\n```\n"
@@ -33,7 +34,7 @@ func benchModel(n int) *model {
 		case 2:
 			id := fmt.Sprint(i)
 			ev(agent.ToolCallStarted{ID: id, Name: "mcp__everything__echo", Args: json.RawMessage(`{"message":"hi"}`)})
-			ev(agent.ToolCallFinished{ID: id, Result: textResult("Echo: hi\nsecond line"), Elapsed: time.Millisecond})
+			ev(agent.ToolCallFinished{ID: id, Result: tool.TextResult("Echo: hi\nsecond line"), Elapsed: time.Millisecond})
 		}
 	}
 	m.render()

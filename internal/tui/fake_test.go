@@ -356,10 +356,6 @@ func keyMsg(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r[0], Text: k}
 }
 
-func textResult(s string) *tool.Result {
-	return &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
-}
-
 func entry(server, name, desc, schema string, ann *sdk.ToolAnnotations) tool.Entry {
 	qn := name
 	if server != "" {

@@ -32,7 +32,7 @@ func TestFinishedItemRendersOncePerWidth(t *testing.T) {
 	m, ev := itemModel(t)
 	ev(agent.TextDelta{Text: "The **answer** is 42.\n"})
 	ev(agent.ToolCallStarted{ID: "1", Name: "echo", Args: json.RawMessage(`{"message":"hi"}`)})
-	ev(agent.ToolCallFinished{ID: "1", Result: textResult("Echo: hi"), Elapsed: time.Millisecond})
+	ev(agent.ToolCallFinished{ID: "1", Result: tool.TextResult("Echo: hi"), Elapsed: time.Millisecond})
 	ev(agent.TurnFinished{})
 	m.Update(turnDoneMsg{turn: 1})
 	user := &userItem{text: "what is it?"}
@@ -114,7 +114,7 @@ func TestUnfinishedItemUpdatesAsDeltasArrive(t *testing.T) {
 	if s := screenOf(m); !strings.Contains(s, "linking") || strings.Contains(s, "compiling") {
 		t.Errorf("the running tool does not show its new progress:\n%s", s)
 	}
-	ev(agent.ToolCallFinished{ID: "1", Result: textResult("built"), Elapsed: 2 * time.Second})
+	ev(agent.ToolCallFinished{ID: "1", Result: tool.TextResult("built"), Elapsed: 2 * time.Second})
 	s := screenOf(m)
 	if !strings.Contains(s, "✓ 2.0s") || !strings.Contains(s, "⎿ built") || strings.Contains(s, "linking") {
 		t.Errorf("the finished tool does not show its result:\n%s", s)

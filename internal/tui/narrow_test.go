@@ -152,7 +152,7 @@ func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
 			return err
 		}
 		emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__everything__trigger-elicitation-request",
-			Result: textResult(fmt.Sprintf("Thanks, %v.", r.Content["name"])), Elapsed: time.Second})
+			Result: tool.TextResult(fmt.Sprintf("Thanks, %v.", r.Content["name"])), Elapsed: time.Second})
 		emit(agent.TurnFinished{Text: "Done."})
 		return nil
 	}

@@ -30,7 +30,7 @@ func TestBuiltinResultPreviewsItsData(t *testing.T) {
 	b := &fakeBackend{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "1", Name: "scrape_page", Args: json.RawMessage(`{"url":"https://example.com"}`)})
-		emit(agent.ToolCallFinished{ID: "1", Name: "scrape_page", Result: textResult(envelope)})
+		emit(agent.ToolCallFinished{ID: "1", Name: "scrape_page", Result: tool.TextResult(envelope)})
 		emit(agent.TurnFinished{Text: "done"})
 		return nil
 	}

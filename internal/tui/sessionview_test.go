@@ -14,6 +14,7 @@ import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/record"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // sessionFake saves conversations: each has its own use of the window,
@@ -114,7 +115,7 @@ func TestLiveToolTimerStartsWhenAllowed(t *testing.T) {
 		if s := ansi.Strip(m.render()); !strings.Contains(s, "running 2.0s") {
 			t.Errorf("the live timer, 2s after the call was allowed:\n%s", s)
 		}
-		m.chatEvent(agent.ToolCallFinished{ID: "c1", Name: "write_note", Result: textResult("note written"), Elapsed: 2 * time.Second})
+		m.chatEvent(agent.ToolCallFinished{ID: "c1", Name: "write_note", Result: tool.TextResult("note written"), Elapsed: 2 * time.Second})
 		if s := ansi.Strip(m.render()); !strings.Contains(s, "✓ 2.0s") {
 			t.Errorf("the finished call:\n%s", s)
 		}

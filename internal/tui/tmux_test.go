@@ -281,24 +281,9 @@ func (p *tmuxPane) waitGone(gone string) {
 // markedProcesses returns the pids whose environment holds marker.
 func markedProcesses(t *testing.T, marker string) []string {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
+	pids, err := testpeer.MarkedProcesses(marker)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var pids []string
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if string(kv) == marker {
-				pids = append(pids, e.Name())
-			}
-		}
 	}
 	return pids
 }

@@ -34,7 +34,7 @@ func TestChatTurnWithToolCall(t *testing.T) {
 			emit(agent.TextDelta{Text: "forecast**."})
 			emit(agent.ToolCallStarted{ID: "t1", Name: "mcp__wx__forecast", Args: json.RawMessage(`{"city":"Oslo"}`)})
 			emit(agent.ToolProgress{ID: "t1", Progress: tool.Progress{Progress: 1, Total: 2, Message: "fetching"}})
-			emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__wx__forecast", Result: textResult("Sunny, 21°C\nwind 3 m/s"), Elapsed: 1200 * time.Millisecond})
+			emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__wx__forecast", Result: tool.TextResult("Sunny, 21°C\nwind 3 m/s"), Elapsed: 1200 * time.Millisecond})
 			emit(agent.TextDelta{Text: "It is sunny in Oslo."})
 			emit(agent.Usage{InputTokens: 1200, OutputTokens: 340})
 			emit(agent.TurnFinished{Text: "It is sunny in Oslo."})
@@ -258,7 +258,7 @@ func TestPermissionPromptDenied(t *testing.T) {
 			return nil
 		}
 		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__delete_file"})
-		emit(agent.ToolCallFinished{ID: "1", Result: textResult("deleted")})
+		emit(agent.ToolCallFinished{ID: "1", Result: tool.TextResult("deleted")})
 		emit(agent.TurnFinished{Text: "Deleted."})
 		return nil
 	}
@@ -342,7 +342,7 @@ func TestCallFormShowsRawResult(t *testing.T) {
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 			var a struct{ Message string }
 			_ = json.Unmarshal(args, &a)
-			return textResult("Echo: " + a.Message), nil
+			return tool.TextResult("Echo: " + a.Message), nil
 		},
 	}
 	h := start(t, b)
@@ -573,7 +573,7 @@ func TestScreenFitsTheTerminal(t *testing.T) {
 	m.chatEvent(agent.ToolCallStarted{ID: "1", Name: "mcp__web__fetch_everything_with_a_long_name", Args: json.RawMessage(`{"url":"` + strings.Repeat("u", 200) + `"}`)})
 	m.chatEvent(agent.ToolProgress{ID: "1", Progress: tool.Progress{Progress: 5, Total: 10, Message: strings.Repeat("m", 100)}})
 	check("chat with a running tool", 80, 24)
-	m.chatEvent(agent.ToolCallFinished{ID: "1", Result: textResult(strings.Repeat("result ", 50) + "\n" + strings.Repeat("line\n", 30))})
+	m.chatEvent(agent.ToolCallFinished{ID: "1", Result: tool.TextResult(strings.Repeat("result ", 50) + "\n" + strings.Repeat("line\n", 30))})
 	m.chatEvent(agent.TurnFinished{})
 	check("chat", 80, 24)
 	check("chat", 60, 20)
@@ -736,7 +736,7 @@ func TestExpandedResultWrapsLongLines(t *testing.T) {
 	long := strings.Join(words, " ") // ~240 columns on a 100-column terminal
 	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "l", Name: "mcp__docs__read"})
-		emit(agent.ToolCallFinished{ID: "l", Name: "mcp__docs__read", Result: textResult(long)})
+		emit(agent.ToolCallFinished{ID: "l", Name: "mcp__docs__read", Result: tool.TextResult(long)})
 		emit(agent.TurnFinished{Text: "read it"})
 		return nil
 	}}
@@ -766,7 +766,7 @@ func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
 			entry("beta", "get-sum", "Adds", obj, nil),
 		},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
-			return textResult("called " + name), nil
+			return tool.TextResult("called " + name), nil
 		},
 	}
 	h := start(t, b)
@@ -1052,7 +1052,7 @@ func TestPreviewCountsHiddenLines(t *testing.T) {
 		}
 		b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 			emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__read"})
-			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__read", Result: textResult(strings.Join(body, "\n"))})
+			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__read", Result: tool.TextResult(strings.Join(body, "\n"))})
 			emit(agent.TurnFinished{Text: "read it"})
 			return nil
 		}}
