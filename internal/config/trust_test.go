@@ -422,3 +422,27 @@ sandbox = { read = ["~/.aws"], write = ["/data"] }
 		}
 	}
 }
+
+// A project's command file that links outside the project is listed with
+// where it leads and that it is not read: trusting does not offer it.
+func TestTrustListsACommandThatLinksOut(t *testing.T) {
+	dir := t.TempDir()
+	outside := writeFile(t, filepath.Join(t.TempDir(), "shadow"), "secret\n")
+	writeFile(t, filepath.Join(dir, ProjectDirName, "commands", "ok.md"), "review\n")
+	if err := os.Symlink(outside, filepath.Join(dir, ProjectDirName, "commands", "leak.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, items, err := ProjectItems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, it := range items {
+		if it.Kind == ItemCommand {
+			got[it.Name] = it.Detail
+		}
+	}
+	if want := "links to " + outside + ", outside the project: not read"; got["/leak"] != want || got["/ok"] != "" {
+		t.Errorf("commands listed %q, want /leak: %q and /ok plain", got, want)
+	}
+}

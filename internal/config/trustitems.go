@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/otter-sh/otter/internal/projectfile"
 )
 
 // ItemKind is a kind of thing in a project's executable configuration:
@@ -362,7 +364,13 @@ func extensionItems(projDir string) []TrustItem {
 			}
 			rel, _ := filepath.Rel(dir, p)
 			name := "/" + strings.ReplaceAll(strings.TrimSuffix(filepath.ToSlash(rel), filepath.Ext(rel)), "/", ":")
-			items = append(items, TrustItem{Kind: ItemCommand, Name: name, File: p, Rel: relSlash(projDir, p), Sum: fileSum(p)})
+			it := TrustItem{Kind: ItemCommand, Name: name, File: p, Rel: relSlash(projDir, p), Sum: fileSum(p)}
+			if target, _, inside, err := projectfile.Resolve(projDir, p); err == nil && !inside {
+				// Trusting does not make otter read it: say so, with where
+				// it leads, rather than list it as if it would be offered.
+				it.Detail = "links to " + target + ", outside the project: not read"
+			}
+			items = append(items, it)
 			return nil
 		})
 	}

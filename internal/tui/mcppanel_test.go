@@ -85,3 +85,18 @@ func TestMCPPanelShowsAndApprovesHeldBackTools(t *testing.T) {
 		t.Error("a did not approve the changed tools of calc")
 	}
 }
+
+// A server that lost its connection and gave up reconnecting says how to
+// retry: the core gives the count of attempts, the TUI words the key.
+func TestGaveUpReconnectingSaysHowToRetry(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{servers: []servers.Status{{Name: "flaky", Transport: "stdio", State: servers.StateConnected, Tools: 1}}}
+	h := start(t, b)
+	h.waitFor("1/1 servers")
+	b.mu.Lock()
+	b.servers = []servers.Status{{Name: "flaky", Transport: "stdio", State: servers.StateFailed, Attempts: 5,
+		Error: "connection lost: EOF; 5 reconnect attempts failed, the last with: exit status 1"}}
+	b.mu.Unlock()
+	h.ui.Notify(servers.StateChanged{Status: b.servers[0]})
+	h.waitFor("flaky failed: connection lost", "press r to retry")
+}

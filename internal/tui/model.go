@@ -248,6 +248,10 @@ func (m *model) refresh() {
 		switch was := prev[s.Name]; {
 		case was == app.StateNeedsAuth && s.State == app.StateConnected:
 			m.notice(itemInfo, fmt.Sprintf("%s is authorized and connected (%s)", s.Name, countOf(s.Tools, "tool")))
+		case was != app.StateFailed && s.State == app.StateFailed && s.Attempts > 0:
+			// It lost its connection and gave up reconnecting (the core
+			// says how many times, and names no command).
+			m.notice(itemError, fmt.Sprintf("%s failed: %s — open /mcp, select it and press r to retry", s.Name, s.Error))
 		case was == app.StateConnected && s.State == app.StateFailed:
 			m.notice(itemError, fmt.Sprintf("%s failed: %s — /mcp for details", s.Name, s.Error))
 		case (was == "" || was == app.StatePending) && s.State == app.StateFailed:
