@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/compact"
+	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/llm"
 )
 
@@ -474,6 +475,12 @@ func (a *Agent) compact(ctx context.Context, provider llm.Provider, model, reaso
 	a.window.mu.Unlock()
 	if barren && reason != "manual" {
 		return false, nil // told already; the caller goes on without
+	}
+	if reason != "manual" {
+		// The PreCompact hooks of a compaction otter decides on ("auto",
+		// as Claude Code names both the threshold and the overflow); the
+		// person's /compact runs them where it is asked for (app).
+		a.runHooks(ctx, hooks.PreCompact, hooks.Input{Trigger: "auto"})
 	}
 	nothing := func(why string) (bool, error) {
 		a.window.mu.Lock()

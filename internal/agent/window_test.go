@@ -15,6 +15,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/compact"
+	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/record"
@@ -498,5 +499,49 @@ func TestAMessageLongerThanTheWindow(t *testing.T) {
 				t.Errorf("context share %.2f, want over 1 (%+v)", st.Share(), st)
 			}
 		})
+	}
+}
+
+// The PreCompact hooks run for a compaction otter decides on, with trigger
+// "auto", and what they report is shown; before, they ran only for the
+// person's /compact.
+func TestAutomaticCompactionRunsPreCompact(t *testing.T) {
+	t.Parallel()
+	const window = 4000
+	srv := smallWindow(t, llmtest.OpenAI, window)
+	var mu sync.Mutex
+	var triggers []string
+	run := func(_ context.Context, ev hooks.Event, in hooks.Input) hooks.Outcome {
+		if ev != hooks.PreCompact {
+			return hooks.Outcome{}
+		}
+		mu.Lock()
+		triggers = append(triggers, in.Trigger)
+		mu.Unlock()
+		return hooks.Outcome{Messages: []string{"saved the notes before compaction"}}
+	}
+	var log eventLog
+	a := agent.New(agent.Options{Provider: srv.Provider(), Model: "m", Facts: factsWith(window, 1000), OnEvent: log.add, Hooks: run})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := 0; i < 8 && len(log.compactions()) == 0; i++ {
+		if err := a.Send(ctx, fmt.Sprintf("Question %d: tell me at length about otters.", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(log.compactions()) == 0 {
+		t.Fatal("no automatic compaction in 8 long turns")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(triggers) == 0 || triggers[0] != "auto" {
+		t.Errorf("PreCompact ran with triggers %q, want auto before the compaction", triggers)
+	}
+	said := false
+	for _, m := range eventsOf[agent.HookMessage](&log) {
+		said = said || (m.Event == hooks.PreCompact && m.Text == "saved the notes before compaction")
+	}
+	if !said {
+		t.Error("what the PreCompact hook reported was not shown")
 	}
 }
