@@ -152,34 +152,41 @@ func (s *server) notPinnedError() error {
 // since they were pinned, as the server lists them now (see
 // servers.Host).
 func (m *Manager) ToolChanges(name string) ([]servers.ToolChange, error) {
-	s, c, err := m.connected(name)
+	_, c, k, now, err := m.pinnedNow(name)
 	if err != nil {
 		return nil, err
-	}
-	k, ok := m.opts.Pins.Key(s.cfg)
-	if !ok {
-		return nil, s.notPinnedError()
 	}
 	p, err := m.opts.Pins.Load(k)
 	if err != nil || p == nil {
 		return nil, err
 	}
-	return pins.Compare(p, pinTools(s.toolsOf(s.filterTools(c.lists().tools))), c.instructions), nil
+	return pins.Compare(p, now, c.instructions), nil
+}
+
+// pinnedNow is the connected server name, its connection, its pins' key
+// and its tools as it lists them now (allowed_tools and denied_tools
+// applied), or why it has none.
+func (m *Manager) pinnedNow(name string) (*server, *conn, pins.Key, []pins.Tool, error) {
+	s, c, err := m.connected(name)
+	if err != nil {
+		return nil, nil, pins.Key{}, nil, err
+	}
+	k, ok := m.opts.Pins.Key(s.cfg)
+	if !ok {
+		return nil, nil, pins.Key{}, nil, s.notPinnedError()
+	}
+	return s, c, k, pinTools(s.toolsOf(s.filterTools(c.lists().tools))), nil
 }
 
 // ApproveTools takes the server's current definitions of the named tools
 // (every held-back tool and the instructions when none is named) as their
 // pins, and offers them at once (see servers.Host).
 func (m *Manager) ApproveTools(ctx context.Context, name string, names []string) ([]servers.ToolChange, error) {
-	s, c, err := m.connected(name)
+	s, c, k, now, err := m.pinnedNow(name)
 	if err != nil {
 		return nil, err
 	}
-	k, ok := m.opts.Pins.Key(s.cfg)
-	if !ok {
-		return nil, s.notPinnedError()
-	}
-	taken, err := m.opts.Pins.Approve(k, pinTools(s.toolsOf(s.filterTools(c.lists().tools))), c.instructions, names)
+	taken, err := m.opts.Pins.Approve(k, now, c.instructions, names)
 	if err != nil {
 		return nil, err
 	}

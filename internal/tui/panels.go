@@ -395,6 +395,27 @@ func newListNav(prompt, placeholder string) listNav {
 	return listNav{filter: ti}
 }
 
+// head writes a list's title with which of its n rows are shown, and the
+// filter below it, and returns the rows [start, end) that fit in height
+// with the selected one among them.
+func (l *listNav) head(b *strings.Builder, st styles, title string, n, width, height int) (start, end int) {
+	rowsRoom := max(height-4, 1)
+	start = max(l.cursor-rowsRoom+1, 0)
+	end = min(n, start+rowsRoom)
+	count := fmt.Sprintf("  %d shown", n)
+	if start > 0 || end < n { // not all fit: say which, and that there is more
+		count = fmt.Sprintf("  %d–%d of %d shown", start+1, end, n)
+		if end < n {
+			count += " · ↓ more"
+		}
+	}
+	b.WriteString(st.title.Render(title) + st.dim.Render(count) + "\n")
+	// Without a width the input shows only the placeholder's first letter.
+	l.filter.SetWidth(max(width-lipgloss.Width(l.filter.Prompt)-2, 10))
+	b.WriteString(l.filter.View() + "\n")
+	return start, end
+}
+
 // navigate handles esc (close), up and down over rows() rows (counted
 // only for down: other keys cost nothing); it reports whether key was one
 // of them.
@@ -512,21 +533,8 @@ func (p *toolsPanel) view(width, height int) string {
 	if p.server != "" {
 		title += " of " + p.server
 	}
-	rowsRoom := max(height-4, 1)
-	start := max(p.cursor-rowsRoom+1, 0)
-	end := min(n, start+rowsRoom)
-	count := fmt.Sprintf("  %d shown", n)
-	if start > 0 || end < n { // not all fit: say which, and that there is more
-		count = fmt.Sprintf("  %d–%d of %d shown", start+1, end, n)
-		if end < n {
-			count += " · ↓ more"
-		}
-	}
 	var b strings.Builder
-	b.WriteString(st.title.Render(title) + st.dim.Render(count) + "\n")
-	// Without a width the input shows only the placeholder's first letter.
-	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
-	b.WriteString(p.filter.View() + "\n")
+	start, end := p.head(&b, st, title, n, width, height)
 	// Names in one column (as wide as the widest shown, up to half the
 	// width), descriptions in the next.
 	col := 0

@@ -5,7 +5,6 @@ package tui
 // puts its command in the input to add them there.
 
 import (
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -100,20 +99,8 @@ func (p *promptsPanel) view(width, height int) string {
 	if p.server != "" {
 		title += " of " + p.server
 	}
-	rowsRoom := max(height-4, 1)
-	start := max(p.cursor-rowsRoom+1, 0)
-	end := min(n, start+rowsRoom)
-	count := fmt.Sprintf("  %d shown", n)
-	if start > 0 || end < n {
-		count = fmt.Sprintf("  %d–%d of %d shown", start+1, end, n)
-		if end < n {
-			count += " · ↓ more"
-		}
-	}
 	var b strings.Builder
-	b.WriteString(st.title.Render(title) + st.dim.Render(count) + "\n")
-	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
-	b.WriteString(p.filter.View() + "\n")
+	start, end := p.head(&b, st, title, n, width, height)
 	col := 0
 	for _, pr := range rows[start:end] {
 		col = max(col, ansi.StringWidth(promptCommand(pr)))
