@@ -71,7 +71,7 @@ func runTUI(ctx context.Context, f *cli.Factory, o tuiOptions) error {
 			logger.Warn("stopping MCP servers", "err", err)
 		}
 	}()
-	b, err := tui.NewAppBackend(ctx, ui, a, logger, session)
+	conv, err := tui.NewConversation(ctx, ui, a, session)
 	if err != nil {
 		return exitCode(2, err)
 	}
@@ -79,8 +79,8 @@ func runTUI(ctx context.Context, f *cli.Factory, o tuiOptions) error {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	a.Start(runCtx)
-	go b.WatchConfig(runCtx)  // it reloads while auto_reload is on, also when turned on later
-	terminalTaken.Store(true) // for an exit past endGrace (main.go)
+	go ui.WatchConfig(runCtx, a) // it reloads while auto_reload is on, also when turned on later
+	terminalTaken.Store(true)    // for an exit past endGrace (main.go)
 	defer terminalTaken.Store(false)
-	return ui.Run(runCtx, b)
+	return ui.Run(runCtx, conv)
 }

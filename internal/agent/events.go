@@ -13,6 +13,14 @@ import (
 // interleave.
 type Event interface{ isEvent() }
 
+// Outside is embedded by the events of a layer above the agent that travel
+// on the same stream as the agent's own (internal/app's conversation
+// events: waiting for servers, attachments, notices): a front end then
+// reads one stream of one type. The agent never emits them.
+type Outside struct{}
+
+func (Outside) isEvent() {}
+
 // TextDelta is a piece of the model's answer, as it arrives.
 type TextDelta struct{ Text string }
 
@@ -99,4 +107,3 @@ func (Usage) isEvent()            {}
 func (Retrying) isEvent()         {}
 func (TurnFinished) isEvent()     {}
 func (HookMessage) isEvent()      {}
-func (Note) isEvent()             {}

@@ -27,10 +27,6 @@ type HookMessage struct {
 	Failed bool
 }
 
-// Note is something the person should know about the message on its way
-// out, such as a custom command's shell line that was not run.
-type Note struct{ Text string }
-
 // runHooks runs the hooks of ev, if any, and tells the user what they
 // reported.
 func (a *Agent) runHooks(ctx context.Context, ev hooks.Event, in hooks.Input) hooks.Outcome {

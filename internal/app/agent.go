@@ -67,7 +67,7 @@ type AgentOptions struct {
 func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 	p, model, _ := a.Provider()
 	a.llm.mu.Lock()
-	s := a.agentSettings(a.cfg, o, p)
+	s := a.agentSettings(a.Config(), o, p)
 	a.llm.mu.Unlock()
 	ag := agent.New(agent.Options{
 		Provider:     p,

@@ -137,6 +137,11 @@ type App struct {
 	closeMu  sync.Mutex
 	closed   bool
 
+	// cfgMu guards cfg, which Reload replaces; reloadMu serialises
+	// reloads (a command, the file watcher, trusting).
+	cfgMu    sync.RWMutex
+	reloadMu sync.Mutex
+
 	builtinsMu    sync.Mutex // see setBuiltins
 	web           []tool.Tool
 	resourceTools bool
@@ -257,6 +262,8 @@ func (a *App) Start(ctx context.Context) { a.mcp.Start(ctx) }
 // the manager restart only the servers whose configuration changed. On a
 // config error nothing changes and the error is returned.
 func (a *App) Reload(ctx context.Context) (servers.ReloadDiff, error) {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
 	cfg, err := a.load()
 	if err != nil {
 		return servers.ReloadDiff{}, err
@@ -266,7 +273,9 @@ func (a *App) Reload(ctx context.Context) (servers.ReloadDiff, error) {
 	if err != nil {
 		return servers.ReloadDiff{}, err
 	}
+	a.cfgMu.Lock()
 	a.cfg = cfg
+	a.cfgMu.Unlock()
 	a.setBuiltins(builtins)
 	a.refreshProvider(cfg)
 	a.refreshInstructions(cfg)

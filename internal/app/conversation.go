@@ -122,6 +122,8 @@ type Conversation struct {
 	// prompt is the person's message on its way to the model, until the
 	// agent saves it (shown.go).
 	prompt *pendingPrompt
+	// queue are messages the person typed while a turn ran (queue.go).
+	queue []string
 }
 
 // NewConversation builds the conversation's agent and gives it the session
@@ -291,7 +293,7 @@ func (c *Conversation) currentEmit() func(agent.Event) {
 }
 
 // Send sends a typed message: its @SERVER:URI mentions are read and
-// attached (one agent.Attached chip event for all), each hook contributes,
+// attached (one Attached chip event for all), each hook contributes,
 // and, for the first message, servers still starting are waited for. It
 // blocks until the turn is over, reporting the agent's events through emit
 // in order; cancelling ctx stops the turn. An error wrapping ErrNotSent
@@ -321,7 +323,7 @@ func (c *Conversation) SendShown(ctx context.Context, text, short string, emit f
 				c.agent.SetNextTurn(agent.TurnOptions{Model: cmd.Model, Allow: cmd.ToolAllowed})
 			}
 			for _, n := range notes {
-				emit(agent.Note{Text: n})
+				emit(Note{Text: n})
 			}
 			out.Text = exp
 		}
@@ -378,6 +380,14 @@ func (c *Conversation) turn(ctx context.Context, emit func(agent.Event), build f
 	if emit == nil {
 		emit = func(agent.Event) {}
 	}
+	finished := false
+	shown := emit
+	emit = func(ev agent.Event) {
+		if _, ok := ev.(agent.TurnFinished); ok {
+			finished = true // the events are serialised: no race with the check below
+		}
+		shown(ev)
+	}
 	defer c.emitTo(emit)()
 	defer c.endPrompt() // a message that was not sent leaves nothing to save
 	if err := c.waitForServers(ctx, emit); err != nil {
@@ -387,12 +397,17 @@ func (c *Conversation) turn(ctx context.Context, emit func(agent.Event), build f
 	if err != nil {
 		return err
 	}
-	return c.agent.SendMessages(ctx, msgs...)
+	err = c.agent.SendMessages(ctx, msgs...)
+	if err != nil && finished && !errors.Is(err, context.Canceled) {
+		c.app.Logger.Info("turn failed", "err", err)
+		return reportedError{err}
+	}
+	return err
 }
 
 // waitForServers is the first message's wait for servers still starting
 // (see ConversationOptions.ServerWait). It says whom it waits for
-// (agent.WaitingForServers) and when it is over (agent.ServersReady). An
+// (WaitingForServers) and when it is over (ServersReady). An
 // error is ctx's: the person gave up while servers were starting.
 func (c *Conversation) waitForServers(ctx context.Context, emit func(agent.Event)) error {
 	c.mu.Lock()
@@ -414,7 +429,7 @@ func (c *Conversation) waitForServers(ctx context.Context, emit func(agent.Event
 		return nil
 	}
 	if pending := c.pending(statuses); len(pending) > 0 && c.opts.ServerWait > 0 {
-		emit(agent.WaitingForServers{Servers: pending})
+		emit(WaitingForServers{Servers: pending})
 		wctx, cancel := context.WithTimeout(ctx, c.opts.ServerWait)
 		go func() {
 			select {
@@ -430,7 +445,7 @@ func (c *Conversation) waitForServers(ctx context.Context, emit func(agent.Event
 		}
 	}
 	c.setSettled()
-	emit(agent.ServersReady{})
+	emit(ServersReady{})
 	return nil
 }
 
@@ -442,8 +457,8 @@ func (c *Conversation) setSettled() {
 
 // pending are the servers still starting, each with the longest the wait
 // may take for it.
-func (c *Conversation) pending(statuses []servers.Status) []agent.PendingServer {
-	var out []agent.PendingServer
+func (c *Conversation) pending(statuses []servers.Status) []PendingServer {
+	var out []PendingServer
 	for _, st := range statuses {
 		if st.State != servers.StatePending {
 			continue
@@ -452,7 +467,7 @@ func (c *Conversation) pending(statuses []servers.Status) []agent.PendingServer 
 		if s, ok := c.app.cfg.Server(st.Name); ok && s.StartupTimeout.Duration > 0 {
 			limit = s.StartupTimeout.Duration
 		}
-		out = append(out, agent.PendingServer{Name: st.Name, Within: min(limit, c.opts.ServerWait)})
+		out = append(out, PendingServer{Name: st.Name, Within: min(limit, c.opts.ServerWait)})
 	}
 	return out
 }
@@ -518,7 +533,7 @@ func describe(atts []attach.Attachment) []string {
 // chips reports attachments through emit, one chip each.
 func chips(items []string, emit func(agent.Event)) {
 	if len(items) > 0 {
-		emit(agent.Attached{Items: items})
+		emit(Attached{Items: items})
 	}
 }
 

@@ -125,7 +125,7 @@ func TestConversationMentionsAndHooks(t *testing.T) {
 	if sys := model.Requests()[0].System; !strings.Contains(sys, "Project rule: answer in haiku.") {
 		t.Errorf("the system prompt lacks the contributed part: %q", sys)
 	}
-	chip, _ := ev.find(func(e agent.Event) bool { _, ok := e.(agent.Attached); return ok }).(agent.Attached)
+	chip, _ := ev.find(func(e agent.Event) bool { _, ok := e.(Attached); return ok }).(Attached)
 	if len(chip.Items) != 2 || !strings.Contains(chip.Items[0], "docs://readme") || chip.Items[1] != "AGENTS.md" {
 		t.Errorf("chips = %q", chip.Items)
 	}
@@ -157,10 +157,10 @@ func TestConversationFirstMessageWaitsForServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waiting := make(chan agent.WaitingForServers, 1)
+			waiting := make(chan WaitingForServers, 1)
 			var ev events
 			emit := func(e agent.Event) {
-				if w, ok := e.(agent.WaitingForServers); ok {
+				if w, ok := e.(WaitingForServers); ok {
 					waiting <- w
 				}
 				ev.emit(e)
@@ -181,7 +181,7 @@ func TestConversationFirstMessageWaitsForServers(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if ev.find(func(e agent.Event) bool { _, ok := e.(agent.ServersReady); return ok }) == nil {
+			if ev.find(func(e agent.Event) bool { _, ok := e.(ServersReady); return ok }) == nil {
 				t.Error("no ServersReady")
 			}
 			offered := slices.Contains(model.Requests()[0].Tools, "mcp__docs__lookup")
@@ -196,7 +196,7 @@ func TestConversationFirstMessageWaitsForServers(t *testing.T) {
 			if err := c.Send(ctx, "again", ev2.emit); err != nil {
 				t.Fatal(err)
 			}
-			if ev2.find(func(e agent.Event) bool { _, ok := e.(agent.ServersReady); return ok }) != nil {
+			if ev2.find(func(e agent.Event) bool { _, ok := e.(ServersReady); return ok }) != nil {
 				t.Error("the second message waited again")
 			}
 		})

@@ -142,7 +142,7 @@ func (a *App) runHookSet(ctx context.Context, set *hooks.Set, sessionID string, 
 	in.SessionID, in.CWD = sessionID, a.WorkDir
 	// A hook's output is capped and spilled as a tool's result is.
 	return set.Run(ctx, ev, in, hooks.Env{ProjectDir: a.TrustDir(), Dir: a.WorkDir,
-		MaxOutputChars: a.cfg.Tools.MaxOutputChars, SpillDir: a.spillDir()})
+		MaxOutputChars: a.Config().Tools.MaxOutputChars, SpillDir: a.spillDir()})
 }
 
 // refreshExtensions reads the extensions again under cfg: the project's

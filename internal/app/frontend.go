@@ -103,7 +103,32 @@ const InterruptedResult = record.InterruptedResult
 
 // Config is the configuration the App runs with (re-read by Reload); the
 // caller does not change it.
-func (a *App) Config() *config.Config { return a.cfg }
+func (a *App) Config() *config.Config {
+	a.cfgMu.RLock()
+	defer a.cfgMu.RUnlock()
+	return a.cfg
+}
+
+// Warnings are the problems of the configuration loaded last that did not
+// stop otter — a broken untrusted project file left out, servers whose
+// tools would get the same names, extensions that could not be read, an
+// instruction file left out — each naming the file and line to change. It
+// does not wait for a reload in progress.
+func (a *App) Warnings() []string {
+	var ws []string
+	for _, w := range a.Config().Warnings {
+		ws = append(ws, w.Error())
+	}
+	for _, p := range a.Extensions().Problems {
+		ws = append(ws, p.Error())
+	}
+	// Instruction files left out: a project's AGENTS.md that links out of
+	// the project, a named pipe called AGENTS.md.
+	for _, err := range a.Instructions().Errors {
+		ws = append(ws, err.Error())
+	}
+	return ws
+}
 
 // Servers are the configured MCP servers' states, in the config's order.
 func (a *App) Servers() []ServerStatus { return a.mcp.Statuses() }

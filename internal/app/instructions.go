@@ -43,7 +43,7 @@ func (a *App) instructionOptions(cfg *config.Config) instructions.Options {
 }
 
 func (a *App) instructionLoader() *instructions.Loader {
-	a.instr.once.Do(func() { a.instr.loader = instructions.NewLoader(a.instructionOptions(a.cfg)) })
+	a.instr.once.Do(func() { a.instr.loader = instructions.NewLoader(a.instructionOptions(a.Config())) })
 	return a.instr.loader
 }
 

@@ -50,7 +50,7 @@ func (a *App) providerNamed(cfg *config.Config, name, model string) (llm.Provide
 // that could not be asked are named in the error, next to what the others
 // gave.
 func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
-	cfg := a.cfg
+	cfg := a.Config()
 	names := slices.Sorted(maps.Keys(cfg.Providers))
 	if len(names) == 0 {
 		if p, _, err := a.Provider(); err == nil {
@@ -118,7 +118,7 @@ func (a *App) Models(ctx context.Context) ([]ModelChoice, error) {
 // for one API, a token budget for another). Another model of the same
 // provider keeps the level in use.
 func (a *App) SetModel(provider, model string) error {
-	p, m, err := a.providerNamed(a.cfg, provider, model)
+	p, m, err := a.providerNamed(a.Config(), provider, model)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ var ErrSessionsOff = errors.New("saving conversations is turned off ([sessions] 
 // a *record.Error (naming the file and what to do) when the database
 // cannot be used.
 func (a *App) Sessions(ctx context.Context) (record.Store, error) {
-	if !a.cfg.Sessions.IsEnabled() {
+	if !a.Config().Sessions.IsEnabled() {
 		return nil, ErrSessionsOff
 	}
 	s := &a.sessions
@@ -53,10 +53,10 @@ func (a *App) Sessions(ctx context.Context) (record.Store, error) {
 		if s.err != nil {
 			return
 		}
-		if n, err := s.store.Prune(ctx, a.cfg.Sessions.Retention()); err != nil {
+		if n, err := s.store.Prune(ctx, a.Config().Sessions.Retention()); err != nil {
 			a.Logger.Warn("could not delete old sessions", "err", err)
 		} else if n > 0 {
-			a.Logger.Info("deleted old sessions", "count", n, "keep_days", a.cfg.Sessions.Retention())
+			a.Logger.Info("deleted old sessions", "count", n, "keep_days", a.Config().Sessions.Retention())
 		}
 	})
 	return s.store, s.err

@@ -113,7 +113,8 @@ func (c *Conversation) savingNotices(emit func(agent.Event)) func(agent.Event) {
 
 // noticesOf are the lines a front end shows in the transcript for ev, in
 // the words of the event: a hook's message, a note on the message, the
-// chips of what was attached, a failed turn, an answer cut short. (Not the
+// chips of what was attached, a compaction (or one not made), a failed
+// turn, an answer cut short. (Not the
 // note that a model's context window is unknown: the agent says it again
 // once the resumed conversation goes on.)
 func noticesOf(ev agent.Event) []savedNotice {
@@ -123,12 +124,20 @@ func noticesOf(ev agent.Event) []savedNotice {
 			return []savedNotice{{record.NoticeError, ev.Text}}
 		}
 		return []savedNotice{{record.NoticeInfo, ev.Text}}
-	case agent.Note:
+	case Note:
 		return []savedNotice{{record.NoticeInfo, ev.Text}}
-	case agent.Attached:
+	case Attached:
 		if len(ev.Items) > 0 {
 			return []savedNotice{{record.NoticeAttached, strings.Join(ev.Items, "\n")}}
 		}
+	case agent.Compacted:
+		// An automatic compaction happens within a turn, unseen but for
+		// its notice: a resumed conversation that dropped it would hide
+		// why the model forgot the details. Saved here, it is saved by
+		// every front end (otter -p as the TUI).
+		return []savedNotice{{record.NoticeInfo, CompactedText(ev)}}
+	case agent.NothingToGain:
+		return []savedNotice{{record.NoticeInfo, NothingToGainText(ev)}}
 	case agent.TurnFinished:
 		var out []savedNotice
 		if ev.Err != nil && !ev.Canceled {
@@ -164,7 +173,7 @@ func (a *App) providerName() string {
 	if p, _, _ := a.Provider(); p != nil {
 		return p.Name()
 	}
-	return a.cfg.Agent.Provider
+	return a.Config().Agent.Provider
 }
 
 // resumeModel gives a resumed session the model it used last, unless the

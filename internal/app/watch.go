@@ -10,13 +10,20 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 )
 
-// WatchConfig calls reload each time a config file changes, until ctx is
-// done. The front end decides, with AutoReloadOn, whether a change is
-// applied ([mcp] auto_reload = true), so that turning auto_reload on while
-// otter runs takes effect without a restart. It watches the directories (editors
-// replace files rather than write them) and waits for a quiet moment
-// before calling reload, which should call Reload.
-func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
+// WatchConfig reloads each time a config file changes while auto_reload
+// is on — in the configuration loaded, or in the one on disk now, so that
+// turning it on while otter runs takes effect without a restart — and
+// reports each reload's outcome to reloaded, until ctx is done. It watches
+// the directories (editors replace files rather than write them) and waits
+// for a quiet moment before reloading.
+func (a *App) WatchConfig(ctx context.Context, reloaded func(ReloadDiff, error)) {
+	reload := func(ctx context.Context) {
+		if !a.Config().MCP.AutoReload && !a.autoReloadOn() {
+			return
+		}
+		diff, err := a.Reload(ctx)
+		reloaded(diff, err)
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		a.Logger.Warn("auto_reload: cannot watch the config files", "err", err)
@@ -37,7 +44,7 @@ func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
 			a.Logger.Debug("auto_reload: not watching", "dir", filepath.Dir(abs), "err", err)
 		}
 	}
-	for _, f := range a.cfg.Files {
+	for _, f := range a.Config().Files {
 		add(f.Path)
 	}
 	add(a.Paths.UserConfigFile())
@@ -73,9 +80,9 @@ func (a *App) WatchConfig(ctx context.Context, reload func(context.Context)) {
 	}
 }
 
-// AutoReloadOn reports whether the config as it is on disk now asks for
+// autoReloadOn reports whether the config as it is on disk now asks for
 // auto_reload (false when it does not load).
-func (a *App) AutoReloadOn() bool {
+func (a *App) autoReloadOn() bool {
 	cfg, err := a.load()
 	return err == nil && cfg.MCP.AutoReload
 }

@@ -330,7 +330,7 @@ func (p *promptPrinter) servers(statuses []app.ServerStatus) {
 
 // waiting says which servers -p is still waiting for, each with the
 // longest it may take.
-func (p *promptPrinter) waiting(pending []agent.PendingServer) {
+func (p *promptPrinter) waiting(pending []app.PendingServer) {
 	names := make([]string, len(pending))
 	for i, s := range pending {
 		names[i] = fmt.Sprintf("%s (at most %s)", s.Name, s.Within)
@@ -358,22 +358,22 @@ func (p *promptPrinter) event(ev agent.Event) {
 		p.endThinking()
 	}
 	switch ev := ev.(type) {
-	case agent.WaitingForServers:
+	case app.WaitingForServers:
 		p.waitNote = time.AfterFunc(waitNoteAfter, func() { p.waiting(ev.Servers) })
-	case agent.ServersReady:
+	case app.ServersReady:
 		if p.waitNote != nil {
 			p.waitNote.Stop()
 		}
 		if p.statuses != nil {
 			p.servers(p.statuses())
 		}
-	case agent.Attached:
+	case app.Attached:
 		for _, it := range ev.Items {
 			p.progress("otter: attached %s", it)
 		}
 	case agent.HookMessage:
 		p.progress("otter: %s hook: %s", ev.Event, ev.Text)
-	case agent.Note:
+	case app.Note:
 		p.progress("otter: %s", ev.Text)
 	case agent.TextDelta:
 		if p.format == FormatStreamJSON {

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (

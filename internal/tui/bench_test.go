@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -21,7 +23,7 @@ const benchMarkdown = "Here is what I found about **%d**:\n\n- first point with 
 // messages, markdown answers and tool calls, in turn), fed through Update
 // as a conversation would be.
 func benchModel(n int) *model {
-	m := newModel(New(Options{}), &fakeBackend{provider: Provider{Name: "fake", Model: "m"}})
+	m := newModel(New(Options{}), &fakeHost{provider: Provider{Name: "fake", Model: "m"}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	ev := func(e agent.Event) { m.Update(chatEventMsg{turn: m.turn, ev: e}) }
 	for i := len(m.tr.items); i < n; i++ {

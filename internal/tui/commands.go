@@ -62,7 +62,7 @@ Keys
 
 // resetChat has the core forget the conversation (/clear).
 func (m *model) resetChat() {
-	if err := m.b.ResetChat(m.ctx); err != nil {
+	if err := m.conv.Clear(m.ctx); err != nil {
 		m.notice(itemError, "the conversation is cleared here, but: "+err.Error())
 	}
 }
@@ -82,7 +82,7 @@ func (m *model) command(line string) tea.Cmd {
 		m.showTop() // on a small screen, its start: the commands
 	case "/clear":
 		m.cancel()
-		m.queue = nil
+		m.conv.ClearQueue()
 		if m.busy { // the agent forgets once the canceled turn has ended
 			m.clearAfterTurn = true
 		} else {
@@ -97,7 +97,7 @@ func (m *model) command(line string) tea.Cmd {
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	case "/trust":
-		req := m.b.TrustPrompt()
+		req := trustRequest(m.app)
 		if req == nil {
 			m.notice(itemInfo, "nothing to trust here: no untrusted project configuration or instruction files, and nothing changed since you trusted it")
 			return nil
@@ -127,10 +127,10 @@ func (m *model) command(line string) tea.Cmd {
 		case "resources", "prompts":
 			return m.mcpOffers(sub, strings.TrimSpace(arg))
 		case "reload":
-			b, ctx := m.b, m.ctx
+			a, ctx := m.app, m.ctx
 			m.notice(itemInfo, "reloading the config…")
 			return func() tea.Msg {
-				diff, err := b.Reload(ctx)
+				diff, err := a.Reload(ctx)
 				return reloadedMsg{diff: diff, err: err}
 			}
 		default:
@@ -229,13 +229,13 @@ func (m *model) runCall(name string, args json.RawMessage) tea.Cmd {
 	m.toolItems[it.id] = it
 	m.calls++
 	m.follow()
-	b, ui, id := m.b, m.ui, it.id
+	a, ui, id := m.app, m.ui, it.id
 	ctx = tool.WithProgress(ctx, func(p tool.Progress) {
 		go ui.send(chatEventMsg{turn: -1, ev: agent.ToolProgress{ID: id, Progress: p}})
 	})
 	return tea.Batch(func() tea.Msg {
 		start := time.Now()
-		res, err := b.CallTool(ctx, name, args)
+		res, err := a.CallTool(ctx, name, args)
 		cancel()
 		return callDoneMsg{it: it, res: res, err: err, elapsed: time.Since(start)}
 	}, m.startSpinner())
@@ -435,11 +435,14 @@ func quoteWord(v string) string {
 }
 
 func (m *model) expandPrompt(p app.Prompt, vals map[string]string) tea.Cmd {
-	b, ctx := m.b, m.ctx
+	a, ctx := m.app, m.ctx
 	return func() tea.Msg {
-		res, err := b.GetPrompt(ctx, p.Server, p.Name, vals)
+		res, err := a.GetPrompt(ctx, p.Server, p.Name, vals)
 		if err != nil {
 			return noticeMsg{itemError, fmt.Sprintf("prompt %s from %s: %v", p.Name, p.Server, err)}
+		}
+		if len(res.Messages) == 0 {
+			return noticeMsg{itemError, fmt.Sprintf("prompt %s from %s has no text", p.Name, p.Server)}
 		}
 		var parts []string
 		for _, msg := range res.Messages {
@@ -447,13 +450,9 @@ func (m *model) expandPrompt(p app.Prompt, vals map[string]string) tea.Cmd {
 				parts = append(parts, t.Text)
 			}
 		}
-		if _, whole := b.(PromptBackend); whole && len(res.Messages) > 0 {
-			return promptReadyMsg{text: promptSummary(p, vals, parts), server: p.Server, res: res}
-		}
-		if len(parts) == 0 {
-			return noticeMsg{itemError, fmt.Sprintf("prompt %s from %s has no text", p.Name, p.Server)}
-		}
-		return promptReadyMsg{text: strings.Join(parts, "\n\n")}
+		// The messages go whole (text, images, embedded resources, with
+		// their roles); the transcript shows the command and the text.
+		return promptReadyMsg{text: promptSummary(p, vals, parts), server: p.Server, res: res}
 	}
 }
 

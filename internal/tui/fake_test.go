@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,77 +18,110 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/appparts"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 	"github.com/otter-sh/otter/internal/toolname"
 )
 
-// fakeBackend is a scripted core: the TUI is a view, and these tests check
-// what it shows and what it asks the core to do.
-type fakeBackend struct {
-	mu       sync.Mutex
-	provider Provider
-	thinking string // the reasoning level /model set
-	servers  []servers.Status
-	changes  []app.ToolChange // what ToolChanges returns
-	tools    []tool.Entry
-	offer    agent.ToolOffer
-	prompts  []servers.Prompt
-	trust    *TrustRequest
-	warnings []string // ConfigWarnings
-	actions  []string
-	ctxState agent.ContextState
-	costs    []agent.ModelUsage
+// fakeHost is the fake Part the TUI's tests build a real App on: a
+// scripted MCP client manager (servers.Host) whose servers, tools, prompts
+// and resources are what the test sets, and which records what the TUI
+// asked it to do. The model is an llmtest server playing replies; the
+// session database, the configuration and the tool set are otter's own.
+// The TUI is a view, and these tests check what it shows and what it asks
+// the core to do.
+type fakeHost struct {
+	mu        sync.Mutex
+	provider  Provider // the provider configured: [agent] provider and model; Help set: none
+	servers   []servers.Status
+	changes   []app.ToolChange // what ToolChanges returns
+	tools     []tool.Entry     // MCP tools, each registered under its Info.Server
+	prompts   []servers.Prompt
+	resources []servers.Resource
+	templates []servers.ResourceTemplate
+	actions   []string
 
-	send   func(ctx context.Context, text string, emit func(agent.Event)) error
-	call   func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
-	reload func() servers.ReloadDiff
-	// compact, when set, is /compact's work (Compact records it first).
-	compact func(ctx context.Context, keep string, emit func(agent.Event)) error
+	// replies are what the model answers, in order; past them, "ok".
+	replies []llmtest.Reply
+	config  string // more config.toml, appended
+	// workDir is the App's working directory (default: a new one).
+	workDir string
+
+	call     func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error)
+	reload   func() servers.ReloadDiff
+	read     func(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error)
+	complete func(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error)
+
+	model *llmtest.Server // set by start
+	opts  servers.Options // what the App gave NewServers
+	app   *app.App
+	conv  *app.Conversation
 }
 
-func (f *fakeBackend) Provider() Provider {
+var _ servers.Host = (*fakeHost)(nil)
+
+// newServers is the fake's app.Parts.NewServers.
+func (f *fakeHost) newServers(_ config.MCP, o servers.Options) servers.Host {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.provider
+	f.opts = o
+	f.mu.Unlock()
+	f.registerTools()
+	return f
 }
 
-func (f *fakeBackend) Servers() []servers.Status {
+// registerTools hands the tool set the test's MCP tools, by server.
+func (f *fakeHost) registerTools() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]servers.Status(nil), f.servers...)
+	set := f.opts.Tools
+	byServer := map[string][]tool.Tool{}
+	var order []string
+	for _, e := range f.tools {
+		srv := e.Info.Server
+		if _, ok := byServer[srv]; !ok {
+			order = append(order, srv)
+		}
+		byServer[srv] = append(byServer[srv], fakeTool{f: f, info: e.Info})
+	}
+	f.mu.Unlock()
+	if set == nil {
+		return
+	}
+	for _, srv := range order {
+		set.SetServerTools(srv, byServer[srv])
+	}
 }
 
-func (f *fakeBackend) Tools() []tool.Entry {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]tool.Entry(nil), f.tools...)
+// fakeTool is one of the test's MCP tools: its call is recorded and
+// answered by fakeHost.call ("called NAME" by default).
+type fakeTool struct {
+	f    *fakeHost
+	info tool.Info
 }
 
-func (f *fakeBackend) ToolOffer() agent.ToolOffer {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.offer
+func (t fakeTool) Info() tool.Info { return t.info }
+
+func (t fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	name := toolname.Qualified(t.info.Server, t.info.Name)
+	t.f.record("call " + name + " " + string(args))
+	if t.f.call != nil {
+		return t.f.call(ctx, name, args)
+	}
+	return &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: "called " + name}}}, nil
 }
 
-func (f *fakeBackend) Prompts() []servers.Prompt { return f.prompts }
-
-func (f *fakeBackend) GetPrompt(_ context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
-	f.record(fmt.Sprintf("prompt %s %s %v", server, name, args))
-	return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "prompt text for " + args["topic"]}}}}, nil
-}
-
-func (f *fakeBackend) record(s string) {
+func (f *fakeHost) record(s string) {
 	f.mu.Lock()
 	f.actions = append(f.actions, s)
 	f.mu.Unlock()
 }
 
-// waitDid waits until the backend was asked to do s (its calls come from
+// waitDid waits until the core was asked to do s (its calls come from
 // the UI's commands, off the test's goroutine), and reports whether it was.
-func (f *fakeBackend) waitDid(s string) bool {
+func (f *fakeHost) waitDid(s string) bool {
 	deadline := time.Now().Add(20 * time.Second)
 	for !f.did(s) {
 		if time.Now().After(deadline) {
@@ -96,82 +132,210 @@ func (f *fakeBackend) waitDid(s string) bool {
 	return true
 }
 
-func (f *fakeBackend) did(s string) bool {
+func (f *fakeHost) did(s string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, a := range f.actions {
-		if a == s {
-			return true
+	return slices.Contains(f.actions, s)
+}
+
+func (f *fakeHost) Start(context.Context) {}
+
+// WaitSettled waits until no server is pending (the test changes them).
+func (f *fakeHost) WaitSettled(ctx context.Context) error {
+	for {
+		f.mu.Lock()
+		pending := slices.ContainsFunc(f.servers, func(s servers.Status) bool { return s.State == servers.StatePending })
+		f.mu.Unlock()
+		if !pending {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	return false
 }
 
-func (f *fakeBackend) Reload(context.Context) (servers.ReloadDiff, error) {
+func (f *fakeHost) Statuses() []servers.Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.servers)
+}
+
+func (f *fakeHost) Status(name string) (servers.Status, bool) {
+	for _, s := range f.Statuses() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return servers.Status{}, false
+}
+
+func (f *fakeHost) Session(string) (*sdk.ClientSession, bool) { return nil, false }
+
+func (f *fakeHost) Reload(context.Context, config.MCP) servers.ReloadDiff {
 	f.record("reload")
 	if f.reload != nil {
-		return f.reload(), nil
+		return f.reload()
 	}
-	return servers.ReloadDiff{}, nil
+	return servers.ReloadDiff{}
 }
 
-func (f *fakeBackend) ToolChanges(s string) ([]app.ToolChange, error) {
+func (f *fakeHost) Reconnect(_ context.Context, s string) error {
+	f.record("reconnect " + s)
+	return nil
+}
+
+func (f *fakeHost) Login(_ context.Context, s string) error {
+	f.record("login " + s)
+	return nil
+}
+
+func (f *fakeHost) SetEnabled(_ context.Context, s string, on bool) error {
+	f.record(fmt.Sprintf("enable %s %v", s, on))
+	return nil
+}
+
+func (f *fakeHost) Instructions() map[string]string {
+	out := map[string]string{}
+	for _, s := range f.Statuses() {
+		if s.Instructions != "" {
+			out[s.Name] = s.Instructions
+		}
+	}
+	return out
+}
+
+func (f *fakeHost) Prompts() []servers.Prompt {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.prompts)
+}
+
+func (f *fakeHost) GetPrompt(_ context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
+	f.record(fmt.Sprintf("prompt %s %s %v", server, name, args))
+	return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "prompt text for " + args["topic"]}}}}, nil
+}
+
+func (f *fakeHost) Resources() []servers.Resource {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.resources)
+}
+
+func (f *fakeHost) ResourceTemplates() []servers.ResourceTemplate {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.templates)
+}
+
+func (f *fakeHost) HasResources() bool { return len(f.Resources())+len(f.ResourceTemplates()) > 0 }
+
+func (f *fakeHost) ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
+	f.record("read " + server + " " + uri)
+	if f.read != nil {
+		return f.read(ctx, server, uri)
+	}
+	return nil, fmt.Errorf("%s has no resource %s", server, uri)
+}
+
+func (f *fakeHost) Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
+	if f.complete != nil {
+		return f.complete(ctx, server, ref, name, arg, value, resolved)
+	}
+	return nil, nil
+}
+
+func (f *fakeHost) ToolChanges(s string) ([]app.ToolChange, error) {
 	f.record("changes " + s)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.changes, nil
 }
 
-func (f *fakeBackend) ApproveTools(_ context.Context, s string) error {
+func (f *fakeHost) ApproveTools(_ context.Context, s string, _ []string) ([]app.ToolChange, error) {
 	f.record("approve " + s)
-	return nil
+	return nil, nil
 }
 
-func (f *fakeBackend) Reconnect(_ context.Context, s string) error {
-	f.record("reconnect " + s)
-	return nil
-}
+func (f *fakeHost) CanSubscribe(string) bool                          { return false }
+func (f *fakeHost) Subscribe(context.Context, string, string) error   { return nil }
+func (f *fakeHost) Unsubscribe(context.Context, string, string) error { return nil }
+func (f *fakeHost) Close() error                                      { return nil }
 
-func (f *fakeBackend) SetEnabled(_ context.Context, s string, on bool) error {
-	f.record(fmt.Sprintf("enable %s %v", s, on))
-	return nil
-}
-
-func (f *fakeBackend) Login(_ context.Context, s string) error {
-	f.record("login " + s)
-	return nil
-}
-
-func (f *fakeBackend) CallTool(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
-	f.record("call " + name + " " + string(args))
-	if f.call != nil {
-		return f.call(ctx, name, args)
+// sent are the user messages the model was sent, in order (the last
+// user message of each request that brought a new one).
+func (f *fakeHost) sent() []string {
+	var out []string
+	for _, r := range f.model.Requests() {
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if r.Messages[i].Role == "user" {
+				if t := r.Messages[i].Text; t != "" && (len(out) == 0 || out[len(out)-1] != t) {
+					out = append(out, t)
+				}
+				break
+			}
+		}
 	}
-	return &tool.Result{Content: []sdk.Content{&sdk.TextContent{Text: "called " + name}}}, nil
+	return out
 }
 
-func (f *fakeBackend) Send(ctx context.Context, text string, emit func(agent.Event)) error {
-	f.record("send " + text)
-	if f.send != nil {
-		return f.send(ctx, text, emit)
+// build makes the App and the Conversation the TUI u shows, over f: the
+// model an llmtest server, the configuration f's provider and config.
+func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
+	t.Helper()
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	if f.provider == (Provider{}) {
+		f.provider = Provider{Name: "fake", Model: "m1"}
 	}
-	emit(agent.TurnFinished{Text: "ok"})
-	return nil
+	kind := llmtest.OpenAI
+	if f.provider.Name == "anthropic" {
+		kind = llmtest.Anthropic
+	}
+	f.model = llmtest.New(t, kind, f.replies...)
+	f.model.Respond = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"ok"}} }
+	cfg := ""
+	if f.provider.Help == "" {
+		cfg = fmt.Sprintf("[agent]\nprovider = %q\nmodel = %q\n[providers.%s]\ntype = %q\nbase_url = %q\napi_key = \"k\"\n",
+			f.provider.Name, f.provider.Model, f.provider.Name, string(kind), f.model.URL)
+	}
+	dir := t.TempDir()
+	paths := config.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"),
+		StateDir: filepath.Join(dir, "state"), CacheDir: filepath.Join(dir, "cache")}
+	if err := os.MkdirAll(paths.ConfigDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths.UserConfigFile(), []byte(cfg+f.config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := f.workDir
+	if work == "" {
+		work = t.TempDir()
+	}
+	parts := appparts.Default()
+	parts.NewServers = f.newServers
+	ctx := context.Background()
+	a, err := app.New(ctx, AppOptions(app.Options{Parts: parts, Paths: paths, WorkDir: work, Logger: slog.New(slog.DiscardHandler)}, u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	conv, err := NewConversation(ctx, u, a, app.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.app, f.conv = a, conv
+	return conv
 }
 
-func (f *fakeBackend) ResetChat(context.Context) error { f.record("reset"); return nil }
-
-func (f *fakeBackend) TrustPrompt() *TrustRequest { return f.trust }
-
-func (f *fakeBackend) ConfigWarnings() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.warnings)
-}
-
-func (f *fakeBackend) Trust(context.Context, *TrustRequest) (servers.ReloadDiff, error) {
-	f.record("trust")
-	return servers.ReloadDiff{Added: []string{"proj"}}, nil
+// newTestModel is a model of a new UI (with opts) over f, not running:
+// for tests of what it draws.
+func newTestModel(t *testing.T, f *fakeHost, opts Options) *model {
+	t.Helper()
+	u := New(opts)
+	return newModel(u, f.build(t, u))
 }
 
 // --- harness ---
@@ -180,22 +344,17 @@ type harness struct {
 	t  *testing.T
 	ui *UI
 	tm *teatest.TestModel
-	b  *fakeBackend
+	b  *fakeHost
 	// changed has a value once the model updated since it was last read
 	// (see model.updated): waits look at the screen again then, not on a
 	// clock — drawing the screen every few milliseconds took a core.
 	changed chan struct{}
 }
 
-func start(t *testing.T, b *fakeBackend, opts ...Options) *harness {
+// start runs the TUI over a real App on b, the fake Part.
+func start(t *testing.T, b *fakeHost, opts ...Options) *harness {
 	t.Helper()
-	return startWith(t, b, b, opts...)
-}
-
-// startWith is start for a backend that wraps b with more methods.
-func startWith(t *testing.T, be Backend, b *fakeBackend, opts ...Options) *harness {
-	t.Helper()
-	return startModel(t, be, b, nil, opts...)
+	return startModel(t, b, nil, opts...)
 }
 
 // fakeClock is a clock that moves only when the test moves it.
@@ -204,18 +363,15 @@ type fakeClock struct{ ns atomic.Int64 }
 func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
 func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-// startModel is startWith with setup run on the model before it starts.
-func startModel(t *testing.T, be Backend, b *fakeBackend, setup func(*model), opts ...Options) *harness {
+// startModel is start with setup run on the model before it starts.
+func startModel(t *testing.T, b *fakeHost, setup func(*model), opts ...Options) *harness {
 	t.Helper()
-	if b.provider == (Provider{}) {
-		b.provider = Provider{Name: "fake", Model: "m1"}
-	}
 	o := Options{ImageDir: t.TempDir()}
 	if len(opts) > 0 {
 		o = opts[0]
 	}
 	u := New(o)
-	m := newModel(u, be)
+	m := newModel(u, b.build(t, u))
 	if setup != nil {
 		setup(m)
 	}
@@ -224,7 +380,7 @@ func startModel(t *testing.T, be Backend, b *fakeBackend, setup func(*model), op
 
 // runHarness runs m (a model of u) in teatest, 100×32, and returns the
 // harness that drives it; the program ends with the test.
-func runHarness(t *testing.T, u *UI, m *model, b *fakeBackend, opts ...teatest.TestOption) *harness {
+func runHarness(t *testing.T, u *UI, m *model, b *fakeHost, opts ...teatest.TestOption) *harness {
 	t.Helper()
 	changed := make(chan struct{}, 1)
 	m.updated = func() {

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -62,7 +64,7 @@ func runCmd(c tea.Cmd) []tea.Msg {
 // group move). Before, keys waited at most 150 ms and then went to the
 // field being left, which a loaded machine showed as "MarketingG".
 func TestKeysTypedAfterEnterReachTheNextField(t *testing.T) {
-	m := newModel(New(Options{}), &fakeBackend{})
+	m := newModel(New(Options{}), &fakeHost{})
 	m.width, m.height = 100, 40
 	for _, tc := range []struct {
 		name   string

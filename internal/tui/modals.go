@@ -676,7 +676,7 @@ func newTrustModal(m *model, req *TrustRequest, asked bool) modal {
 		return "enter: " + choice + " · ←/→ choose · y: Trust · n or esc: Not now"
 	}
 	fm.resize()
-	b, ctx := m.b, m.ctx
+	conv, ctx := m.conv, m.ctx
 	notTrusted := func() tea.Cmd {
 		if req.Changed {
 			return m.noticeCmd(itemInfo, fmt.Sprintf("what changed in %s stays off; the rest runs as you trusted it (review it later with /trust, or `otter trust` in that directory)", req.Dir))
@@ -689,7 +689,9 @@ func newTrustModal(m *model, req *TrustRequest, asked bool) modal {
 			return notTrusted()
 		}
 		return tea.Sequence(m.noticeCmd(itemInfo, fmt.Sprintf("trusted %s; starting its servers", req.Dir)), func() tea.Msg {
-			diff, err := b.Trust(ctx, req)
+			// SessionStart hooks trusting enabled run as the conversation's
+			// start would have run them (app.Conversation.Trust).
+			diff, err := conv.Trust(ctx, req.report)
 			return reloadedMsg{diff: diff, err: err}
 		})
 	}

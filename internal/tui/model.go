@@ -68,8 +68,9 @@ type activeQuestion struct {
 // model is the Bubble Tea model of the whole screen.
 type model struct {
 	ui   *UI
-	b    Backend
-	ctx  context.Context // cancelled when the UI quits
+	conv *app.Conversation // the conversation shown
+	app  *app.App          // conv's App: servers, tools, configuration
+	ctx  context.Context   // cancelled when the UI quits
 	stop context.CancelFunc
 
 	width, height int
@@ -91,8 +92,7 @@ type model struct {
 	varValues *varValuesCache // a server's values for a template variable, while Tab offers them
 
 	busy   bool
-	queue  []string // messages typed while the agent works, sent after
-	pastes []paste  // long pastes in the input, shown by placeholder
+	pastes []paste // long pastes in the input, shown by placeholder
 	// collapsed maps a message sent with long pastes to how the transcript
 	// shows it: with the placeholders (ctrl+o shows it whole).
 	collapsed  map[string]string
@@ -121,7 +121,7 @@ type model struct {
 	ctrlC     bool
 	mouse     bool // mouse reporting on: the wheel scrolls (ctrl+s toggles)
 	// waiting: the first message waits for servers still starting
-	// (agent.WaitingForServers); esc sends it at once.
+	// (app.WaitingForServers); esc sends it at once.
 	waiting bool
 
 	// loginSaid names the needs-auth servers the transcript has told about
@@ -148,10 +148,10 @@ type model struct {
 	inputRow int
 }
 
-func newModel(u *UI, b Backend) *model {
+func newModel(u *UI, conv *app.Conversation) *model {
 	ctx, stop := context.WithCancel(context.Background())
 	m := &model{
-		ui: u, b: b, ctx: ctx, stop: stop,
+		ui: u, conv: conv, app: conv.App(), ctx: ctx, stop: stop,
 		width: 80, height: 24,
 		st:        newStyles(true),
 		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -199,8 +199,8 @@ func newModel(u *UI, b Backend) *model {
 	// below it, as a notice in the transcript, like those that fail later.
 	m.refresh()
 	m.resume() // session.go: a continued conversation's messages
-	if sb, ok := b.(SessionBackend); ok && u.opts.PickSession {
-		m.openSessionPicker(sb) // picker.go
+	if u.opts.PickSession {
+		m.openSessionPicker() // picker.go
 	}
 	if m.provider.Help != "" {
 		m.notice(itemInfo, "No model provider is configured: /mcp and /call work; chat needs a provider (type anything to see how).")
@@ -210,7 +210,7 @@ func newModel(u *UI, b Backend) *model {
 	if !slices.ContainsFunc(m.servers, func(s app.ServerStatus) bool { return s.State == app.StatePending }) {
 		m.announceLogins()
 	}
-	if req := b.TrustPrompt(); req != nil {
+	if req := trustRequest(m.app); req != nil {
 		m.questions = append(m.questions, &activeQuestion{md: newTrustModal(m, req, false)})
 	}
 	m.layout()
@@ -235,12 +235,12 @@ func (m *model) Init() tea.Cmd {
 }
 
 func (m *model) refresh() {
-	m.provider = m.b.Provider()
+	m.provider = providerOf(m.app)
 	prev := make(map[string]app.ServerState, len(m.servers))
 	for _, s := range m.servers {
 		prev[s.Name] = s.State
 	}
-	m.servers = m.b.Servers()
+	m.servers = m.app.Servers()
 	// Say so in the transcript when a login finished or a working server
 	// broke; other changes show in /mcp and the status bar.
 	pending := false
@@ -273,9 +273,9 @@ func (m *model) refresh() {
 	if len(m.loginNew) > 0 && !pending && m.welcomed {
 		m.announceLogins()
 	}
-	m.tools = m.b.Tools()
-	m.offer = m.b.ToolOffer()
-	m.prompts = m.b.Prompts()
+	m.tools = m.app.ToolEntries()
+	m.offer = m.conv.ToolOffer()
+	m.prompts = m.app.Prompts()
 }
 
 // announceLogins says, in one notice, which servers wait for a login.
@@ -492,10 +492,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.callCommand(msg.name)
 
 	case promptReadyMsg:
-		if msg.res != nil {
-			return m.chatPrompt(msg)
-		}
-		return m.chat(msg.text)
+		return m.chatPrompt(msg)
 
 	case openPanelMsg:
 		m.panel = msg.p
@@ -601,7 +598,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.ctrlC = true
 		m.ctrlCs++
 		if m.busy || m.calls > 0 {
-			m.queue = nil // what was queued is not sent: ctrl+c stops it all
+			m.conv.ClearQueue() // what was queued is not sent: ctrl+c stops it all
 			m.cancel()
 		}
 		m.hint = "press ctrl+c again to quit"
@@ -621,14 +618,11 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
 		if m.waiting { // the first message goes now, without the servers still starting
-			if sn, ok := m.b.(ServerWaiter); ok {
-				sn.SendNow()
-			}
+			m.conv.SendNow()
 			m.waiting, m.hint = false, ""
 			return nil
 		}
-		if len(m.queue) > 0 { // first the queue, then the turn
-			m.queue = nil
+		if m.conv.ClearQueue() > 0 { // first the queue, then the turn
 			m.hint = queueClearedHint
 			return nil
 		}
@@ -769,9 +763,7 @@ func (m *model) quit() tea.Cmd {
 	}
 	m.questions = nil
 	m.stop()
-	if eb, ok := m.b.(ExtensionBackend); ok {
-		eb.EndSession(context.Background(), "prompt_input_exit")
-	}
+	m.conv.End(context.Background(), "prompt_input_exit")
 	return tea.Quit
 }
 
@@ -807,8 +799,9 @@ func (m *model) chat(text string) tea.Cmd {
 	return m.chatWith(text, nil)
 }
 
-// chatWith is chat with send instead of Backend.Send (nil: Send).
-func (m *model) chatWith(text string, send func(ctx context.Context, emit func(agent.Event)) error) tea.Cmd {
+// chatWith is chat with send instead of the conversation's SendShown (nil:
+// SendShown).
+func (m *model) chatWith(text string, send func(ctx context.Context, emit func(app.Event)) error) tea.Cmd {
 	if m.busy && send != nil {
 		m.notice(itemError, "otter is still answering; use the prompt again once it is done")
 		return nil
@@ -825,11 +818,10 @@ func (m *model) chatWith(text string, send func(ctx context.Context, emit func(a
 		return nil
 	}
 	if send == nil {
-		b := m.b
-		send = func(ctx context.Context, emit func(agent.Event)) error { return b.Send(ctx, text, emit) }
-		if ss, ok := b.(ShownSender); ok && short != "" {
-			send = func(ctx context.Context, emit func(agent.Event)) error { return ss.SendShown(ctx, text, short, emit) }
-		}
+		conv := m.conv
+		// The session keeps how the message was shown (its long pastes as
+		// placeholders), so that resuming shows it so.
+		send = func(ctx context.Context, emit func(app.Event)) error { return conv.SendShown(ctx, text, short, emit) }
 	}
 	cmd := m.startTurn(send)
 	m.turnInput = text
@@ -839,12 +831,12 @@ func (m *model) chatWith(text string, send func(ctx context.Context, emit func(a
 // startTurn runs work as the agent's turn (a message, a prompt, /compact):
 // the UI is busy, the spinner turns, Esc cancels work's context, and
 // messages typed meanwhile are queued until it ends.
-func (m *model) startTurn(work func(ctx context.Context, emit func(agent.Event)) error) tea.Cmd {
+func (m *model) startTurn(work func(ctx context.Context, emit func(app.Event)) error) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.turn++
 	m.busy, m.cancelTurn, m.turnText, m.turnInput = true, cancel, false, ""
 	turn, ui := m.turn, m.ui
-	emit := m.savingNotices(func(ev agent.Event) { ui.send(chatEventMsg{turn, ev}) })
+	emit := func(ev app.Event) { ui.send(chatEventMsg{turn, ev}) }
 	run := func() tea.Msg {
 		defer cancel()
 		err := work(ctx, emit)
@@ -879,6 +871,9 @@ func (m *model) endTurn(err error) {
 	}
 	m.endStreaming()
 	m.retry = nil
+	if errors.Is(err, app.ErrReported) {
+		err = nil // the turn's TurnFinished showed it in the transcript
+	}
 	canceled := errors.Is(err, context.Canceled) || (m.cancelTurn != nil && m.ctx.Err() != nil)
 	m.stopTools()
 	switch {
@@ -903,14 +898,14 @@ func (m *model) endTurn(err error) {
 		m.waiting, m.hint = false, ""
 	}
 	m.ctxLine = m.contextStatus()
-	m.offer = m.b.ToolOffer() // the turn may have loaded tools
+	m.offer = m.conv.ToolOffer() // the turn may have loaded tools
 }
 
 // showConfigWarnings says what of the configuration otter left out or
 // could not honour, with the file and line to change: nothing else would
 // tell the person that their project file is broken.
 func (m *model) showConfigWarnings() {
-	for _, w := range m.b.ConfigWarnings() {
+	for _, w := range m.app.Warnings() {
 		m.notice(itemError, "config: "+w)
 	}
 	for _, c := range m.extensionClashes() {
@@ -1140,7 +1135,7 @@ func (m *model) statusBar() string {
 		share, cost, _ := strings.Cut(strings.TrimSpace(m.ctxLine), " · ")
 		right = append(right, barPart{share, 6}, barPart{cost, 3})
 	} else if m.usage.InputTokens+m.usage.OutputTokens > 0 {
-		right = append(right, barPart{fmt.Sprintf("↑%s ↓%s tokens", humanCount(m.usage.InputTokens), humanCount(m.usage.OutputTokens)), 6})
+		right = append(right, barPart{fmt.Sprintf("↑%s ↓%s tokens", app.TokenCount(m.usage.InputTokens), app.TokenCount(m.usage.OutputTokens)), 6})
 	}
 	// From the most to the least detailed, the first layout that fits.
 	for level := 0; ; level++ {
@@ -1197,24 +1192,4 @@ func keptParts(parts []barPart, level int) []string {
 		}
 	}
 	return out
-}
-
-// humanCount writes a token count short, as a window is usually named:
-// 950, 8.2k, 62k, 200k, 1M, 1.2M — a decimal only below 100 of its unit,
-// and never ".0", so that a 1M window does not read "1000.0k" nor a 200k
-// one "200.0k".
-func humanCount(n int64) string {
-	short := func(v float64, unit string) string {
-		if v >= 99.95 {
-			return fmt.Sprintf("%.0f%s", v, unit)
-		}
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + unit
-	}
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 999_500: // 999.5k rounds to 1000k: that is 1M
-		return short(float64(n)/1000, "k")
-	}
-	return short(float64(n)/1_000_000, "M")
 }

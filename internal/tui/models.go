@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 )
 
 // This file is /model: the models the providers offer, with window and
@@ -56,11 +57,11 @@ func (m *model) modelCommand(rest string) tea.Cmd {
 		}
 	}
 	if level != "" {
-		if err := m.b.SetThinking(level); err != nil {
+		if err := setThinking(m.app, level); err != nil {
 			m.notice(itemError, err.Error())
 			return learn
 		}
-		m.notice(itemInfo, "reasoning for the next message: "+m.b.Thinking())
+		m.notice(itemInfo, "reasoning for the next message: "+thinkingOf(m.app))
 	}
 	return learn
 }
@@ -115,7 +116,7 @@ func choiceFacts(c ModelChoice, current Provider, st agent.ContextState) []strin
 	}
 	var facts []string
 	if c.Window > 0 {
-		facts = append(facts, humanCount(int64(c.Window))+" window")
+		facts = append(facts, app.TokenCount(int64(c.Window))+" window")
 	}
 	if c.HasPrice {
 		facts = append(facts, fmt.Sprintf("$%s/$%s per M in/out", price(c.InPrice), price(c.OutPrice)))
@@ -192,13 +193,13 @@ func (p *modelPicker) update(msg tea.Msg) tea.Cmd {
 func (p *modelPicker) view(width, height int) string {
 	st := p.m.st
 	var b strings.Builder
-	b.WriteString(st.title.Render("Choose a model") + st.dim.Render(fmt.Sprintf("  %d · reasoning: %s (/model %s sets it)", len(p.shown), p.m.b.Thinking(), strings.Join(reasoningLevels, "|"))) + "\n")
+	b.WriteString(st.title.Render("Choose a model") + st.dim.Render(fmt.Sprintf("  %d · reasoning: %s (/model %s sets it)", len(p.shown), thinkingOf(p.m.app), strings.Join(reasoningLevels, "|"))) + "\n")
 	p.filter.SetWidth(max(width-lipgloss.Width(p.filter.Prompt)-2, 10))
 	b.WriteString(p.filter.View() + "\n")
 	rowsRoom := max(height-4, 1)
 	start := max(p.cursor-rowsRoom+1, 0)
 	end := min(len(p.shown), start+rowsRoom)
-	ctx := p.m.b.Context()
+	ctx := p.m.conv.Context()
 	for i := start; i < end; i++ {
 		c := p.all[p.shown[i]]
 		// Cut as plain text, then styled: truncateText counts runes and

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -25,7 +27,7 @@ import (
 func TestNoProviderSnippetWrapsCommentsAsComments(t *testing.T) {
 	t.Parallel()
 	for _, width := range []int{80, 60} {
-		b := &fakeBackend{provider: Provider{Help: llmconfig.HowToConfigure()}}
+		b := &fakeHost{provider: Provider{Help: llmconfig.HowToConfigure()}}
 		h := start(t, b)
 		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 40})
 		h.enterLine("hello")
@@ -53,7 +55,7 @@ func TestNoProviderSnippetWrapsCommentsAsComments(t *testing.T) {
 func TestStatusBarDegradesByWholeParts(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	b := &fakeBackend{
+	b := &fakeHost{
 		provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"},
 		servers: []servers.Status{
 			{Name: "a", State: servers.StateConnected}, {Name: "b", State: servers.StateConnected},
@@ -116,7 +118,7 @@ func TestTabCandidatesShowWhole(t *testing.T) {
 		names = append(names, "/mcp__everything__"+n)
 	}
 	for _, width := range []int{80, 60} {
-		h := start(t, &fakeBackend{prompts: prompts})
+		h := start(t, &fakeHost{prompts: prompts})
 		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 24})
 		h.typeText("/mcp_")
 		h.press("tab")
@@ -130,7 +132,7 @@ func TestTabCandidatesShowWhole(t *testing.T) {
 			}
 		}
 		// A candidate with a space in it stays on one line.
-		h = start(t, &fakeBackend{})
+		h = start(t, &fakeHost{})
 		h.tm.Send(tea.WindowSizeMsg{Width: width, Height: 24})
 		h.typeText("/m")
 		h.press("tab")
@@ -143,7 +145,7 @@ func TestTabCandidatesShowWhole(t *testing.T) {
 func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
 	t.Parallel()
 	var h *harness
-	b := &fakeBackend{tools: []tool.Entry{entry("everything", "trigger-elicitation-request", "", `{}`, nil)}}
+	b := &fakeHost{tools: []tool.Entry{entry("everything", "trigger-elicitation-request", "", `{}`, nil)}}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "t1", Name: "mcp__everything__trigger-elicitation-request", Args: json.RawMessage(`{}`)})
 		r, err := h.ui.Elicit(ctx, ask.Elicitation{Server: "everything", Mode: "form", Message: "What is your name?",
@@ -173,7 +175,7 @@ func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
 func TestFormDescriptionsWrapAtSixtyColumns(t *testing.T) {
 	t.Parallel()
 	desc := "The directory the server may read and write, relative to the project root unless absolute"
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	go func() {
 		_, _ = h.ui.Elicit(context.Background(), ask.Elicitation{Server: "s", Message: "Where?", Mode: "form",
@@ -199,7 +201,7 @@ func TestFormDescriptionsWrapAtSixtyColumns(t *testing.T) {
 func TestTrustPromptWrapsPathsWhole(t *testing.T) {
 	t.Parallel()
 	long := "/home/someone/src/github.com/example-org/mcp-servers/packages/filesystem-server/dist/bin/server.js"
-	b := &fakeBackend{trust: &TrustRequest{
+	b := &fakeHost{trust: &TrustRequest{
 		Dir:     "/home/someone/src/github.com/example-org/a-project-with-a-long-name",
 		Servers: []string{"fs: node " + long + " --root /tmp (in sub; env TOKEN)", "short: ./run --stdio"},
 	}}
@@ -248,7 +250,7 @@ func TestTrustPromptWrapsPathsWhole(t *testing.T) {
 // being cut mid-word ("shift+enter for a new").
 func TestPlaceholderFitsWhole(t *testing.T) {
 	t.Parallel()
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("Ask otter…")
 	for _, tc := range []struct {
 		width int
@@ -280,7 +282,7 @@ func TestPlaceholderFitsWhole(t *testing.T) {
 // selected server's line gives the values of the columns that went.
 func TestMCPPanelDropsWholeColumns(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{servers: []servers.Status{
+	b := &fakeHost{servers: []servers.Status{
 		{Name: "everything", Transport: "stdio", State: servers.StateConnected, Tools: 17, Resources: 7, Templates: 2, Prompts: 4, Calls: 12, Errors: 3, MedianLatency: 41 * time.Millisecond},
 		{Name: "memory", Transport: "stdio", State: servers.StateFailed, Error: "exit status 1"},
 	}}
@@ -317,7 +319,7 @@ func TestToolSchemaWrapsAtSixtyColumns(t *testing.T) {
 	t.Parallel()
 	schema := `{"type":"object","properties":{"observations":{"type":"array","items":{"type":"string"},
 		"description":"An array of observation contents associated with the entity, each a sentence"}},"required":["observations"]}`
-	b := &fakeBackend{tools: []tool.Entry{entry("memory", "add_observations", "Add observations", schema, nil)}}
+	b := &fakeHost{tools: []tool.Entry{entry("memory", "add_observations", "Add observations", schema, nil)}}
 	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
@@ -346,7 +348,7 @@ func TestKeysWrapBetweenKeysAtSixtyColumns(t *testing.T) {
 	}
 	raw, _ := json.Marshal(args)
 	var h *harness
-	b := &fakeBackend{servers: []servers.Status{{Name: "fs", Transport: "stdio", State: servers.StateConnected}}}
+	b := &fakeHost{servers: []servers.Status{{Name: "fs", Transport: "stdio", State: servers.StateConnected}}}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
 		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})

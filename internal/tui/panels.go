@@ -59,7 +59,7 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		srv, ok := p.selected()
-		b, ctx := p.m.b, p.m.ctx
+		a, ctx := p.m.app, p.m.ctx
 		action := func(what string, fn func() error) tea.Cmd {
 			p.status = p.m.st.dim.Render(what + "…")
 			return func() tea.Msg { return actionDoneMsg{what: what, err: fn()} }
@@ -75,7 +75,7 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 			p.diff = ""
 		case "r":
 			if ok {
-				return action("reconnect "+srv.Name, func() error { return b.Reconnect(ctx, srv.Name) })
+				return action("reconnect "+srv.Name, func() error { return a.Reconnect(ctx, srv.Name) })
 			}
 		case "e":
 			if ok {
@@ -84,21 +84,24 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 				if on {
 					verb = "enable "
 				}
-				return action(verb+srv.Name, func() error { return b.SetEnabled(ctx, srv.Name, on) })
+				return action(verb+srv.Name, func() error { return a.SetEnabled(ctx, srv.Name, on) })
 			}
 		case "l":
 			if ok {
-				return action("login "+srv.Name, func() error { return b.Login(ctx, srv.Name) })
+				return action("login "+srv.Name, func() error { return a.Login(ctx, srv.Name) })
 			}
 		case "d":
 			if ok && heldBackLine(srv) != "" {
-				changes, err := b.ToolChanges(srv.Name)
+				changes, err := a.ToolChanges(srv.Name)
 				p.diff = diffText(changes, err)
 			}
 		case "a":
 			if ok && heldBackLine(srv) != "" {
 				p.diff = ""
-				return action("approve the changed tools of "+srv.Name, func() error { return b.ApproveTools(ctx, srv.Name) })
+				return action("approve the changed tools of "+srv.Name, func() error {
+					_, err := a.ApproveTools(ctx, srv.Name, nil) // every held-back tool, and its instructions
+					return err
+				})
 			}
 		case "t":
 			if ok {

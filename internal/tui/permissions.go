@@ -4,7 +4,6 @@ package tui
 // /permissions remove N takes out one otter saved.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,27 +15,6 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 )
 
-// PermissionBackend lists and removes saved permission rules.
-type PermissionBackend interface {
-	PermissionRules() ([]app.PermissionRule, error)
-	RemovePermission(ctx context.Context, r app.PermissionRule) error
-}
-
-var _ PermissionBackend = (*AppBackend)(nil)
-
-func (b *AppBackend) PermissionRules() ([]app.PermissionRule, error) { return b.app.PermissionRules() }
-
-// RemovePermission removes r and reloads, as /mcp reload does.
-func (b *AppBackend) RemovePermission(ctx context.Context, r app.PermissionRule) error {
-	b.reloadMu.Lock()
-	defer b.reloadMu.Unlock()
-	err := b.app.RemovePermission(ctx, r)
-	if err == nil {
-		b.keepWarnings()
-	}
-	return err
-}
-
 type permissionRemovedMsg struct {
 	rule app.PermissionRule
 	err  error
@@ -44,12 +22,7 @@ type permissionRemovedMsg struct {
 
 // permissionsCommand runs /permissions [remove N].
 func (m *model) permissionsCommand(rest string) tea.Cmd {
-	pb, ok := m.b.(PermissionBackend)
-	if !ok {
-		m.notice(itemError, "/permissions needs otter's own backend")
-		return nil
-	}
-	rules, err := pb.PermissionRules()
+	rules, err := m.app.PermissionRules()
 	if err != nil {
 		m.notice(itemError, err.Error())
 		return nil
@@ -65,8 +38,8 @@ func (m *model) permissionsCommand(rest string) tea.Cmd {
 		return nil
 	}
 	r := rules[n-1]
-	ctx := m.ctx
-	return func() tea.Msg { return permissionRemovedMsg{rule: r, err: pb.RemovePermission(ctx, r)} }
+	ctx, a := m.ctx, m.app
+	return func() tea.Msg { return permissionRemovedMsg{rule: r, err: a.RemovePermission(ctx, r)} }
 }
 
 // permissionRemoved says what /permissions remove did.

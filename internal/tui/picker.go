@@ -20,7 +20,6 @@ import (
 type sessionPicker struct {
 	listNav
 	m     *model
-	sb    SessionBackend
 	query string // the words list is (being) found for
 	list  []app.SessionFound
 	err   error
@@ -37,16 +36,16 @@ type sessionsFoundMsg struct {
 	err   error
 }
 
-func newSessionPicker(m *model, sb SessionBackend) *sessionPicker {
-	p := &sessionPicker{listNav: newListNav("search: ", "type words from any message to search them all"), m: m, sb: sb}
+func newSessionPicker(m *model) *sessionPicker {
+	p := &sessionPicker{listNav: newListNav("search: ", "type words from any message to search them all"), m: m}
 	p.find()
 	return p
 }
 
 // openSessionPicker opens the picker, or says why the saved sessions
 // cannot be listed.
-func (m *model) openSessionPicker(sb SessionBackend) {
-	p := newSessionPicker(m, sb)
+func (m *model) openSessionPicker() {
+	p := newSessionPicker(m)
 	if p.err != nil {
 		m.notice(itemError, p.err.Error())
 		return
@@ -57,7 +56,7 @@ func (m *model) openSessionPicker(sb SessionBackend) {
 // find lists the saved sessions (a quick list, read at once).
 func (p *sessionPicker) find() {
 	p.query, p.searching = "", false
-	p.list, p.err = p.sb.FindSessions(p.m.ctx, "")
+	p.list, p.err = p.m.conv.FindSessions(p.m.ctx, "")
 	p.cursor = 0
 }
 
@@ -70,9 +69,9 @@ func (p *sessionPicker) search() tea.Cmd {
 		return nil
 	}
 	p.query, p.searching = q, true
-	sb, ctx := p.sb, p.m.ctx
+	conv, ctx := p.m.conv, p.m.ctx
 	return func() tea.Msg {
-		list, err := sb.FindSessions(ctx, q)
+		list, err := conv.FindSessions(ctx, q)
 		return sessionsFoundMsg{p: p, query: q, list: list, err: err}
 	}
 }
@@ -96,7 +95,7 @@ func (p *sessionPicker) update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 			p.done = true
-			return p.m.resumeSession(p.sb, p.list[p.cursor].ID)
+			return p.m.resumeSession(p.list[p.cursor].ID)
 		}
 	}
 	var cmd tea.Cmd
@@ -109,7 +108,7 @@ func (p *sessionPicker) update(msg tea.Msg) tea.Cmd {
 
 func (p *sessionPicker) view(width, height int) string {
 	st := p.m.st
-	here := p.sb.SessionDir()
+	here := p.m.app.WorkDir
 	rowsRoom := max(height-4, 1)
 	start := max(p.cursor-rowsRoom+1, 0)
 	end := min(len(p.list), start+rowsRoom)

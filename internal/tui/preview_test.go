@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -27,7 +29,7 @@ func TestBuiltinResultPreviewsItsData(t *testing.T) {
   "metadata": {"request_id": "r1"},
   "errors": []
 }`
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "1", Name: "scrape_page", Args: json.RawMessage(`{"url":"https://example.com"}`)})
 		emit(agent.ToolCallFinished{ID: "1", Name: "scrape_page", Result: tool.TextResult(envelope)})
@@ -47,7 +49,7 @@ func TestBuiltinResultPreviewsItsData(t *testing.T) {
 // /image N past the only image says there is one, not "images 1 to 1".
 func TestImageOutOfRangeWithOneImage(t *testing.T) {
 	t.Parallel()
-	m := newModel(New(Options{}), &fakeBackend{})
+	m := newModel(New(Options{}), &fakeHost{})
 	m.shown = []*toolImage{{}}
 	m.command("/image 3")
 	s := screenOf(m)
@@ -59,7 +61,7 @@ func TestImageOutOfRangeWithOneImage(t *testing.T) {
 // /mcp tools shows names and descriptions in columns.
 func TestMCPToolsInColumns(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{tools: []tool.Entry{
+	b := &fakeHost{tools: []tool.Entry{
 		entry("everything", "echo", "Echoes back the input", `{}`, nil),
 		entry("everything", "get-resource-reference", "Returns a resource reference", `{}`, nil),
 	}}

@@ -22,22 +22,6 @@ import (
 	"github.com/otter-sh/otter/internal/shellline"
 )
 
-// ShellBackend runs the person's `!` lines; their command and output go to
-// the model with the next message.
-type ShellBackend interface {
-	RunShell(ctx context.Context, line string, onOutput func(view string)) (shellline.Result, error)
-}
-
-// FileBackend completes @paths.
-type FileBackend interface {
-	CompletePath(prefix string) []string
-}
-
-// MemoryBackend lists the instruction files (/memory).
-type MemoryBackend interface {
-	Instructions() instructions.Set
-}
-
 type (
 	initialPromptMsg struct{ text string }
 	shellOutputMsg   struct {
@@ -139,13 +123,8 @@ func tailLines(s string, n int) string {
 // directory; Esc or ctrl+c stops it.
 func (m *model) shellLine(line string) tea.Cmd {
 	line = strings.TrimSpace(line)
-	sb, ok := m.b.(ShellBackend)
-	switch {
-	case line == "":
+	if line == "" {
 		m.notice(itemInfo, "! runs a shell command here: !ls -la (its output goes to the model with your next message)")
-		return nil
-	case !ok:
-		m.notice(itemError, "shell lines need otter's own backend")
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -156,9 +135,9 @@ func (m *model) shellLine(line string) tea.Cmd {
 	m.toolItems[it.id] = it
 	m.calls++
 	m.follow()
-	ui := m.ui
+	ui, conv := m.ui, m.conv
 	return tea.Batch(func() tea.Msg {
-		res, err := sb.RunShell(ctx, line, func(view string) { ui.send(shellOutputMsg{it, view}) })
+		res, err := conv.RunShell(ctx, line, func(view string) { ui.send(shellOutputMsg{it, view}) })
 		cancel()
 		return shellDoneMsg{it: it, res: res, err: err}
 	}, m.startSpinner())
@@ -169,12 +148,7 @@ func (m *model) projectCommand(cmd, rest string) (tea.Cmd, bool) {
 	if cmd != "/memory" {
 		return nil, false
 	}
-	mb, ok := m.b.(MemoryBackend)
-	if !ok {
-		m.notice(itemError, "/memory needs otter's own backend")
-		return nil, true
-	}
-	set := mb.Instructions()
+	set := m.app.Instructions()
 	if rest != "" {
 		n, err := strconv.Atoi(rest)
 		if err != nil || n < 1 || n > len(set.Files) {
@@ -227,12 +201,11 @@ func (m *model) openEditor(path string) tea.Cmd {
 
 // fileCandidates completes the @path word being typed.
 func (m *model) fileCandidates(word string) []string {
-	fb, ok := m.b.(FileBackend)
-	if !ok || !strings.HasPrefix(word, "@") || strings.HasPrefix(word, `@"`) {
+	if !strings.HasPrefix(word, "@") || strings.HasPrefix(word, `@"`) {
 		return nil
 	}
 	var out []string
-	for _, p := range fb.CompletePath(strings.TrimPrefix(word, "@")) {
+	for _, p := range attach.CompletePath(m.ctx, m.app.WorkDir, strings.TrimPrefix(word, "@")) {
 		out = append(out, attach.QuotePath(p))
 	}
 	return out

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -17,7 +19,7 @@ import (
 // promptFake is server-everything's prompts: args-prompt (city, and an
 // optional state) and completable-prompt, whose names depend on the
 // department chosen (completion/complete's context). Prompts go whole.
-type promptFake struct{ *fakeBackend }
+type promptFake struct{ *fakeHost }
 
 var everythingPrompts = []servers.Prompt{
 	{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments", Arguments: []*sdk.PromptArgument{
@@ -65,8 +67,8 @@ func (f promptFake) Complete(_ context.Context, server, ref, name, arg, value st
 // what is wrong, and the command comes back to the input.
 func TestPromptArgumentsAreQuoted(t *testing.T) {
 	t.Parallel()
-	b := promptFake{&fakeBackend{prompts: everythingPrompts}}
-	h := startWith(t, b, b.fakeBackend)
+	b := promptFake{&fakeHost{prompts: everythingPrompts}}
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine(`/mcp__everything__args-prompt city="New York" state=NY`)
 	h.waitFor("What's weather in New York, NY?")
 	if !b.did("prompt everything args-prompt map[city:New York state:NY]") {
@@ -98,9 +100,9 @@ func TestPromptArgumentsAreQuoted(t *testing.T) {
 // narrows it, and Enter uses the prompt, asking for its arguments.
 func TestMcpPromptsListsOptionalArguments(t *testing.T) {
 	t.Parallel()
-	b := promptFake{&fakeBackend{prompts: everythingPrompts,
+	b := promptFake{&fakeHost{prompts: everythingPrompts,
 		servers: []servers.Status{{Name: "everything", Transport: "stdio", State: servers.StateConnected, Prompts: 2}}}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("/mcp prompts")
 	h.waitFor("Prompts", "2 shown", "/mcp__everything__args-prompt", "city=… [state=…]", "/mcp__everything__completable-prompt", "department=… name=…")
 	h.typeText("compl")
@@ -113,8 +115,8 @@ func TestMcpPromptsListsOptionalArguments(t *testing.T) {
 // values chosen for the others: the names offered are the department's.
 func TestPromptFormCompletionHasTheOtherArgumentsAsContext(t *testing.T) {
 	t.Parallel()
-	b := promptFake{&fakeBackend{prompts: everythingPrompts}}
-	h := startWith(t, b, b.fakeBackend)
+	b := promptFake{&fakeHost{prompts: everythingPrompts}}
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("/mcp__everything__completable-prompt")
 	h.waitFor("department *", "name *")
 	h.typeText("Mar")

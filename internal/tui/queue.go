@@ -12,45 +12,54 @@ import (
 // rest are counted.
 const maxQueueLines = 3
 
+// The queue of messages typed while the agent works is the
+// conversation's (app.Conversation.Enqueue); here are its keys and its
+// lines above the input.
+
 // enqueue keeps a message typed while the agent works; it is sent when
 // the turn ends. Until then ↑ takes the newest back into the input and
 // Esc drops them all.
 func (m *model) enqueue(text string) {
-	m.queue = append(m.queue, text)
+	m.conv.Enqueue(text)
 	m.hint = ""
 }
 
 // sendQueued sends the oldest queued message, once the agent is free.
 func (m *model) sendQueued() tea.Cmd {
-	if m.busy || len(m.queue) == 0 {
+	if m.busy {
 		return nil
 	}
-	text := m.queue[0]
-	m.queue = m.queue[1:]
+	text, ok := m.conv.Dequeue()
+	if !ok {
+		return nil
+	}
 	return m.chat(text)
 }
 
 // unqueue takes the newest queued message back into the input (↑ on an
 // empty input), to edit it or delete it.
 func (m *model) unqueue() bool {
-	n := len(m.queue)
-	if n == 0 || m.input.Value() != "" {
+	if m.input.Value() != "" {
 		return false
 	}
-	m.input.SetValue(m.queue[n-1])
-	m.queue = m.queue[:n-1]
+	text, ok := m.conv.Unqueue()
+	if !ok {
+		return false
+	}
+	m.input.SetValue(text)
 	return true
 }
 
 // queueView shows the queued messages, one line each, above the input.
 func (m *model) queueView() []string {
-	if len(m.queue) == 0 {
+	queue := m.conv.Queued()
+	if len(queue) == 0 {
 		return nil
 	}
 	var out []string
-	for i, q := range m.queue {
-		if i == maxQueueLines-1 && len(m.queue) > maxQueueLines {
-			out = append(out, m.st.dim.Render(fmt.Sprintf("  … %d more queued", len(m.queue)-i)))
+	for i, q := range queue {
+		if i == maxQueueLines-1 && len(queue) > maxQueueLines {
+			out = append(out, m.st.dim.Render(fmt.Sprintf("  … %d more queued", len(queue)-i)))
 			break
 		}
 		line := "queued › " + strings.ReplaceAll(q, "\n", " ⏎ ")

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -17,7 +19,7 @@ import (
 func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{}, 4)
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.TextDelta{Text: "answer to " + text})
 		select {
@@ -69,7 +71,7 @@ func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 func TestRetriesShowOnOneUpdatingLine(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		for i := 1; i <= 4; i++ {
 			emit(agent.Retrying{Attempt: i, Delay: time.Duration(i) * time.Second, Err: fmt.Errorf("HTTP 503 Service Unavailable")})
@@ -93,7 +95,7 @@ func TestRetriesShowOnOneUpdatingLine(t *testing.T) {
 // reset mid-turn), not before and not never.
 func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	ended := make(chan struct{})
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.TextDelta{Text: "thinking about " + text})
@@ -122,7 +124,7 @@ func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
 // a ctrl+c much later stops an answer instead of quitting.
 func TestCtrlCStopsTheQueueAndItsWarningExpires(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.TextDelta{Text: "answering " + text})
 		<-ctx.Done()
@@ -156,7 +158,7 @@ func TestCompactIsATurnThatQueuesAndCancels(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{}, 1)
 	canceled := make(chan struct{})
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.compact = func(ctx context.Context, keep string, emit func(agent.Event)) error {
 		select {
 		case <-release:
@@ -194,7 +196,7 @@ func TestCompactIsATurnThatQueuesAndCancels(t *testing.T) {
 // what failed, and the text comes back into the input to fix and resend.
 func TestMessageNotSentComesBackToTheInput(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		if strings.Contains(text, "{resourceId}") {
 			return fmt.Errorf("%w: could not read @everything:demo://resource/dynamic/blob/{resourceId}: resource not found", ErrNotSent)

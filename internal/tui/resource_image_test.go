@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -45,7 +47,7 @@ func TestResourcePreviewDrawsImages(t *testing.T) {
 		{URI: "demo://logo.png", MIMEType: "image/png", Blob: data},
 	}}
 	model := func(env func(string) (string, bool)) *model {
-		m := newModel(New(Options{ImageDir: t.TempDir(), LookupEnv: env}), &fakeBackend{provider: Provider{Name: "fake", Model: "m"}})
+		m := newModel(New(Options{ImageDir: t.TempDir(), LookupEnv: env}), &fakeHost{provider: Provider{Name: "fake", Model: "m"}})
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 		return m
 	}

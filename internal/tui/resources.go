@@ -24,19 +24,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/tool"
 )
-
-// ResourceBackend is what the resource browser needs from the core; a
-// Backend that also implements it gets /mcp resources and @ completion.
-type ResourceBackend interface {
-	Resources() []app.Resource
-	ResourceTemplates() []app.ResourceTemplate
-	ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error)
-}
 
 // resourceItem is one row of the browser: a resource or a template.
 type resourceItem struct {
@@ -56,14 +47,14 @@ func (r resourceItem) label() string {
 
 // resourceItems lists the resources and templates of the backend, of one
 // server or all.
-func resourceItems(rb ResourceBackend, server string) []resourceItem {
+func resourceItems(a *app.App, server string) []resourceItem {
 	var out []resourceItem
-	for _, r := range rb.Resources() {
+	for _, r := range a.Resources() {
 		if server == "" || r.Server == server {
 			out = append(out, resourceItem{server: r.Server, uri: r.URI, name: r.Name, mime: r.MIMEType, desc: r.Description})
 		}
 	}
-	for _, t := range rb.ResourceTemplates() {
+	for _, t := range a.ResourceTemplates() {
 		if server == "" || t.Server == server {
 			out = append(out, resourceItem{server: t.Server, template: t.URITemplate, name: t.Name, mime: t.MIMEType, desc: t.Description})
 		}
@@ -83,7 +74,6 @@ type resourcePreviewMsg struct {
 type resourcesPanel struct {
 	listNav
 	m       *model
-	rb      ResourceBackend
 	items   []resourceItem
 	preview *resourcePreviewMsg // shown when set
 	shown   resourceItem        // what the preview shows
@@ -94,8 +84,8 @@ type resourcesPanel struct {
 	direct bool
 }
 
-func newResourcesPanel(m *model, rb ResourceBackend, server string) *resourcesPanel {
-	return &resourcesPanel{listNav: newListNav("filter: ", "type to filter by server, URI or name"), m: m, rb: rb, items: resourceItems(rb, server)}
+func newResourcesPanel(m *model, server string) *resourcesPanel {
+	return &resourcesPanel{listNav: newListNav("filter: ", "type to filter by server, URI or name"), m: m, items: resourceItems(m.app, server)}
 }
 
 func (p *resourcesPanel) finished() bool { return p.done }
@@ -180,9 +170,9 @@ func (p *resourcesPanel) open(it resourceItem) tea.Cmd {
 		return nil
 	}
 	p.loading = it.label()
-	rb, ctx, dir := p.rb, p.m.ctx, p.m.ui.opts.ImageDir
+	a, ctx, dir := p.m.app, p.m.ctx, p.m.ui.opts.ImageDir
 	return func() tea.Msg {
-		res, err := rb.ReadResource(ctx, it.server, it.uri)
+		res, err := a.ReadResource(ctx, it.server, it.uri)
 		return resourcePreviewMsg{key: it.label(), text: previewText(res), err: err, images: previewImages(res, dir)}
 	}
 }
@@ -352,12 +342,7 @@ func (m *model) mcpOffers(what, server string) tea.Cmd {
 		m.panel = newPromptsPanel(m, server) // prompts.go
 		return nil
 	}
-	rb, ok := m.b.(ResourceBackend)
-	if !ok {
-		m.notice(itemError, "resources are not available here")
-		return nil
-	}
-	m.panel = newResourcesPanel(m, rb, server)
+	m.panel = newResourcesPanel(m, server)
 	return nil
 }
 
@@ -379,18 +364,11 @@ func (m *model) attachedChips(items []string) {
 	}
 }
 
-// PromptBackend sends an MCP prompt's messages whole (text, images,
-// embedded resources, with their roles); a Backend that implements it gets
-// prompts that carry more than text to the model.
-type PromptBackend interface {
-	SendPrompt(ctx context.Context, server string, res *sdk.GetPromptResult, emit func(agent.Event)) error
-}
-
-// chatPrompt sends a prompt through the PromptBackend.
+// chatPrompt sends a server's prompt, its messages whole.
 func (m *model) chatPrompt(msg promptReadyMsg) tea.Cmd {
-	pb := m.b.(PromptBackend)
-	return m.chatWith(msg.text, func(ctx context.Context, emit func(agent.Event)) error {
-		return pb.SendPrompt(ctx, msg.server, msg.res, emit)
+	conv := m.conv
+	return m.chatWith(msg.text, func(ctx context.Context, emit func(app.Event)) error {
+		return conv.SendPrompt(ctx, msg.server, msg.res, emit)
 	})
 }
 
@@ -415,31 +393,26 @@ func promptSummary(p app.Prompt, vals map[string]string, parts []string) string 
 // for the variable's values instead: ask then reads them, and the Tab that
 // they answer (gotTemplateValues) finds them in m.varValues.
 func (m *model) mentionCandidates(v string) (base string, cands []string, ok bool, ask tea.Cmd) {
-	rb, isRB := m.b.(ResourceBackend)
 	i := strings.LastIndexAny(v, " \n\t")
 	word := v[i+1:]
 	if !strings.HasPrefix(word, "@") {
 		return "", nil, false, nil
 	}
 	files := m.fileCandidates(word) // project.go: @path
-	if !isRB {
-		return v[:i+1], files, len(files) > 0, nil
-	}
 	vv := m.varValues
 	if vv != nil && vv.input == v && !vv.failed {
 		return vv.base, vv.cands, true, nil
 	}
 	cycling := m.cycle != nil && m.cycle.value == v
-	cb, canComplete := m.b.(CompletionBackend)
-	canComplete = canComplete && (vv == nil || vv.input != v) // not again after the server failed
-	for _, it := range resourceItems(rb, "") {
+	canComplete := vv == nil || vv.input != v // not again after the server failed
+	for _, it := range resourceItems(m.app, "") {
 		if it.template == "" {
 			cands = append(cands, it.mention())
 			continue
 		}
 		cands = append(cands, "@"+it.server+":"+it.template)
 		if canComplete && !cycling && ask == nil {
-			ask = m.askTemplateVar(cb, v, v[:i+1], word, it)
+			ask = m.askTemplateVar(v, v[:i+1], word, it)
 		}
 	}
 	if ask != nil {
@@ -521,7 +494,7 @@ type templateValuesMsg struct {
 // mention of the template, stands at (see templateSpot): the first still
 // literal, else the one being typed, with the values before it; nil when
 // word is not a mention of it.
-func (m *model) askTemplateVar(cb CompletionBackend, v, base, word string, it resourceItem) tea.Cmd {
+func (m *model) askTemplateVar(v, base, word string, it resourceItem) tea.Cmd {
 	mention := "@" + it.server + ":"
 	if !strings.HasPrefix(word, mention) {
 		return nil
@@ -532,9 +505,9 @@ func (m *model) askTemplateVar(cb CompletionBackend, v, base, word string, it re
 	}
 	literal := strings.HasPrefix(word[len(mention)+len(head):], "{")
 	head = mention + head
-	ctx := m.ctx
+	a, ctx := m.app, m.ctx
 	return func() tea.Msg {
-		vals, err := cb.Complete(ctx, it.server, "ref/resource", it.template, name, value, resolved)
+		vals, err := a.Complete(ctx, it.server, "ref/resource", it.template, name, value, resolved)
 		return templateValuesMsg{input: v, base: base, head: head, suffix: suffix, server: it.server, name: name, literal: literal, values: vals, err: err}
 	}
 }
@@ -588,13 +561,9 @@ func (m *model) gotTemplateValues(msg templateValuesMsg) tea.Cmd {
 // while typing, ctrl+e takes one. The lookup runs off the UI goroutine, so
 // it reads the fields through their locked copies (acc).
 func (m *model) completeArg(in *huh.Input, p app.Prompt, arg string, acc *lockedValue, others func(arg string) map[string]string) {
-	cb, ok := m.b.(CompletionBackend)
-	if !ok {
-		return
-	}
-	ctx := m.ctx
+	a, ctx := m.app, m.ctx
 	in.SuggestionsFunc(func() []string {
-		vals, err := cb.Complete(ctx, p.Server, "ref/prompt", p.Name, arg, acc.Get(), others(arg))
+		vals, err := a.Complete(ctx, p.Server, "ref/prompt", p.Name, arg, acc.Get(), others(arg))
 		if err != nil {
 			slog.Debug("completing a prompt argument", "server", p.Server, "prompt", p.Name, "arg", arg, "err", err)
 		}
@@ -628,13 +597,6 @@ func resourceChanged(ev app.ResourceUpdated) noticeMsg {
 	return noticeMsg{kind: itemInfo, text: "⟳ @" + ev.Server + ":" + ev.URI + " changed on the server since it was attached; attach it again to send the new contents"}
 }
 
-// CompletionBackend completes the arguments of prompts and the variables of
-// resource templates with the server's completion/complete; a Backend
-// that implements it gets them completed by Tab.
-type CompletionBackend interface {
-	Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error)
-}
-
 // noteLinks keeps the resource links of a finished tool call's result for
 // /open, and says so under the result. A link belongs to the server whose
 // tool returned it, or else to the server that lists its URI.
@@ -646,7 +608,6 @@ func (m *model) noteLinks(it *toolItem, res *tool.Result) {
 	if i := slices.IndexFunc(m.tools, func(e tool.Entry) bool { return e.Name == it.name }); i >= 0 {
 		server = m.tools[i].Info.Server
 	}
-	rb, _ := m.b.(ResourceBackend)
 	var links []resourceItem
 	for _, c := range res.Content {
 		l, ok := c.(*sdk.ResourceLink)
@@ -654,8 +615,8 @@ func (m *model) noteLinks(it *toolItem, res *tool.Result) {
 			continue
 		}
 		owner := server
-		if owner == "" && rb != nil {
-			for _, r := range rb.Resources() {
+		if owner == "" {
+			for _, r := range m.app.Resources() {
 				if r.URI == l.URI {
 					owner = r.Server
 				}
@@ -677,11 +638,6 @@ func (m *model) noteLinks(it *toolItem, res *tool.Result) {
 // openLink is /open [N]: the preview of the resource browser for the Nth
 // resource link (the first by default) of the last tool result with links.
 func (m *model) openLink(arg string) tea.Cmd {
-	rb, ok := m.b.(ResourceBackend)
-	if !ok {
-		m.notice(itemError, "resources are not available here")
-		return nil
-	}
 	if len(m.links) == 0 {
 		m.notice(itemError, "no tool result has a resource link to open yet")
 		return nil
@@ -700,7 +656,7 @@ func (m *model) openLink(arg string) tea.Cmd {
 		m.notice(itemError, fmt.Sprintf("no connected server is known to hold %s, so otter cannot read it", link.uri))
 		return nil
 	}
-	p := newResourcesPanel(m, rb, link.server)
+	p := newResourcesPanel(m, link.server)
 	p.direct = true
 	m.panel = p
 	return p.open(link)

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -15,7 +17,7 @@ import (
 )
 
 // resourceFake is the scripted core with resources.
-type resourceFake struct{ *fakeBackend }
+type resourceFake struct{ *fakeHost }
 
 func (resourceFake) Resources() []servers.Resource {
 	return []servers.Resource{
@@ -54,11 +56,11 @@ func (f resourceFake) ReadResource(_ context.Context, server, uri string) (*sdk.
 }
 
 func TestMCPResourcesBrowseAndAttach(t *testing.T) {
-	b := resourceFake{&fakeBackend{
+	b := resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1, Prompts: 1}},
 		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
 	}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("/mcp")
 	h.waitFor("RESOURCES", "PROMPTS")
 	h.press("esc")
@@ -106,11 +108,11 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 }
 
 func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
-	b := resourceFake{&fakeBackend{
+	b := resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1}},
 		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file"}},
 	}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.typeText("/mcp r")
 	h.press("tab")
 	h.waitFor("/mcp reload", "/mcp resources") // both start so: Tab offers them
@@ -132,7 +134,7 @@ func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
 }
 
 func TestOpenResourceLinkOfToolResult(t *testing.T) {
-	b := resourceFake{&fakeBackend{
+	b := resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2}},
 		tools:   []tool.Entry{entry("docs", "find", "Finds documents", `{"type":"object"}`, nil)},
 	}}
@@ -146,7 +148,7 @@ func TestOpenResourceLinkOfToolResult(t *testing.T) {
 		emit(agent.TurnFinished{Text: "found them"})
 		return nil
 	}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("/open")
 	h.waitFor("no tool result has a resource link to open yet")
 	h.enterLine("find the docs")
@@ -171,10 +173,10 @@ func TestOpenResourceLinkOfToolResult(t *testing.T) {
 }
 
 func TestMentionCompletesTemplateVariables(t *testing.T) {
-	b := resourceFake{&fakeBackend{
+	b := resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1}},
 	}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.typeText("read @docs:demo://t")
 	h.press("tab") // the template itself
 	h.waitFor("› read @docs:demo://text/{id}")
@@ -194,11 +196,11 @@ func TestMentionCompletesTemplateVariables(t *testing.T) {
 }
 
 func TestPromptFormCompletesArguments(t *testing.T) {
-	b := resourceFake{&fakeBackend{
+	b := resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Prompts: 1}},
 		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
 	}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("/mcp__docs__review")
 	h.waitFor("Review a file", "file *")
 	h.typeText("ma")
@@ -215,10 +217,10 @@ func TestPromptFormCompletesArguments(t *testing.T) {
 }
 
 func TestAttachedResourceChangeIsNoted(t *testing.T) {
-	b := resourceFake{&fakeBackend{
+	b := resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2}},
 	}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("read @docs:demo://guide/architecture.md")
 	h.waitFor("ok")
 	h.ui.Notify(servers.ResourceUpdated{Server: "docs", URI: "demo://guide/architecture.md"})
@@ -279,10 +281,10 @@ func (f repoFake) Complete(_ context.Context, server, ref, name, arg, value stri
 // Tab completes each {variable} of a template in turn, not only the
 // first, and the server hears the values chosen before.
 func TestMentionCompletesEveryTemplateVariable(t *testing.T) {
-	b := repoFake{resourceFake{&fakeBackend{
+	b := repoFake{resourceFake{&fakeHost{
 		servers: []servers.Status{{Name: "gh", Transport: "stdio", State: servers.StateConnected, Templates: 1}},
 	}}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.typeText("read @gh:")
 	h.press("tab")
 	h.waitFor("› read @gh:repo://{owner}/{name}/readme")

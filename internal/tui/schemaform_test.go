@@ -49,7 +49,7 @@ func TestSameBadAnswerSameMessageEverywhere(t *testing.T) {
 		t.Errorf("headless prompt: want %q after the answer 0:\n%s", want, out.String())
 	}
 
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
 	go func() {

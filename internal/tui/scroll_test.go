@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -16,7 +18,7 @@ func screenOf(m *model) string { return ansi.Strip(m.render()) }
 
 // hundredMessages returns an 80×24 model with 100 user messages.
 func hundredMessages() *model {
-	m := newModel(New(Options{}), &fakeBackend{})
+	m := newModel(New(Options{}), &fakeHost{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 100 {
 		m.tr.add(&userItem{text: fmt.Sprintf("message %03d", i)})
@@ -114,7 +116,7 @@ func TestWheelHomeAndMouseToggle(t *testing.T) {
 func TestMarkdownHeadingsHaveNoHashes(t *testing.T) {
 	t.Parallel()
 	for _, dark := range []bool{true, false} {
-		m := newModel(New(Options{}), &fakeBackend{})
+		m := newModel(New(Options{}), &fakeHost{})
 		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		m.st = newStyles(dark)
 		m.tr.add(newAnswer("# Title\n\n## Steps\n\n1. one\n\n### Details\n\ntext\n"))

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -10,7 +12,7 @@ import (
 
 // waiterFake's first message waits for servers until SendNow.
 type waiterFake struct {
-	*fakeBackend
+	*fakeHost
 	now chan struct{}
 }
 
@@ -20,7 +22,7 @@ func (f waiterFake) SendNow() bool { close(f.now); return true }
 // it at once instead of cancelling it.
 func TestEscSendsTheFirstMessageWithoutWaiting(t *testing.T) {
 	t.Parallel()
-	b := waiterFake{&fakeBackend{}, make(chan struct{})}
+	b := waiterFake{&fakeHost{}, make(chan struct{})}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.WaitingForServers{Servers: []agent.PendingServer{{Name: "slow"}, {Name: "slower"}}})
 		select {
@@ -32,7 +34,7 @@ func TestEscSendsTheFirstMessageWithoutWaiting(t *testing.T) {
 		emit(agent.TurnFinished{Text: "sent without them"})
 		return nil
 	}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("hello")
 	h.waitFor("waiting for 2 servers to start — esc sends now")
 	h.press("esc")

@@ -17,27 +17,19 @@ import (
 	"github.com/otter-sh/otter/internal/tool"
 )
 
-// A Resumer is a Backend that continues a saved conversation: the TUI
-// shows its stored messages first, as they looked, and notes say whether
-// the conversation is saved.
-type Resumer interface {
-	// Resumed returns the resumed session and its stored rows (none for a
-	// new conversation), and notes to show at the start.
-	Resumed() (app.SessionInfo, []app.SessionEntry, []string)
-}
-
-// Resumed implements Resumer: the conversation's notes, with where to
-// find the other saved conversations when one was continued.
-func (b *AppBackend) Resumed() (app.SessionInfo, []app.SessionEntry, []string) {
-	info, entries := b.conv.Resumed()
-	notes := b.conv.Notes()
+// resumedNotes are the notes to show at the start of conv: whether it is
+// saved, and where to find the other saved conversations when one was
+// continued.
+func resumedNotes(conv *app.Conversation) []string {
+	info, _ := conv.Resumed()
+	notes := conv.Notes()
 	if info.ID != "" && len(notes) > 0 {
 		notes[len(notes)-1] += " otter sessions list shows the others."
 	}
-	if errors.Is(b.conv.Warning(), app.ErrSessionsDamaged) {
+	if errors.Is(conv.Warning(), app.ErrSessionsDamaged) {
 		notes = append(notes, "The file is kept: `otter sessions list` and `otter sessions export ID` read what it still holds.")
 	}
-	return info, entries, notes
+	return notes
 }
 
 // replay adds stored rows to the transcript as the conversation showed
@@ -112,76 +104,16 @@ func (m *model) replay(entries []app.SessionEntry) {
 	}
 }
 
-// resume shows what a Resumer backend continues.
+// resume shows the saved conversation the TUI continues.
 func (m *model) resume() {
-	r, ok := m.b.(Resumer)
-	if !ok {
-		return
-	}
-	_, entries, notes := r.Resumed()
+	_, entries := m.conv.Resumed()
 	m.replay(entries)
-	for _, n := range notes {
+	for _, n := range resumedNotes(m.conv) {
 		m.notice(itemInfo, n)
 	}
 	if len(entries) > 0 {
 		m.ctxLine = m.contextStatus() // what the conversation takes already
 	}
-}
-
-// SessionBackend is a Backend that saves conversations: /new, /fork,
-// /rename and /resume work with it.
-type SessionBackend interface {
-	// NewSession starts a new conversation, saved as a new session.
-	NewSession(ctx context.Context) error
-	// ForkSession continues a copy of the current session.
-	ForkSession(ctx context.Context) (app.SessionInfo, error)
-	// RenameSession sets the current session's title.
-	RenameSession(ctx context.Context, title string) error
-	// FindSessions lists saved sessions, this directory's first; with
-	// words, those whose title or messages hold them all, with the match.
-	FindSessions(ctx context.Context, words string) ([]app.SessionFound, error)
-	// ResumeSession continues the session with this ID or unique prefix.
-	ResumeSession(ctx context.Context, id string) (app.SessionInfo, []app.SessionEntry, error)
-	// SessionDir is the directory whose sessions FindSessions lists first.
-	SessionDir() string
-	// ExportSession writes the saved conversation as Markdown to path
-	// ("" for the default name) and returns the file written.
-	ExportSession(ctx context.Context, path string) (string, error)
-}
-
-// ResetChat implements Backend: /clear begins a new saved conversation
-// (app.Conversation.Clear).
-func (b *AppBackend) ResetChat(ctx context.Context) error { return b.conv.Clear(ctx) }
-
-// NewSession implements SessionBackend.
-func (b *AppBackend) NewSession(ctx context.Context) error { return b.conv.New(ctx) }
-
-// ForkSession implements SessionBackend.
-func (b *AppBackend) ForkSession(ctx context.Context) (app.SessionInfo, error) {
-	return b.conv.Fork(ctx)
-}
-
-// RenameSession implements SessionBackend.
-func (b *AppBackend) RenameSession(ctx context.Context, title string) error {
-	return b.conv.Rename(ctx, title)
-}
-
-// FindSessions implements SessionBackend.
-func (b *AppBackend) FindSessions(ctx context.Context, words string) ([]app.SessionFound, error) {
-	return b.conv.FindSessions(ctx, words)
-}
-
-// ExportSession implements SessionBackend.
-func (b *AppBackend) ExportSession(ctx context.Context, path string) (string, error) {
-	return b.conv.Export(ctx, path)
-}
-
-// SessionDir implements SessionBackend.
-func (b *AppBackend) SessionDir() string { return b.app.WorkDir }
-
-// ResumeSession implements SessionBackend.
-func (b *AppBackend) ResumeSession(ctx context.Context, id string) (app.SessionInfo, []app.SessionEntry, error) {
-	return b.conv.Resume(ctx, id)
 }
 
 // sessionCommand runs /new, /fork, /rename, /resume and /export; ok is
@@ -192,11 +124,6 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 	default:
 		return nil, false
 	}
-	sb, ok := m.b.(SessionBackend)
-	if !ok {
-		m.notice(itemError, "conversations are not saved here")
-		return nil, true
-	}
 	if m.busy || m.calls > 0 {
 		m.notice(itemError, cmd+" waits until otter has finished: press esc to stop it first")
 		return nil, true
@@ -204,7 +131,7 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 	ctx := m.ctx
 	switch cmd {
 	case "/new":
-		if err := sb.NewSession(ctx); err != nil {
+		if err := m.conv.New(ctx); err != nil {
 			m.notice(itemError, err.Error())
 			return nil, true
 		}
@@ -215,7 +142,7 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 		m.notice(itemInfo, "a new conversation (the last one is saved: /resume lists it)")
 		return m.forgetImages(), true
 	case "/fork":
-		info, err := sb.ForkSession(ctx)
+		info, err := m.conv.Fork(ctx)
 		if err != nil {
 			m.notice(itemError, err.Error())
 			return nil, true
@@ -227,15 +154,15 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 			m.notice(itemError, "give the new title: /rename TITLE")
 			return nil, true
 		}
-		if err := sb.RenameSession(ctx, rest); err != nil {
+		if err := m.conv.Rename(ctx, rest); err != nil {
 			m.notice(itemError, err.Error())
 			return nil, true
 		}
 		m.notice(itemInfo, "renamed: "+rest)
 	case "/resume":
-		return m.resumeCommand(ctx, sb, rest), true
+		return m.resumeCommand(ctx, rest), true
 	case "/export":
-		path, err := sb.ExportSession(ctx, rest)
+		path, err := m.conv.Export(ctx, rest)
 		if err != nil {
 			m.notice(itemError, err.Error())
 			return nil, true
@@ -248,13 +175,13 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 // resumeCommand continues the session rest names (an ID or unique ID
 // prefix), or lists the sessions whose messages hold the words of rest;
 // without rest it opens the picker.
-func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest string) tea.Cmd {
+func (m *model) resumeCommand(ctx context.Context, rest string) tea.Cmd {
 	if rest == "" {
-		m.openSessionPicker(sb) // picker.go
+		m.openSessionPicker() // picker.go
 		return nil
 	}
 	if !strings.Contains(rest, " ") {
-		info, entries, err := sb.ResumeSession(ctx, rest)
+		info, entries, err := m.conv.Resume(ctx, rest)
 		if err == nil {
 			return m.showResumed(info, entries)
 		}
@@ -263,7 +190,7 @@ func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest strin
 			return nil
 		}
 	}
-	list, err := sb.FindSessions(ctx, rest)
+	list, err := m.conv.FindSessions(ctx, rest)
 	if err != nil {
 		m.notice(itemError, err.Error())
 		return nil
@@ -288,8 +215,8 @@ func (m *model) resumeCommand(ctx context.Context, sb SessionBackend, rest strin
 
 // resumeSession continues the session with this ID and shows it (the
 // picker's enter).
-func (m *model) resumeSession(sb SessionBackend, id string) tea.Cmd {
-	info, entries, err := sb.ResumeSession(m.ctx, id)
+func (m *model) resumeSession(id string) tea.Cmd {
+	info, entries, err := m.conv.Resume(m.ctx, id)
 	if err != nil {
 		m.notice(itemError, err.Error())
 		return nil
@@ -302,23 +229,21 @@ func (m *model) showResumed(info app.SessionInfo, entries []app.SessionEntry) te
 	m.tr.items = nil
 	m.follow()
 	m.usage = agent.Usage{}
-	m.provider = m.b.Provider() // the session's model, which resuming restored
+	m.provider = providerOf(m.app) // the session's model, which resuming restored
 	m.ctxLine = m.contextStatus()
 	m.replay(entries)
 	m.sessionNotes(fmt.Sprintf("Continuing session %s (%s, %d messages).", info.ID[:8], info.Title, info.Messages))
 	return m.forgetImages()
 }
 
-// sessionNotes shows the notes a Resumer backend words for the session it
-// now continues, or fallback when it words none.
+// sessionNotes shows the notes of the session the conversation now
+// continues, or fallback when there are none.
 func (m *model) sessionNotes(fallback string) {
-	if r, ok := m.b.(Resumer); ok {
-		if _, _, notes := r.Resumed(); len(notes) > 0 {
-			for _, n := range notes {
-				m.notice(itemInfo, n)
-			}
-			return
+	if notes := resumedNotes(m.conv); len(notes) > 0 {
+		for _, n := range notes {
+			m.notice(itemInfo, n)
 		}
+		return
 	}
 	m.notice(itemInfo, fallback)
 }

