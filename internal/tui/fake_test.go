@@ -132,7 +132,13 @@ func (f *fakeHost) waitDid(s string) bool {
 	return true
 }
 
+// did reports whether the core was asked to do s: an action of the
+// fake's ("reconnect docs", "call docs__search {}"), or "send TEXT", a user
+// message the model received.
 func (f *fakeHost) did(s string) bool {
+	if text, ok := strings.CutPrefix(s, "send "); ok && f.model != nil {
+		return slices.Contains(f.sent(), text)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Contains(f.actions, s)
@@ -285,8 +291,6 @@ func (f *fakeHost) sent() []string {
 // model an llmtest server, the configuration f's provider and config.
 func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
 	t.Helper()
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", "")
 	if f.provider == (Provider{}) {
 		f.provider = Provider{Name: "fake", Model: "m1"}
 	}
@@ -317,7 +321,8 @@ func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
 	parts := appparts.Default()
 	parts.NewServers = f.newServers
 	ctx := context.Background()
-	a, err := app.New(ctx, AppOptions(app.Options{Parts: parts, Paths: paths, WorkDir: work, Logger: slog.New(slog.DiscardHandler)}, u))
+	a, err := app.New(ctx, AppOptions(app.Options{Parts: parts, Paths: paths, WorkDir: work, Logger: slog.New(slog.DiscardHandler),
+		LookupEnv: func(string) (string, bool) { return "", false }}, u))
 	if err != nil {
 		t.Fatal(err)
 	}
