@@ -162,7 +162,7 @@ func LoginServer(ctx context.Context, o LoginOptions) (LoginOutcome, error) {
 			o.OnRelogin(relogin.Missing)
 		}
 	}
-	if err := o.Parts.ProbeServer(ctx, srv, h, o.Version); err != nil {
+	if err := o.Parts.probeServer(ctx, srv, h, o.Version); err != nil {
 		failed := &LoginFailedError{Server: srv.Name, Err: err}
 		if rerr := relogin.Abandon(); rerr != nil {
 			logger.Warn("could not put the previous token back", "server", srv.Name, "err", rerr)
