@@ -13,6 +13,12 @@
 // notes. Front ends decide nothing about a conversation: they turn keys or
 // flags into calls on it and its events into pixels or lines.
 //
+// A login to a remote server needs no App, so that it starts no other
+// server: LoginTarget resolves a server's name or URL against the merged
+// configuration, LoginServer logs in (or checks the stored token) over a
+// connection of its own and reports a LoginOutcome or a typed error, and
+// Logout forgets the token. Front ends word the outcome and the errors.
+//
 // Extension points for features that act on the conversation:
 //   - ConversationOptions.Hooks: an OutgoingHook sees each typed message
 //     after its @SERVER:URI mentions are expanded, and may append context

@@ -29,11 +29,11 @@ type Parts struct {
 	OpenSessions func(ctx context.Context, path string, readOnly bool) (record.Store, error)
 }
 
-// ProbeServer connects to the remote server srv once with the OAuth
+// probeServer connects to the remote server srv once with the OAuth
 // handler h (which runs a login when the server asks for one) and closes
-// the connection again: a login's check that the token works. version is
-// the client version sent in initialize.
-func (p Parts) ProbeServer(ctx context.Context, srv config.Server, h auth.OAuthHandler, version string) error {
+// the connection again: LoginServer's check that the token works. version
+// is the client version sent in initialize.
+func (p Parts) probeServer(ctx context.Context, srv config.Server, h auth.OAuthHandler, version string) error {
 	if p.Probe == nil {
 		return errNoPart("Probe")
 	}

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/oauth"
 )
@@ -95,12 +91,13 @@ type LoginOptions struct {
 // o.OAuth has passed Check: the command refuses flags that cannot work
 // together before it runs.
 func RunLogin(ctx context.Context, f *Factory, o LoginOptions) error {
-	srv, paths, err := loginServer(f, o.Server)
+	opts := f.LoadOptions()
+	srv, err := app.LoginTarget(opts, o.Server)
 	if err != nil {
 		return ExitCode(2, err)
 	}
 	o.OAuth.Apply(&srv)
-	return runLogin(ctx, f, srv, paths, o.Force)
+	return runLogin(ctx, f, srv, opts.Paths, o.Force)
 }
 
 // LogoutOptions are the options of `otter mcp logout`.
@@ -110,7 +107,8 @@ type LogoutOptions struct {
 
 // RunLogout forgets a server's stored OAuth token.
 func RunLogout(f *Factory, o LogoutOptions) error {
-	srv, paths, err := loginServer(f, o.Server)
+	opts := f.LoadOptions()
+	srv, err := app.LoginTarget(opts, o.Server)
 	if err != nil {
 		return ExitCode(2, err)
 	}
@@ -119,9 +117,8 @@ func RunLogout(f *Factory, o LogoutOptions) error {
 		return ExitCode(2, err)
 	}
 	defer closeLog()
-	a := oauth.New(oauth.Options{Paths: paths, Logger: logger})
-	had := a.LoggedIn(srv)
-	if err := a.Logout(srv); err != nil {
+	had, err := app.Logout(opts.Paths, srv, logger)
+	if err != nil {
 		return ExitCode(2, err)
 	}
 	if had {
@@ -132,115 +129,58 @@ func RunLogout(f *Factory, o LogoutOptions) error {
 	return nil
 }
 
-// loginServer resolves SERVER|URL to a remote server using the merged
-// configuration.
-func loginServer(f *Factory, arg string) (config.Server, config.Paths, error) {
-	opts := f.LoadOptions()
-	paths := opts.Paths
-	cfg, err := config.Load(opts)
-	if err != nil {
-		return config.Server{}, paths, err
-	}
-	srv, ok := cfg.Server(arg)
-	if !ok {
-		if u, err := url.Parse(arg); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-			return config.Server{Name: arg, URL: arg, Scope: config.ScopeFlag}, paths, nil
-		}
-		return config.Server{}, paths, fmt.Errorf("no MCP server named %q in the configuration%s", arg, knownServers(cfg))
-	}
-	if srv.Problem != nil {
-		return config.Server{}, paths, fmt.Errorf("cannot log in to %q until its configuration is fixed: %w", arg, srv.Problem)
-	}
-	if srv.URL == "" {
-		return config.Server{}, paths, fmt.Errorf("server %q runs a local command over stdio; OAuth applies only to remote (http/sse) servers", arg)
-	}
-	return srv, paths, nil
-}
-
-func knownServers(cfg *config.Config) string {
-	var names []string
-	for _, s := range cfg.MCP.Servers {
-		if s.URL != "" {
-			names = append(names, s.Name)
-		}
-	}
-	if len(names) == 0 {
-		return " (no remote servers are configured; a URL works too)"
-	}
-	sort.Strings(names)
-	return " (remote servers: " + strings.Join(names, ", ") + ")"
-}
-
-// countingPrompter notes whether the person was asked to log in.
-type countingPrompter struct {
-	ask.LoginPrompter
-	asked atomic.Bool
-}
-
-func (p *countingPrompter) Login(ctx context.Context, req ask.Login) (ask.LoginReply, error) {
-	p.asked.Store(true)
-	return p.LoginPrompter.Login(ctx, req)
-}
-
-// runLogin connects to srv with an interactive OAuth handler, which runs
-// the login if the server asks for one, and reports the outcome.
+// runLogin runs app.LoginServer for srv with a prompter on the terminal,
+// and words its outcome: results on stdout, what went wrong on stderr.
 func runLogin(ctx context.Context, f *Factory, srv config.Server, paths config.Paths, force bool) error {
 	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
-	prompter := &countingPrompter{LoginPrompter: oauth.NewTerminalPrompter(f.IO.In, f.IO.ErrOut)}
 	out, errOut := f.IO.Out, f.IO.ErrOut
 	logger, closeLog, err := f.Logger(LogSetup{Stderr: errOut, Level: slog.LevelInfo})
 	if err != nil {
 		return ExitCode(2, err)
 	}
 	defer closeLog()
-	a := oauth.New(oauth.Options{Paths: paths, Prompter: prompter, Logger: logger})
-	relogin, err := a.BeginLogin(srv, force)
+	res, err := app.LoginServer(ctx, app.LoginOptions{
+		Parts:    f.Parts,
+		Paths:    paths,
+		Server:   srv,
+		Prompter: oauth.NewTerminalPrompter(f.IO.In, errOut),
+		Force:    force,
+		OnRelogin: func(missing []string) {
+			fmt.Fprintf(errOut, "otter: the stored token of %s does not grant %s, which %s now requires; logging in again.\n",
+				srv.Name, strings.Join(missing, " "), srv.Name)
+		},
+		Version: f.Version,
+		Logger:  logger,
+	})
 	if err != nil {
-		return ExitCode(2, err)
-	}
-	if len(relogin.Missing) > 0 && !force {
-		fmt.Fprintf(errOut, "otter: the stored token of %s does not grant %s, which %s now requires; logging in again.\n",
-			srv.Name, strings.Join(relogin.Missing, " "), srv.Name)
-	}
-	h := a.Handler(srv, true)
-	if h == nil {
-		return ExitCode(2, fmt.Errorf("server %q sends its own Authorization header (headers in its configuration); otter does not manage its login", srv.Name))
-	}
-	if err := f.Parts.ProbeServer(ctx, srv, h, f.Version); err != nil {
-		if rerr := relogin.Abandon(); rerr != nil {
-			logger.Warn("could not put the previous token back", "server", srv.Name, "err", rerr)
-		} else if force || len(relogin.Missing) > 0 {
+		if e, ok := errors.AsType[*app.LoginFailedError](err); ok && e.KeptPrevious {
 			fmt.Fprintf(errOut, "otter: the new login did not complete; the previous token of %s is kept.\n", srv.Name)
 		}
-		if errors.Is(err, oauth.ErrLoginRequired) {
-			return ExitCode(2, fmt.Errorf("not logged in to %s: %w", srv.Name, err))
+		if e, ok := errors.AsType[*app.TokenNotStoredError](err); ok && e.Err == nil {
+			// The store's reason went to the log, which is on stderr.
+			err = fmt.Errorf("%w: see the log above", err)
 		}
-		return ExitCode(2, fmt.Errorf("log in to %s: %w", srv.Name, err))
+		return ExitCode(2, err)
 	}
-	if srv.OAuth.IsClientCredentials() {
+	switch {
+	case res.ClientCredentials:
 		fmt.Fprintf(out, "Connected to %s with otter's client credentials (client_credentials grant). No login is needed: otter gets a token this way in every session and stores none.\n", srv.Name)
 		return nil
-	}
-	if stored, serr := a.Stored(srv); !stored {
-		if prompter.asked.Load() || serr != nil {
-			// The login worked for this process only.
-			return ExitCode(2, fmt.Errorf("logged in to %s, but the token could not be stored, so the next otter process will ask again: %w",
-				srv.Name, cmp.Or(serr, errors.New("see the log above"))))
-		}
+	case !res.Stored:
 		fmt.Fprintf(out, "%s did not ask for a login; nothing was stored.\n", srv.Name)
 		return nil
 	}
 	verb := "Logged in to"
-	if !prompter.asked.Load() {
+	if !res.Asked {
 		verb = "Already logged in to"
 	}
-	fmt.Fprintf(out, "%s %s. %s\n", verb, srv.Name, expiryText(a.TokenExpiry(srv)))
-	if still, _ := a.MissingScopes(srv); len(still) > 0 && prompter.asked.Load() {
+	fmt.Fprintf(out, "%s %s. %s\n", verb, srv.Name, expiryText(res.Expiry))
+	if len(res.StillMissing) > 0 {
 		fmt.Fprintf(errOut, "otter: the authorization server did not grant %s; tools of %s that need it will still be refused.\n",
-			strings.Join(still, " "), srv.Name)
+			strings.Join(res.StillMissing, " "), srv.Name)
 	}
-	if !prompter.asked.Load() {
+	if !res.Asked {
 		fmt.Fprintf(out, "To log in again (as another account, say), run `otter mcp login --force %s`.\n", srv.Name)
 	}
 	return nil
