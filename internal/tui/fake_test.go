@@ -48,6 +48,9 @@ type fakeHost struct {
 	// replies are what the model answers, in order; past them, "ok".
 	replies []llmtest.Reply
 	config  string // more config.toml, appended
+	// providerConfig is more of the provider's table ([providers.NAME]),
+	// e.g. "context_window = 200000\n".
+	providerConfig string
 	// workDir is the App's working directory (default: a new one).
 	workDir string
 
@@ -303,7 +306,7 @@ func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
 	cfg := ""
 	if f.provider.Help == "" {
 		cfg = fmt.Sprintf("[agent]\nprovider = %q\nmodel = %q\n[providers.%s]\ntype = %q\nbase_url = %q\napi_key = \"k\"\n",
-			f.provider.Name, f.provider.Model, f.provider.Name, string(kind), f.model.URL)
+			f.provider.Name, f.provider.Model, f.provider.Name, string(kind), f.model.URL) + f.providerConfig
 	}
 	dir := t.TempDir()
 	paths := config.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"),
