@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -19,12 +17,18 @@ import (
 
 const benchMarkdown = "Here is what I found about **%d**:\n\n- first point with `code`\n- second point\n\n```go\nfunc f() int { return %d }\n```\n"
 
-// benchModel returns a model whose transcript holds n messages (user
-// messages, markdown answers and tool calls, in turn), fed through Update
-// as a conversation would be.
-func benchModel(n int) *model {
-	m := newModel(New(Options{}), &fakeHost{provider: Provider{Name: "fake", Model: "m"}})
+// benchModel returns a model (over a real App on the fake Part) whose
+// transcript holds n messages (user messages, markdown answers and tool
+// calls, in turn), fed through Update as a conversation would be.
+func benchModel(tb testing.TB, n int) *model {
+	m := newTestModel(tb, &fakeHost{provider: Provider{Name: "fake", Model: "m"}}, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+	fillTranscript(m, n)
+	return m
+}
+
+// fillTranscript feeds m's transcript up to n messages.
+func fillTranscript(m *model, n int) {
 	ev := func(e agent.Event) { m.Update(chatEventMsg{turn: m.turn, ev: e}) }
 	for i := len(m.tr.items); i < n; i++ {
 		switch i % 3 {
@@ -40,7 +44,6 @@ func benchModel(n int) *model {
 		}
 	}
 	m.render()
-	return m
 }
 
 // streamStep is one frame of a streaming answer: a delta arrives, the
@@ -60,7 +63,7 @@ func BenchmarkRender10k(b *testing.B) {
 	var perOp [2]time.Duration
 	for i, n := range []int{10, 10_000} {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			m := benchModel(n)
+			m := benchModel(b, n)
 			b.ResetTimer()
 			for j := 0; j < b.N; j++ {
 				streamStep(m, j)
@@ -85,8 +88,9 @@ func BenchmarkMemoryPer1kMessages(b *testing.B) {
 			runtime.ReadMemStats(&ms)
 			return ms.HeapAlloc
 		}
+		m := benchModel(b, 0) // the App and the empty model are not the transcript's
 		before := heap()
-		m := benchModel(1000)
+		fillTranscript(m, 1000)
 		memHeld = heap() - before
 		for _, it := range m.tr.items {
 			m.itemLines(it)
@@ -121,7 +125,7 @@ func keystroke(m *model, i int) {
 // grows. The two run in alternating rounds and the fastest round of each
 // counts, so that the load of a shared machine falls on both alike.
 func BenchmarkKeystroke10k(b *testing.B) {
-	models := [2]*model{benchModel(0), benchModel(10_000)}
+	models := [2]*model{benchModel(b, 0), benchModel(b, 10_000)}
 	models[0].tr.items = nil
 	for _, m := range models {
 		m.turn++
@@ -160,7 +164,7 @@ func BenchmarkStreamCPU(b *testing.B) {
 	words := streamWords(tokens)
 	var work, base time.Duration
 	for i := 0; i < b.N; i++ {
-		m := benchModel(30)
+		m := benchModel(b, 30)
 		m.turn++
 		start := time.Now()
 		for j, w := range words {

@@ -1,44 +1,41 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/record"
 )
 
 // The status bar shows the share of the window in use and the session's
-// cost; a compaction is announced with the tokens before and after; /cost
-// shows each model's tokens; /model lists and switches; /compact asks the
-// core.
+// cost; /cost shows each model's tokens; /model lists and switches; /compact
+// asks the model for a summary that keeps what it names, and its notice is
+// shown and saved with the session (app saves it, for otter -p alike).
 func TestContextWindowCostAndModel(t *testing.T) {
-	b := &fakeHost{provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"}}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		b.mu.Lock()
-		b.ctxState = agent.ContextState{Window: 200_000, WindowKnown: true, Used: 62_000}
-		b.costs = []agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 3, Priced: true, Cost: 0.1234,
-			Usage: llm.Usage{InputTokens: 90_000, CachedTokens: 70_000, OutputTokens: 1_500}}}
-		b.mu.Unlock()
-		emit(agent.Compacted{Reason: "auto", TokensBefore: 161_000, TokensAfter: 62_000, Elided: 4, Summarized: 30})
-		emit(agent.Usage{InputTokens: 62_000, OutputTokens: 500})
-		emit(agent.TurnFinished{Text: "Done."})
-		return nil
-	}
+	local := llmtest.New(t, llmtest.OpenAI)
+	local.Respond = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"ok"}} }
+	b := &fakeHost{provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"},
+		providerConfig: "context_window = 200000\n",
+		listed:         []string{"claude-sonnet-4-6"},
+		config:         fmt.Sprintf("[providers.local]\ntype = \"openai\"\nbase_url = %q\napi_key = \"k\"\nmodel = \"qwen3:8b\"\n", local.URL),
+		replies:        []llmtest.Reply{{Text: []string{"Done."}, InputTokens: 61_500, OutputTokens: 500}}}
 	h := start(t, b)
 	h.enterLine("go on")
-	h.waitFor("compacted the conversation because", "161k → 62k tokens", "replaced by one-line stubs", "summarised", "31% of 200k · $0.1234")
+	price := b.app.Facts("anthropic", "claude-sonnet-4-6").Price
+	cost := fmt.Sprintf("$%.4f", (61_500*price.Input+500*price.Output)/1e6)
+	h.waitFor("Done.", "31% of 200k · "+cost)
 	h.enterLine("/cost")
-	h.waitFor("anthropic/claude-sonnet-4-6: 3 calls · input 90k (cached 70k", "output 1.5k", "$0.1234")
+	h.waitFor("anthropic/claude-sonnet-4-6: 1 call · input 61.5k (cached 0", "output 500", cost)
 	// /model alone opens a picker on the model in use; typing filters,
 	// enter switches.
 	h.enterLine("/model")
-	h.waitFor("Choose a model", "› anthropic/claude-sonnet-4-6  200k window · in use", "local/qwen3:8b",
+	h.waitFor("Choose a model", "› anthropic/claude-sonnet-4-6  200k window · $3/$15 per M in/out · in use", "local/qwen3:8b",
 		"reasoning: off (/model off|low|medium|high sets it)")
 	h.typeText("qwen")
 	h.waitGone("claude-sonnet-4-6  200k window")
@@ -49,32 +46,34 @@ func TestContextWindowCostAndModel(t *testing.T) {
 	h.waitFor("reasoning for the next message: medium")
 	h.enterLine("/model local/qwen3:8b")
 	h.waitFor("the next message goes to local/qwen3:8b")
-	if !b.did("model local/qwen3:8b") || !b.did("thinking medium") {
-		t.Errorf("the switch did not reach the core: %v", b.actions)
+	if p := providerOf(b.app); p.Name != "local" || p.Model != "qwen3:8b" || thinkingOf(b.app) != "medium" {
+		t.Errorf("the switch did not reach the core: provider %+v, reasoning %q", p, thinkingOf(b.app))
 	}
 	h.enterLine("/compact the URLs")
 	h.waitFor("compacting the conversation…")
-	for range 200 {
-		if b.did("compact the URLs") {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	s := h.waitFor("the conversation was not compacted as you asked")
+	asked := false
+	for _, r := range local.Requests() {
+		asked = asked || strings.Contains(r.System+fmt.Sprint(r.Messages), "the URLs")
 	}
-	t.Errorf("/compact did not reach the core: %v", b.actions)
-}
-
-func TestCompactedTextCountsInTheSingular(t *testing.T) {
-	got := compactedText(agent.Compacted{Reason: "auto", TokensBefore: 7500, TokensAfter: 3000, Elided: 1, Summarized: 1})
-	for _, want := range []string{"1 old tool result replaced by a one-line stub,", "1 earlier message summarised"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("%q does not say %q", got, want)
-		}
+	if !asked {
+		t.Errorf("/compact did not reach the model with what to keep; requests %+v", local.Requests())
 	}
-	got = compactedText(agent.Compacted{Reason: "manual", TokensBefore: 7500, TokensAfter: 3000, Elided: 3, Summarized: 12})
-	for _, want := range []string{"because you asked", "3 old tool results replaced by one-line stubs", "12 earlier messages summarised"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("%q does not say %q", got, want)
-		}
+	// The notice is in the session, where a resumed conversation shows it.
+	store, err := b.app.Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := store.Entries(context.Background(), b.conv.SessionID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := false
+	for _, e := range entries {
+		saved = saved || (e.Message.Role == record.RoleNotice && strings.HasPrefix(e.Message.Text, "the conversation was not compacted as you asked"))
+	}
+	if !saved {
+		t.Errorf("the compaction notice is not saved with the session; screen:\n%s", s)
 	}
 }
 
@@ -86,18 +85,6 @@ func TestCostTextSaysWhenUsageWasNotReported(t *testing.T) {
 	got = costText([]agent.ModelUsage{{Provider: "local", Model: "llama3", Calls: 3, Unreported: 1, Usage: llm.Usage{InputTokens: 40}}})
 	if !strings.Contains(got, "3 calls (1 without token counts) · input 40") {
 		t.Errorf("costText = %q", got)
-	}
-}
-
-// A count reads as a window is usually named, whatever its size.
-func TestHumanCount(t *testing.T) {
-	for n, want := range map[int64]string{
-		950: "950", 1000: "1k", 1500: "1.5k", 8192: "8.2k", 62_000: "62k", 99_960: "100k", 200_000: "200k",
-		999_400: "999k", 999_600: "1M", 1_000_000: "1M", 1_200_000: "1.2M", 12_345_678: "12.3M", 150_000_000: "150M",
-	} {
-		if got := app.TokenCount(n); got != want {
-			t.Errorf("app.TokenCount(%d) = %q, want %q", n, got, want)
-		}
 	}
 }
 
@@ -147,20 +134,9 @@ func TestWindowTextSaysAGuessIsAGuess(t *testing.T) {
 	}
 }
 
-// A compaction whose figures round to the same ("3.6k → 3.6k") shows
-// them whole; one with nothing to gain says so and why; a request too
-// long for the window gets the TUI's commands only where they help.
-func TestCompactionNoticesSayWhatHappened(t *testing.T) {
-	if got := compactedText(agent.Compacted{Reason: "auto", TokensBefore: 3612, TokensAfter: 3571, Elided: 1}); !strings.Contains(got, "3612 → 3571 tokens") {
-		t.Errorf("%q does not show the figures whole", got)
-	}
-	if got := compactedText(agent.Compacted{Reason: "auto", TokensBefore: 3612, TokensAfter: 1200, Summarized: 4}); !strings.Contains(got, "3.6k → 1.2k tokens") {
-		t.Errorf("%q", got)
-	}
-	got := nothingToGainText(agent.NothingToGain{Reason: "manual", Tokens: 1900, Why: "the model's summary (300 tokens) is not shorter than the 1 messages it would replace (20 tokens)"})
-	if want := "the conversation was not compacted as you asked: nothing to gain — the model's summary"; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "it stays at 1.9k tokens") {
-		t.Errorf("%q, want it to begin %q and end with the tokens", got, want)
-	}
+// A request too long for the window gets the TUI's commands only where
+// they help.
+func TestTooLongHintNamesWhatHelps(t *testing.T) {
 	alone := &agent.TooLongError{Err: errors.New("refused"), Window: 3000, Fixed: 381, Latest: 3294, Answer: 256}
 	if h := tooLongHint(alone); strings.Contains(h, "/clear") || !strings.Contains(h, "/model") {
 		t.Errorf("a message longer than the window: hint %q, want /model and no /clear", h)

@@ -47,7 +47,9 @@ type fakeHost struct {
 
 	// replies are what the model answers, in order; past them, "ok".
 	replies []llmtest.Reply
-	config  string // more config.toml, appended
+	// listed are the models the provider's API lists.
+	listed []string
+	config string // more config.toml, appended
 	// providerConfig is more of the provider's table ([providers.NAME]),
 	// e.g. "context_window = 200000\n".
 	providerConfig string
@@ -292,7 +294,7 @@ func (f *fakeHost) sent() []string {
 
 // build makes the App and the Conversation the TUI u shows, over f: the
 // model an llmtest server, the configuration f's provider and config.
-func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
+func (f *fakeHost) build(t testing.TB, u *UI) *app.Conversation {
 	t.Helper()
 	if f.provider == (Provider{}) {
 		f.provider = Provider{Name: "fake", Model: "m1"}
@@ -302,6 +304,7 @@ func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
 		kind = llmtest.Anthropic
 	}
 	f.model = llmtest.New(t, kind, f.replies...)
+	f.model.Models = f.listed
 	f.model.Respond = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"ok"}} }
 	cfg := ""
 	if f.provider.Help == "" {
@@ -340,7 +343,7 @@ func (f *fakeHost) build(t *testing.T, u *UI) *app.Conversation {
 
 // newTestModel is a model of a new UI (with opts) over f, not running:
 // for tests of what it draws.
-func newTestModel(t *testing.T, f *fakeHost, opts Options) *model {
+func newTestModel(t testing.TB, f *fakeHost, opts Options) *model {
 	t.Helper()
 	u := New(opts)
 	return newModel(u, f.build(t, u))

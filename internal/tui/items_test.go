@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -20,7 +18,7 @@ import (
 // feeding agent events.
 func itemModel(t *testing.T) (*model, func(agent.Event)) {
 	t.Helper()
-	m := newModel(New(Options{}), &fakeHost{})
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.turn = 1
 	return m, func(ev agent.Event) { m.Update(chatEventMsg{turn: 1, ev: ev}) }

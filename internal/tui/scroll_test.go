@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -17,8 +15,8 @@ import (
 func screenOf(m *model) string { return ansi.Strip(m.render()) }
 
 // hundredMessages returns an 80×24 model with 100 user messages.
-func hundredMessages() *model {
-	m := newModel(New(Options{}), &fakeHost{})
+func hundredMessages(t *testing.T) *model {
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 100 {
 		m.tr.add(&userItem{text: fmt.Sprintf("message %03d", i)})
@@ -32,7 +30,7 @@ func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 // the rule says how many lines arrived; End returns to the bottom.
 func TestScrolledBackViewStaysPutWhileStreaming(t *testing.T) {
 	t.Parallel()
-	m := hundredMessages()
+	m := hundredMessages(t)
 	m.turn = 1
 	stream := func(text string) {
 		m.Update(chatEventMsg{turn: 1, ev: agent.TextDelta{Text: text}})
@@ -74,7 +72,7 @@ func TestScrolledBackViewStaysPutWhileStreaming(t *testing.T) {
 // text.
 func TestWheelHomeAndMouseToggle(t *testing.T) {
 	t.Parallel()
-	m := hundredMessages()
+	m := hundredMessages(t)
 	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion {
 		t.Errorf("mouse mode = %v, want cell motion (the wheel scrolls)", v.MouseMode)
 	}
@@ -116,7 +114,7 @@ func TestWheelHomeAndMouseToggle(t *testing.T) {
 func TestMarkdownHeadingsHaveNoHashes(t *testing.T) {
 	t.Parallel()
 	for _, dark := range []bool{true, false} {
-		m := newModel(New(Options{}), &fakeHost{})
+		m := newTestModel(t, &fakeHost{}, Options{})
 		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		m.st = newStyles(dark)
 		m.tr.add(newAnswer("# Title\n\n## Steps\n\n1. one\n\n### Details\n\ntext\n"))

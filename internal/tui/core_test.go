@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -47,12 +45,12 @@ func TestTUITrustPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := NewAppBackend(ctx, New(Options{}), a, slog.New(slog.DiscardHandler), app.SessionOptions{})
+	conv, err := NewConversation(ctx, New(Options{}), a, app.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	req := b.TrustPrompt()
+	req := trustRequest(a)
 	if req == nil {
 		t.Fatal("no trust prompt for an untrusted project that defines a server")
 	}
@@ -67,13 +65,13 @@ func TestTUITrustPrompt(t *testing.T) {
 	if s := strings.Join(append(req.Servers, req.Settings...), " "); strings.Contains(s, "s3cret") || strings.Contains(s, "k3y") {
 		t.Errorf("the prompt shows a secret value: %q", s)
 	}
-	if _, err := b.Trust(ctx, req); err != nil {
+	if _, err := conv.Trust(ctx, req.report); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := paths.IsTrusted(proj); err != nil || !ok {
 		t.Errorf("IsTrusted(%s) = %v, %v after Trust", proj, ok, err)
 	}
-	if req := b.TrustPrompt(); req != nil {
+	if req := trustRequest(a); req != nil {
 		t.Errorf("still asking after Trust: %+v", req)
 	}
 	srv, ok := a.Config().Server("projsrv")
@@ -82,7 +80,7 @@ func TestTUITrustPrompt(t *testing.T) {
 	}
 	// Trusted, the project's settings apply: its only provider table is
 	// the model provider, with its [agent] model.
-	if p := b.Provider(); p.Name != "evil" || p.Model != "m" || p.Help != "" {
+	if p := providerOf(a); p.Name != "evil" || p.Model != "m" || p.Help != "" {
 		t.Errorf("provider = %+v, want the project's evil/m", p)
 	}
 }
