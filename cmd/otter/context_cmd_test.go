@@ -19,7 +19,7 @@ import (
 // model with a 4,000-token window (the fake APIs refuse what does not fit,
 // in each provider's words) all succeed; after the first compaction no
 // request passes the window; `otter sessions show --json` still holds all
-// 30 questions, and the compactions.
+// 30 questions, the compactions, and their notices.
 func TestThirtyTurnsInASmallWindow(t *testing.T) {
 	t.Parallel()
 	bin := testpeer.Otter(t)
@@ -102,10 +102,18 @@ func TestThirtyTurnsInASmallWindow(t *testing.T) {
 				t.Fatalf("sessions show: %v\n%s", err, out)
 			}
 			var questions []string
+			noticed := false
 			for _, m := range show.Messages {
 				if m.Role == "user" {
 					questions = append(questions, m.Content)
 				}
+				// otter -p saves the compaction's notice as the TUI does
+				// (app saves it), so a resumed conversation says why the
+				// model forgot the details.
+				noticed = noticed || (m.Role == "notice" && strings.HasPrefix(m.Content, "compacted the conversation because it neared the model's context window"))
+			}
+			if !noticed {
+				t.Errorf("sessions show holds no notice of the automatic compaction: %+v", show.Messages)
 			}
 			if len(questions) != turns || !strings.HasPrefix(questions[0], "Question 1:") || !strings.HasPrefix(questions[turns-1], "Question 30:") {
 				t.Errorf("sessions show holds %d user messages, want all %d: %q", len(questions), turns, questions)

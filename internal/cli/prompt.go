@@ -351,7 +351,7 @@ func (p *promptPrinter) sampling(server string, allowed bool) {
 	}
 }
 
-func (p *promptPrinter) event(ev agent.Event) {
+func (p *promptPrinter) event(ev app.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := ev.(agent.ThinkingDelta); !ok {
@@ -375,6 +375,11 @@ func (p *promptPrinter) event(ev agent.Event) {
 		p.progress("otter: %s hook: %s", ev.Event, ev.Text)
 	case app.Note:
 		p.progress("otter: %s", ev.Text)
+	case agent.Compacted:
+		// The same words the TUI shows, and that the session keeps.
+		p.progress("otter: %s", app.CompactedText(ev))
+	case agent.NothingToGain:
+		p.progress("otter: %s", app.NothingToGainText(ev))
 	case agent.TextDelta:
 		if p.format == FormatStreamJSON {
 			p.line(map[string]any{"type": "text", "text": ev.Text})
