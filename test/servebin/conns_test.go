@@ -71,7 +71,9 @@ func TestHealthAnswersUnder1100IdleConnections(t *testing.T) {
 		}()
 	}
 
-	time.Sleep(2 * time.Second) // let the connections pile up
+	// The probes start once every holder has dialled (the connections
+	// piled up), or the server refuses more.
+	waitUntil(t, fmt.Sprintf("%d connections held", holders), attack, func() bool { return dials.Load() >= holders || refusedDials.Load() > 0 })
 	var probes, failures int
 	var worst time.Duration
 	var firstFailure string

@@ -176,7 +176,10 @@ func TestSSESessionsOfOneKeyDoNotPushOutOthers(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	time.Sleep(time.Second) // calls go on while the streams are held
+	// Calls go on while the streams are held: 20 more answered (or
+	// failed: the assertions below say which).
+	held := ok.Load() + failed.Load()
+	waitUntil(t, "20 more calls while the streams are held", time.Minute, func() bool { return ok.Load()+failed.Load() >= held+20 })
 	close(stopVictim)
 	<-victimDone
 
