@@ -190,7 +190,14 @@ func TestCancellationReachesServer(t *testing.T) {
 		_, err := h.call(ctx, "normal", "slow", `{}`)
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // let the call reach the server; the test holds either way
+	for deadline := time.Now().Add(liveness); ; time.Sleep(10 * time.Millisecond) { // the call reached the server
+		if b, _ := os.ReadFile(mark); string(b) == "started" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slow call never reached the server")
+		}
+	}
 	cancel()
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "cancelled") {
 		t.Fatalf("cancelled call returned %v", err)

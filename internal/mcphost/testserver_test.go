@@ -252,6 +252,9 @@ func newTestServer(mode string) *sdk.Server {
 		})
 	srv.AddTool(&sdk.Tool{Name: "slow", InputSchema: objectSchema(nil)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if mark := os.Getenv(envMark); mark != "" {
+				os.WriteFile(mark, []byte("started"), 0o600)
+			}
 			<-ctx.Done()
 			slowCancelled.Add(1)
 			if mark := os.Getenv(envMark); mark != "" {

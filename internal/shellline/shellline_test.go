@@ -93,7 +93,12 @@ func TestStopKillsTheProcessGroup(t *testing.T) {
 	if pgid == 0 {
 		t.Fatal("the line never started")
 	}
-	time.Sleep(100 * time.Millisecond) // the sleeps start
+	// The two sleeps of the line run in its process group.
+	for deadline := time.Now().Add(10 * time.Second); countInGroup(pgid, "sleep") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the line's sleeps never started in process group %d", pgid)
+		}
+	}
 	cancel()
 	select {
 	case res := <-done:
@@ -177,4 +182,32 @@ func TestEndStopsBackgroundChildren(t *testing.T) {
 	if pids := running(); len(pids) > 0 {
 		t.Fatalf("%d of the line's background children outlived it: %v", len(pids), pids)
 	}
+}
+
+// countInGroup counts the processes named comm in process group pgid
+// (from /proc).
+func countInGroup(pgid int, comm string) int {
+	dirs, _ := os.ReadDir("/proc")
+	n := 0
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces, so split
+		// after its closing parenthesis.
+		s := string(stat)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		f := strings.Fields(s[close+1:])
+		if len(f) > 2 && s[open+1:close] == comm && f[2] == strconv.Itoa(pgid) {
+			n++
+		}
+	}
+	return n
 }
