@@ -91,8 +91,8 @@ func (a *App) NewAgent(o AgentOptions) *agent.Agent {
 		Logger:       a.Logger,
 
 		// The agent takes the config file's parts as options.
-		SavePermission:   config.SavePermission,
-		PermissionsFile:  permissionsFile,
+		SavePermission:   a.Paths.SavePermission,
+		PermissionsFile:  a.permissionsFile,
 		ProviderHelp:     llmconfig.HowToConfigure(),
 		UserInstructions: a.userInstructions,
 	})

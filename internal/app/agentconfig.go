@@ -19,8 +19,10 @@ func toolSearch(cfg *config.Config) agent.ToolSearch {
 }
 
 // permissionsFile names, for the person asked, the file an "allow always"
-// answer given in workDir is saved to (config.SavePermission's).
-func permissionsFile(workDir string) string {
-	_, short := config.PermissionsFile(workDir)
+// answer given in workDir is saved to (config.Paths.SavePermission's, in
+// the App's own paths: never the person's real config when an App was
+// given others).
+func (a *App) permissionsFile(workDir string) string {
+	_, short := a.Paths.PermissionsFile(workDir)
 	return short
 }

@@ -16,31 +16,30 @@ import (
 // workDir is saved to: the local-scope .otter/config.local.toml of the
 // project workDir is in when the project has a .otter directory of its own
 // (not a symlink, which would write into what the symlink points at), else
-// the user config file (otter does not create .otter for it). Short is
+// p's user config file (otter does not create .otter for it). Short is
 // the same path for messages (~ for the home directory).
-func PermissionsFile(workDir string) (file, short string) {
+func (p Paths) PermissionsFile(workDir string) (file, short string) {
 	if dir := ProjectDir(workDir); dir != "" {
 		if fi, err := os.Lstat(filepath.Join(dir, ProjectDirName)); err == nil && fi.IsDir() {
 			file = filepath.Join(dir, ProjectDirName, LocalConfigName)
 			return file, file
 		}
 	}
-	p := DefaultPaths()
 	return p.UserConfigFile(), p.ShortUserConfigFile()
 }
 
 // SavePermission records decision ("allow", "ask" or "deny") for pattern
 // (a qualified tool name or glob) in the [permissions] table of
-// PermissionsFile(workDir), keeping the rest of the file as it is. An
+// p.PermissionsFile(workDir), keeping the rest of the file as it is. An
 // existing entry for pattern is replaced.
-func SavePermission(workDir, pattern, decision string) error {
+func (p Paths) SavePermission(workDir, pattern, decision string) error {
 	if !validDecision(decision) {
 		return fmt.Errorf("config: permission decision %q: use allow, ask or deny", decision)
 	}
 	if !ValidGlob(pattern) {
 		return fmt.Errorf("config: bad glob pattern %q for a permission (%s)", pattern, GlobHint)
 	}
-	file, _ := PermissionsFile(workDir)
+	file, _ := p.PermissionsFile(workDir)
 	return editConfigFile(file, true, func(file string) error { return savePermission(file, pattern, decision) })
 }
 

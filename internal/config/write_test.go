@@ -263,13 +263,13 @@ command = "x"
 [agent]
 model = "m"
 `)
-	if err := SavePermission(sub, "mcp__x__read", "allow"); err != nil {
+	if err := paths.SavePermission(sub, "mcp__x__read", "allow"); err != nil {
 		t.Fatal(err)
 	}
-	if err := SavePermission(sub, "mcp__x__*", "deny"); err != nil {
+	if err := paths.SavePermission(sub, "mcp__x__*", "deny"); err != nil {
 		t.Fatal(err)
 	}
-	if err := SavePermission(sub, "scrape_page", "maybe"); err == nil {
+	if err := paths.SavePermission(sub, "scrape_page", "maybe"); err == nil {
 		t.Error("a bad decision was saved")
 	}
 	cfg, err := LoadFile(local)
@@ -289,7 +289,7 @@ model = "m"
 	if err := os.MkdirAll(filepath.Join(bare, ProjectDirName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := SavePermission(bare, "get_status", "allow"); err != nil {
+	if err := paths.SavePermission(bare, "get_status", "allow"); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err = LoadFile(filepath.Join(bare, ProjectDirName, LocalConfigName))
@@ -300,13 +300,13 @@ model = "m"
 	// Outside any project the rule goes to the user config file, and the
 	// directory does not become a project.
 	plain := t.TempDir()
-	if err := SavePermission(plain, "get_status", "allow"); err != nil {
+	if err := paths.SavePermission(plain, "get_status", "allow"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(plain, ProjectDirName)); err == nil {
 		t.Errorf("saving a permission outside a project created %s", filepath.Join(plain, ProjectDirName))
 	}
-	user, short := PermissionsFile(plain)
+	user, short := paths.PermissionsFile(plain)
 	if user != paths.UserConfigFile() || short == "" {
 		t.Errorf("PermissionsFile outside a project = %q, %q; want the user config %q", user, short, paths.UserConfigFile())
 	}

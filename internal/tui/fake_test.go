@@ -403,6 +403,9 @@ func runHarness(t *testing.T, u *UI, m *model, b *fakeHost, opts ...teatest.Test
 	tm := teatest.NewTestModel(t, m, append([]teatest.TestOption{teatest.WithInitialTermSize(100, 32)}, opts...)...)
 	u.attach(tm)
 	t.Cleanup(func() {
+		// A turn still running (a reply held open) ends with the model's
+		// context, so that the fake model's server can close.
+		m.stop()
 		_ = tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 		u.finish()
