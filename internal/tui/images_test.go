@@ -1,11 +1,10 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -27,8 +26,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
+	"github.com/otter-sh/otter/internal/toolname"
 )
 
 // TestMain pins image detection for the tests that use the real
@@ -146,12 +147,29 @@ func rawOf(t *testing.T, msgs []tea.Msg) string {
 // returned a text and a PNG.
 func imageModel(t *testing.T, env func(string) (string, bool), w int, data []byte) (*model, tea.Cmd) {
 	t.Helper()
-	m := newModel(New(Options{ImageDir: t.TempDir(), LookupEnv: env}), &fakeHost{provider: Provider{Name: "fake", Model: "m"}})
+	m := newTestModel(t, &fakeHost{provider: Provider{Name: "fake", Model: "m"}}, Options{ImageDir: t.TempDir(), LookupEnv: env})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
 	m.Update(chatEventMsg{turn: m.turn, ev: agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"}})
 	_, cmd := m.Update(chatEventMsg{turn: m.turn, ev: agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
 		&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: data, MIMEType: "image/png"}}}}})
 	return m, cmd
+}
+
+// imagesHost is a fake Part whose server "everything" has a read-only tool,
+// name, answering with content; the model calls it once for the first
+// message and then says "done".
+func imagesHost(name string, content ...sdk.Content) *fakeHost {
+	return &fakeHost{
+		provider: Provider{Name: "fake", Model: "m1"},
+		tools:    []tool.Entry{entry("everything", name, "", `{}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "i", Name: toolname.Qualified("everything", name), Args: `{}`}}},
+			{Text: []string{"done"}},
+		},
+		call: func(context.Context, string, json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: content}, nil
+		},
+	}
 }
 
 var kittyAPC = regexp.MustCompile("\x1b_G([^;\x1b]*)(?:;([^\x1b]*))?\x1b\\\\")
@@ -267,15 +285,9 @@ func TestKittyInlineImage(t *testing.T) {
 // with its colour and diacritics.
 func TestKittyImageThroughBubbleTea(t *testing.T) {
 	data := testPNG(t, 200, 100)
-	b := &fakeHost{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"})
-		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
-			&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
-		emit(agent.TurnFinished{Text: "done"})
-		return nil
-	}}
+	b := imagesHost("get-tiny-image", &sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: data, MIMEType: "image/png"})
 	u := New(Options{ImageDir: t.TempDir(), LookupEnv: envOf("TERM", "xterm-kitty")})
-	h := runHarness(t, u, newModel(u, b), b,
+	h := runHarness(t, u, newModel(u, b.build(t, u)), b,
 		teatest.WithProgramOptions(tea.WithEnvironment([]string{"TERM=xterm-kitty", "CLICOLOR_FORCE=1"})))
 	tm := h.tm
 	h.enterLine("show me")
@@ -346,12 +358,7 @@ func TestITerm2Viewer(t *testing.T) {
 // offers the viewer for images when the answer includes sixel (4).
 func TestSixelFromDeviceAttributes(t *testing.T) {
 	data := testPNG(t, 40, 20)
-	b := &fakeHost{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "i", Name: "img"})
-		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{&sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
-		emit(agent.TurnFinished{Text: "done"})
-		return nil
-	}}
+	b := imagesHost("img", &sdk.ImageContent{Data: data, MIMEType: "image/png"})
 	h := start(t, b, Options{ImageDir: t.TempDir(), LookupEnv: envOf("TERM", "foot")})
 	var out bytes.Buffer
 	teatest.WaitFor(t, io.TeeReader(h.tm.Output(), &out), func(bts []byte) bool {
@@ -362,7 +369,7 @@ func TestSixelFromDeviceAttributes(t *testing.T) {
 	h.waitFor("image 1 · /image 1 opens it")
 
 	// A terminal without sixel keeps the placeholder.
-	m := newModel(New(Options{LookupEnv: envOf("TERM", "xterm-256color")}), &fakeHost{})
+	m := newTestModel(t, &fakeHost{}, Options{LookupEnv: envOf("TERM", "xterm-256color")})
 	m.Update(uv.PrimaryDeviceAttributesEvent{62, 22})
 	if m.imgs.proto != imagesOff {
 		t.Errorf("a terminal without attribute 4 got %s images", m.imgs.proto)
@@ -401,12 +408,7 @@ func TestSixelViewer(t *testing.T) {
 // and takes it back.
 func TestImageViewerThroughBubbleTea(t *testing.T) {
 	data := testPNG(t, 40, 20)
-	b := &fakeHost{provider: Provider{Name: "fake", Model: "m1"}, send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "i", Name: "img"})
-		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{&sdk.ImageContent{Data: data, MIMEType: "image/png"}}}})
-		emit(agent.TurnFinished{Text: "done"})
-		return nil
-	}}
+	b := imagesHost("img", &sdk.ImageContent{Data: data, MIMEType: "image/png"})
 	h := start(t, b, Options{ImageDir: t.TempDir(), LookupEnv: envOf("LC_TERMINAL", "iTerm2")})
 	h.enterLine("show me")
 	h.waitFor("image 1 · /image 1 opens it")

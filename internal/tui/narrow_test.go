@@ -1,11 +1,11 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,9 +13,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/llmconfig"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
@@ -54,35 +56,60 @@ func TestNoProviderSnippetWrapsCommentsAsComments(t *testing.T) {
 // server needs a login.
 func TestStatusBarDegradesByWholeParts(t *testing.T) {
 	t.Parallel()
+	// The model (Anthropic's protocol, a 200k window) answers with a call
+	// of a tool that runs until the test ends, and with 62k tokens of
+	// usage: while the call runs otter works, and the bar has everything.
 	release := make(chan struct{})
 	b := &fakeHost{
-		provider: Provider{Name: "anthropic", Model: "claude-sonnet-4-6"},
+		provider:       Provider{Name: "anthropic", Model: "claude-sonnet-4-6"},
+		providerConfig: "context_window = 200000\n",
 		servers: []servers.Status{
 			{Name: "a", State: servers.StateConnected}, {Name: "b", State: servers.StateConnected},
 			{Name: "c", State: servers.StateConnected}, {Name: "gh", State: servers.StateNeedsAuth},
 		},
+		replies: []llmtest.Reply{{Calls: []llmtest.Call{{ID: "1", Name: "mcp__a__t0", Args: `{}`}},
+			InputTokens: 61_500, OutputTokens: 500}},
+		call: func(ctx context.Context, _ string, _ json.RawMessage) (*tool.Result, error) {
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return tool.TextResult("done"), nil
+		},
 	}
 	for i := range 12 {
-		b.tools = append(b.tools, entry("a", fmt.Sprint("t", i), "", `{}`, nil))
+		b.tools = append(b.tools, entry("a", fmt.Sprint("t", i), "", `{}`, &sdk.ToolAnnotations{ReadOnlyHint: true}))
 	}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		b.mu.Lock()
-		b.ctxState = agent.ContextState{Window: 200_000, WindowKnown: true, Used: 62_000}
-		b.costs = []agent.ModelUsage{{Provider: "anthropic", Model: "claude-sonnet-4-6", Calls: 1, Priced: true, Cost: 0.1234}}
-		b.mu.Unlock()
-		emit(agent.Usage{InputTokens: 62_000, OutputTokens: 500})
-		select {
-		case <-ctx.Done():
-		case <-release:
-		}
-		return nil
-	}
-	t.Cleanup(func() { close(release) })
 	h := start(t, b)
+	t.Cleanup(func() { close(release) }) // before the App and the model close
 	h.enterLine("go on")
 	h.waitFor("31% of 200k", "working")
-	words := map[string]bool{}
-	for _, w := range strings.Fields("otter · anthropic/claude-sonnet-4-6 3/4 servers 12 tools 1 need login working · esc cancels 31% of 200k · $0.1234") {
+	b.waitDid("call mcp__a__t0 {}")
+	// The bar's words: its parts, with the count of the tools offered
+	// (the built-ins too) and the cost of the call as the core has them.
+	var cost float64
+	priced := false
+	for _, c := range b.conv.Costs() {
+		if c.Priced {
+			cost, priced = cost+c.Cost, true
+		}
+	}
+	if !priced {
+		t.Fatalf("the call of %s/%s has no price: %+v", b.provider.Name, b.provider.Model, b.conv.Costs())
+	}
+	parts := []string{"otter", "anthropic/claude-sonnet-4-6", "3/4 servers", fmt.Sprintf("%d tools", len(b.app.ToolEntries())),
+		"1 need login", "working", "esc cancels", "31% of 200k", fmt.Sprintf("$%.4f", cost)}
+	// Wide, the bar has every part.
+	h.tm.Send(tea.WindowSizeMsg{Width: 200, Height: 24})
+	s := h.waitFor(parts[len(parts)-1])
+	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	for _, p := range parts {
+		if bar := lines[len(lines)-1]; !strings.Contains(bar, p) {
+			t.Errorf("at 200 columns the status bar lacks %q: %q", p, bar)
+		}
+	}
+	words := map[string]bool{"·": true}
+	for _, w := range strings.Fields(strings.Join(parts, " ")) {
 		words[w] = true
 	}
 	for _, width := range []int{80, 60} {
@@ -144,21 +171,25 @@ func TestTabCandidatesShowWhole(t *testing.T) {
 // inside that call's block, before its result, in the order it happened.
 func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
 	t.Parallel()
-	var h *harness
-	b := &fakeHost{tools: []tool.Entry{entry("everything", "trigger-elicitation-request", "", `{}`, nil)}}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "t1", Name: "mcp__everything__trigger-elicitation-request", Args: json.RawMessage(`{}`)})
-		r, err := h.ui.Elicit(ctx, ask.Elicitation{Server: "everything", Mode: "form", Message: "What is your name?",
+	// The server's tool asks the person for input while it runs (through
+	// the App's eliciter, as a server's elicitation request does) and
+	// answers with what they gave.
+	b := &fakeHost{
+		tools: []tool.Entry{entry("everything", "trigger-elicitation-request", "", `{}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "t1", Name: "mcp__everything__trigger-elicitation-request", Args: `{}`}}},
+			{Text: []string{"Done."}},
+		},
+	}
+	b.call = func(ctx context.Context, _ string, _ json.RawMessage) (*tool.Result, error) {
+		r, err := b.opts.Eliciter.Elicit(ctx, ask.Elicitation{Server: "everything", Mode: "form", Message: "What is your name?",
 			Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}}}`)})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__everything__trigger-elicitation-request",
-			Result: tool.TextResult(fmt.Sprintf("Thanks, %v.", r.Content["name"])), Elapsed: time.Second})
-		emit(agent.TurnFinished{Text: "Done."})
-		return nil
+		return tool.TextResult(fmt.Sprintf("Thanks, %v.", r.Content["name"])), nil
 	}
-	h = start(t, b)
+	h := start(t, b)
 	h.enterLine("ask me")
 	h.waitFor("What is your name?")
 	h.typeText("Ada")
@@ -175,10 +206,11 @@ func TestElicitationAnsweredDuringACallShowsBeforeItsResult(t *testing.T) {
 func TestFormDescriptionsWrapAtSixtyColumns(t *testing.T) {
 	t.Parallel()
 	desc := "The directory the server may read and write, relative to the project root unless absolute"
-	h := start(t, &fakeHost{})
+	b := &fakeHost{}
+	h := start(t, b)
 	h.waitFor("/help")
 	go func() {
-		_, _ = h.ui.Elicit(context.Background(), ask.Elicitation{Server: "s", Message: "Where?", Mode: "form",
+		_, _ = b.opts.Eliciter.Elicit(context.Background(), ask.Elicitation{Server: "s", Message: "Where?", Mode: "form",
 			Schema: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string","title":"Directory","description":"` + desc + `"}}}`)})
 	}()
 	h.waitFor("Where?", "Directory", "unless absolute")
@@ -201,10 +233,27 @@ func TestFormDescriptionsWrapAtSixtyColumns(t *testing.T) {
 func TestTrustPromptWrapsPathsWhole(t *testing.T) {
 	t.Parallel()
 	long := "/home/someone/src/github.com/example-org/mcp-servers/packages/filesystem-server/dist/bin/server.js"
-	b := &fakeHost{trust: &TrustRequest{
-		Dir:     "/home/someone/src/github.com/example-org/a-project-with-a-long-name",
-		Servers: []string{"fs: node " + long + " --root /tmp (in sub; env TOKEN)", "short: ./run --stdio"},
-	}}
+	// An untrusted project whose configuration runs two servers.
+	dir := filepath.Join(t.TempDir(), "src", "github.com", "example-org", "a-project-with-a-long-name")
+	if err := os.MkdirAll(filepath.Join(dir, config.ProjectDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	project := fmt.Sprintf(`[[mcp.servers]]
+name = "fs"
+command = "node"
+args = [%q, "--root", "/tmp"]
+cwd = "sub"
+env = { TOKEN = "x" }
+
+[[mcp.servers]]
+name = "short"
+command = "./run"
+args = ["--stdio"]
+`, long)
+	if err := os.WriteFile(filepath.Join(dir, config.ProjectDirName, config.ProjectConfigName), []byte(project), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &fakeHost{workDir: dir}
 	h := start(t, b)
 	h.waitFor("Trust this directory?") // after the first size, which would undo the one below
 	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
@@ -215,7 +264,7 @@ func TestTrustPromptWrapsPathsWhole(t *testing.T) {
 		if top := strings.SplitN(s, "\n", 2)[0]; ansi.StringWidth(top) <= 60 || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		h.nextChange()
 	}
 	// The box's text, without its border.
 	var lines []string
@@ -269,7 +318,7 @@ func TestPlaceholderFitsWhole(t *testing.T) {
 				}
 				break
 			}
-			time.Sleep(20 * time.Millisecond)
+			h.nextChange()
 		}
 		if !strings.HasSuffix(line, tc.want) {
 			t.Errorf("at %d columns the input's hint reads %q, want it to end %q", tc.width, line, tc.want)
@@ -323,10 +372,10 @@ func TestToolSchemaWrapsAtSixtyColumns(t *testing.T) {
 	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 40})
-	h.enterLine("/mcp tools")
+	h.enterLine("/mcp tools memory") // the built-ins are listed too, first
 	h.waitFor("type to filter")
 	h.press("enter")
-	s := h.waitFor("input schema:", `"required"`)
+	s := h.waitFor("add_observations", "input schema:", `"required"`)
 	flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ").Replace(s)), " ")
 	if !strings.Contains(flat, "associated with the entity, each a sentence") {
 		t.Errorf("the description is cut:\n%s", s)
@@ -347,14 +396,17 @@ func TestKeysWrapBetweenKeysAtSixtyColumns(t *testing.T) {
 		args[fmt.Sprintf("key%02d", i)] = fmt.Sprintf("value %d", i)
 	}
 	raw, _ := json.Marshal(args)
-	var h *harness
-	b := &fakeHost{servers: []servers.Status{{Name: "fs", Transport: "stdio", State: servers.StateConnected}}}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
-		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})
-		return err
+	// The model calls fs's write_file, which is not read-only: the agent
+	// asks. (Not destructive either: at 60 columns "may modify or delete
+	// data" on the title line would cut the line count of the arguments'
+	// view, which this test waits for.)
+	notDestructive := false
+	b := &fakeHost{
+		servers: []servers.Status{{Name: "fs", Transport: "stdio", State: servers.StateConnected}},
+		tools:   []tool.Entry{entry("fs", "write_file", "Write a file", `{}`, &sdk.ToolAnnotations{DestructiveHint: &notDestructive})},
+		replies: []llmtest.Reply{{Calls: []llmtest.Call{{ID: "1", Name: "mcp__fs__write_file", Args: string(raw)}}}},
 	}
-	h = start(t, b)
+	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 30})
 	checkKeys := func(s string, keys ...string) {

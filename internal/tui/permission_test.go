@@ -1,20 +1,54 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/tool"
 )
+
+// permissionWriteHost is a fake Part whose server fs has write_file, a tool
+// that is not read-only (so the agent asks before it runs), and a model
+// that first says text (if any) and calls it with args.
+func permissionWriteHost(text string, args []byte) *fakeHost {
+	first := llmtest.Reply{Calls: []llmtest.Call{{ID: "1", Name: "mcp__fs__write_file", Args: string(args)}}}
+	if text != "" {
+		first.Text = []string{text}
+	}
+	return &fakeHost{
+		tools:   []tool.Entry{entry("fs", "write_file", "Write a file", `{}`, nil)},
+		replies: []llmtest.Reply{first},
+	}
+}
+
+// permissionDenialSent reports whether the model was told that the person
+// denied write_file, as the result of call 1; results are the tool
+// results the model was sent, for the test's message.
+func permissionDenialSent(b *fakeHost) (ok bool, results []llmtest.ToolResult) {
+	for _, r := range b.model.Requests() {
+		for _, res := range r.LastToolResults() {
+			results = append(results, res)
+			if res.CallID == "1" && res.IsError && strings.Contains(res.Text, "the user denied permission to run mcp__fs__write_file") {
+				ok = true
+			}
+		}
+	}
+	return ok, results
+}
 
 // The permission prompt is a panel at the bottom: the chat stays in view
 // above it, it says which answer Enter gives, ctrl+o shows every argument,
@@ -27,27 +61,15 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 		args[fmt.Sprintf("key%02d", i)] = fmt.Sprintf("value %d", i)
 	}
 	raw, _ := json.Marshal(args)
-	var h *harness
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.TextDelta{Text: "I will write the file now."})
-		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
-		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs",
-			Arguments: raw, SaveTo: "~/.config/otter/config.toml"})
-		if err != nil {
-			return err
-		}
-		if d == ask.Deny {
-			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__write_file",
-				Err: fmt.Errorf("%w: the user denied permission to run mcp__fs__write_file", agent.ErrDenied)})
-		}
-		emit(agent.TurnFinished{Text: "I will write the file now."})
-		return nil
-	}
-	h = start(t, b)
+	b := permissionWriteHost("I will write the file now.", raw)
+	b.replies = append(b.replies, llmtest.Reply{Text: []string{"I will not write it."}})
+	h := start(t, b)
+	// Where the agent saves an "Always allow" (the core's answer, which the
+	// panel names).
+	_, saveTo := config.PermissionsFile(b.app.WorkDir)
 	h.enterLine("write the config")
 	s := h.waitFor("Allow mcp__fs__write_file?", "› write the config", "I will write the file now.",
-		"enter: Allow once (default)", "Always allow (saved to ~/.config/otter/config.toml)", "ctrl+o all arguments", "key06", "Deny")
+		"enter: Allow once (default)", "Always allow (saved to "+saveTo+")", "ctrl+o all arguments", "key06", "Deny")
 	if strings.Contains(s, "key11") {
 		t.Errorf("the collapsed prompt shows every argument:\n%s", s)
 	}
@@ -81,32 +103,60 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 	if strings.Contains(s, "denied mcp__fs__write_file") {
 		t.Errorf("the denial is said twice, on the call's line and in a notice:\n%s", s)
 	}
+	if b.did("call mcp__fs__write_file " + string(raw)) {
+		t.Error("the denied call ran")
+	}
+	h.waitFor("I will not write it.") // the model's answer to the denial
+	if ok, results := permissionDenialSent(b); !ok {
+		t.Errorf("the model was not told of the denial; the tool results it got: %+v", results)
+	}
 }
 
 // The sampling prompt defaults to Allow, as the permission prompt does,
 // and says so; Esc denies.
 func TestSamplingPromptDefaultIsAllow(t *testing.T) {
 	t.Parallel()
-	h := start(t, &fakeHost{})
+	b := &fakeHost{}
+	h := start(t, b)
 	h.waitFor("/help")
-	done := make(chan bool, 1)
+	// A server's sampling/createMessage reaches the App's sampler (what
+	// it handed the MCP client manager), which asks the UI.
+	sample := b.opts.Sampler
+	if sample == nil {
+		t.Fatal("the App offers servers no sampling")
+	}
+	type answer struct {
+		res *sdk.CreateMessageResult
+		err error
+	}
+	done := make(chan answer, 1)
 	ask := func() {
 		go func() {
-			ok, _ := h.ui.ApproveSampling(context.Background(), ask.Sampling{Server: "everything", Messages: []string{"Summarise"}, MaxTokens: 10})
-			done <- ok
+			res, err := sample(context.Background(), "everything", &sdk.CreateMessageParams{
+				Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Summarise"}}},
+				MaxTokens: 10,
+			})
+			done <- answer{res, err}
 		}()
 	}
 	ask()
 	h.waitFor("Allow this sampling request?", "enter: Allow (default)")
 	h.press("enter")
-	if ok := recv(t, done, "sampling reply"); !ok {
-		t.Error("enter did not allow the sampling request")
+	if a := recv(t, done, "sampling reply"); a.err != nil || a.res == nil {
+		t.Errorf("enter did not allow the sampling request: %v", a.err)
 	}
+	if !b.did("send Summarise") {
+		t.Errorf("the allowed sampling request did not reach the model; it got %q", b.sent())
+	}
+	asked := len(b.model.Requests())
 	ask()
 	h.waitFor("Allow this sampling request?")
 	h.press("esc")
-	if ok := recv(t, done, "sampling reply"); ok {
-		t.Error("esc allowed the sampling request")
+	if a := recv(t, done, "sampling reply"); !errors.Is(a.err, agent.ErrSamplingDeclined) {
+		t.Errorf("esc allowed the sampling request: %+v, %v", a.res, a.err)
+	}
+	if n := len(b.model.Requests()); n != asked {
+		t.Errorf("the declined sampling request reached the model (%d requests, want %d)", n, asked)
 	}
 }
 
@@ -116,47 +166,61 @@ func TestSamplingPromptDefaultIsAllow(t *testing.T) {
 // the panel takes keys as usual.
 func TestPermissionPanelDoesNotTakeKeysMidSentence(t *testing.T) {
 	t.Parallel()
-	var h *harness
-	gate := make(chan struct{})
-	decided := make(chan ask.PermissionDecision, 1)
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		if text != "write it" {
-			return nil
+	// A PreToolUse hook holds the question back until the test opens its
+	// gate (a FIFO the hook reads): the call's line shows, the person
+	// starts typing, and then the panel pops up.
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := `{"path":"/tmp/x"}`
+	b := permissionWriteHost("", []byte(args))
+	b.config = fmt.Sprintf("[[hooks.PreToolUse]]\nmatcher = \"mcp__fs__write_file\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = %q\n",
+		fmt.Sprintf("read -r line < '%s'; exit 0", gate))
+	open := func() {
+		opened := make(chan error, 1)
+		go func() {
+			f, err := os.OpenFile(gate, os.O_WRONLY, 0) // once the hook reads it
+			if err == nil {
+				_, err = f.WriteString("go\n")
+				f.Close()
+			}
+			opened <- err
+		}()
+		if err := recv(t, opened, "the PreToolUse hook did not read its gate"); err != nil {
+			t.Fatal(err)
 		}
-		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: json.RawMessage(`{"path":"/tmp/x"}`)})
-		<-gate
-		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: json.RawMessage(`{"path":"/tmp/x"}`)})
-		decided <- d
-		return err
 	}
 	// The person types at human speed whatever the machine's load: the
 	// clock moves only when they pause.
 	clock := &fakeClock{}
-	h = startModel(t, b, b, func(m *model) { m.now = clock.now })
+	h := startModel(t, b, func(m *model) { m.now = clock.now })
 	h.enterLine("write it")
 	h.waitFor("mcp__fs__write_file")
 	h.typeText("ok just")
 	h.waitFor("› ok just")
-	close(gate)
+	open()
 	h.waitFor("Allow mcp__fs__write_file?")
 	h.typeText(" do it")
 	h.press("enter")
-	h.waitFor("queued › ok just do it")
-	select {
-	case d := <-decided:
-		t.Fatalf("the Enter that ended the sentence answered the permission panel: %v", d)
-	case <-time.After(200 * time.Millisecond):
+	// The Enter went into the message: it is queued, and the panel is
+	// still there, unanswered.
+	s := h.waitFor("queued › ok just do it")
+	if !strings.Contains(s, "Allow mcp__fs__write_file?") || b.did("call mcp__fs__write_file "+args) || len(b.model.Requests()) != 1 {
+		t.Fatalf("the Enter that ended the sentence answered the permission panel:\n%s", s)
 	}
 	clock.advance(typingPause + time.Millisecond)
 	h.press("down", "down", "down", "enter") // after a pause: Deny
-	select {
-	case d := <-decided:
-		if d != ask.Deny {
-			t.Errorf("the panel's answer = %v, want Deny", d)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the panel did not take keys after the person stopped typing")
+	h.waitFor("✗ denied")
+	h.waitGone("Allow mcp__fs__write_file?")
+	if b.did("call mcp__fs__write_file " + args) {
+		t.Error("the panel's answer ran the call, want Deny")
+	}
+	if !b.waitDid("send ok just do it") {
+		t.Errorf("the queued message was not sent after the turn; the model got %q", b.sent())
+	}
+	if ok, results := permissionDenialSent(b); !ok {
+		t.Errorf("the panel's answer was not Deny: the model was not told of a denial; the tool results it got: %+v", results)
 	}
 }
 
@@ -170,14 +234,8 @@ func TestPermissionPanelShowsALongValueWhole(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("line %02d of the file", i))
 	}
 	raw, _ := json.Marshal(map[string]string{"path": "/tmp/qa/notes.txt", "content": strings.Join(lines, "\n")})
-	var h *harness
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__write_file", Args: raw})
-		_, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__write_file", Server: "fs", Arguments: raw})
-		return err
-	}
-	h = start(t, b)
+	b := permissionWriteHost("", raw)
+	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.enterLine("write the notes")

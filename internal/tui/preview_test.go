@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -8,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/otter-sh/otter/internal/agent"
+	"github.com/charmbracelet/x/ansi"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -29,12 +30,18 @@ func TestBuiltinResultPreviewsItsData(t *testing.T) {
   "metadata": {"request_id": "r1"},
   "errors": []
 }`
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "1", Name: "scrape_page", Args: json.RawMessage(`{"url":"https://example.com"}`)})
-		emit(agent.ToolCallFinished{ID: "1", Name: "scrape_page", Result: tool.TextResult(envelope)})
-		emit(agent.TurnFinished{Text: "done"})
-		return nil
+	// The model calls a tool that answers with the built-ins' envelope
+	// (webdata's: id, tool, timestamp … result); it is read-only, so no
+	// permission prompt comes first.
+	b := &fakeHost{
+		tools: []tool.Entry{entry("web", "scrape_page", "Scrape a page", `{}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "1", Name: "mcp__web__scrape_page", Args: `{"url":"https://example.com"}`}}},
+			{Text: []string{"done"}},
+		},
+		call: func(context.Context, string, json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult(envelope), nil
+		},
 	}
 	h := start(t, b)
 	h.enterLine("scrape it")
@@ -44,15 +51,18 @@ func TestBuiltinResultPreviewsItsData(t *testing.T) {
 	}
 	h.press("ctrl+o")
 	h.waitFor(`"timestamp": "2026-11-25T12:00:00Z"`, `"request_id": "r1"`)
+	if !b.did(`call mcp__web__scrape_page {"url":"https://example.com"}`) {
+		t.Errorf("the tool was not called with the model's arguments: %v", b.actions)
+	}
 }
 
 // /image N past the only image says there is one, not "images 1 to 1".
 func TestImageOutOfRangeWithOneImage(t *testing.T) {
 	t.Parallel()
-	m := newModel(New(Options{}), &fakeHost{})
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.shown = []*toolImage{{}}
 	m.command("/image 3")
-	s := screenOf(m)
+	s := ansi.Strip(m.render())
 	if !strings.Contains(s, "no image 3: this conversation has one image: /image 1") || strings.Contains(s, "1 to 1") {
 		t.Errorf("the notice is not about the one image:\n%s", s)
 	}

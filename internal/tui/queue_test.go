@@ -1,36 +1,72 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/otter-sh/otter/internal/agent"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/otter-sh/otter/internal/llm/llmtest"
+	"github.com/otter-sh/otter/internal/servers"
 )
+
+// queueEcho has b's model answer each message with prefix and the
+// message's first line, holding the answer open after its text until the
+// channel hold gives for that line is closed (or the turn is canceled).
+// Call it after start, before the first message.
+func queueEcho(b *fakeHost, prefix string, hold func(line string) <-chan struct{}) {
+	b.model.Respond = func(r llmtest.Request) llmtest.Reply {
+		line := ""
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if r.Messages[i].Role == "user" {
+				line, _, _ = strings.Cut(r.Messages[i].Text, "\n")
+				break
+			}
+		}
+		return llmtest.Reply{Text: []string{prefix + line}, Hold: hold(line)}
+	}
+}
+
+// queueHeld is a hold that lasts until the test ends: a turn that stays
+// busy until Esc, ctrl+c or /clear cancels it. (Closed before the App and
+// the model server close, so that a turn still running lets them.)
+func queueHeld(t *testing.T) <-chan struct{} {
+	ch := make(chan struct{})
+	t.Cleanup(func() { close(ch) })
+	return ch
+}
+
+// queueWaitWords waits until the screen shows words, wherever its lines
+// wrap them.
+func queueWaitWords(h *harness, words string) string {
+	h.t.Helper()
+	var s string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); h.nextChange() {
+		if s = h.screen(); strings.Contains(strings.Join(strings.Fields(s), " "), words) {
+			return s
+		}
+	}
+	h.t.Fatalf("the screen never showed %q; last screen:\n%s", words, s)
+	return ""
+}
 
 // A message typed while the agent works waits in a queue, shown above the
 // input, and goes out when the turn ends; ↑ takes it back to edit, Esc
 // clears the queue before it cancels the turn.
 func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{}, 4)
 	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.TextDelta{Text: "answer to " + text})
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		emit(agent.TurnFinished{Text: "answer to " + text})
-		return nil
-	}
 	h := start(t, b)
+	release, held := make(chan struct{}), queueHeld(t)
+	queueEcho(b, "answer to ", func(line string) <-chan struct{} {
+		if line == "first" {
+			return release
+		}
+		return held
+	})
 	h.enterLine("first")
 	h.waitFor("answer to first")
 	h.enterLine("second")
@@ -44,11 +80,11 @@ func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 	h.typeText(" edited")
 	h.press("enter")
 	h.waitFor("queued › second edited")
-	release <- struct{}{}
+	close(release)
 	h.waitFor("› second edited", "answer to second edited")
 	h.waitGone("queued ›")
 	if !b.did("send second edited") || b.did("send second") {
-		t.Errorf("the queued message was not sent once, as edited; actions %v", b.actions)
+		t.Errorf("the queued message was not sent once, as edited; the model got %q", b.sent())
 	}
 
 	// Esc: first the queue goes, then the turn is canceled.
@@ -60,9 +96,11 @@ func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 	h.waitFor("working")
 	h.press("esc")
 	h.waitFor("canceled")
-	h.waitGone("working")
-	if b.did("send third") {
-		t.Errorf("a cleared queued message was sent; actions %v", b.actions)
+	s = h.waitGone("working")
+	// Once the turn is over a queued message would be on its way (shown
+	// as sent at once): the cleared one is not.
+	if strings.Contains(s, "› third") || b.did("send third") {
+		t.Errorf("a cleared queued message was sent; the model got %q:\n%s", b.sent(), s)
 	}
 }
 
@@ -70,52 +108,63 @@ func TestMessagesTypedWhileWorkingAreQueued(t *testing.T) {
 // each.
 func TestRetriesShowOnOneUpdatingLine(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		for i := 1; i <= 4; i++ {
-			emit(agent.Retrying{Attempt: i, Delay: time.Duration(i) * time.Second, Err: fmt.Errorf("HTTP 503 Service Unavailable")})
-		}
-		<-release
-		emit(agent.TurnFinished{Err: errors.New("the provider is down")})
-		return nil
+	// The provider answers 503 five times: the SDK retries four times,
+	// each announced (agent.Retrying), waiting what retry-after-ms says;
+	// then the turn fails.
+	retry := func(ms string) llmtest.Reply {
+		return llmtest.Reply{Status: 503, Message: "Service Unavailable", Header: map[string]string{"retry-after-ms": ms}}
 	}
+	b := &fakeHost{replies: []llmtest.Reply{retry("1"), retry("1"), retry("1"), retry("4000"),
+		{Status: 503, Message: "the provider is down"}}}
 	h := start(t, b)
 	h.enterLine("hello")
 	s := h.waitFor("retrying in 4.0s (attempt 4)")
 	if n := strings.Count(s, "the model call failed"); n != 1 {
 		t.Errorf("%d retry notices, want one line:\n%s", n, s)
 	}
-	close(release)
-	h.waitFor("the provider is down")
+	s = queueWaitWords(h, "the provider is down") // the error's last line: its text wraps
+	if n := strings.Count(s, "the model call failed"); n != 1 {
+		t.Errorf("after the failure, %d retry notices, want one line:\n%s", n, s)
+	}
+	if n := len(b.model.Requests()); n != 5 {
+		t.Errorf("the model was asked %d times, want 5 (the first call and four retries)", n)
+	}
 }
 
 // /clear while otter works cancels the turn and has the core forget the
-// conversation only once that turn has ended (the agent refuses to be
-// reset mid-turn), not before and not never.
+// conversation only once that turn has ended (forgotten mid-turn, the
+// ending turn would put the answer it cut back into the conversation), not
+// before and not never.
 func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
 	t.Parallel()
 	b := &fakeHost{}
-	ended := make(chan struct{})
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.TextDelta{Text: "thinking about " + text})
-		<-ctx.Done()
-		b.record("turn ended")
-		close(ended)
-		return ctx.Err()
-	}
 	h := start(t, b)
+	held := queueHeld(t)
+	queueEcho(b, "thinking about ", func(string) <-chan struct{} { return held })
 	h.enterLine("otters")
 	h.waitFor("thinking about otters")
 	h.enterLine("/clear")
-	<-ended
 	h.waitFor("conversation cleared")
-	b.waitDid("reset")
-	b.mu.Lock()
-	actions := strings.Join(b.actions, ", ")
-	b.mu.Unlock()
-	if !strings.Contains(actions, "turn ended, reset") {
-		t.Errorf("the conversation was not forgotten after the turn ended: %s", actions)
+	h.waitGone("working") // the canceled turn ended
+	// Not never: the core forgets the conversation once the turn is over.
+	for deadline := time.Now().Add(20 * time.Second); len(b.conv.Messages()) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the conversation was not forgotten after the turn ended: %+v", b.conv.Messages())
+		}
+		h.nextChange()
+	}
+	// Not before: forgotten mid-turn, the canceled turn's message and the
+	// answer it cut would be what the next message continues.
+	queueEcho(b, "answer to ", func(string) <-chan struct{} { return nil })
+	h.enterLine("again")
+	h.waitFor("answer to again")
+	reqs := b.model.Requests()
+	last := reqs[len(reqs)-1]
+	if len(last.Messages) != 1 || last.Messages[0].Text != "again" {
+		t.Errorf("the message after /clear went with more than itself: %+v", last.Messages)
+	}
+	if s := h.screen(); strings.Contains(s, "cleared here, but") {
+		t.Errorf("forgetting the conversation failed:\n%s", s)
 	}
 }
 
@@ -125,12 +174,9 @@ func TestClearWhileWorkingForgetsAfterTheTurn(t *testing.T) {
 func TestCtrlCStopsTheQueueAndItsWarningExpires(t *testing.T) {
 	t.Parallel()
 	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.TextDelta{Text: "answering " + text})
-		<-ctx.Done()
-		return ctx.Err()
-	}
 	h := start(t, b)
+	held := queueHeld(t)
+	queueEcho(b, "answering ", func(string) <-chan struct{} { return held })
 	h.enterLine("first")
 	h.waitFor("answering first")
 	h.enterLine("second")
@@ -138,9 +184,10 @@ func TestCtrlCStopsTheQueueAndItsWarningExpires(t *testing.T) {
 	h.press("ctrl+c")
 	h.waitFor("press ctrl+c again to quit")
 	h.waitGone("queued › second")
-	time.Sleep(300 * time.Millisecond)
-	if b.did("send second") {
-		t.Error("ctrl+c stopped the answer but the queued message was sent")
+	// Once the stopped turn is over a queued message would be on its way
+	// (shown as sent at once): it is not.
+	if s := h.waitGone("working"); strings.Contains(s, "› second") || b.did("send second") {
+		t.Errorf("ctrl+c stopped the answer but the queued message was sent; the model got %q:\n%s", b.sent(), s)
 	}
 	h.waitGone("press ctrl+c again to quit") // after ctrlCWindow
 	h.enterLine("third")
@@ -156,20 +203,19 @@ func TestCtrlCStopsTheQueueAndItsWarningExpires(t *testing.T) {
 // and Esc cancels the compaction itself.
 func TestCompactIsATurnThatQueuesAndCancels(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{}, 1)
-	canceled := make(chan struct{})
-	b := &fakeHost{}
-	b.compact = func(ctx context.Context, keep string, emit func(agent.Event)) error {
-		select {
-		case <-release:
-			emit(agent.Compacted{Reason: "manual", TokensBefore: 9000, TokensAfter: 3000, Summarized: 4})
-			return nil
-		case <-ctx.Done():
-			close(canceled)
-			return ctx.Err()
-		}
-	}
+	release := make(chan struct{})
+	// A first message long enough that a summary of it is shorter; the
+	// summary (the model call /compact makes) waits for release; the
+	// second /compact's summary waits until Esc.
+	long := strings.Repeat("otters hold hands while they sleep ", 8)
+	b := &fakeHost{replies: []llmtest.Reply{
+		{Text: []string{"noted"}},
+		{Text: []string{"Otters", " sleep holding hands."}, Hold: release},
+	}}
 	h := start(t, b)
+	held := queueHeld(t)
+	h.enterLine(long)
+	h.waitFor("noted")
 	h.enterLine("/compact")
 	h.waitFor("compacting the conversation…", "working", "esc cancels")
 	h.enterLine("during compact")
@@ -177,53 +223,76 @@ func TestCompactIsATurnThatQueuesAndCancels(t *testing.T) {
 	if strings.Contains(s, "still working") || b.did("send during compact") {
 		t.Fatalf("the message typed during /compact was not queued:\n%s", s)
 	}
-	release <- struct{}{}
+	close(release)
 	h.waitFor("compacted the conversation because you asked", "› during compact")
 	if !b.waitDid("send during compact") {
-		t.Fatalf("the queued message was not sent after /compact: %v", b.actions)
+		t.Fatalf("the queued message was not sent after /compact; the model got %q", b.sent())
 	}
 	h.waitGone("queued ›")
+	h.waitGone("working") // its answer ("ok") is in
+	before := len(b.conv.Messages())
 
+	asked := len(b.model.Requests())
+	b.model.Push(llmtest.Reply{Text: []string{"A summary"}, Hold: held})
 	h.enterLine("/compact again")
 	h.waitFor("working")
+	for deadline := time.Now().Add(20 * time.Second); len(b.model.Requests()) == asked; { // the summary is being written
+		if time.Now().After(deadline) {
+			t.Fatal("the second /compact asked the model for no summary")
+		}
+		h.nextChange()
+	}
 	h.press("esc")
-	recv(t, canceled, "Esc did not cancel /compact's context")
-	h.waitFor("canceled")
+	s = h.waitFor("canceled")
 	h.waitGone("esc cancels")
+	if n := strings.Count(s, "compacted the conversation"); n != 1 || len(b.conv.Messages()) != before {
+		t.Errorf("Esc did not cancel /compact: %d compaction notices, %d messages (was %d):\n%s", n, len(b.conv.Messages()), before, s)
+	}
 }
 
 // A message whose @-attachment cannot be read is not sent: the error says
 // what failed, and the text comes back into the input to fix and resend.
 func TestMessageNotSentComesBackToTheInput(t *testing.T) {
 	t.Parallel()
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		if strings.Contains(text, "{resourceId}") {
-			return fmt.Errorf("%w: could not read @everything:demo://resource/dynamic/blob/{resourceId}: resource not found", ErrNotSent)
-		}
-		emit(agent.TurnFinished{Text: "answered: " + text})
-		return nil
+	b := &fakeHost{
+		servers: []servers.Status{{Name: "everything", State: servers.StateConnected}},
+		read: func(_ context.Context, _, uri string) (*sdk.ReadResourceResult, error) {
+			if strings.Contains(uri, "{resourceId}") {
+				return nil, errors.New("resource not found")
+			}
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "blob 1"}}}, nil
+		},
 	}
 	h := start(t, b)
+	queueEcho(b, "answered: ", func(string) <-chan struct{} { return nil })
 	h.enterLine("@everything:demo://resource/dynamic/blob/{resourceId}  what is this")
 	h.waitFor("could not read @everything:demo://resource/dynamic/blob/{resourceId}:", "resource not found", "back in the input")
-	// The text is in the input: Enter alone sends it again.
+	// The text is in the input: Enter alone sends it again — the core
+	// tries the same mention again, and again nothing reaches the model.
 	h.press("enter")
-	sent := "send @everything:demo://resource/dynamic/blob/{resourceId}  what is this"
+	tried := "read everything demo://resource/dynamic/blob/{resourceId}"
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		b.mu.Lock()
-		n := len(b.actions)
-		again := n == 2 && b.actions[1] == sent
+		n := 0
+		for _, a := range b.actions {
+			if a == tried {
+				n++
+			}
+		}
+		actions := strings.Join(b.actions, ", ")
 		b.mu.Unlock()
-		if again {
+		if n == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Enter on the given-back input did not send the same text again: %v", b.actions)
+			t.Fatalf("Enter on the given-back input did not send the same text again: %s", actions)
 		}
-		time.Sleep(10 * time.Millisecond)
+		h.nextChange()
 	}
 	h.waitFor("back in the input")
+	if n := len(b.model.Requests()); n != 0 {
+		t.Errorf("a message whose attachment could not be read reached the model (%d requests)", n)
+	}
 	// Fixed in the input, it is sent.
 	for range len("{resourceId}  what is this") {
 		h.press("backspace")
@@ -231,4 +300,7 @@ func TestMessageNotSentComesBackToTheInput(t *testing.T) {
 	h.typeText("1 what is this")
 	h.press("enter")
 	h.waitFor("answered: @everything:demo://resource/dynamic/blob/1 what is this")
+	if sent := b.sent(); len(sent) != 1 || !strings.Contains(sent[0], "blob 1") {
+		t.Errorf("the fixed message did not go with its attachment: %q", sent)
+	}
 }

@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -47,7 +45,7 @@ func TestResourcePreviewDrawsImages(t *testing.T) {
 		{URI: "demo://logo.png", MIMEType: "image/png", Blob: data},
 	}}
 	model := func(env func(string) (string, bool)) *model {
-		m := newModel(New(Options{ImageDir: t.TempDir(), LookupEnv: env}), &fakeHost{provider: Provider{Name: "fake", Model: "m"}})
+		m := newTestModel(t, &fakeHost{provider: Provider{Name: "fake", Model: "m"}}, Options{ImageDir: t.TempDir(), LookupEnv: env})
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 		return m
 	}
