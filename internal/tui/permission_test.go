@@ -16,7 +16,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -66,7 +65,7 @@ func TestPermissionPanelKeepsTheChatVisible(t *testing.T) {
 	h := start(t, b)
 	// Where the agent saves an "Always allow" (the core's answer, which the
 	// panel names).
-	_, saveTo := config.PermissionsFile(b.app.WorkDir)
+	_, saveTo := b.app.Paths.PermissionsFile(b.app.WorkDir)
 	h.enterLine("write the config")
 	s := h.waitFor("Allow mcp__fs__write_file?", "› write the config", "I will write the file now.",
 		"enter: Allow once (default)", "Always allow (saved to "+saveTo+")", "ctrl+o all arguments", "key06", "Deny")
