@@ -50,6 +50,9 @@ type fakeHost struct {
 	// listed are the models the provider's API lists.
 	listed []string
 	config string // more config.toml, appended
+	// agentConfig is more of the [agent] table ("tool_search = …\n"),
+	// with a provider configured.
+	agentConfig string
 	// providerConfig is more of the provider's table ([providers.NAME]),
 	// e.g. "context_window = 200000\n".
 	providerConfig string
@@ -89,7 +92,9 @@ func (f *fakeHost) registerTools() {
 		if _, ok := byServer[srv]; !ok {
 			order = append(order, srv)
 		}
-		byServer[srv] = append(byServer[srv], fakeTool{f: f, info: e.Info})
+		// A pointer: the tool set compares tools with ==, and an Info holds
+		// slices.
+		byServer[srv] = append(byServer[srv], &fakeTool{f: f, info: e.Info})
 	}
 	f.mu.Unlock()
 	if set == nil {
@@ -107,9 +112,9 @@ type fakeTool struct {
 	info tool.Info
 }
 
-func (t fakeTool) Info() tool.Info { return t.info }
+func (t *fakeTool) Info() tool.Info { return t.info }
 
-func (t fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+func (t *fakeTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	name := toolname.Qualified(t.info.Server, t.info.Name)
 	t.f.record("call " + name + " " + string(args))
 	if t.f.call != nil {
@@ -308,10 +313,16 @@ func (f *fakeHost) build(t testing.TB, u *UI) *app.Conversation {
 	f.model.Respond = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"ok"}} }
 	cfg := ""
 	if f.provider.Help == "" {
-		cfg = fmt.Sprintf("[agent]\nprovider = %q\nmodel = %q\n[providers.%s]\ntype = %q\nbase_url = %q\napi_key = \"k\"\n",
-			f.provider.Name, f.provider.Model, f.provider.Name, string(kind), f.model.URL) + f.providerConfig
+		cfg = fmt.Sprintf("[agent]\nprovider = %q\nmodel = %q\n%s[providers.%s]\ntype = %q\nbase_url = %q\napi_key = \"k\"\n%s",
+			f.provider.Name, f.provider.Model, f.agentConfig, f.provider.Name, string(kind), f.model.URL, f.providerConfig)
 	}
-	dir := t.TempDir()
+	// A short directory, as ~/.config/otter is: the panels that name a
+	// config file keep their size (t.TempDir's names are long).
+	dir, err := os.MkdirTemp("", "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	paths := config.Paths{ConfigDir: filepath.Join(dir, "config"), DataDir: filepath.Join(dir, "data"),
 		StateDir: filepath.Join(dir, "state"), CacheDir: filepath.Join(dir, "cache")}
 	if err := os.MkdirAll(paths.ConfigDir, 0o755); err != nil {

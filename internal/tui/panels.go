@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/otter-sh/otter/internal/app"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/termtext"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -127,7 +126,7 @@ func (p *mcpPanel) view(width, height int) string {
 	var b strings.Builder
 	b.WriteString(st.title.Render("MCP servers") + st.dim.Render(fmt.Sprintf("  %d/%d connected · %d tools", connected, len(servers), len(m.tools))) + "\n")
 	if len(servers) == 0 {
-		b.WriteString("\nNo MCP servers are configured. Add one to " + config.DefaultPaths().ShortUserConfigFile() + ":\n\n" +
+		b.WriteString("\nNo MCP servers are configured. Add one to " + m.app.Paths.ShortUserConfigFile() + ":\n\n" +
 			st.dim.Render("  [[mcp.servers]]\n  name = \"everything\"\n  command = \"npx\"\n  args = [\"-y\", \"@modelcontextprotocol/server-everything\"]") +
 			"\n\nor import them: otter mcp import\n")
 		b.WriteString("\n" + st.dim.Render("esc close"))
