@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -64,7 +62,7 @@ func runCmd(c tea.Cmd) []tea.Msg {
 // group move). Before, keys waited at most 150 ms and then went to the
 // field being left, which a loaded machine showed as "MarketingG".
 func TestKeysTypedAfterEnterReachTheNextField(t *testing.T) {
-	m := newModel(New(Options{}), &fakeHost{})
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.width, m.height = 100, 40
 	for _, tc := range []struct {
 		name   string

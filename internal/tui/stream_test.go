@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -17,7 +15,7 @@ import (
 // and what shows mid-stream is what the whole answer shows at the end.
 func TestStreamingRendersCompleteBlocksOnce(t *testing.T) {
 	t.Parallel()
-	m := newModel(New(Options{}), &fakeHost{})
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 60})
 	m.turn = 1
 	answer := "## Plan\n\nFirst a paragraph.\n\n```go\nfunc f() {\n\n\treturn\n}\n```\n\n- one\n- two\n\nThe end of it.\n"

@@ -1,16 +1,12 @@
-//go:build seamwip
-
 package tui
 
 import (
-	"context"
-	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -18,29 +14,44 @@ import (
 // While tools are deferred, /mcp says how many of each server's tools are
 // loaded, /mcp tools marks the deferred ones, and a tool_search call shows
 // its query and every match.
+//
+// The agent defers the MCP tools because their definitions pass its
+// budget (at most agent.DefaultToolBudget tokens): bulk's one tool says far
+// too much. The model loads alpha's a1 by calling it by name, then
+// searches; the matches are what the real search ranks over calc's tools.
 func TestDeferredToolsAreShown(t *testing.T) {
+	t.Parallel()
+	tools := []tool.Entry{
+		entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil),
+		entry("calc", "sum", "Returns the sum of two numbers", `{}`, nil),
+		entry("calc", "mul", "Multiplies two numbers", `{}`, nil),
+		entry("calc", "div", "Divides two numbers", `{}`, nil),
+		entry("calc", "sub", "Subtracts two numbers", `{}`, nil),
+		entry("calc", "mod", "Remainder of a division of two numbers", `{}`, nil),
+		entry("bulk", "everything", strings.Repeat("filler ", 6000), `{}`, nil),
+	}
 	b := &fakeHost{
-		servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3}},
-		tools:   []tool.Entry{entry("alpha", "a1", "", `{}`, nil), entry("alpha", "a2", "", `{}`, nil), entry("alpha", "a3", "", `{}`, nil)},
-		offer:   agent.ToolOffer{Deferring: true, Deferred: map[string]bool{"mcp__alpha__a2": true, "mcp__alpha__a3": true}},
-		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-			emit(agent.ToolCallStarted{ID: "s1", Name: agent.ToolSearchName, Args: json.RawMessage(`{"query":"add two numbers"}`)})
-			matches := []agent.SearchMatch{
-				{Name: "mcp__calc__sum", Server: "calc", Description: "Returns the sum of two numbers"},
-				{Name: "mcp__calc__mul", Server: "calc", Description: "Multiplies"},
-				{Name: "mcp__calc__div", Server: "calc", Description: "Divides"},
-				{Name: "mcp__calc__sub", Server: "calc", Description: "Subtracts"},
-				{Name: "mcp__calc__mod", Server: "calc", Description: "Remainder"},
-			}
-			emit(agent.ToolCallFinished{ID: "s1", Name: agent.ToolSearchName, Result: &tool.Result{
-				Content:           []mcp.Content{&mcp.TextContent{Text: "…"}},
-				StructuredContent: agent.SearchResult{Query: "add two numbers", Matches: matches}}})
-			emit(agent.TurnFinished{Text: "found it"})
-			return nil
+		servers: []servers.Status{
+			{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3},
+			{Name: "calc", Transport: "stdio", State: servers.StateConnected, Tools: 5},
+			{Name: "bulk", Transport: "stdio", State: servers.StateConnected, Tools: 1},
+		},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "c1", Name: "mcp__alpha__a1", Args: "{}"}}},
+			{Text: []string{"used a1"}},
+			{Calls: []llmtest.Call{{ID: "s1", Name: agent.ToolSearchName, Args: `{"query":"add two numbers"}`}}},
+			{Text: []string{"found it"}},
 		},
 	}
-	h := start(t, b)
+	h := startModel(t, b, toolsearchTools(b, tools...))
 	h.waitFor("/help")
+	// A deferred tool called by its exact name runs (a1 is not read-only:
+	// allowed once) and is loaded from then on.
+	h.enterLine("use a1")
+	h.waitFor("Allow mcp__alpha__a1?")
+	h.press("enter")
+	h.waitFor("used a1")
+	h.waitGone("working")
 	h.enterLine("/mcp")
 	h.waitFor("MCP servers", "3 · 1 loaded")
 	h.press("esc")
@@ -54,4 +65,38 @@ func TestDeferredToolsAreShown(t *testing.T) {
 	h.press("esc")
 	h.enterLine("add two numbers")
 	h.waitFor(`tool_search "add two numbers"`, "1. mcp__calc__sum  calc · Returns the sum of two numbers", "5. mcp__calc__mod  calc · Remainder", "found it")
+	reqs := b.model.Requests()
+	if first := reqs[0].Tools; !slices.Contains(first, agent.ToolSearchName) || slices.Contains(first, "mcp__alpha__a1") {
+		t.Errorf("the first request offers %v: want tool_search, the MCP tools deferred", first)
+	}
+	// What the block shows is what the model was sent.
+	if res := reqs[len(reqs)-1].LastToolResults(); len(res) != 1 || !strings.HasPrefix(res[0].Text, "mcp__calc__sum (server calc): Returns the sum of two numbers\n") {
+		t.Errorf("the model got the search result %+v", res)
+	}
+}
+
+// toolsearchTools is a setup for startModel: it registers entries in b's
+// App by server, as the fake host's tools (fakeTool, called through b), and
+// refreshes the model — what fakeHost.registerTools does for b.tools, with
+// each tool a pointer. fakeHost.registerTools hands the tool set fakeTool
+// values, which tool.Set compares (==) with the tools it held when a
+// second server's tools arrive; a fakeTool holds its schema, a slice, and
+// the comparison panics. So tools of more than one server go through here,
+// and b.tools stays empty.
+func toolsearchTools(b *fakeHost, entries ...tool.Entry) func(*model) {
+	return func(m *model) {
+		byServer := map[string][]tool.Tool{}
+		var order []string
+		for _, e := range entries {
+			srv := e.Info.Server
+			if _, ok := byServer[srv]; !ok {
+				order = append(order, srv)
+			}
+			byServer[srv] = append(byServer[srv], &fakeTool{f: b, info: e.Info})
+		}
+		for _, srv := range order {
+			b.opts.Tools.SetServerTools(srv, byServer[srv])
+		}
+		m.refresh()
+	}
 }

@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -36,7 +34,7 @@ func TestToolsFilterKeystroke20000(t *testing.T) {
 	t.Parallel()
 	const keys = "t1999"
 	b := &fakeHost{provider: Provider{Name: "fake", Model: "m"}, tools: manyTools(20_000)}
-	m := newModel(New(Options{}), b)
+	m := newTestModel(t, b, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.refresh()
 	best := make([]time.Duration, len(keys))

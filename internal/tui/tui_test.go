@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -25,39 +23,118 @@ import (
 
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
+// A turn with a tool call: the model's streamed text, the call with its
+// arguments, progress and result, the answer after it, and the tokens the
+// model reported. The forecast waits for the test while it runs: the
+// status bar shows the first model call's tokens then, as the share of the
+// context window they fill, and /cost counts them. The block's duration is
+// the one the agent measured and saved with the session.
 func TestChatTurnWithToolCall(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
 	b := &fakeHost{
-		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-			emit(agent.TextDelta{Text: "Let me check **the "})
-			emit(agent.TextDelta{Text: "forecast**."})
-			emit(agent.ToolCallStarted{ID: "t1", Name: "mcp__wx__forecast", Args: json.RawMessage(`{"city":"Oslo"}`)})
-			emit(agent.ToolProgress{ID: "t1", Progress: tool.Progress{Progress: 1, Total: 2, Message: "fetching"}})
-			emit(agent.ToolCallFinished{ID: "t1", Name: "mcp__wx__forecast", Result: tool.TextResult("Sunny, 21°C\nwind 3 m/s"), Elapsed: 1200 * time.Millisecond})
-			emit(agent.TextDelta{Text: "It is sunny in Oslo."})
-			emit(agent.Usage{InputTokens: 1200, OutputTokens: 340})
-			emit(agent.TurnFinished{Text: "It is sunny in Oslo."})
-			return nil
+		tools: []tool.Entry{entry("wx", "forecast", "The weather in a city", `{"type":"object","properties":{"city":{"type":"string"}}}`,
+			&sdk.ToolAnnotations{ReadOnlyHint: true})},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 2, Message: "fetching"})
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return tool.TextResult("Sunny, 21°C\nwind 3 m/s"), nil
+		},
+		replies: []llmtest.Reply{
+			{Text: []string{"Let me check **the ", "forecast**."}, Calls: []llmtest.Call{{ID: "t1", Name: "mcp__wx__forecast", Args: `{"city":"Oslo"}`}},
+				InputTokens: 1200, OutputTokens: 340},
+			{Text: []string{"It is sunny in Oslo."}},
 		},
 	}
 	h := start(t, b)
 	h.waitFor("/help")
 	h.enterLine("weather in Oslo?")
-	s := h.waitFor("› weather in Oslo?", "Let me check the forecast.", "mcp__wx__forecast", `{"city":"Oslo"}`,
-		"✓", "1.2s", "Sunny, 21°C", "It is sunny in Oslo.", "↑1.2k ↓340 tokens")
-	h.waitGone("working") // the turn ends
+	// 1,200 + 340 tokens of the 8,192 otter assumes for a model it does
+	// not know: 19%.
+	used, window := 1200+340, 8192
+	share := fmt.Sprintf("%d%% of 8.2k?", (used*100+window/2)/window)
+	h.waitFor("› weather in Oslo?", "Let me check the forecast.", "mcp__wx__forecast", `{"city":"Oslo"}`, "fetching", share)
+	close(release)
+	h.waitFor("✓", "Sunny, 21°C", "It is sunny in Oslo.")
+	s := h.waitGone("working") // the turn ends
 	if !b.did("send weather in Oslo?") {
-		t.Errorf("the message did not reach the agent; actions: %v", b.actions)
+		t.Errorf("the message did not reach the model; it got %q", b.sent())
 	}
 	if strings.Count(s, "It is sunny in Oslo.") != 1 {
 		t.Errorf("the streamed final text shows more than once:\n%s", s)
 	}
+	if want := "✓ " + fmtDuration(tuiToolElapsed(t, b, "t1")); !strings.Contains(s, want) {
+		t.Errorf("the tool block does not show %q, the duration the agent measured:\n%s", want, s)
+	}
+	h.enterLine("/cost")
+	tuiWaitWords(h, "tokens and cost in this session", "fake/m1: 2 calls", "input 1.2k", "output 340")
+}
+
+// tuiWaitWords waits until the screen shows every string in want, wherever
+// its lines wrap: white space is left out of the comparison.
+func tuiWaitWords(h *harness, want ...string) string {
+	h.t.Helper()
+	flat := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	deadline := time.Now().Add(20 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		s = h.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(flat(s), flat(w)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return s
+		}
+		h.nextChange()
+	}
+	h.t.Fatalf("the screen never showed %q; last screen:\n%s", want, s)
+	return ""
+}
+
+// tuiToolElapsed is how long the tool call id ran, as the agent measured
+// it and the session saved it.
+func tuiToolElapsed(t *testing.T, b *fakeHost, id string) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	store, err := b.app.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		entries, err := store.Entries(ctx, b.conv.SessionID(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			for _, r := range e.Message.ToolResults {
+				if r.CallID == id && r.Elapsed > 0 {
+					return r.Elapsed
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session holds no result of the tool call %s", id)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestMCPTableFailedAndConnected(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
 		servers: []servers.Status{
 			{Name: "alpha", Transport: "stdio", State: servers.StateConnected, Tools: 3, Calls: 12, Errors: 1, MedianLatency: 42 * time.Millisecond, ServerInfo: "alpha 1.0"},
@@ -87,19 +164,22 @@ func TestMCPTableFailedAndConnected(t *testing.T) {
 	}
 	h.press("esc")
 	h.waitGone("1/2 connected")
-	h.waitFor("1/2 servers · 3 tools")
+	h.waitFor(fmt.Sprintf("1/2 servers · %d tools", len(b.app.ToolEntries()))) // alpha's 3 and otter's built-ins
 }
 
+// /mcp tools lists every tool, otter's built-ins (scrape_page among them)
+// and the servers'; typing filters it by name, Enter shows a tool, and
+// /mcp tools SERVER lists that server's only.
 func TestMCPToolsFilter(t *testing.T) {
+	t.Parallel()
 	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
 	b := &fakeHost{tools: []tool.Entry{
-		entry("", "scrape_page", "Fetch a page and extract data", `{"type":"object"}`, ro),
 		entry("everything", "echo", "Echoes back the input", `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`, ro),
 		entry("everything", "add", "Adds two numbers", `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`, nil),
 	}}
 	h := start(t, b)
 	h.enterLine("/mcp tools")
-	h.waitFor("Tools", "3 shown", "filter: type to filter tool names", "scrape_page", "mcp__everything__echo", "mcp__everything__add")
+	h.waitFor("Tools", fmt.Sprintf("%d shown", len(b.app.ToolEntries())), "filter: type to filter tool names", "scrape_page", "mcp__everything__echo", "mcp__everything__add")
 	h.typeText("ech")
 	s := h.waitFor("1 shown", "mcp__everything__echo")
 	if strings.Contains(s, "mcp__everything__add") || strings.Contains(s, "scrape_page") {
@@ -119,6 +199,7 @@ func TestMCPToolsFilter(t *testing.T) {
 }
 
 func TestMCPReloadShowsAddedServer(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{servers: []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}}}
 	b.reload = func() servers.ReloadDiff {
 		b.mu.Lock()
@@ -137,13 +218,12 @@ func TestMCPReloadShowsAddedServer(t *testing.T) {
 	h.ui.Notify(Reloaded{Diff: servers.ReloadDiff{Changed: []string{"alpha"}}, Auto: true})
 	h.waitFor("config changed on disk; reloaded: changed alpha")
 
-	// A reload that changes only [agent] or [providers] says so.
+	// A reload that changes only [agent] or [providers] says so: the
+	// config file now names another provider and model.
 	b.reload = func() servers.ReloadDiff {
-		b.mu.Lock()
-		b.provider = Provider{Name: "local", Model: "qwen3:8b"}
-		b.mu.Unlock()
 		return servers.ReloadDiff{Unchanged: []string{"alpha", "beta"}}
 	}
+	writeTestFile(t, b.app.Paths.UserConfigFile(), fmt.Sprintf("[agent]\nprovider = \"local\"\nmodel = \"qwen3:8b\"\n[providers.local]\ntype = \"openai\"\nbase_url = %q\napi_key = \"k\"\n", b.model.URL), 0o600)
 	h.enterLine("/mcp reload")
 	h.waitFor("config reloaded: no server changed · 2 unchanged · model local/qwen3:8b from the next message")
 }
@@ -162,6 +242,7 @@ const elicitSchema = `{
 }`
 
 func TestElicitationAcceptedWithDefaults(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	type result struct {
@@ -198,6 +279,7 @@ func TestElicitationAcceptedWithDefaults(t *testing.T) {
 }
 
 func TestElicitationValidationAndDecline(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
@@ -230,6 +312,7 @@ func TestElicitationValidationAndDecline(t *testing.T) {
 }
 
 func TestElicitationContextDoneDismissesForm(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -246,25 +329,22 @@ func TestElicitationContextDoneDismissesForm(t *testing.T) {
 	h.waitGone("s asks for input")
 }
 
+// The model calls a tool that may delete data (it has no annotations):
+// the agent asks, the person denies, the tool does not run and the model
+// is told.
 func TestPermissionPromptDenied(t *testing.T) {
-	var h *harness
-	b := &fakeHost{}
-	b.send = func(ctx context.Context, text string, emit func(agent.Event)) error {
-		d, err := h.ui.ApproveTool(ctx, ask.Permission{Tool: "mcp__fs__delete_file", Server: "fs",
-			Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Destructive: true})
-		if err != nil {
-			return err
-		}
-		if d == ask.Deny {
-			emit(agent.TurnFinished{Text: "I was not allowed to delete it."})
-			return nil
-		}
-		emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__delete_file"})
-		emit(agent.ToolCallFinished{ID: "1", Result: tool.TextResult("deleted")})
-		emit(agent.TurnFinished{Text: "Deleted."})
-		return nil
+	t.Parallel()
+	b := &fakeHost{
+		tools: []tool.Entry{entry("fs", "delete_file", "Deletes a file", `{"type":"object","properties":{"path":{"type":"string"}}}`, nil)},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult("deleted"), nil
+		},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "1", Name: "mcp__fs__delete_file", Args: `{"path":"/tmp/x"}`}}},
+			{Text: []string{"I was not allowed to delete it."}},
+		},
 	}
-	h = start(t, b)
+	h := start(t, b)
 	h.enterLine("delete /tmp/x")
 	h.waitFor("Allow mcp__fs__delete_file?", "may modify or delete data", `"path": "/tmp/x"`,
 		"Allow once", "Allow for this session", "Always allow", "Deny")
@@ -273,9 +353,17 @@ func TestPermissionPromptDenied(t *testing.T) {
 	if strings.Contains(s, "deleted") && !strings.Contains(s, "not allowed to delete") {
 		t.Errorf("the tool ran although it was denied:\n%s", s)
 	}
+	if b.did(`call mcp__fs__delete_file {"path":"/tmp/x"}`) {
+		t.Error("the tool ran although it was denied")
+	}
+	reqs := b.model.Requests()
+	if res := reqs[len(reqs)-1].LastToolResults(); len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Text, "denied") {
+		t.Errorf("the model was told %+v, want that the call was denied", res)
+	}
 }
 
 func TestNeedsAuthPrompt(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.LoginReply, 1)
@@ -296,16 +384,22 @@ func TestNeedsAuthPrompt(t *testing.T) {
 	h.waitFor("finishing github's authorization")
 }
 
+// Esc while the model's tool call runs cancels the call's context; the
+// block says canceled, once, and the turn ends.
 func TestEscCancelsSlowTool(t *testing.T) {
+	t.Parallel()
 	sawCancel := make(chan struct{})
-	b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "slow", Name: "mcp__everything__longRunningOperation", Args: json.RawMessage(`{"duration":600}`)})
-		emit(agent.ToolProgress{ID: "slow", Progress: tool.Progress{Progress: 1, Total: 10, Message: "step 1 of 10"}})
-		<-ctx.Done()
-		close(sawCancel)
-		emit(agent.ToolCallFinished{ID: "slow", Err: ctx.Err()})
-		return ctx.Err()
-	}}
+	b := &fakeHost{
+		tools: []tool.Entry{entry("everything", "longRunningOperation", "Runs for a while, reporting progress",
+			`{"type":"object","properties":{"duration":{"type":"number"}}}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 10, Message: "step 1 of 10"})
+			<-ctx.Done()
+			close(sawCancel)
+			return nil, ctx.Err()
+		},
+		replies: []llmtest.Reply{{Calls: []llmtest.Call{{ID: "slow", Name: "mcp__everything__longRunningOperation", Args: `{"duration":600}`}}}},
+	}
 	h := start(t, b)
 	h.enterLine("run the long operation")
 	h.waitFor("mcp__everything__longRunningOperation", "running", "step 1 of 10", "working · esc cancels")
@@ -321,16 +415,20 @@ func TestEscCancelsSlowTool(t *testing.T) {
 	}
 }
 
+// With no provider configured, a message is answered with the core's
+// help on configuring one (an API key in the environment, or a
+// [providers.NAME] table), and /mcp still works.
 func TestNoProviderAnswersWithHelp(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
-		provider: Provider{Help: "No model provider is configured. Add to ~/.config/otter/config.toml:\n[providers.anthropic]\ntype = \"anthropic\"\nor set ANTHROPIC_API_KEY."},
+		provider: Provider{Help: "none configured"},
 		servers:  []servers.Status{{Name: "alpha", Transport: "stdio", State: servers.StateConnected}},
 	}
 	h := start(t, b)
 	h.waitFor("no provider")
 	h.enterLine("hello")
-	h.waitFor("› hello", "[providers.anthropic]", "ANTHROPIC_API_KEY")
-	if b.did("send hello") {
+	h.waitFor("› hello", "[providers.local]", "ANTHROPIC_API_KEY")
+	if b.did("send hello") || len(b.model.Requests()) > 0 {
 		t.Error("a message was sent with no provider")
 	}
 	h.enterLine("/mcp")
@@ -338,6 +436,7 @@ func TestNoProviderAnswersWithHelp(t *testing.T) {
 }
 
 func TestCallFormShowsRawResult(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
 		tools: []tool.Entry{entry("everything", "echo", "Echoes back the input",
 			`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`, nil)},
@@ -368,15 +467,16 @@ func TestCallFormShowsRawResult(t *testing.T) {
 }
 
 func TestTabCompletionAndHistory(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{prompts: []servers.Prompt{{Server: "everything", Name: "simple_prompt", Description: "A prompt"}}}
 	h := start(t, b)
 	h.typeText("/mcp t")
 	h.press("tab")
 	h.waitFor("› /mcp tools")
 	h.press("esc")
-	h.enterLine("")
-	h.press("enter") // run /mcp tools
-	h.waitFor("0 shown")
+	h.enterLine("") // runs /mcp tools
+	// otter's built-ins: no server is configured
+	h.waitFor(fmt.Sprintf("%d shown", len(b.app.ToolEntries())))
 	h.press("esc")
 	// Tab's candidates leave with the line they completed.
 	h.typeText("/mcp")
@@ -392,66 +492,186 @@ func TestTabCompletionAndHistory(t *testing.T) {
 	h.press("tab")
 	h.waitFor("/mcp__everything__simple_prompt")
 	h.press("enter")
-	h.waitFor("› prompt text for")
+	h.waitFor("› /mcp__everything__simple_prompt", "prompt text for") // the prompt, sent whole
 	if !b.did("prompt everything simple_prompt map[]") {
 		t.Errorf("actions = %v", b.actions)
 	}
+	if !b.waitDid("send prompt text for ") {
+		t.Errorf("the prompt's text did not reach the model; it got %q", b.sent())
+	}
 	h.press("up")
-	h.waitFor("› /mcp__everything__simple_prompt")
+	tuiWaitInput(h, "› /mcp__everything__simple_prompt")
 	h.press("up", "up")
-	h.waitFor("› /mcp tools")
+	tuiWaitInput(h, "› /mcp tools")
 }
 
+// tuiWaitInput waits until the input's first line shows want (the
+// transcript may show the same words).
+func tuiWaitInput(h *harness, want string) {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		s = h.screen()
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		for i := len(lines) - 1; i > 0; i-- { // the input is under the last rule
+			if strings.HasPrefix(lines[i-1], "────") {
+				if strings.Contains(lines[i], want) {
+					return
+				}
+				break
+			}
+		}
+		h.nextChange()
+	}
+	h.t.Fatalf("the input never showed %q; last screen:\n%s", want, s)
+}
+
+// tuiProjectConfig is a project's .otter/config.toml that runs or applies
+// something of each kind trust covers: a server (in a directory of its
+// own, with an environment variable), settings (a model and a permission)
+// and a hook.
+const tuiProjectConfig = `[agent]
+model = "m2"
+
+[permissions]
+"mcp__proj__*" = "allow"
+
+[[mcp.servers]]
+name = "proj"
+command = "./run-server"
+args = ["--stdio"]
+cwd = "sub"
+env = { TOKEN = "t0ken" }
+
+[[hooks.Stop]]
+[[hooks.Stop.hooks]]
+type = "command"
+command = "./again.sh"
+`
+
+// tuiProject is a new project directory whose .otter/config.toml is
+// config, not trusted yet. Its path is short, so that the prompt's first
+// line holds it whole.
+func tuiProject(t *testing.T, config string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	writeTestFile(t, filepath.Join(dir, ".otter", "config.toml"), config, 0o644)
+	return dir
+}
+
+// tuiProjStarts is the fake MCP host's reload once the project is trusted:
+// its server proj starts.
+func tuiProjStarts(b *fakeHost) func() servers.ReloadDiff {
+	return func() servers.ReloadDiff {
+		b.mu.Lock()
+		b.servers = append(b.servers, servers.Status{Name: "proj", Transport: "stdio", State: servers.StateConnected})
+		b.mu.Unlock()
+		return servers.ReloadDiff{Added: []string{"proj"}}
+	}
+}
+
+// tuiTrusted reports whether dir is trusted in b's App, and whether what
+// its configuration runs now is all approved.
+func tuiTrusted(t *testing.T, b *fakeHost, dir string) (trusted, approved bool) {
+	t.Helper()
+	ok, err := b.app.Paths.IsTrusted(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := b.app.TrustReport()
+	return ok, ok && r.Trusted && r.Empty()
+}
+
+// An untrusted project's prompt lists what trusting it enables, each
+// server with its command line and each setting and hook; y trusts it:
+// the trust is recorded, the configuration reloaded and its server starts.
 func TestTrustPrompt(t *testing.T) {
-	b := &fakeHost{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio (in sub; env TOKEN)"},
-		Settings: []string{"settings config.toml: agent.model, permissions mcp__proj__* = allow", "hook Stop: ./again.sh"}}}
+	t.Parallel()
+	dir := tuiProject(t, tuiProjectConfig)
+	b := &fakeHost{workDir: dir}
+	b.reload = tuiProjStarts(b)
 	h := start(t, b)
-	h.waitFor("This project is not trusted yet: /work/proj", "Trusting it lets otter run its MCP servers:",
+	h.waitFor("This project is not trusted yet: "+dir, "Trusting it lets otter run its MCP servers:",
 		"./run-server --stdio (in sub; env TOKEN)", "and apply its settings, commands, skills and hooks:",
 		"settings config.toml: agent.model, permissions mcp__proj__* = allow", "hook Stop: ./again.sh", "Trust this directory?")
 	h.press("y")
-	h.waitFor("trusted /work/proj; starting its servers", "config reloaded: added proj")
-	if !b.did("trust") {
-		t.Errorf("actions = %v", b.actions)
+	h.waitFor("trusted "+dir+"; starting its servers", "config reloaded: added proj")
+	if trusted, approved := tuiTrusted(t, b, dir); !trusted || !approved {
+		t.Errorf("after y the project is trusted: %v, with all it runs approved: %v", trusted, approved)
 	}
 }
 
 // Issue 34 item 16: in a trusted project, the panel lists what changed
 // since and asks again; "not now" keeps it off and says the rest runs.
+//
+// The project was trusted as it was (by an earlier otter: the trust is
+// recorded before the TUI starts), then a server and a hook were added.
 func TestTrustPromptForChanges(t *testing.T) {
-	b := &fakeHost{trust: &TrustRequest{Dir: "/work/proj", Changed: true,
-		Servers: []string{"added: sh -c touch /tmp/x (new)"}, Settings: []string{"hook Stop: ./added.sh (new)"}}}
-	h := start(t, b)
-	h.waitFor("configuration changed since you trusted it: /work/proj", "added: sh -c touch /tmp/x (new)",
+	t.Parallel()
+	dir := tuiProject(t, "[[mcp.servers]]\nname = \"proj\"\ncommand = \"./run-server\"\n")
+	b := &fakeHost{workDir: dir}
+	u := New(Options{ImageDir: t.TempDir()})
+	conv := b.build(t, u)
+	if err := b.app.TrustReport().Approve(b.app.Paths); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, ".otter", "config.toml"), `[[mcp.servers]]
+name = "proj"
+command = "./run-server"
+
+[[mcp.servers]]
+name = "added"
+command = "sh"
+args = ["-c", "touch /tmp/x"]
+
+[[hooks.Stop]]
+[[hooks.Stop.hooks]]
+type = "command"
+command = "./added.sh"
+`, 0o644)
+	if _, err := b.app.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := runHarness(t, u, newModel(u, conv), b)
+	h.waitFor("configuration changed since you trusted it: "+dir, "added: sh -c touch /tmp/x (new)",
 		"hook Stop: ./added.sh (new)", "Trust these changes?")
 	h.press("esc")
-	h.waitFor("what changed in /work/proj stays off")
-	if b.did("trust") {
-		t.Errorf("Esc trusted the changes: %v", b.actions)
+	h.waitFor("what changed in " + dir + " stays off")
+	if trusted, approved := tuiTrusted(t, b, dir); !trusted || approved {
+		t.Errorf("after esc the project is trusted: %v (want true), with the changes approved: %v (want false)", trusted, approved)
 	}
 }
 
 // Esc on the trust prompt is "not now", and says so.
 func TestTrustPromptEsc(t *testing.T) {
-	b := &fakeHost{trust: &TrustRequest{Dir: "/work/proj", Servers: []string{"proj: ./run-server --stdio"}}}
+	t.Parallel()
+	dir := tuiProject(t, "[[mcp.servers]]\nname = \"proj\"\ncommand = \"./run-server\"\nargs = [\"--stdio\"]\n")
+	b := &fakeHost{workDir: dir}
+	b.reload = tuiProjStarts(b)
 	h := start(t, b)
-	h.waitFor("Trust this directory?")
+	h.waitFor("Trust this directory?", "proj: ./run-server --stdio")
 	h.press("esc")
-	h.waitFor("/work/proj is not trusted", "/trust")
-	if b.did("trust") {
-		t.Errorf("Esc trusted the project: %v", b.actions)
+	h.waitFor(dir+" is not trusted", "/trust")
+	if trusted, _ := tuiTrusted(t, b, dir); trusted {
+		t.Error("Esc trusted the project")
 	}
 	// Changed minds: /trust asks again.
 	h.enterLine("/trust")
 	h.waitFor("Trust this directory?")
 	h.press("y")
-	h.waitFor("trusted /work/proj", "config reloaded: added proj") // the notice comes before the core's answer
-	if !b.did("trust") {
-		t.Error("/trust then Trust did not reach the core")
+	h.waitFor("trusted "+dir, "config reloaded: added proj") // the notice comes before the core's answer
+	if trusted, approved := tuiTrusted(t, b, dir); !trusted || !approved {
+		t.Errorf("/trust then Trust: the project is trusted: %v, with all it runs approved: %v", trusted, approved)
 	}
 }
 
 func TestCtrlCTwiceQuits(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	h.press("ctrl+c")
@@ -465,6 +685,7 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 }
 
 func TestURLElicitationOpensOnConfirmation(t *testing.T) {
+	t.Parallel()
 	opened := make(chan string, 1)
 	h := start(t, &fakeHost{}, Options{OpenURL: func(u string) error { opened <- u; return nil }})
 	u := h.ui
@@ -492,6 +713,7 @@ func TestURLElicitationOpensOnConfirmation(t *testing.T) {
 }
 
 func TestSamplingApproval(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan bool, 1)
@@ -507,6 +729,7 @@ func TestSamplingApproval(t *testing.T) {
 }
 
 func TestEscCancelsCall(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
 		tools: []tool.Entry{entry("everything", "slow", "Sleeps", `{"type":"object"}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
@@ -524,15 +747,16 @@ func TestEscCancelsCall(t *testing.T) {
 }
 
 func TestPasteIsOneMessage(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{}
 	h := start(t, b)
 	h.waitFor("/help")
 	h.tm.Send(tea.PasteMsg{Content: "first line\nsecond line"})
 	h.waitFor("› first line", "second line")
 	h.press("enter")
-	h.waitFor("ok")
-	if !b.did("send first line\nsecond line") {
-		t.Errorf("actions = %q", b.actions)
+	h.waitFor("\n  ok") // the answer ("ok" alone would match "tokens")
+	if !b.waitDid("send first line\nsecond line") {
+		t.Errorf("the model got %q", b.sent())
 	}
 }
 
@@ -540,6 +764,7 @@ func TestPasteIsOneMessage(t *testing.T) {
 // to 60×20) and checks that no line is wider than the terminal and the
 // screen has exactly its height.
 func TestScreenFitsTheTerminal(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
 		servers: []servers.Status{
 			{Name: "a-server-with-a-rather-long-name", Transport: "stdio", State: servers.StateFailed,
@@ -549,7 +774,7 @@ func TestScreenFitsTheTerminal(t *testing.T) {
 		tools: []tool.Entry{entry("web", "fetch_everything_with_a_long_name", strings.Repeat("describes ", 30),
 			`{"type":"object","properties":{"url":{"type":"string","format":"uri","description":"`+strings.Repeat("d ", 60)+`"}}}`, nil)},
 	}
-	m := newModel(New(Options{}), b)
+	m := newTestModel(t, b, Options{})
 	check := func(what string, w, h int) {
 		t.Helper()
 		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
@@ -593,7 +818,8 @@ func TestScreenFitsTheTerminal(t *testing.T) {
 }
 
 func TestLightTerminal(t *testing.T) {
-	m := newModel(New(Options{}), &fakeHost{})
+	t.Parallel()
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.chatEvent(agent.TextDelta{Text: "**bold** text"})
 	m.chatEvent(agent.TurnFinished{})
 	dark := m.render()
@@ -610,15 +836,22 @@ func TestLightTerminal(t *testing.T) {
 	}
 }
 
+// An image a tool returns to the model shows as a placeholder naming the
+// file it was saved to, and the file holds the tool's bytes.
 func TestImageResultPlaceholder(t *testing.T) {
+	t.Parallel()
 	png := []byte("\x89PNG\r\n\x1a\n" + strings.Repeat("x", 2040))
-	b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "i", Name: "mcp__everything__get-tiny-image"})
-		emit(agent.ToolCallFinished{ID: "i", Result: &tool.Result{Content: []sdk.Content{
-			&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: png, MIMEType: "image/png"}}}})
-		emit(agent.TurnFinished{Text: "done"})
-		return nil
-	}}
+	b := &fakeHost{
+		tools: []tool.Entry{entry("everything", "get-tiny-image", "Returns a tiny image", `{"type":"object"}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: []sdk.Content{
+				&sdk.TextContent{Text: "Here's the image:"}, &sdk.ImageContent{Data: png, MIMEType: "image/png"}}}, nil
+		},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "i", Name: "mcp__everything__get-tiny-image", Args: "{}"}}},
+			{Text: []string{"done"}},
+		},
+	}
 	dir := t.TempDir()
 	h := start(t, b, Options{ImageDir: dir})
 	h.enterLine("show me")
@@ -633,6 +866,7 @@ func TestImageResultPlaceholder(t *testing.T) {
 }
 
 func TestHistorySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "state", "history.jsonl")
 	h := start(t, &fakeHost{}, Options{HistoryFile: file})
 	h.enterLine("/help")
@@ -650,20 +884,21 @@ func TestHistorySurvivesRestart(t *testing.T) {
 }
 
 func TestLoginFinishedIsAnnounced(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{servers: []servers.Status{{Name: "github", Transport: "http", State: servers.StateNeedsAuth}}}
 	h := start(t, b)
 	h.waitFor("0/1 servers")
 	b.mu.Lock()
 	b.servers = []servers.Status{{Name: "github", Transport: "http", State: servers.StateConnected, Tools: 40}}
 	b.mu.Unlock()
-	h.ui.Notify(servers.StateChanged{Status: b.servers[0]})
+	b.opts.OnEvent(servers.StateChanged{Status: b.servers[0]}) // the host tells the App, which tells the UI
 	h.waitFor("github is authorized and connected (40 tools)", "1/1 servers")
 
 	// Losing the login mid-session says how to log in again, once.
 	b.mu.Lock()
 	b.servers = []servers.Status{{Name: "github", Transport: "http", State: servers.StateNeedsAuth, Error: "the refresh token was revoked"}}
 	b.mu.Unlock()
-	h.ui.Notify(servers.StateChanged{Status: b.servers[0]})
+	b.opts.OnEvent(servers.StateChanged{Status: b.servers[0]})
 	s := h.waitFor("github needs a new login: the refresh token was revoked — open /mcp, select it and press l", "0/1 servers")
 	if n := strings.Count(s, "github needs login"); n != 1 { // at startup only
 		t.Errorf("the startup login notice shows %d times, want once, after the welcome:\n%s", n, s)
@@ -674,6 +909,7 @@ func TestLoginFinishedIsAnnounced(t *testing.T) {
 }
 
 func TestPromptWithArguments(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{prompts: []servers.Prompt{{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments",
 		Arguments: []*sdk.PromptArgument{{Name: "topic", Description: "What about", Required: true}, {Name: "style"}}}}}
 	h := start(t, b)
@@ -681,21 +917,30 @@ func TestPromptWithArguments(t *testing.T) {
 	h.waitFor("A prompt with arguments", "topic *", "What about", "style")
 	h.typeText("cats")
 	h.press("enter", "enter")
-	h.waitFor("› prompt text for cats")
+	// The prompt is sent whole: the transcript shows its command and
+	// arguments, then its text, which is what the model gets.
+	h.waitFor("› /mcp__everything__args-prompt topic=cats", "\n  prompt text for cats")
 	if !b.did("prompt everything args-prompt map[topic:cats]") {
 		t.Errorf("actions = %q", b.actions)
 	}
+	if !b.waitDid("send prompt text for cats") {
+		t.Errorf("the model got %q", b.sent())
+	}
 	h.enterLine("/mcp__everything__args-prompt topic=dogs style=short")
-	h.waitFor("› prompt text for dogs")
+	h.waitFor("› /mcp__everything__args-prompt topic=dogs style=short", "\n  prompt text for dogs")
 	if !b.did("prompt everything args-prompt map[style:short topic:dogs]") {
 		t.Errorf("actions = %q", b.actions)
+	}
+	if !b.waitDid("send prompt text for dogs") {
+		t.Errorf("the model got %q", b.sent())
 	}
 }
 
 // TestOnlyVisibleMessagesRender checks the windowing: a long transcript
 // renders only what reaches the screen, and scrolling renders more.
 func TestOnlyVisibleMessagesRender(t *testing.T) {
-	m := newModel(New(Options{}), &fakeHost{})
+	t.Parallel()
+	m := newTestModel(t, &fakeHost{}, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 500 {
 		m.tr.add(&userItem{text: fmt.Sprintf("message %03d", i)})
@@ -731,17 +976,22 @@ func TestOnlyVisibleMessagesRender(t *testing.T) {
 // A long line of a tool result is cut with "…" in the preview; expanded
 // (ctrl+o), nothing is cut: the line wraps and every word shows.
 func TestExpandedResultWrapsLongLines(t *testing.T) {
+	t.Parallel()
 	words := make([]string, 60)
 	for i := range words {
 		words[i] = fmt.Sprintf("w%02d", i)
 	}
 	long := strings.Join(words, " ") // ~240 columns on a 100-column terminal
-	b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "l", Name: "mcp__docs__read"})
-		emit(agent.ToolCallFinished{ID: "l", Name: "mcp__docs__read", Result: tool.TextResult(long)})
-		emit(agent.TurnFinished{Text: "read it"})
-		return nil
-	}}
+	b := &fakeHost{
+		tools: []tool.Entry{entry("docs", "read", "Reads a document", `{"type":"object"}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult(long), nil
+		},
+		replies: []llmtest.Reply{
+			{Calls: []llmtest.Call{{ID: "l", Name: "mcp__docs__read", Args: "{}"}}},
+			{Text: []string{"read it"}},
+		},
+	}
 	h := start(t, b)
 	h.enterLine("read")
 	s := h.waitFor("w00 w01", "read it")
@@ -760,22 +1010,22 @@ func TestExpandedResultWrapsLongLines(t *testing.T) {
 // /call with a short tool name that two servers offer names both; Tab
 // completes short names and, pressed again, cycles through the candidates.
 func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
+	t.Parallel()
 	obj := `{"type":"object"}`
 	b := &fakeHost{
-		tools: []tool.Entry{
-			entry("alpha", "echo", "Echo from alpha", obj, nil),
-			entry("beta", "echo", "Echo from beta", obj, nil),
-			entry("beta", "get-sum", "Adds", obj, nil),
-		},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 			return tool.TextResult("called " + name), nil
 		},
 	}
-	h := start(t, b)
+	h := startModel(t, b, toolsearchTools(b, // tools of two servers
+		entry("alpha", "echo", "Echo from alpha", obj, nil),
+		entry("beta", "echo", "Echo from beta", obj, nil),
+		entry("beta", "get-sum", "Adds", obj, nil),
+	))
 	h.enterLine(`/call echo {}`)
 	h.waitFor("echo is ambiguous: 2 servers offer it — use one of mcp__alpha__echo, mcp__beta__echo")
 
-	h.typeText("/call get")
+	h.typeText("/call get-") // "get" is get_status's too, otter's built-in
 	h.press("tab")
 	h.waitFor("› /call get-sum")
 	h.press("enter")
@@ -792,6 +1042,7 @@ func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
 
 // On a narrow terminal /help wraps each description under its column.
 func TestHelpWrapsUnderItsColumn(t *testing.T) {
+	t.Parallel()
 	got := hangingWrap("  /mcp tools [server]  filterable list of tools; enter shows description, input schema, annotations", 60)
 	lines := strings.Split(got, "\n")
 	if len(lines) < 2 {
@@ -814,6 +1065,7 @@ func TestHelpWrapsUnderItsColumn(t *testing.T) {
 // /call shows text content as the text itself, not as an escaped JSON
 // string, and the result's other fields as JSON below it.
 func TestCallShowsDecodedText(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
 		tools: []tool.Entry{entry("docs", "read", "Reads", `{"type":"object"}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
@@ -833,28 +1085,33 @@ func TestCallShowsDecodedText(t *testing.T) {
 	}
 }
 
-// The hint for a first server names the config file otter reads, which
-// follows $XDG_CONFIG_HOME.
+// The hint for a first server names the config file otter reads: the
+// App's (its Paths follow $XDG_CONFIG_HOME when otter runs), here the
+// test's own directory, never ~/.config/otter.
 func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
-	dir, err := os.MkdirTemp("", "xdg") // short: the path must fit one line
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	t.Setenv("XDG_CONFIG_HOME", dir)
-	h := start(t, &fakeHost{})
+	t.Parallel()
+	// panels.go names config.DefaultPaths().ShortUserConfigFile(), the
+	// environment's file, not the App's (m.app.Paths): over an App with
+	// paths of its own, the hint names ~/.config/otter/config.toml. The
+	// old test set $XDG_CONFIG_HOME (t.Setenv), which moved both; tests
+	// run in parallel now and may not.
+	t.Skip("the /mcp hint names config.DefaultPaths()' config file, not the App's Paths (tui/panels.go): see the t1 report")
+	b := &fakeHost{}
+	h := start(t, b)
 	h.enterLine("/mcp")
 	s := h.waitFor("No MCP servers are configured")
-	if want := filepath.Join(dir, "otter", "config.toml"); !strings.Contains(s, want) {
+	flat := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if want := b.app.Paths.UserConfigFile(); !strings.Contains(flat(s), flat(want)) { // a long path wraps
 		t.Errorf("the hint does not name %s:\n%s", want, s)
 	}
 	if strings.Contains(s, "~/.config/otter") {
-		t.Errorf("the hint names ~/.config/otter although XDG_CONFIG_HOME is set:\n%s", s)
+		t.Errorf("the hint names ~/.config/otter although otter reads %s:\n%s", b.app.Paths.UserConfigFile(), s)
 	}
 }
 
 // The same on the screen: /help at 60 columns keeps its two columns.
 func TestHelpAtNarrowWidth(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.tm.Send(tea.WindowSizeMsg{Width: 60, Height: 60}) // /help whole on the screen
 	h.enterLine("/help")
@@ -878,6 +1135,7 @@ func TestHelpAtNarrowWidth(t *testing.T) {
 // startup settles, not one prompt each; the login starts from /mcp (l),
 // and a declined login is not announced again.
 func TestStartupLoginsAreOneNotice(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{servers: []servers.Status{
 		{Name: "github", Transport: "http", State: servers.StatePending},
 		{Name: "linear", Transport: "http", State: servers.StatePending},
@@ -890,10 +1148,11 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 		b.servers[i].State = st
 		s := b.servers[i]
 		b.mu.Unlock()
-		h.ui.Notify(servers.StateChanged{Status: s})
+		b.opts.OnEvent(servers.StateChanged{Status: s}) // the host tells the App, which tells the UI
 	}
 	set(0, servers.StateNeedsAuth) // linear is still pending: wait for it
-	s := h.waitFor("1/3 servers · 0 tools · 1 need login")
+	// The tools are otter's built-ins: fs's are not the test's.
+	s := h.waitFor(fmt.Sprintf("1/3 servers · %d tools · 1 need login", len(b.app.ToolEntries())))
 	if strings.Contains(s, "github") {
 		t.Errorf("a login notice before startup settled:\n%s", s)
 	}
@@ -905,11 +1164,7 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 	h.enterLine("/mcp")
 	h.waitFor("MCP servers")
 	h.press("l")
-	deadline := time.Now().Add(20 * time.Second)
-	for !b.did("login github") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !b.did("login github") {
+	if !b.waitDid("login github") {
 		t.Fatalf("l in /mcp did not start a login: %v", b.actions)
 	}
 	h.press("esc")
@@ -927,13 +1182,8 @@ func TestStartupLoginsAreOneNotice(t *testing.T) {
 
 // An answer the model cut at its output limit says so, and how to get the rest.
 func TestTruncatedAnswerSaysSo(t *testing.T) {
-	b := &fakeHost{
-		send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-			emit(agent.TextDelta{Text: "Otters are mustel"})
-			emit(agent.TurnFinished{Text: "Otters are mustel", Truncated: true})
-			return nil
-		},
-	}
+	t.Parallel()
+	b := &fakeHost{replies: []llmtest.Reply{{Text: []string{"Otters are mustel"}, AtLimit: true}}}
 	h := start(t, b)
 	h.waitFor("/help")
 	h.enterLine("otters?")
@@ -943,6 +1193,7 @@ func TestTruncatedAnswerSaysSo(t *testing.T) {
 // A fast typist (or a paste) fixes a field, presses Enter and types on:
 // every key after the Enter lands in the next field, none in the one left.
 func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
@@ -971,18 +1222,21 @@ func TestElicitationKeysAfterEnterGoToTheNextField(t *testing.T) {
 }
 
 // A tool list longer than the screen says which part it shows.
+// (The list holds otter's built-ins too, before big's 40 tools.)
 func TestMCPToolsSaysWhenMoreThanFits(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{}
 	for i := range 40 {
 		b.tools = append(b.tools, entry("big", fmt.Sprintf("tool%02d", i), "", `{}`, nil))
 	}
 	h := start(t, b)
+	n := len(b.app.ToolEntries())
 	h.enterLine("/mcp tools")
-	h.waitFor("1–", "of 40 shown · ↓ more", "mcp__big__tool00")
-	for range 39 {
+	h.waitFor("1–", fmt.Sprintf("of %d shown · ↓ more", n), "mcp__big__tool00")
+	for range n - 1 {
 		h.press("down")
 	}
-	s := h.waitFor("mcp__big__tool39", "of 40 shown")
+	s := h.waitFor("mcp__big__tool39", fmt.Sprintf("of %d shown", n))
 	if strings.Contains(s, "↓ more") {
 		t.Errorf("at the end of the list it still says there is more:\n%s", s)
 	}
@@ -992,6 +1246,7 @@ func TestMCPToolsSaysWhenMoreThanFits(t *testing.T) {
 // and an enum by its enumNames; the schema is app's orderedSchema, which
 // the headless form and `otter mcp tools` are tested on too.
 func TestElicitationFormKeepsOrderAndEnumNames(t *testing.T) {
+	t.Parallel()
 	h := start(t, &fakeHost{})
 	h.waitFor("/help")
 	done := make(chan ask.ElicitReply, 1)
@@ -1017,6 +1272,7 @@ func TestElicitationFormKeepsOrderAndEnumNames(t *testing.T) {
 // A resource link and an embedded resource read as `otter mcp call` prints
 // them (render.Terminal).
 func TestCallShowsResourcesAsTheCLIDoes(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{
 		tools: []tool.Entry{entry("docs", "read", "Reads", `{"type":"object"}`, nil)},
 		call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
@@ -1034,6 +1290,7 @@ func TestCallShowsResourcesAsTheCLIDoes(t *testing.T) {
 // /help names every command Tab completes, so none is found only by
 // accident.
 func TestHelpNamesEveryCommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range slashCommands {
 		if !regexp.MustCompile(regexp.QuoteMeta(c) + `\b`).MatchString(helpText) {
 			t.Errorf("/help does not mention %s", c)
@@ -1044,6 +1301,7 @@ func TestHelpNamesEveryCommand(t *testing.T) {
 // A tool result's preview counts what it leaves out in the singular too:
 // "… +1 line", never "… +1 lines".
 func TestPreviewCountsHiddenLines(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		lines int
 		want  string
@@ -1052,12 +1310,16 @@ func TestPreviewCountsHiddenLines(t *testing.T) {
 		for i := range tc.lines {
 			body = append(body, fmt.Sprint("row ", i))
 		}
-		b := &fakeHost{send: func(ctx context.Context, text string, emit func(agent.Event)) error {
-			emit(agent.ToolCallStarted{ID: "1", Name: "mcp__fs__read"})
-			emit(agent.ToolCallFinished{ID: "1", Name: "mcp__fs__read", Result: tool.TextResult(strings.Join(body, "\n"))})
-			emit(agent.TurnFinished{Text: "read it"})
-			return nil
-		}}
+		b := &fakeHost{
+			tools: []tool.Entry{entry("fs", "read", "Reads a file", `{"type":"object"}`, &sdk.ToolAnnotations{ReadOnlyHint: true})},
+			call: func(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+				return tool.TextResult(strings.Join(body, "\n")), nil
+			},
+			replies: []llmtest.Reply{
+				{Calls: []llmtest.Call{{ID: "1", Name: "mcp__fs__read", Args: "{}"}}},
+				{Text: []string{"read it"}},
+			},
+		}
 		h := start(t, b)
 		h.enterLine("read")
 		h.waitFor("read it", tc.want)
@@ -1069,6 +1331,7 @@ func TestPreviewCountsHiddenLines(t *testing.T) {
 // next where the cursor is: before, the input stayed one row high and
 // the cursor jumped back to the start of the message.
 func TestInputWrapsLongLines(t *testing.T) {
+	t.Parallel()
 	b := &fakeHost{}
 	h := start(t, b)
 	h.waitFor("/help")
