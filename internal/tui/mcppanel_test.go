@@ -1,15 +1,12 @@
-//go:build seamwip
-
 package tui
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -48,11 +45,7 @@ func TestMCPPanelStatesAndToolsGoBack(t *testing.T) {
 // /copy code N past the last block counts them in the singular too.
 func TestCopyCodeCountsBlocks(t *testing.T) {
 	t.Parallel()
-	b := &fakeHost{}
-	b.send = func(_ context.Context, _ string, emit func(agent.Event)) error {
-		emit(agent.TurnFinished{Text: "Run this:\n\n```sh\ngo test ./...\n```\n"})
-		return nil
-	}
+	b := &fakeHost{replies: []llmtest.Reply{{Text: []string{"Run this:\n\n```sh\ngo test ./...\n```\n"}}}}
 	h := start(t, b)
 	h.enterLine("how do I test?")
 	h.waitFor("go test ./...")
@@ -95,10 +88,11 @@ func TestGaveUpReconnectingSaysHowToRetry(t *testing.T) {
 	b := &fakeHost{servers: []servers.Status{{Name: "flaky", Transport: "stdio", State: servers.StateConnected, Tools: 1}}}
 	h := start(t, b)
 	h.waitFor("1/1 servers")
+	failed := servers.Status{Name: "flaky", Transport: "stdio", State: servers.StateFailed, Attempts: 5,
+		Error: "connection lost: EOF; 5 reconnect attempts failed, the last with: exit status 1"}
 	b.mu.Lock()
-	b.servers = []servers.Status{{Name: "flaky", Transport: "stdio", State: servers.StateFailed, Attempts: 5,
-		Error: "connection lost: EOF; 5 reconnect attempts failed, the last with: exit status 1"}}
+	b.servers = []servers.Status{failed}
 	b.mu.Unlock()
-	h.ui.Notify(servers.StateChanged{Status: b.servers[0]})
+	h.ui.Notify(servers.StateChanged{Status: failed})
 	h.waitFor("flaky failed: connection lost", "press r to retry")
 }

@@ -1,10 +1,7 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/otter-sh/otter/internal/app"
-	"github.com/otter-sh/otter/internal/appparts"
-	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/record"
 )
@@ -24,14 +18,16 @@ import (
 // answer holds finds its session by the full-text index; enter continues it
 // and its transcript shows; esc closes the picker without resuming.
 func TestSessionPicker(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	proj := filepath.Join(base, "proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h, b, a := startAppUI(t, base, proj, "", Options{})
+	b := &fakeHost{workDir: proj}
+	h := start(t, b)
 	ctx := context.Background()
-	store, err := a.Sessions(ctx)
+	store, err := b.app.Sessions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +62,7 @@ func TestSessionPicker(t *testing.T) {
 	// Esc closes it and resumes nothing.
 	h.press("esc")
 	h.waitGone("Resume a conversation")
-	if r, _, _ := b.Resumed(); r.ID != "" {
+	if r, _ := b.conv.Resumed(); r.ID != "" {
 		t.Fatalf("esc resumed %s", r.ID)
 	}
 
@@ -89,7 +85,7 @@ func TestSessionPicker(t *testing.T) {
 	if strings.Contains(s, "Resume a conversation") {
 		t.Errorf("the picker stays open after enter:\n%s", s)
 	}
-	if r, _, _ := b.Resumed(); r.ID != otters.ID {
+	if r, _ := b.conv.Resumed(); r.ID != otters.ID {
 		t.Errorf("resumed %q, want %q", r.ID, otters.ID)
 	}
 	if hist := b.conv.Messages(); len(hist) != 2 || hist[1].Text != "They hold hands while they sleep, a habit called rafting." {
@@ -99,8 +95,8 @@ func TestSessionPicker(t *testing.T) {
 
 // TestSessionPickerAtStart: otter -r without an ID opens the picker first.
 func TestSessionPickerAtStart(t *testing.T) {
-	base := t.TempDir()
-	h, _, _ := startAppUI(t, base, base, "", Options{PickSession: true})
+	t.Parallel()
+	h := start(t, &fakeHost{}, Options{PickSession: true, ImageDir: t.TempDir()})
 	h.waitFor("Resume a conversation", "no saved conversation yet", "esc close")
 	h.press("esc")
 	h.waitGone("Resume a conversation")
@@ -109,39 +105,10 @@ func TestSessionPickerAtStart(t *testing.T) {
 // TestSessionPickerSessionsOff: with saving turned off, /resume says so
 // instead of opening an empty picker.
 func TestSessionPickerSessionsOff(t *testing.T) {
-	base := t.TempDir()
-	cfg := filepath.Join(base, "otter.toml")
-	if err := os.WriteFile(cfg, []byte("[sessions]\nenabled = false\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h, _, _ := startAppUI(t, base, base, cfg, Options{})
+	t.Parallel()
+	h := start(t, &fakeHost{config: "[sessions]\nenabled = false\n"})
 	h.enterLine("/resume")
 	if s := h.waitFor("saving conversations is turned off"); strings.Contains(s, "Resume a conversation") {
 		t.Errorf("the picker opened:\n%s", s)
 	}
-}
-
-// startAppUI runs the TUI over a real app (a new conversation, saved in
-// a session database under base) with o.
-func startAppUI(t *testing.T, base, workDir, configFile string, o Options) (*harness, *AppBackend, *app.App) {
-	t.Helper()
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", "")
-	paths := config.Paths{
-		ConfigDir: filepath.Join(base, "config"), DataDir: filepath.Join(base, "data"),
-		StateDir: filepath.Join(base, "state"), CacheDir: filepath.Join(base, "cache"),
-	}
-	ctx := context.Background()
-	a, err := app.New(ctx, app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: workDir, ConfigFile: configFile, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	o.ImageDir = t.TempDir()
-	u := New(o)
-	b, err := NewAppBackend(ctx, u, a, slog.New(slog.DiscardHandler), app.SessionOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runHarness(t, u, newModel(u, b), nil), b, a
 }

@@ -1,10 +1,7 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -12,15 +9,13 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/servers"
 )
 
-// promptFake is server-everything's prompts: args-prompt (city, and an
-// optional state) and completable-prompt, whose names depend on the
+// everythingPrompts are server-everything's prompts: args-prompt (city,
+// and an optional state) and completable-prompt, whose names depend on the
 // department chosen (completion/complete's context). Prompts go whole.
-type promptFake struct{ *fakeHost }
-
 var everythingPrompts = []servers.Prompt{
 	{Server: "everything", Name: "args-prompt", Description: "A prompt with arguments", Arguments: []*sdk.PromptArgument{
 		{Name: "city", Description: "Name of the city", Required: true}, {Name: "state", Description: "Name of the state"}}},
@@ -28,38 +23,53 @@ var everythingPrompts = []servers.Prompt{
 		{Name: "department", Required: true}, {Name: "name", Required: true}}},
 }
 
-func (f promptFake) GetPrompt(_ context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
-	f.record(fmt.Sprintf("prompt %s %s %v", server, name, args))
-	text := fmt.Sprintf("What's weather in %s, %s?", args["city"], args["state"])
-	if name == "completable-prompt" {
-		text = fmt.Sprintf("Please promote %s to the head of the %s team.", args["name"], args["department"])
+// promptArgsEverything gives b server-everything's prompts and its
+// completion of completable-prompt's arguments, each completion asked
+// recorded with the values of the other arguments it was given.
+func promptArgsEverything(b *fakeHost) *fakeHost {
+	b.prompts = everythingPrompts
+	b.complete = func(_ context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
+		keys := slices.Sorted(maps.Keys(resolved))
+		var ctx []string
+		for _, k := range keys {
+			ctx = append(ctx, k+"="+resolved[k])
+		}
+		b.record("complete " + arg + "=" + value + " context " + strings.Join(ctx, ","))
+		vals := map[string][]string{"department": {"Engineering", "Marketing"}}[arg]
+		if arg == "name" {
+			vals = map[string][]string{"Engineering": {"Alice", "Bob"}, "Marketing": {"Frank", "Grace"}}[resolved["department"]]
+		}
+		var out []string
+		for _, v := range vals {
+			if strings.HasPrefix(v, value) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
 	}
-	return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
+	return b
 }
 
-func (f promptFake) SendPrompt(_ context.Context, server string, res *sdk.GetPromptResult, emit func(agent.Event)) error {
-	emit(agent.TurnFinished{Text: "sent"})
-	return nil
-}
-
-func (f promptFake) Complete(_ context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
-	keys := slices.Sorted(maps.Keys(resolved))
-	var ctx []string
-	for _, k := range keys {
-		ctx = append(ctx, k+"="+resolved[k])
-	}
-	f.record("complete " + arg + "=" + value + " context " + strings.Join(ctx, ","))
-	vals := map[string][]string{"department": {"Engineering", "Marketing"}}[arg]
-	if arg == "name" {
-		vals = map[string][]string{"Engineering": {"Alice", "Bob"}, "Marketing": {"Frank", "Grace"}}[resolved["department"]]
-	}
-	var out []string
-	for _, v := range vals {
-		if strings.HasPrefix(v, value) {
-			out = append(out, v)
+// promptArgsShown waits until the transcript shows a prompt sent whole:
+// its command line, the prompt's text on the line below it (the fake's
+// GetPrompt answers "prompt text for …"), and the model's answer.
+func promptArgsShown(h *harness, command, answer string) {
+	h.t.Helper()
+	s := h.waitFor(command, answer)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, command) && i+1 < len(lines) && strings.Contains(lines[i+1], "prompt text for") {
+			return
 		}
 	}
-	return out, nil
+	h.t.Errorf("the prompt's text is not under %q:\n%s", command, s)
+}
+
+// promptArgsActions are the fake's recorded actions.
+func promptArgsActions(b *fakeHost) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.actions)
 }
 
 // Arguments are typed like a shell's words: quotes keep a value with
@@ -67,19 +77,24 @@ func (f promptFake) Complete(_ context.Context, server, ref, name, arg, value st
 // what is wrong, and the command comes back to the input.
 func TestPromptArgumentsAreQuoted(t *testing.T) {
 	t.Parallel()
-	b := promptFake{&fakeHost{prompts: everythingPrompts}}
-	h := startWith(t, b, b.fakeHost)
+	b := promptArgsEverything(&fakeHost{replies: []llmtest.Reply{{Text: []string{"answer one"}}, {Text: []string{"answer two"}}}})
+	h := start(t, b)
 	h.enterLine(`/mcp__everything__args-prompt city="New York" state=NY`)
-	h.waitFor("What's weather in New York, NY?")
-	if !b.did("prompt everything args-prompt map[city:New York state:NY]") {
-		t.Fatalf("the quoted value did not reach the prompt whole: %v", b.actions)
-	}
 	// The transcript's summary quotes the value with a space, so it can
-	// be typed back.
-	h.waitFor(`› /mcp__everything__args-prompt city="New York" state=NY`)
+	// be typed back; the prompt's text follows it.
+	promptArgsShown(h, `› /mcp__everything__args-prompt city="New York" state=NY`, "answer one")
+	if !b.did("prompt everything args-prompt map[city:New York state:NY]") {
+		t.Fatalf("the quoted value did not reach the prompt whole: %v", promptArgsActions(b))
+	}
+	if !b.did("send prompt text for ") {
+		t.Errorf("the model was not sent the prompt's text; it got %q", b.sent())
+	}
 
 	h.enterLine(`/mcp__everything__args-prompt city='San Francisco' state=CA`)
-	h.waitFor(`› /mcp__everything__args-prompt city="San Francisco" state=CA`, "What's weather in San Francisco, CA?")
+	promptArgsShown(h, `› /mcp__everything__args-prompt city="San Francisco" state=CA`, "answer two")
+	if !b.did("prompt everything args-prompt map[city:San Francisco state:CA]") {
+		t.Fatalf("the single-quoted value did not reach the prompt whole: %v", promptArgsActions(b))
+	}
 
 	h.enterLine(`/mcp__everything__args-prompt city="New York state=NY`)
 	h.waitFor(`a " quote is not closed`)
@@ -87,8 +102,11 @@ func TestPromptArgumentsAreQuoted(t *testing.T) {
 	// an argument the prompt does not have.
 	h.enterLine(`" town=Boston`)
 	h.waitFor(`the prompt has no argument "town"; its arguments are city, state`)
-	if len(b.actions) != 2 {
-		t.Errorf("a refused command reached the server: %v", b.actions)
+	if a := promptArgsActions(b); len(a) != 2 {
+		t.Errorf("a refused command reached the server: %v", a)
+	}
+	if n := len(b.model.Requests()); n != 2 {
+		t.Errorf("the model was sent %d requests, want the 2 prompts", n)
 	}
 	h.press("ctrl+u") // clears the line
 	h.enterLine(`/mcp__everything__args-prompt city=New York`)
@@ -100,9 +118,9 @@ func TestPromptArgumentsAreQuoted(t *testing.T) {
 // narrows it, and Enter uses the prompt, asking for its arguments.
 func TestMcpPromptsListsOptionalArguments(t *testing.T) {
 	t.Parallel()
-	b := promptFake{&fakeHost{prompts: everythingPrompts,
-		servers: []servers.Status{{Name: "everything", Transport: "stdio", State: servers.StateConnected, Prompts: 2}}}}
-	h := startWith(t, b, b.fakeHost)
+	b := promptArgsEverything(&fakeHost{
+		servers: []servers.Status{{Name: "everything", Transport: "stdio", State: servers.StateConnected, Prompts: 2}}})
+	h := start(t, b)
 	h.enterLine("/mcp prompts")
 	h.waitFor("Prompts", "2 shown", "/mcp__everything__args-prompt", "city=… [state=…]", "/mcp__everything__completable-prompt", "department=… name=…")
 	h.typeText("compl")
@@ -115,8 +133,8 @@ func TestMcpPromptsListsOptionalArguments(t *testing.T) {
 // values chosen for the others: the names offered are the department's.
 func TestPromptFormCompletionHasTheOtherArgumentsAsContext(t *testing.T) {
 	t.Parallel()
-	b := promptFake{&fakeHost{prompts: everythingPrompts}}
-	h := startWith(t, b, b.fakeHost)
+	b := promptArgsEverything(&fakeHost{replies: []llmtest.Reply{{Text: []string{"promoted"}}}})
+	h := start(t, b)
 	h.enterLine("/mcp__everything__completable-prompt")
 	h.waitFor("department *", "name *")
 	h.typeText("Mar")
@@ -124,11 +142,14 @@ func TestPromptFormCompletionHasTheOtherArgumentsAsContext(t *testing.T) {
 	h.press("ctrl+e", "enter")
 	h.typeText("G")
 	if !b.waitDid("complete name=G context department=Marketing") {
-		t.Fatalf("the name was completed without the department: %v", b.actions)
+		t.Fatalf("the name was completed without the department: %v", promptArgsActions(b))
 	}
 	h.waitFor("Grace")
 	h.press("ctrl+e", "enter")
-	h.waitFor("Please promote Grace to the head of the Marketing team.")
+	promptArgsShown(h, "› /mcp__everything__completable-prompt department=Marketing name=Grace", "promoted")
+	if !b.did("prompt everything completable-prompt map[department:Marketing name:Grace]") {
+		t.Errorf("the completed values did not reach the prompt: %v", promptArgsActions(b))
+	}
 }
 
 func TestSplitWords(t *testing.T) {

@@ -1,66 +1,80 @@
-//go:build seamwip
-
 package tui
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
-// resourceFake is the scripted core with resources.
-type resourceFake struct{ *fakeHost }
-
-func (resourceFake) Resources() []servers.Resource {
-	return []servers.Resource{
+// resourcesDocs gives b a "docs" server's resources: a Markdown guide, a
+// PNG logo and a template demo://text/{id}, whose {id} the server
+// completes (as it does a prompt's argument); completions and reads are
+// recorded.
+func resourcesDocs(b *fakeHost) *fakeHost {
+	b.resources = []servers.Resource{
 		{Server: "docs", Resource: &sdk.Resource{URI: "demo://guide/architecture.md", Name: "architecture.md", MIMEType: "text/markdown"}},
 		{Server: "docs", Resource: &sdk.Resource{URI: "demo://logo.png", Name: "logo", MIMEType: "image/png"}},
 	}
-}
-
-func (resourceFake) ResourceTemplates() []servers.ResourceTemplate {
-	return []servers.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
-}
-
-// Complete offers the values of the template's {id}, or of a prompt's
-// argument, that start with value.
-func (f resourceFake) Complete(_ context.Context, server, ref, name, arg, value string, _ map[string]string) ([]string, error) {
-	f.record("complete " + server + " " + ref + " " + name + " " + arg + "=" + value)
-	vals := []string{"1", "2", "12"}
-	if ref == "ref/prompt" {
-		vals = []string{"README.md", "main.go"}
+	b.templates = []servers.ResourceTemplate{{Server: "docs", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "demo://text/{id}", Name: "Dynamic text"}}}
+	b.complete = func(_ context.Context, server, ref, name, arg, value string, _ map[string]string) ([]string, error) {
+		b.record("complete " + server + " " + ref + " " + name + " " + arg + "=" + value)
+		vals := []string{"1", "2", "12"}
+		if ref == "ref/prompt" {
+			vals = []string{"README.md", "main.go"}
+		}
+		var out []string
+		for _, v := range vals {
+			if strings.HasPrefix(v, value) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
 	}
-	var out []string
-	for _, v := range vals {
-		if strings.HasPrefix(v, value) {
-			out = append(out, v)
+	b.read = func(_ context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
+		if strings.HasSuffix(uri, ".png") {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "image/png", Blob: make([]byte, 2048)}}}, nil
+		}
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: "# Architecture\nThe core emits events."}}}, nil
+	}
+	return b
+}
+
+// resourcesSent reports whether the model was sent a user message that
+// starts with typed (the message as the person typed it) and holds
+// attached (what an attachment added after it).
+func resourcesSent(b *fakeHost, typed, attached string) bool {
+	for _, text := range b.sent() {
+		if strings.HasPrefix(text, typed) && strings.Contains(text[len(typed):], attached) {
+			return true
 		}
 	}
-	return out, nil
+	return false
 }
 
-func (f resourceFake) ReadResource(_ context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
-	f.record("read " + server + " " + uri)
-	if strings.HasSuffix(uri, ".png") {
-		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "image/png", Blob: make([]byte, 2048)}}}, nil
-	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: "# Architecture\nThe core emits events."}}}, nil
+// resourcesActions are the fake's recorded actions, for a failure's message.
+func resourcesActions(b *fakeHost) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.actions)
 }
 
 func TestMCPResourcesBrowseAndAttach(t *testing.T) {
-	b := resourceFake{&fakeHost{
+	t.Parallel()
+	b := resourcesDocs(&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1, Prompts: 1}},
 		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
-	}}
-	h := startWith(t, b, b.fakeHost)
+		replies: []llmtest.Reply{{Text: []string{"It says the core emits events."}}},
+	})
+	h := start(t, b)
 	h.enterLine("/mcp")
 	h.waitFor("RESOURCES", "PROMPTS")
 	h.press("esc")
@@ -81,7 +95,7 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 	h.press("enter")
 	h.waitFor("# Architecture", "The core emits events.", "a attach to the next message")
 	if !b.did("read docs demo://guide/architecture.md") {
-		t.Errorf("the preview did not read the resource; actions %v", b.actions)
+		t.Errorf("the preview did not read the resource; actions %v", resourcesActions(b))
 	}
 	h.press("a")
 	h.waitGone("3 shown")
@@ -89,9 +103,11 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 	h.typeText("summarise it")
 	h.press("enter")
 	h.waitFor("› @docs:demo://guide/architecture.md summarise it", "Ask otter…") // sent: the input is empty again
-	h.waitFor("ok")                                                              // the fake's answer: the turn is over
-	if !b.did("send @docs:demo://guide/architecture.md summarise it") {
-		t.Errorf("the attached mention did not reach the core; actions %v", b.actions)
+	h.waitFor("It says the core emits events.")                                  // the model's answer: the turn is over
+	// The model got the message as typed, with the resource's text
+	// attached after it.
+	if !resourcesSent(b, "@docs:demo://guide/architecture.md summarise it", "The core emits events.") {
+		t.Errorf("the attached mention did not reach the model; it got %q", b.sent())
 	}
 
 	// @ completes mentions from the servers' resources.
@@ -108,11 +124,12 @@ func TestMCPResourcesBrowseAndAttach(t *testing.T) {
 }
 
 func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
-	b := resourceFake{&fakeHost{
+	t.Parallel()
+	b := resourcesDocs(&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1}},
 		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file"}},
-	}}
-	h := startWith(t, b, b.fakeHost)
+	})
+	h := start(t, b)
 	h.typeText("/mcp r")
 	h.press("tab")
 	h.waitFor("/mcp reload", "/mcp resources") // both start so: Tab offers them
@@ -134,31 +151,34 @@ func TestMCPResourcesAndPromptsTabComplete(t *testing.T) {
 }
 
 func TestOpenResourceLinkOfToolResult(t *testing.T) {
-	b := resourceFake{&fakeHost{
+	t.Parallel()
+	// The model calls docs' find, whose result links two resources, then
+	// answers.
+	b := resourcesDocs(&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2}},
 		tools:   []tool.Entry{entry("docs", "find", "Finds documents", `{"type":"object"}`, nil)},
-	}}
-	b.send = func(_ context.Context, _ string, emit func(agent.Event)) error {
-		emit(agent.ToolCallStarted{ID: "c1", Name: "mcp__docs__find", Args: json.RawMessage(`{}`)})
-		emit(agent.ToolCallFinished{ID: "c1", Name: "mcp__docs__find", Result: &tool.Result{Content: []sdk.Content{
-			&sdk.TextContent{Text: "two documents"},
-			&sdk.ResourceLink{URI: "demo://logo.png", Name: "logo", MIMEType: "image/png"},
-			&sdk.ResourceLink{URI: "demo://guide/architecture.md", Name: "architecture.md"},
-		}}})
-		emit(agent.TurnFinished{Text: "found them"})
-		return nil
-	}
-	h := startWith(t, b, b.fakeHost)
+		replies: []llmtest.Reply{{Calls: []llmtest.Call{{ID: "c1", Name: "mcp__docs__find", Args: "{}"}}}, {Text: []string{"found them"}}},
+		call: func(context.Context, string, json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: []sdk.Content{
+				&sdk.TextContent{Text: "two documents"},
+				&sdk.ResourceLink{URI: "demo://logo.png", Name: "logo", MIMEType: "image/png"},
+				&sdk.ResourceLink{URI: "demo://guide/architecture.md", Name: "architecture.md"},
+			}}, nil
+		},
+	})
+	h := start(t, b)
 	h.enterLine("/open")
 	h.waitFor("no tool result has a resource link to open yet")
 	h.enterLine("find the docs")
+	h.waitFor("Allow mcp__docs__find?") // find is not read-only: the person allows it
+	h.press("enter")
 	h.waitFor("[resource link: architecture.md, demo://guide/architecture.md]", "/open 1…2 previews a resource link", "found them")
 	h.enterLine("/open 3")
 	h.waitFor(`1 to 2; "3" is not one`)
 	h.enterLine("/open 2")
 	h.waitFor("docs:demo://guide/architecture.md", "# Architecture", "The core emits events.", "a attach to the next message")
 	if !b.did("read docs demo://guide/architecture.md") {
-		t.Errorf("/open did not read the linked resource; actions %v", b.actions)
+		t.Errorf("/open did not read the linked resource; actions %v", resourcesActions(b))
 	}
 	// Esc goes back to the chat, not to the browser /open did not show.
 	h.press("esc")
@@ -173,61 +193,66 @@ func TestOpenResourceLinkOfToolResult(t *testing.T) {
 }
 
 func TestMentionCompletesTemplateVariables(t *testing.T) {
-	b := resourceFake{&fakeHost{
+	t.Parallel()
+	b := resourcesDocs(&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2, Templates: 1}},
-	}}
-	h := startWith(t, b, b.fakeHost)
+	})
+	h := start(t, b)
 	h.typeText("read @docs:demo://t")
 	h.press("tab") // the template itself
 	h.waitFor("› read @docs:demo://text/{id}")
 	h.press("tab") // its {id}, from the server
 	h.waitFor("› read @docs:demo://text/", "demo://text/1", "demo://text/12", "demo://text/2")
 	if !b.did("complete docs ref/resource demo://text/{id} id=") {
-		t.Errorf("Tab did not ask the server for {id}; actions %v", b.actions)
+		t.Errorf("Tab did not ask the server for {id}; actions %v", resourcesActions(b))
 	}
 	h.typeText("1")
 	h.press("tab")
 	h.waitFor("(tab again cycles, → keeps one)  @docs:demo://text/1  @docs:demo://text/12")
 	if !b.did("complete docs ref/resource demo://text/{id} id=1") {
-		t.Errorf("Tab did not ask the server for {id} from 1; actions %v", b.actions)
+		t.Errorf("Tab did not ask the server for {id} from 1; actions %v", resourcesActions(b))
 	}
 	h.press("tab", "tab")
 	h.waitFor("› read @docs:demo://text/12")
 }
 
 func TestPromptFormCompletesArguments(t *testing.T) {
-	b := resourceFake{&fakeHost{
+	t.Parallel()
+	b := resourcesDocs(&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Prompts: 1}},
 		prompts: []servers.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Arguments: []*sdk.PromptArgument{{Name: "file", Required: true}}}},
-	}}
-	h := startWith(t, b, b.fakeHost)
+	})
+	h := start(t, b)
 	h.enterLine("/mcp__docs__review")
 	h.waitFor("Review a file", "file *")
 	h.typeText("ma")
 	h.waitFor("main.go") // the server's value, suggested as the rest of what is typed
 	if !b.waitDid("complete docs ref/prompt review file=ma") {
-		t.Errorf("the form did not ask the server; actions %v", b.actions)
+		t.Errorf("the form did not ask the server; actions %v", resourcesActions(b))
 	}
 	h.press("ctrl+e")
 	h.press("enter")
 	h.waitFor("prompt text for")
 	if !b.did("prompt docs review map[file:main.go]") {
-		t.Errorf("the accepted suggestion did not reach the prompt; actions %v", b.actions)
+		t.Errorf("the accepted suggestion did not reach the prompt; actions %v", resourcesActions(b))
 	}
 }
 
 func TestAttachedResourceChangeIsNoted(t *testing.T) {
-	b := resourceFake{&fakeHost{
+	t.Parallel()
+	b := resourcesDocs(&fakeHost{
 		servers: []servers.Status{{Name: "docs", Transport: "stdio", State: servers.StateConnected, Resources: 2}},
-	}}
-	h := startWith(t, b, b.fakeHost)
+		replies: []llmtest.Reply{{Text: []string{"It says the core emits events."}}},
+	})
+	h := start(t, b)
 	h.enterLine("read @docs:demo://guide/architecture.md")
-	h.waitFor("ok")
+	h.waitFor("It says the core emits events.") // the model's answer: the turn is over
 	h.ui.Notify(servers.ResourceUpdated{Server: "docs", URI: "demo://guide/architecture.md"})
 	h.waitFor("⟳ @docs:demo://guide/architecture.md changed on the server since it was attached")
 }
 
 func TestTemplateSpot(t *testing.T) {
+	t.Parallel()
 	const tmpl = "repo://{owner}/{name}/readme"
 	for _, tc := range []struct {
 		typed, head, name, value, suffix, resolved string
@@ -253,38 +278,36 @@ func TestTemplateSpot(t *testing.T) {
 	}
 }
 
-// repoFake is a server whose template has two variables; the values of
-// the second depend on the first (completion/complete's context).
-type repoFake struct{ resourceFake }
-
-func (repoFake) Resources() []servers.Resource { return nil }
-
-func (repoFake) ResourceTemplates() []servers.ResourceTemplate {
-	return []servers.ResourceTemplate{{Server: "gh", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "repo://{owner}/{name}/readme", Name: "README"}}}
-}
-
-func (f repoFake) Complete(_ context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
-	f.record("complete " + arg + "=" + value + " owner=" + resolved["owner"])
-	vals := map[string][]string{"owner": {"otter-sh", "golang"}}[arg]
-	if arg == "name" {
-		vals = map[string][]string{"otter-sh": {"otter", "otter-docs"}, "golang": {"go"}}[resolved["owner"]]
-	}
-	var out []string
-	for _, v := range vals {
-		if strings.HasPrefix(v, value) {
-			out = append(out, v)
+// resourcesRepo gives b a server "gh" whose template has two variables;
+// the values of the second depend on the first (completion/complete's
+// context), and each completion asked is recorded.
+func resourcesRepo(b *fakeHost) *fakeHost {
+	b.templates = []servers.ResourceTemplate{{Server: "gh", ResourceTemplate: &sdk.ResourceTemplate{URITemplate: "repo://{owner}/{name}/readme", Name: "README"}}}
+	b.complete = func(_ context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
+		b.record("complete " + arg + "=" + value + " owner=" + resolved["owner"])
+		vals := map[string][]string{"owner": {"otter-sh", "golang"}}[arg]
+		if arg == "name" {
+			vals = map[string][]string{"otter-sh": {"otter", "otter-docs"}, "golang": {"go"}}[resolved["owner"]]
 		}
+		var out []string
+		for _, v := range vals {
+			if strings.HasPrefix(v, value) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
 	}
-	return out, nil
+	return b
 }
 
 // Tab completes each {variable} of a template in turn, not only the
 // first, and the server hears the values chosen before.
 func TestMentionCompletesEveryTemplateVariable(t *testing.T) {
-	b := repoFake{resourceFake{&fakeHost{
+	t.Parallel()
+	b := resourcesRepo(&fakeHost{
 		servers: []servers.Status{{Name: "gh", Transport: "stdio", State: servers.StateConnected, Templates: 1}},
-	}}}
-	h := startWith(t, b, b.fakeHost)
+	})
+	h := start(t, b)
 	h.typeText("read @gh:")
 	h.press("tab")
 	h.waitFor("› read @gh:repo://{owner}/{name}/readme")
@@ -296,7 +319,7 @@ func TestMentionCompletesEveryTemplateVariable(t *testing.T) {
 	h.press("tab")   // {name}, given owner=otter-sh
 	h.waitFor("repo://otter-sh/otter/readme", "repo://otter-sh/otter-docs/readme")
 	if !b.did("complete name= owner=otter-sh") {
-		t.Errorf("Tab did not ask for {name} with owner=otter-sh; actions %v", b.actions)
+		t.Errorf("Tab did not ask for {name} with owner=otter-sh; actions %v", resourcesActions(b))
 	}
 	h.press("tab", "tab") // otter-docs, then otter
 	h.waitFor("› read @gh:repo://otter-sh/otter/readme")

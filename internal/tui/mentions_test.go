@@ -1,5 +1,3 @@
-//go:build seamwip
-
 package tui
 
 import (
@@ -17,7 +15,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/appparts"
 	"github.com/otter-sh/otter/internal/config"
@@ -25,10 +22,11 @@ import (
 )
 
 // A message typed in the TUI with @SERVER:URI reaches the model with the
-// resource's text, and the transcript gets a chip for it.
-func TestAppBackendSendsMentionedResources(t *testing.T) {
-	t.Setenv("ANTHROPIC_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", "")
+// resource's text, and the transcript gets a chip for it: the TUI's
+// Conversation (NewConversation) over a real App whose MCP client talks to
+// a real server.
+func TestMentionedResourcesReachTheModel(t *testing.T) {
+	t.Parallel()
 	subscribed := make(chan string, 4)
 	s := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1.0.0"}, &sdk.ServerOptions{
 		SubscribeHandler: func(_ context.Context, req *sdk.SubscribeRequest) error {
@@ -65,7 +63,10 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a, err := app.New(ctx, app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler)})
+	u := New(Options{})
+	t.Cleanup(u.finish)
+	a, err := app.New(ctx, AppOptions(app.Options{Parts: appparts.Default(), Paths: paths, WorkDir: base, Logger: slog.New(slog.DiscardHandler),
+		LookupEnv: func(string) (string, bool) { return "", false }}, u))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +75,13 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	if err := a.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewAppBackend(ctx, New(Options{}), a, slog.New(slog.DiscardHandler), app.SessionOptions{})
+	conv, err := NewConversation(ctx, u, a, app.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var chips []string
-	err = b.Send(ctx, "what does @docs:docs://readme say?", func(ev agent.Event) {
-		if at, ok := ev.(agent.Attached); ok {
+	err = conv.Send(ctx, "what does @docs:docs://readme say?", func(ev app.Event) {
+		if at, ok := ev.(app.Attached); ok {
 			chips = append(chips, at.Items...)
 		}
 	})
@@ -105,7 +106,7 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 	}
 	// A resource that cannot be read fails the message before the model is asked.
 	// It says it was not sent (so the TUI gives the text back) and why.
-	if err := b.Send(ctx, "@docs:docs://missing", func(agent.Event) {}); !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "could not read @docs:docs://missing") {
+	if err := conv.Send(ctx, "@docs:docs://missing", func(app.Event) {}); !errors.Is(err, app.ErrNotSent) || !strings.Contains(err.Error(), "could not read @docs:docs://missing") {
 		t.Errorf("unreadable mention: %v", err)
 	}
 	if len(model.Requests()) != 1 {
@@ -118,8 +119,8 @@ func TestAppBackendSendsMentionedResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	chips = nil
-	if err := b.SendPrompt(ctx, "docs", res, func(ev agent.Event) {
-		if at, ok := ev.(agent.Attached); ok {
+	if err := conv.SendPrompt(ctx, "docs", res, func(ev app.Event) {
+		if at, ok := ev.(app.Attached); ok {
 			chips = append(chips, at.Items...)
 		}
 	}); err != nil {
