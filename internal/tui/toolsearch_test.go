@@ -43,7 +43,8 @@ func TestDeferredToolsAreShown(t *testing.T) {
 			{Text: []string{"found it"}},
 		},
 	}
-	h := startModel(t, b, toolsearchTools(b, tools...))
+	b.tools = tools
+	h := start(t, b)
 	h.waitFor("/help")
 	// A deferred tool called by its exact name runs (a1 is not read-only:
 	// allowed once) and is loaded from then on.
@@ -72,31 +73,5 @@ func TestDeferredToolsAreShown(t *testing.T) {
 	// What the block shows is what the model was sent.
 	if res := reqs[len(reqs)-1].LastToolResults(); len(res) != 1 || !strings.HasPrefix(res[0].Text, "mcp__calc__sum (server calc): Returns the sum of two numbers\n") {
 		t.Errorf("the model got the search result %+v", res)
-	}
-}
-
-// toolsearchTools is a setup for startModel: it registers entries in b's
-// App by server, as the fake host's tools (fakeTool, called through b), and
-// refreshes the model — what fakeHost.registerTools does for b.tools, with
-// each tool a pointer. fakeHost.registerTools hands the tool set fakeTool
-// values, which tool.Set compares (==) with the tools it held when a
-// second server's tools arrive; a fakeTool holds its schema, a slice, and
-// the comparison panics. So tools of more than one server go through here,
-// and b.tools stays empty.
-func toolsearchTools(b *fakeHost, entries ...tool.Entry) func(*model) {
-	return func(m *model) {
-		byServer := map[string][]tool.Tool{}
-		var order []string
-		for _, e := range entries {
-			srv := e.Info.Server
-			if _, ok := byServer[srv]; !ok {
-				order = append(order, srv)
-			}
-			byServer[srv] = append(byServer[srv], &fakeTool{f: b, info: e.Info})
-		}
-		for _, srv := range order {
-			b.opts.Tools.SetServerTools(srv, byServer[srv])
-		}
-		m.refresh()
 	}
 }

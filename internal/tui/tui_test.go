@@ -1017,11 +1017,12 @@ func TestCallShortNamesAmbiguityAndTabCycling(t *testing.T) {
 			return tool.TextResult("called " + name), nil
 		},
 	}
-	h := startModel(t, b, toolsearchTools(b, // tools of two servers
+	b.tools = []tool.Entry{ // tools of two servers
 		entry("alpha", "echo", "Echo from alpha", obj, nil),
 		entry("beta", "echo", "Echo from beta", obj, nil),
 		entry("beta", "get-sum", "Adds", obj, nil),
-	))
+	}
+	h := start(t, b)
 	h.enterLine(`/call echo {}`)
 	h.waitFor("echo is ambiguous: 2 servers offer it — use one of mcp__alpha__echo, mcp__beta__echo")
 
@@ -1090,12 +1091,6 @@ func TestCallShowsDecodedText(t *testing.T) {
 // test's own directory, never ~/.config/otter.
 func TestEmptyMCPNamesTheRealConfigFile(t *testing.T) {
 	t.Parallel()
-	// panels.go names config.DefaultPaths().ShortUserConfigFile(), the
-	// environment's file, not the App's (m.app.Paths): over an App with
-	// paths of its own, the hint names ~/.config/otter/config.toml. The
-	// old test set $XDG_CONFIG_HOME (t.Setenv), which moved both; tests
-	// run in parallel now and may not.
-	t.Skip("the /mcp hint names config.DefaultPaths()' config file, not the App's Paths (tui/panels.go): see the t1 report")
 	b := &fakeHost{}
 	h := start(t, b)
 	h.enterLine("/mcp")
