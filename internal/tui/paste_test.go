@@ -36,6 +36,7 @@ func TestLongPasteCollapses(t *testing.T) {
 	}
 	h.press("ctrl+o")
 	h.waitFor("pasted line 80")
+	h.waitGone("working") // the turn is over: the next message is sent, not queued
 
 	// A short paste goes in as it is; its second line indents under the first.
 	h.press("ctrl+o")
