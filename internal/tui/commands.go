@@ -90,7 +90,6 @@ func (m *model) command(line string) tea.Cmd {
 		}
 		m.tr.items = nil
 		m.follow()
-		m.usage = agent.Usage{}
 		m.ctxLine = m.contextStatus()
 		m.notice(itemInfo, "conversation cleared")
 		return m.forgetImages()

@@ -55,9 +55,6 @@ func (m *model) chatEvent(ev agent.Event) tea.Cmd {
 		if it := m.toolItems[ev.ID]; it != nil {
 			return m.finishTool(it, ev.Result, ev.Err, ev.Elapsed)
 		}
-	case agent.Usage:
-		m.usage.InputTokens += ev.InputTokens
-		m.usage.OutputTokens += ev.OutputTokens
 	case agent.Retrying:
 		m.showRetry(ev)
 	case app.Attached:

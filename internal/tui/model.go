@@ -106,7 +106,6 @@ type model struct {
 	toolItems  map[string]*toolItem
 	calls      int // running /call calls
 	callSeq    int
-	usage      agent.Usage
 	ctxLine    string // the status bar's window share and cost (context.go)
 	frameDue   bool
 	spinning   bool
@@ -1134,8 +1133,6 @@ func (m *model) statusBar() string {
 	if m.ctxLine != "" {
 		share, cost, _ := strings.Cut(strings.TrimSpace(m.ctxLine), " · ")
 		right = append(right, barPart{share, 6}, barPart{cost, 3})
-	} else if m.usage.InputTokens+m.usage.OutputTokens > 0 {
-		right = append(right, barPart{fmt.Sprintf("↑%s ↓%s tokens", app.TokenCount(m.usage.InputTokens), app.TokenCount(m.usage.OutputTokens)), 6})
 	}
 	// From the most to the least detailed, the first layout that fits.
 	for level := 0; ; level++ {

@@ -137,7 +137,6 @@ func (m *model) sessionCommand(cmd, rest string) (tea.Cmd, bool) {
 		}
 		m.tr.items = nil
 		m.follow()
-		m.usage = agent.Usage{}
 		m.ctxLine = m.contextStatus()
 		m.notice(itemInfo, "a new conversation (the last one is saved: /resume lists it)")
 		return m.forgetImages(), true
@@ -228,7 +227,6 @@ func (m *model) resumeSession(id string) tea.Cmd {
 func (m *model) showResumed(info app.SessionInfo, entries []app.SessionEntry) tea.Cmd {
 	m.tr.items = nil
 	m.follow()
-	m.usage = agent.Usage{}
 	m.provider = providerOf(m.app) // the session's model, which resuming restored
 	m.ctxLine = m.contextStatus()
 	m.replay(entries)
