@@ -451,13 +451,27 @@ func (h *harness) nextChange() {
 // waitFor waits until the screen contains every string in want.
 func (h *harness) waitFor(want ...string) string {
 	h.t.Helper()
+	return h.waitShows(strings.Contains, want...)
+}
+
+// waitWords waits until the screen shows every string in want, wherever
+// its lines wrap: white space is left out of the comparison.
+func (h *harness) waitWords(want ...string) string {
+	h.t.Helper()
+	flat := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	return h.waitShows(func(s, w string) bool { return strings.Contains(flat(s), flat(w)) }, want...)
+}
+
+// waitShows waits until shows(screen, w) holds for every w in want.
+func (h *harness) waitShows(shows func(screen, w string) bool, want ...string) string {
+	h.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	var s string
 	for time.Now().Before(deadline) {
 		s = h.screen()
 		ok := true
 		for _, w := range want {
-			if !strings.Contains(s, w) {
+			if !shows(s, w) {
 				ok = false
 				break
 			}

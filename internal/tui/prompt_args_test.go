@@ -39,13 +39,7 @@ func promptArgsEverything(b *fakeHost) *fakeHost {
 		if arg == "name" {
 			vals = map[string][]string{"Engineering": {"Alice", "Bob"}, "Marketing": {"Frank", "Grace"}}[resolved["department"]]
 		}
-		var out []string
-		for _, v := range vals {
-			if strings.HasPrefix(v, value) {
-				out = append(out, v)
-			}
-		}
-		return out, nil
+		return withPrefix(vals, value), nil
 	}
 	return b
 }

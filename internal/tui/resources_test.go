@@ -289,15 +289,21 @@ func resourcesRepo(b *fakeHost) *fakeHost {
 		if arg == "name" {
 			vals = map[string][]string{"otter-sh": {"otter", "otter-docs"}, "golang": {"go"}}[resolved["owner"]]
 		}
-		var out []string
-		for _, v := range vals {
-			if strings.HasPrefix(v, value) {
-				out = append(out, v)
-			}
-		}
-		return out, nil
+		return withPrefix(vals, value), nil
 	}
 	return b
+}
+
+// withPrefix are the values that begin with what was typed, as a server's
+// completion/complete answers.
+func withPrefix(vals []string, typed string) []string {
+	var out []string
+	for _, v := range vals {
+		if strings.HasPrefix(v, typed) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Tab completes each {variable} of a template in turn, not only the

@@ -76,32 +76,7 @@ func TestChatTurnWithToolCall(t *testing.T) {
 		t.Errorf("the tool block does not show %q, the duration the agent measured:\n%s", want, s)
 	}
 	h.enterLine("/cost")
-	tuiWaitWords(h, "tokens and cost in this session", "fake/m1: 2 calls", "input 1.2k", "output 340")
-}
-
-// tuiWaitWords waits until the screen shows every string in want, wherever
-// its lines wrap: white space is left out of the comparison.
-func tuiWaitWords(h *harness, want ...string) string {
-	h.t.Helper()
-	flat := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	deadline := time.Now().Add(20 * time.Second)
-	var s string
-	for time.Now().Before(deadline) {
-		s = h.screen()
-		ok := true
-		for _, w := range want {
-			if !strings.Contains(flat(s), flat(w)) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return s
-		}
-		h.nextChange()
-	}
-	h.t.Fatalf("the screen never showed %q; last screen:\n%s", want, s)
-	return ""
+	h.waitWords("tokens and cost in this session", "fake/m1: 2 calls", "input 1.2k", "output 340")
 }
 
 // tuiToolElapsed is how long the tool call id ran, as the agent measured
