@@ -42,9 +42,18 @@ type Policy struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
-	// Network false lets no TCP connection out nor listener in. (UDP is
-	// confined too only on kernels with Landlock ABI 10.)
+	// Network false lets no connection out nor listener in: no TCP
+	// (Landlock) and no socket but a Unix one (seccomp: no UDP, raw,
+	// netlink or SCTP socket, which Landlock does not confine).
 	Network bool `json:"network"`
+	// ProxyPort, with Network false, is the one TCP port the program may
+	// connect to: otter's filtering proxy's, which lets it reach the hosts
+	// of its list and no other. Landlock's network rules name a port, not
+	// an address: any local service listening on that port number (on
+	// another address of this machine) is reachable too, and so is that
+	// port on any remote host, should the program know its address —
+	// which without DNS (no UDP) it must be given.
+	ProxyPort int `json:"proxy_port,omitempty"`
 }
 
 // SecretPaths are the user's folders and files that no confined program

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -31,6 +32,9 @@ func confineAndExec(p Policy, path string, argv []string) error {
 	if err := Available(); err != nil {
 		return err
 	}
+	// One thread does it all, the exec included (the filters are loaded
+	// on every thread too).
+	runtime.LockOSThread()
 	var rules []landlock.Rule
 	for _, g := range grants(p) {
 		// IgnoreIfMissing: an entry listed a moment ago may be gone (a
@@ -53,8 +57,17 @@ func confineAndExec(p Policy, path string, argv []string) error {
 		return fmt.Errorf("confining the file system: %w", err)
 	}
 	if !p.Network {
-		if err := abi.BestEffort().RestrictNet(); err != nil {
+		var net []landlock.Rule
+		if p.ProxyPort > 0 {
+			// Landlock's rules are by port, whatever the address: see
+			// Policy.ProxyPort.
+			net = append(net, landlock.ConnectTCP(uint16(p.ProxyPort)))
+		}
+		if err := abi.BestEffort().RestrictNet(net...); err != nil {
 			return fmt.Errorf("confining the network: %w", err)
+		}
+		if err := refuseSockets(p.ProxyPort > 0); err != nil {
+			return fmt.Errorf("confining the network to no UDP nor raw sockets: %w", err)
 		}
 	}
 	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
