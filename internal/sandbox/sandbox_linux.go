@@ -25,6 +25,17 @@ func Available() error {
 	return nil
 }
 
+// NetworkByPort reports whether this kernel's Landlock confines TCP by
+// port (ABI 4 on, Linux 6.7): without it a server with a host list could
+// connect anywhere over TCP, not only to otter's proxy (UDP and raw
+// sockets stay refused by the seccomp filter).
+func NetworkByPort() error {
+	if v, err := llsys.LandlockGetABIVersion(); err != nil || v < 4 {
+		return fmt.Errorf("this Linux kernel's Landlock (ABI %d) does not confine TCP connections (ABI 4, Linux 6.7, does)", v)
+	}
+	return nil
+}
+
 // devices are the device files any program may read and write.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
