@@ -12,8 +12,17 @@
 // resolved paths, and Landlock checks the file a path leads to, so a
 // symbolic link into ~/.ssh from a granted folder reads nothing.
 //
-// Where Landlock is missing (an old kernel, another system) Available says
-// why, and the caller decides to run the program unconfined or not at all.
+// Network false adds a seccomp filter (seccomp_linux.go) under which only
+// Unix sockets open, since Landlock confines TCP alone; a host list
+// (Policy.ProxyPort) lets TCP through to otter's filtering proxy only.
+//
+// On macOS the same policy is a Seatbelt profile run by sandbox-exec
+// (seatbelt.go, sandbox_darwin.go), off until a person opts in: it has not
+// run on a Mac yet.
+//
+// Where the sandbox is missing (an old kernel, another system) Available
+// says why, and the caller decides to run the program unconfined or not
+// at all.
 //
 // It imports nothing of otter's.
 package sandbox
@@ -64,6 +73,9 @@ var SecretPaths = []string{
 	".netrc", ".git-credentials", ".password-store", ".npmrc", ".pypirc",
 	".config/gh", ".config/op", ".local/share/keyrings",
 }
+
+// devices are the device files any program may read and write.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
 // runnerCaches are the folders, relative to the home directory, that a
 // package runner writes its downloads and installs to, by the runner's

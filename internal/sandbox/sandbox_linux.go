@@ -36,9 +36,6 @@ func NetworkByPort() error {
 	return nil
 }
 
-// devices are the device files any program may read and write.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
 func confineAndExec(p Policy, path string, argv []string) error {
 	if err := Available(); err != nil {
 		return err
