@@ -292,3 +292,37 @@ func TestSandboxDefaultNetworkKeepsTCPAndUDP(t *testing.T) {
 		t.Errorf("the UDP listener's first datagram is %q, want the server's", got)
 	}
 }
+
+// runNetFail is the stdio server of mode "netfail": one that fetches
+// http://other.test/ at start, through the proxy variables, and exits on
+// anything but 200 — as an npx server whose registry is not on its list.
+func runNetFail() int {
+	resp, err := http.Get("http://other.test/")
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return runNetProbe()
+		}
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	fmt.Fprintln(os.Stderr, "Error: fetching http://other.test/:", err)
+	return 1
+}
+
+// A server that fails to start because the proxy refused it a host says
+// so in its error: the host and the line that would allow it.
+func TestSandboxRefusedHostExplainsAFailedStart(t *testing.T) {
+	requireLandlock(t)
+	n := newNetTargets(t)
+	srv := stdioServer(t, "npxish", "netfail")
+	srv.Sandbox = &config.ServerSandbox{Network: &config.SandboxNetwork{Hosts: []string{"allowed.test"}}}
+	srv.File, srv.Line = "/home/me/.config/otter/config.toml", 7
+	h := newHarness(t, configOf(srv), servers.Options{Sandbox: &servers.SandboxOptions{Launcher: os.Args[0]}})
+	h.m.proxyDial = n.dial
+	h.m.Start(context.Background())
+	st := h.waitState("npxish", servers.StateFailed)
+	want := `otter's sandbox refused a connection to other.test: MCP server "npxish" may reach only allowed.test. If it needs other.test, add it to the network list of the server's sandbox table (/home/me/.config/otter/config.toml:7): network = ["allowed.test", "other.test"]`
+	if !strings.Contains(st.Error, want) {
+		t.Errorf("the failed server's error lacks %q:\n%s", want, st.Error)
+	}
+}

@@ -86,6 +86,8 @@ func runTestServer(mode string) int {
 	switch mode {
 	case "netprobe": // sandboxnet_test.go
 		return runNetProbe()
+	case "netfail": // sandboxnet_test.go
+		return runNetFail()
 	case "exit":
 		fmt.Fprintln(os.Stderr, "starting up")
 		if v := os.Getenv("OTTER_TEST_ECHO"); v != "" {
