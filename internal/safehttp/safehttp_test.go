@@ -355,16 +355,7 @@ func TestForwardProxy(t *testing.T) {
 		defer mu.Unlock()
 		refused = append(refused, target)
 	}}
-	proxySrv := httptest.NewServer(fp)
-	defer proxySrv.Close()
-	defer fp.Close()
-
-	pu, _ := url.Parse(proxySrv.URL)
-	c := &http.Client{Transport: &http.Transport{
-		Proxy:           http.ProxyURL(pu),
-		TLSClientConfig: &tls.Config{RootCAs: tlsSite.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs},
-	}}
-	defer c.CloseIdleConnections()
+	c := throughProxy(t, fp, &tls.Config{RootCAs: tlsSite.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs})
 	ctx := context.Background()
 	if body, err := get(ctx, c, site.URL+"/"); err != nil || body != "hello" {
 		t.Errorf("plain request via forward proxy = %q, %v", body, err)
@@ -456,15 +447,7 @@ func TestForwardProxyByHostName(t *testing.T) {
 			return d.DialContext(ctx, network, to)
 		},
 	}
-	proxySrv := httptest.NewServer(fp)
-	defer proxySrv.Close()
-	defer fp.Close()
-	pu, _ := url.Parse(proxySrv.URL)
-	c := &http.Client{Transport: &http.Transport{
-		Proxy:           http.ProxyURL(pu),
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
-	}}
-	defer c.CloseIdleConnections()
+	c := throughProxy(t, fp, &tls.Config{InsecureSkipVerify: true})
 	ctx := context.Background()
 	if body, err := get(ctx, c, "http://allowed.test/"); err != nil || body != "hello" {
 		t.Errorf("plain request for an allowed name = %q, %v", body, err)
@@ -482,4 +465,17 @@ func TestForwardProxyByHostName(t *testing.T) {
 	if n := dialled.Load() - before; n != 0 {
 		t.Errorf("the refused requests dialled %d times", n)
 	}
+}
+
+// throughProxy serves fp for the test's length and returns a client that
+// goes through it, trusting what tc trusts.
+func throughProxy(t *testing.T, fp *ForwardProxy, tc *tls.Config) *http.Client {
+	t.Helper()
+	proxySrv := httptest.NewServer(fp)
+	t.Cleanup(proxySrv.Close)
+	t.Cleanup(func() { fp.Close() })
+	pu, _ := url.Parse(proxySrv.URL)
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: tc}}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
 }

@@ -167,18 +167,26 @@ func inside(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
-// resolve makes each path absolute and resolves its links; those that do
-// not exist are left out.
-func resolve(paths []string) []string {
+// absolute makes each path absolute; "" and a path that cannot be made
+// absolute are left out.
+func absolute(paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			continue
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
 		}
+	}
+	return out
+}
+
+// resolve makes each path absolute and resolves its links; those that do
+// not exist are left out.
+func resolve(paths []string) []string {
+	var out []string
+	for _, abs := range absolute(paths) {
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
 			out = append(out, r)
 		}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -89,17 +88,7 @@ func seatbeltProfile(p Policy) string {
 // differ, as resolved, sorted, without duplicates; "" and relative paths
 // that cannot be made absolute are left out.
 func seatbeltPaths(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			continue
-		}
-		out = append(out, abs)
-	}
+	out := absolute(paths)
 	out = append(out, resolve(out)...)
 	slices.Sort(out)
 	return slices.Compact(out)
