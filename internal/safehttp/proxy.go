@@ -236,8 +236,14 @@ func (fp *ForwardProxy) untrack(conns ...net.Conn) {
 }
 
 // Close ends every open CONNECT tunnel (http.Server.Close does not reach
-// hijacked connections) and refuses new ones.
+// hijacked connections), closes the idle connections of its forwarding
+// and refuses new tunnels.
 func (fp *ForwardProxy) Close() error {
+	if rt, _ := fp.transport(); rt != nil {
+		if ic, ok := rt.(interface{ CloseIdleConnections() }); ok {
+			ic.CloseIdleConnections()
+		}
+	}
 	fp.mu.Lock()
 	defer fp.mu.Unlock()
 	fp.closed = true
