@@ -74,7 +74,9 @@ func runProbeTestServer() int {
 // config, to write in a folder of the home directory and in the project,
 // and to connect to a local listener. Under the default sandbox it reads
 // neither secret, writes only in the project and connects; network =
-// false stops the connection; write = ["~/notes"] lets it write there; enabled = false
+// false stops the connection, and so does a host list (the server may
+// connect to otter's proxy only; internal/mcphost tests what goes through
+// it), which mcp list --json and mcp get show; write = ["~/notes"] lets it write there; enabled = false
 // lets it do everything, as before the sandbox. otter mcp list --json
 // shows each server's sandbox.
 func TestStdioServersRunInTheSandbox(t *testing.T) {
@@ -132,6 +134,7 @@ func TestStdioServersRunInTheSandbox(t *testing.T) {
 	}{
 		{"default", "", map[string]bool{"read key": false, "read otter config": false, "write home": false, "write project": true, "connect": true}},
 		{"network = false", "sandbox = { network = false }", map[string]bool{"read key": false, "write project": true, "connect": false}},
+		{"network = [allowed.test]", `sandbox = { network = ["allowed.test"] }`, map[string]bool{"read key": false, "write project": true, "connect": false}},
 		{"write = [~/notes]", `sandbox = { write = ["~/notes"] }`, map[string]bool{"read key": false, "write home": true}},
 		{"enabled = false", "sandbox = { enabled = false }", map[string]bool{"read key": true, "read otter config": true, "write home": true, "connect": true}},
 	} {
@@ -161,6 +164,17 @@ func TestStdioServersRunInTheSandbox(t *testing.T) {
 			wantOn := tc.name != "enabled = false"
 			if on := strings.Contains(string(js), `"on": true`); on != wantOn {
 				t.Errorf("%s: mcp list --json does not show the sandbox %v:\n%s", tc.name, wantOn, js)
+			}
+			if strings.HasPrefix(tc.name, "network = [") {
+				if !strings.Contains(string(js), `"hosts": [`) || !strings.Contains(string(js), `"allowed.test"`) {
+					t.Errorf("mcp list --json does not list the sandbox's hosts:\n%s", js)
+				}
+				get := exec.Command(bin, "--cwd", proj, "mcp", "get", "probe")
+				get.Env = env
+				text, err := get.CombinedOutput()
+				if want := "sandbox:   on · network: only allowed.test (through otter's proxy)"; err != nil || !strings.Contains(string(text), want) {
+					t.Errorf("mcp get does not say %q (%v):\n%s", want, err, text)
+				}
 			}
 		})
 	}

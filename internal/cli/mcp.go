@@ -529,12 +529,15 @@ type ServerJSON struct {
 	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
 }
 
-// SandboxJSON is a stdio server's sandbox in `otter mcp list --json`.
+// SandboxJSON is a stdio server's sandbox in `otter mcp list --json` (as
+// it runs) and `otter mcp get --json` (as configured).
 type SandboxJSON struct {
 	On      bool     `json:"on"`
+	Read    []string `json:"read,omitempty"` // otter mcp get: the trees its entry adds to what it may read
 	Write   []string `json:"write,omitempty"`
-	Network bool     `json:"network"`
-	Off     string   `json:"off,omitempty"` // why not confined
+	Network bool     `json:"network"`         // any host
+	Hosts   []string `json:"hosts,omitempty"` // with network false: the only hosts, through otter's proxy
+	Off     string   `json:"off,omitempty"`   // why not confined
 }
 
 func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) error {
@@ -557,7 +560,7 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 			r.NotOffered = append(r.NotOffered, c.Dropped.Name)
 		}
 		if sb := st.Sandbox; sb != nil {
-			r.Sandbox = &SandboxJSON{On: sb.On, Write: sb.Write, Network: sb.Network || !sb.On, Off: sb.Off}
+			r.Sandbox = &SandboxJSON{On: sb.On, Write: sb.Write, Network: sb.Network || !sb.On, Hosts: sb.Hosts, Off: sb.Off}
 		}
 		rows = append(rows, r)
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/termtext"
 )
 
 // MCPAddOptions are the options of `otter mcp add`.
@@ -299,6 +300,10 @@ type serverGetJSON struct {
 	Headers   map[string]string `json:"headers,omitempty"`
 	Enabled   bool              `json:"enabled"`
 	Disabled  string            `json:"disabled_reason,omitempty"`
+	// Sandbox is a stdio server's sandbox table as configured (absent for
+	// a remote server); whether this system can apply it is otter mcp
+	// list's to say.
+	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
 }
 
 func serverJSONOf(s config.Server) serverGetJSON {
@@ -309,9 +314,44 @@ func serverJSONOf(s config.Server) serverGetJSON {
 			t = config.TransportHTTP
 		}
 	}
-	return serverGetJSON{Name: s.Name, Scope: string(s.Scope), File: s.File, Line: s.Line, Transport: t,
+	j := serverGetJSON{Name: s.Name, Scope: string(s.Scope), File: s.File, Line: s.Line, Transport: t,
 		Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
 		Enabled: s.IsEnabled(), Disabled: s.DisabledReason}
+	if t == config.TransportStdio {
+		sb := s.Sandbox
+		j.Sandbox = &SandboxJSON{On: sb.IsEnabled(), Network: sb.NetworkAllowed(), Hosts: sb.NetworkHosts()}
+		if sb != nil {
+			j.Sandbox.Read, j.Sandbox.Write = sb.Read, sb.Write
+		}
+		if !sb.IsEnabled() {
+			j.Sandbox.Off = "sandbox.enabled = false"
+		}
+	}
+	return j
+}
+
+// sandboxText is a configured sandbox in words: what the entry adds to
+// the default policy and which hosts it may reach.
+func sandboxText(sb *SandboxJSON) string {
+	if !sb.On {
+		return "off (" + sb.Off + ")"
+	}
+	parts := []string{"on"}
+	if len(sb.Read) > 0 {
+		parts = append(parts, "also reads "+strings.Join(sb.Read, ", "))
+	}
+	if len(sb.Write) > 0 {
+		parts = append(parts, "also writes "+strings.Join(sb.Write, ", "))
+	}
+	switch {
+	case len(sb.Hosts) > 0:
+		parts = append(parts, "network: only "+strings.Join(sb.Hosts, ", ")+" (through otter's proxy)")
+	case sb.Network:
+		parts = append(parts, "any host")
+	default:
+		parts = append(parts, "no network")
+	}
+	return termtext.Line(strings.Join(parts, " · "))
 }
 
 func writeServerText(w io.Writer, j serverGetJSON) error {
@@ -327,6 +367,9 @@ func writeServerText(w io.Writer, j serverGetJSON) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(j.Headers)) {
 		fmt.Fprintf(w, "  header:    %s: %s\n", k, j.Headers[k])
+	}
+	if j.Sandbox != nil {
+		fmt.Fprintf(w, "  sandbox:   %s\n", sandboxText(j.Sandbox))
 	}
 	state := "enabled"
 	switch {

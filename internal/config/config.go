@@ -3,12 +3,14 @@
 // every error with the file and line it comes from.
 //
 // It sits low among otter's packages: besides the standard library and
-// the TOML library it imports filelock, hooks, projectfile, secret,
-// termtext and toolname of otter's packages, nothing above them.
+// the TOML library it imports filelock, hooks, projectfile, sandbox,
+// secret, termtext and toolname of otter's packages, nothing above them.
 package config
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -464,18 +466,69 @@ type HookCommand struct {
 
 // ServerSandbox is a server's sandbox = { … } table.
 type ServerSandbox struct {
-	Enabled *bool    `toml:"enabled,omitempty"` // nil means true
-	Read    []string `toml:"read,omitempty"`    // trees it may read besides the default (a secret folder it needs)
-	Write   []string `toml:"write,omitempty"`   // trees it may write besides the project, the temporary directory and its runner's caches
-	Network *bool    `toml:"network,omitempty"` // nil means true; false: no TCP connection out, no listener
+	Enabled *bool           `toml:"enabled,omitempty"` // nil means true
+	Read    []string        `toml:"read,omitempty"`    // trees it may read besides the default (a secret folder it needs)
+	Write   []string        `toml:"write,omitempty"`   // trees it may write besides the project, the temporary directory and its runner's caches
+	Network *SandboxNetwork `toml:"network,omitempty"` // nil means true
 }
 
 // IsEnabled reports whether the server runs confined (where the system
 // can confine it).
 func (s *ServerSandbox) IsEnabled() bool { return s == nil || s.Enabled == nil || *s.Enabled }
 
-// NetworkAllowed reports whether the server may use the network.
-func (s *ServerSandbox) NetworkAllowed() bool { return s == nil || s.Network == nil || *s.Network }
+// NetworkAllowed reports whether the server may reach any host.
+func (s *ServerSandbox) NetworkAllowed() bool { return s == nil || s.Network == nil || s.Network.Any }
+
+// NetworkHosts are the only hosts the server may reach (through otter's
+// filtering proxy): nil unless sandbox.network is a list. An empty list
+// reaches none, as network = false.
+func (s *ServerSandbox) NetworkHosts() []string {
+	if s == nil || s.Network == nil {
+		return nil
+	}
+	return s.Network.Hosts
+}
+
+// SandboxNetwork is a server's sandbox.network: true (any host), false
+// (none: no connection out), or a list of the hosts it may reach
+// (["api.github.com", "*.example.org"]), through a proxy otter runs.
+type SandboxNetwork struct {
+	Any   bool     // network = true
+	Hosts []string // network = [...]; with Any false and no hosts: network = false
+}
+
+// UnmarshalTOML takes true, false or an array of strings.
+func (n *SandboxNetwork) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case bool:
+		*n = SandboxNetwork{Any: v}
+		return nil
+	case []any:
+		hosts := make([]string, 0, len(v))
+		for _, e := range v {
+			h, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("each host is a string in quotes, such as \"api.github.com\", not %v", e)
+			}
+			hosts = append(hosts, h)
+		}
+		*n = SandboxNetwork{Hosts: hosts}
+		return nil
+	}
+	return fmt.Errorf("must be true, false or a list of host names such as [\"api.github.com\", \"*.example.org\"], not %q", fmt.Sprint(v))
+}
+
+// MarshalTOML writes it back as it is written: true, false or the list.
+func (n SandboxNetwork) MarshalTOML() ([]byte, error) {
+	if n.Hosts == nil {
+		return []byte(strconv.FormatBool(n.Any)), nil
+	}
+	quoted := make([]string, len(n.Hosts))
+	for i, h := range n.Hosts {
+		quoted[i] = strconv.Quote(h)
+	}
+	return []byte("[" + strings.Join(quoted, ", ") + "]"), nil
+}
 
 // Sandbox is the [sandbox] table.
 type Sandbox struct {

@@ -102,8 +102,19 @@ func tomlName(f reflect.StructField) string {
 	return name
 }
 
-// durationType is excluded from the structs the reflection helpers descend into.
+// durationType is the duration struct (see isValueType).
 var durationType = reflect.TypeFor[Duration]()
+
+// isValueType reports whether t (or what it points to) is a struct that
+// holds one TOML value rather than a table — a duration, a sandbox's
+// network (true, false or a list) — which the reflection helpers copy
+// whole instead of descending into.
+func isValueType(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t == durationType || t == reflect.TypeFor[SandboxNetwork]()
+}
 
 // knownKeys lists the keys the table at path accepts, following Config's
 // struct tags through maps (any key) and arrays of tables.
@@ -134,7 +145,7 @@ func knownKeys(path toml.Key) []string {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || t == durationType {
+	if t.Kind() != reflect.Struct || isValueType(t) {
 		return nil
 	}
 	var keys []string

@@ -56,6 +56,24 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{`unknown key "api_kee" in [providers.openai]`, `did you mean "api_key"?`},
 		},
 		{
+			name: "a URL in a sandbox's host list",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nsandbox = { write = [\"/tmp\"],\n  network = [\"api.github.com\", \"https://example.org/x\"] }\n",
+			line: 5,
+			want: []string{`server "a": sandbox.network: "https://example.org/x" is a URL: write only its host name, such as "example.org"`, `network = ["api.github.com", "*.example.org"]`},
+		},
+		{
+			name: "a port in a sandbox's host list",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nsandbox = { network = [\"api.github.com:443\"] }\n",
+			line: 4,
+			want: []string{`"api.github.com:443" names a port (443): write the host alone, "api.github.com"`},
+		},
+		{
+			name: "a sandbox's network neither a boolean nor a list",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nsandbox = { network = \"api.github.com\" }\n",
+			line: 4,
+			want: []string{`bad value for mcp.servers.sandbox.network: must be true, false or a list of host names`, `not "api.github.com"`},
+		},
+		{
 			name: "bad transport",
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\ntransport = \"websocket\"\n",
 			line: 4,

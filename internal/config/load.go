@@ -21,6 +21,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/projectfile"
+	"github.com/otter-sh/otter/internal/sandbox"
 	"github.com/otter-sh/otter/internal/termtext"
 )
 
@@ -766,6 +767,13 @@ func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs
 	}
 	if s.OAuth != nil {
 		checkOAuthValues(s.OAuth, who, file, lineOf, errs)
+	}
+	for _, h := range s.Sandbox.NetworkHosts() {
+		if err := sandbox.CheckHost(h); err != nil {
+			errs.add(file, lineOf("sandbox", "network"),
+				`list host names, such as network = ["api.github.com", "*.example.org"]; write network = true for any host, false for none`,
+				"%s: sandbox.network: %v", who, err)
+		}
 	}
 }
 

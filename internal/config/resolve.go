@@ -230,7 +230,7 @@ func overlay(dst, src reflect.Value, raw map[string]any, prefix toml.Key, set fu
 		p := append(prefix[:len(prefix):len(prefix)], name)
 		dv, sv := dst.Field(i), src.Field(i)
 		switch {
-		case f.Type == durationType:
+		case isValueType(f.Type):
 			dv.Set(sv)
 			set(p)
 		case f.Type.Kind() == reflect.Struct:
@@ -253,7 +253,7 @@ func overlay(dst, src reflect.Value, raw map[string]any, prefix toml.Key, set fu
 			elem := f.Type.Elem()
 			for _, k := range sv.MapKeys() {
 				kp := append(p[:len(p):len(p)], k.String())
-				if elem.Kind() == reflect.Struct && elem != durationType {
+				if elem.Kind() == reflect.Struct && !isValueType(elem) {
 					cur := reflect.New(elem).Elem()
 					if old := dv.MapIndex(k); old.IsValid() {
 						cur.Set(old)
@@ -295,7 +295,7 @@ func rawFromReflect(v reflect.Value) map[string]any {
 			continue
 		}
 		switch {
-		case fv.Type() != durationType && (fv.Kind() == reflect.Struct || fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.Struct):
+		case !isValueType(fv.Type()) && (fv.Kind() == reflect.Struct || fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.Struct):
 			out[name] = rawFromReflect(fv)
 		case fv.Kind() == reflect.Map:
 			m := map[string]any{}

@@ -64,8 +64,16 @@ func writeServer(w *bufio.Writer, s Server) error {
 	return nil
 }
 
-// tomlValue renders one value in TOML; maps of strings become inline tables.
+// tomlValue renders one value in TOML; maps of strings and a sandbox
+// table become inline tables.
 func tomlValue(v any) (string, error) {
+	if sb, ok := v.(*ServerSandbox); ok {
+		return sandboxTOML(sb)
+	}
+	if n, ok := v.(*SandboxNetwork); ok {
+		b, err := n.MarshalTOML()
+		return string(b), err
+	}
 	if m, ok := v.(map[string]string); ok {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -87,6 +95,25 @@ func tomlValue(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(b.String(), "v = "), "\n"), nil
+}
+
+// sandboxTOML writes a server's sandbox table inline, as people write it:
+// sandbox = { write = ["/data"], network = ["api.github.com"] }.
+func sandboxTOML(sb *ServerSandbox) (string, error) {
+	v := reflect.ValueOf(*sb)
+	var parts []string
+	for i := range v.NumField() {
+		name, fv := tomlName(v.Type().Field(i)), v.Field(i)
+		if name == "" || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
+			continue
+		}
+		val, err := tomlValue(fv.Interface())
+		if err != nil {
+			return "", fmt.Errorf("sandbox.%s: %w", name, err)
+		}
+		parts = append(parts, tomlKey(name)+" = "+val)
+	}
+	return "{ " + strings.Join(parts, ", ") + " }", nil
 }
 
 // tomlKey quotes a key unless it is bare.

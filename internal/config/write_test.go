@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -415,5 +416,55 @@ env = { DATABASE_URL = "postgres://u:pw123@h/db", SLACK = "xoxb-1234-5678-abcdef
 		if !strings.Contains(out, kept) {
 			t.Errorf("config show lacks %q:\n%s", kept, out)
 		}
+	}
+}
+
+// A server's sandbox network is true, false or a list of hosts, and keeps
+// its value through the scopes (a project's list over the user's entry)
+// and back out in otter config show, which prints its sandbox as the
+// inline table people write (it printed "sandbox = [v]", which no TOML
+// parser reads).
+func TestSandboxNetworkHostsLoadAndShow(t *testing.T) {
+	paths, _ := testEnv(t)
+	writeFile(t, paths.UserConfigFile(), `[[mcp.servers]]
+name = "gh"
+command = "gh-mcp"
+sandbox = { write = ["/data"], network = ["api.github.com", "*.githubusercontent.com"] }
+
+[[mcp.servers]]
+name = "offline"
+command = "fs"
+sandbox = { network = false }
+
+[[mcp.servers]]
+name = "open"
+command = "web"
+`)
+	cfg := mustLoad(t, LoadOptions{Paths: paths, WorkDir: t.TempDir(), LookupEnv: noEnv})
+	gh, off, open := mustServer(t, cfg, "gh"), mustServer(t, cfg, "offline"), mustServer(t, cfg, "open")
+	if got := gh.Sandbox.NetworkHosts(); !slices.Equal(got, []string{"api.github.com", "*.githubusercontent.com"}) || gh.Sandbox.NetworkAllowed() {
+		t.Errorf("gh: hosts %v, any host %v", got, gh.Sandbox.NetworkAllowed())
+	}
+	if off.Sandbox.NetworkAllowed() || off.Sandbox.NetworkHosts() != nil {
+		t.Errorf("network = false reads as any host %v, hosts %v", off.Sandbox.NetworkAllowed(), off.Sandbox.NetworkHosts())
+	}
+	if !open.Sandbox.NetworkAllowed() {
+		t.Error("no sandbox table must allow any host")
+	}
+	var b bytes.Buffer
+	if err := cfg.WriteResolved(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`sandbox = { write = ["/data"], network = ["api.github.com", "*.githubusercontent.com"] }`,
+		`sandbox = { network = false }`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("otter config show lacks %q:\n%s", want, b.String())
+		}
+	}
+	var back map[string]any
+	if _, err := toml.Decode(b.String(), &back); err != nil {
+		t.Errorf("otter config show prints what TOML does not read: %v\n%s", err, b.String())
 	}
 }

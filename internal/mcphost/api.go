@@ -10,7 +10,7 @@
 // hands out (Status, its events, prompts, resources, ReloadDiff) are
 // internal/servers', the vocabulary the rest of otter uses.
 //
-// It imports ask, config, oauth, pins, sandbox, servers, tool and toolname of otter's
+// It imports ask, config, oauth, pins, safehttp, sandbox, servers, tool and toolname of otter's
 // packages; never the agent, app or a front end.
 package mcphost
 

@@ -128,7 +128,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 	)
 	switch s.transport {
 	case config.TransportStdio:
-		policy, confined, serr := s.sandboxFor() // not :=-ing err: Connect's is read below the switch
+		policy, confined, serr := s.sandboxFor(startCtx) // not :=-ing err: Connect's is read below the switch
 		if serr != nil {
 			return nil, serr
 		}

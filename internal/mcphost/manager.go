@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"reflect"
 	"slices"
@@ -40,6 +41,10 @@ type Manager struct {
 	nextToken  atomic.Int64
 
 	closeOnce sync.Once
+
+	// proxyDial, when set (by tests), is how the servers' filtering
+	// proxies reach a host, in place of resolving and dialling it.
+	proxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // New returns a Manager for cfg. No server starts before Start.

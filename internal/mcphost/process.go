@@ -76,6 +76,9 @@ func startProcess(srv config.Server, tail *ring, policy *sandbox.Policy, launche
 		cmd.Args = argv
 	}
 	cmd.Env = serverEnv(os.Environ(), srv.Env) // not otter's keys (env.go)
+	if policy != nil && policy.ProxyPort > 0 {
+		cmd.Env = proxyEnv(cmd.Env, policy.ProxyPort) // its only way out (netproxy.go)
+	}
 	cmd.Dir = srv.Cwd
 	cmd.SysProcAttr = sysProcAttr()
 

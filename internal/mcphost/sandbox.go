@@ -1,6 +1,7 @@
 package mcphost
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,7 +22,7 @@ var ErrSandboxRequired = errors.New("the sandbox is required but not available")
 // sandboxFor decides how the stdio server s runs: confined by the returned
 // policy, or unconfined (nil) with the reason in its status. With
 // [sandbox] required and no sandbox on this system, it is an error.
-func (s *server) sandboxFor() (*sandbox.Policy, *servers.SandboxStatus, error) {
+func (s *server) sandboxFor(ctx context.Context) (*sandbox.Policy, *servers.SandboxStatus, error) {
 	opts := s.m.opts.Sandbox
 	if opts == nil || s.cfg.Transport != config.TransportStdio {
 		return nil, nil, nil
@@ -42,6 +43,7 @@ func (s *server) sandboxFor() (*sandbox.Policy, *servers.SandboxStatus, error) {
 	home, _ := os.UserHomeDir()
 	project, _ := s.rootDirs()
 	p := sandbox.Default(home, opts.Deny, project, s.cfg.Command)
+	hosts := sb.NetworkHosts()
 	if sb != nil {
 		p.Read = append(p.Read, sb.Read...)
 		p.Write = append(p.Write, sb.Write...)
@@ -51,7 +53,20 @@ func (s *server) sandboxFor() (*sandbox.Policy, *servers.SandboxStatus, error) {
 		p.Deny = without(p.Deny, sb.Read)
 		p.Deny = without(p.Deny, sb.Write)
 	}
-	return &p, &servers.SandboxStatus{On: true, Write: p.Write, Network: p.Network}, nil
+	s.mu.Lock()
+	s.refused = "" // a new start
+	s.mu.Unlock()
+	if len(hosts) > 0 {
+		px, err := s.proxyFor(ctx, hosts)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.ProxyPort = px.port
+		if err := sandbox.NetworkByPort(); err != nil {
+			s.m.logger.Warn("MCP server's host list is not enforced", "server", s.name, "why", err.Error())
+		}
+	}
+	return &p, &servers.SandboxStatus{On: true, Write: p.Write, Network: p.Network, Hosts: hosts}, nil
 }
 
 // without is list without the entries of drop.
@@ -76,14 +91,20 @@ func without(list, drop []string) []string {
 // create /home/me/x: Permission denied"), or "".
 var deniedPath = regexp.MustCompile(`(/[^\s'":,()]+)`)
 
-// sandboxHint is what to say of a sandboxed server that failed with a
-// refusal on its stderr: which path, and the line that would allow it.
+// sandboxHint is what to say of a sandboxed server that failed after a
+// refusal: the host its proxy refused, or the path its stderr names, with
+// the line that would allow it.
 func (s *server) sandboxHint(lines []string) string {
 	s.mu.Lock()
-	sb := s.sandbox
+	sb, refused := s.sandbox, s.refused
 	s.mu.Unlock()
 	if sb == nil || !sb.On {
 		return ""
+	}
+	if refused != "" {
+		// The proxy said no to a host in this start: that is the likelier
+		// cause, and otter knows it without reading stderr.
+		return refused
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := lines[i]

@@ -57,6 +57,8 @@ type server struct {
 	connectedAt time.Time
 	override    *bool                  // SetEnabled for this session
 	sandbox     *servers.SandboxStatus // how the stdio server last started
+	proxy       *hostProxy             // its sandbox's filtering proxy (netproxy.go), once started
+	refused     string                 // the proxy's last refusal, for a failed start's hint
 	pins        pinState
 
 	pushMu sync.Mutex // serializes pushTools
@@ -248,6 +250,7 @@ func (s *server) shutdown(removeTools bool) {
 	s.runMu.Lock()
 	s.stopLocked()
 	s.runMu.Unlock()
+	s.closeProxy()
 	if removeTools && s.m.opts.Tools != nil {
 		s.m.opts.Tools.SetServerTools(s.name, nil)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/otter-sh/otter/internal/sandbox"
 	"github.com/otter-sh/otter/internal/testpeer"
 )
 
@@ -50,6 +51,11 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		// The sandbox's launcher, as otter's binary runs it (cmd/otter):
+		// the tests that confine a server give this binary as the launcher.
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
 	if mode := os.Getenv(envMode); mode != "" {
 		os.Exit(runTestServer(mode))
 	}
@@ -78,6 +84,10 @@ func runTestServer(mode string) int {
 		}
 	}
 	switch mode {
+	case "netprobe": // sandboxnet_test.go
+		return runNetProbe()
+	case "netfail": // sandboxnet_test.go
+		return runNetFail()
 	case "exit":
 		fmt.Fprintln(os.Stderr, "starting up")
 		if v := os.Getenv("OTTER_TEST_ECHO"); v != "" {

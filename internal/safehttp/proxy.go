@@ -16,11 +16,23 @@ import (
 // its own network stack; started with --proxy-server pointing here (and
 // without the implicit loopback bypass), every page load, subresource,
 // redirect and WebSocket it makes is held to the same rules as Client.
+//
+// With Allow and Dial set and no Policy it is instead a proxy by host
+// name (a sandboxed MCP server's, see internal/mcphost): Allow decides on
+// the name the client asked for, and Dial reaches it.
 type ForwardProxy struct {
 	Policy  *Policy
 	Options ClientOptions // MaxBodyBytes, UserAgent; Proxy must be empty
 	// OnRefused, if set, is called for every request the policy refused.
 	OnRefused func(target string, err error)
+	// Allow, if set, is asked first about each request's host (a name or
+	// an IP address, as the client wrote it, without the port); an error
+	// refuses the request with 403 Forbidden and the error's text as the
+	// body.
+	Allow func(host string) error
+	// Dial, if set, opens the connections upstream in place of Policy's
+	// dialer; a nil Policy then checks no address.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	once   sync.Once
 	rt     http.RoundTripper
@@ -32,11 +44,45 @@ type ForwardProxy struct {
 
 func (fp *ForwardProxy) transport() (http.RoundTripper, error) {
 	fp.once.Do(func() {
+		if fp.Policy == nil {
+			fp.rt = &http.Transport{
+				DialContext:            fp.Dial,
+				MaxIdleConns:           32,
+				IdleConnTimeout:        90 * time.Second,
+				TLSHandshakeTimeout:    15 * time.Second,
+				ResponseHeaderTimeout:  5 * time.Minute,
+				ExpectContinueTimeout:  time.Second,
+				MaxResponseHeaderBytes: 1 << 20,
+			}
+			return
+		}
 		opts := fp.Options
 		opts.Proxy = ""
 		fp.rt, fp.rtErr = fp.Policy.Transport(opts)
 	})
 	return fp.rt, fp.rtErr
+}
+
+// dial opens a tunnel's upstream connection.
+func (fp *ForwardProxy) dial(ctx context.Context, addr string) (net.Conn, error) {
+	if fp.Dial != nil {
+		return fp.Dial(ctx, "tcp", addr)
+	}
+	return fp.Policy.Dialer().DialContext(ctx, "tcp", addr)
+}
+
+// allow asks Allow about the host of target (host:port or a URL's host);
+// a refusal is answered with 403.
+func (fp *ForwardProxy) allow(w http.ResponseWriter, target, host string) bool {
+	if fp.Allow == nil {
+		return true
+	}
+	if err := fp.Allow(host); err != nil {
+		fp.refused(target, err)
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 func (fp *ForwardProxy) refused(target string, err error) {
@@ -53,6 +99,9 @@ func (fp *ForwardProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Host == "" || (r.URL.Scheme != "http" && r.URL.Scheme != "https") {
 		http.Error(w, "otter's forward proxy takes absolute http(s) URLs only", http.StatusBadRequest)
+		return
+	}
+	if !fp.allow(w, r.URL.String(), r.URL.Hostname()) {
 		return
 	}
 	rt, err := fp.transport()
@@ -103,22 +152,25 @@ func (fp *ForwardProxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "CONNECT needs host:port", http.StatusBadRequest)
 		return
 	}
+	if !fp.allow(w, target, host) {
+		return
+	}
 	addr, err := netip.ParseAddr(host)
 	if err != nil && isLocalhostName(host) {
 		addr, err = netip.MustParseAddr("127.0.0.1"), nil
 	}
-	if err == nil {
+	if err == nil && fp.Policy != nil {
 		if err := fp.Policy.CheckAddr(addr); err != nil {
 			fp.fail(w, target, err)
 			return
 		}
-	} else if numericIPv4Form(host) {
+	} else if err != nil && numericIPv4Form(host) {
 		fp.fail(w, target, &URLError{URL: target, Reason: "non-standard IPv4 form"})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	upstream, err := fp.Policy.Dialer().DialContext(ctx, "tcp", target)
+	upstream, err := fp.dial(ctx, target)
 	if err != nil {
 		fp.fail(w, target, err)
 		return
@@ -184,8 +236,14 @@ func (fp *ForwardProxy) untrack(conns ...net.Conn) {
 }
 
 // Close ends every open CONNECT tunnel (http.Server.Close does not reach
-// hijacked connections) and refuses new ones.
+// hijacked connections), closes the idle connections of its forwarding
+// and refuses new tunnels.
 func (fp *ForwardProxy) Close() error {
+	if rt, _ := fp.transport(); rt != nil {
+		if ic, ok := rt.(interface{ CloseIdleConnections() }); ok {
+			ic.CloseIdleConnections()
+		}
+	}
 	fp.mu.Lock()
 	defer fp.mu.Unlock()
 	fp.closed = true

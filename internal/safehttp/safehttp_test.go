@@ -355,16 +355,7 @@ func TestForwardProxy(t *testing.T) {
 		defer mu.Unlock()
 		refused = append(refused, target)
 	}}
-	proxySrv := httptest.NewServer(fp)
-	defer proxySrv.Close()
-	defer fp.Close()
-
-	pu, _ := url.Parse(proxySrv.URL)
-	c := &http.Client{Transport: &http.Transport{
-		Proxy:           http.ProxyURL(pu),
-		TLSClientConfig: &tls.Config{RootCAs: tlsSite.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs},
-	}}
-	defer c.CloseIdleConnections()
+	c := throughProxy(t, fp, &tls.Config{RootCAs: tlsSite.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs})
 	ctx := context.Background()
 	if body, err := get(ctx, c, site.URL+"/"); err != nil || body != "hello" {
 		t.Errorf("plain request via forward proxy = %q, %v", body, err)
@@ -428,4 +419,63 @@ func TestBlockedErrorSaysHowToAllow(t *testing.T) {
 			t.Errorf("CheckProxyURL(%s) = %v, want the userinfo masked", raw, err)
 		}
 	}
+}
+
+// A proxy by host name (Allow and Dial, no Policy) lets through the names
+// Allow accepts, plain and tunnelled, to wherever Dial takes them — a
+// loopback test server here, which Policy would refuse — and refuses the
+// others with 403 and Allow's words, connecting to nothing.
+func TestForwardProxyByHostName(t *testing.T) {
+	site := newCountingServer(t, "127.0.0.1:0", okHandler("hello"))
+	tlsSite := httptest.NewTLSServer(okHandler("hello tls"))
+	defer tlsSite.Close()
+	var dialled atomic.Int64
+	fp := &ForwardProxy{
+		Allow: func(host string) error {
+			if host != "allowed.test" {
+				return fmt.Errorf("refused %s", host)
+			}
+			return nil
+		},
+		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dialled.Add(1)
+			to := site.Listener.Addr().String()
+			if strings.HasSuffix(addr, ":443") {
+				to = tlsSite.Listener.Addr().String()
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, to)
+		},
+	}
+	c := throughProxy(t, fp, &tls.Config{InsecureSkipVerify: true})
+	ctx := context.Background()
+	if body, err := get(ctx, c, "http://allowed.test/"); err != nil || body != "hello" {
+		t.Errorf("plain request for an allowed name = %q, %v", body, err)
+	}
+	if body, err := get(ctx, c, "https://allowed.test/"); err != nil || body != "hello tls" {
+		t.Errorf("CONNECT to an allowed name = %q, %v", body, err)
+	}
+	before := dialled.Load()
+	if body, _ := get(ctx, c, "http://other.test/"); body != "refused other.test\n" {
+		t.Errorf("plain request for another name: body %q, want Allow's refusal", body)
+	}
+	if _, err := get(ctx, c, "https://other.test/"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("CONNECT to another name: %v, want 403 Forbidden", err)
+	}
+	if n := dialled.Load() - before; n != 0 {
+		t.Errorf("the refused requests dialled %d times", n)
+	}
+}
+
+// throughProxy serves fp for the test's length and returns a client that
+// goes through it, trusting what tc trusts.
+func throughProxy(t *testing.T, fp *ForwardProxy, tc *tls.Config) *http.Client {
+	t.Helper()
+	proxySrv := httptest.NewServer(fp)
+	t.Cleanup(proxySrv.Close)
+	t.Cleanup(func() { fp.Close() })
+	pu, _ := url.Parse(proxySrv.URL)
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: tc}}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
 }

@@ -12,8 +12,17 @@
 // resolved paths, and Landlock checks the file a path leads to, so a
 // symbolic link into ~/.ssh from a granted folder reads nothing.
 //
-// Where Landlock is missing (an old kernel, another system) Available says
-// why, and the caller decides to run the program unconfined or not at all.
+// Network false adds a seccomp filter (seccomp_linux.go) under which only
+// Unix sockets open, since Landlock confines TCP alone; a host list
+// (Policy.ProxyPort) lets TCP through to otter's filtering proxy only.
+//
+// On macOS the same policy is a Seatbelt profile run by sandbox-exec
+// (seatbelt.go, sandbox_darwin.go), off until a person opts in: it has not
+// run on a Mac yet.
+//
+// Where the sandbox is missing (an old kernel, another system) Available
+// says why, and the caller decides to run the program unconfined or not
+// at all.
 //
 // It imports nothing of otter's.
 package sandbox
@@ -42,9 +51,18 @@ type Policy struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
-	// Network false lets no TCP connection out nor listener in. (UDP is
-	// confined too only on kernels with Landlock ABI 10.)
+	// Network false lets no connection out nor listener in: no TCP
+	// (Landlock) and no socket but a Unix one (seccomp: no UDP, raw,
+	// netlink or SCTP socket, which Landlock does not confine).
 	Network bool `json:"network"`
+	// ProxyPort, with Network false, is the one TCP port the program may
+	// connect to: otter's filtering proxy's, which lets it reach the hosts
+	// of its list and no other. Landlock's network rules name a port, not
+	// an address: any local service listening on that port number (on
+	// another address of this machine) is reachable too, and so is that
+	// port on any remote host, should the program know its address —
+	// which without DNS (no UDP) it must be given.
+	ProxyPort int `json:"proxy_port,omitempty"`
 }
 
 // SecretPaths are the user's folders and files that no confined program
@@ -55,6 +73,9 @@ var SecretPaths = []string{
 	".netrc", ".git-credentials", ".password-store", ".npmrc", ".pypirc",
 	".config/gh", ".config/op", ".local/share/keyrings",
 }
+
+// devices are the device files any program may read and write.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
 // runnerCaches are the folders, relative to the home directory, that a
 // package runner writes its downloads and installs to, by the runner's
@@ -146,18 +167,26 @@ func inside(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
-// resolve makes each path absolute and resolves its links; those that do
-// not exist are left out.
-func resolve(paths []string) []string {
+// absolute makes each path absolute; "" and a path that cannot be made
+// absolute are left out.
+func absolute(paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			continue
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
 		}
+	}
+	return out
+}
+
+// resolve makes each path absolute and resolves its links; those that do
+// not exist are left out.
+func resolve(paths []string) []string {
+	var out []string
+	for _, abs := range absolute(paths) {
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
 			out = append(out, r)
 		}

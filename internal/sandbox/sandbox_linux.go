@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -24,13 +25,24 @@ func Available() error {
 	return nil
 }
 
-// devices are the device files any program may read and write.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+// NetworkByPort reports whether this kernel's Landlock confines TCP by
+// port (ABI 4 on, Linux 6.7): without it a server with a host list could
+// connect anywhere over TCP, not only to otter's proxy (UDP and raw
+// sockets stay refused by the seccomp filter).
+func NetworkByPort() error {
+	if v, err := llsys.LandlockGetABIVersion(); err != nil || v < 4 {
+		return fmt.Errorf("this Linux kernel's Landlock (ABI %d) does not confine TCP connections (ABI 4, Linux 6.7, does)", v)
+	}
+	return nil
+}
 
 func confineAndExec(p Policy, path string, argv []string) error {
 	if err := Available(); err != nil {
 		return err
 	}
+	// One thread does it all, the exec included (the filters are loaded
+	// on every thread too).
+	runtime.LockOSThread()
 	var rules []landlock.Rule
 	for _, g := range grants(p) {
 		// IgnoreIfMissing: an entry listed a moment ago may be gone (a
@@ -53,8 +65,17 @@ func confineAndExec(p Policy, path string, argv []string) error {
 		return fmt.Errorf("confining the file system: %w", err)
 	}
 	if !p.Network {
-		if err := abi.BestEffort().RestrictNet(); err != nil {
+		var net []landlock.Rule
+		if p.ProxyPort > 0 {
+			// Landlock's rules are by port, whatever the address: see
+			// Policy.ProxyPort.
+			net = append(net, landlock.ConnectTCP(uint16(p.ProxyPort)))
+		}
+		if err := abi.BestEffort().RestrictNet(net...); err != nil {
 			return fmt.Errorf("confining the network: %w", err)
+		}
+		if err := refuseSockets(p.ProxyPort > 0); err != nil {
+			return fmt.Errorf("confining the network to no UDP nor raw sockets: %w", err)
 		}
 	}
 	if err := syscall.Exec(path, argv, os.Environ()); err != nil {

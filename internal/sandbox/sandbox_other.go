@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -13,3 +13,6 @@ func Available() error {
 }
 
 func confineAndExec(Policy, string, []string) error { return Available() }
+
+// NetworkByPort reports that TCP connections cannot be confined here.
+func NetworkByPort() error { return Available() }

@@ -226,7 +226,10 @@ type SandboxOptions struct {
 type SandboxStatus struct {
 	On      bool
 	Write   []string // the trees it may write
-	Network bool     // it may use the network
+	Network bool     // it may reach any host
+	// Hosts, with Network false, are the only hosts it may reach, through
+	// otter's filtering proxy (sandbox.network = ["api.github.com"]).
+	Hosts []string
 	// Why it is not confined: sandbox.enabled = false, or the system
 	// cannot (Linux without Landlock, another system).
 	Off string

@@ -294,8 +294,8 @@ func rootsLine(s app.ServerStatus) string {
 }
 
 // sandboxLine says how a stdio server runs: confined, what it may write
-// and whether it may use the network, or unconfined and why; "" for a
-// remote server.
+// and which hosts it may reach (any, none, or those of its list), or
+// unconfined and why; "" for a remote server.
 func sandboxLine(s app.ServerStatus) string {
 	sb := s.Sandbox
 	switch {
@@ -305,7 +305,10 @@ func sandboxLine(s app.ServerStatus) string {
 		return "sandbox: off (" + sb.Off + ")"
 	}
 	net := "network allowed"
-	if !sb.Network {
+	switch {
+	case len(sb.Hosts) > 0:
+		net = "network: only " + termtext.Line(strings.Join(sb.Hosts, ", ")) + " (through otter's proxy)"
+	case !sb.Network:
 		net = "no network"
 	}
 	return "sandbox: on · writes " + strings.Join(sb.Write, ", ") + " · " + net

@@ -8,12 +8,17 @@ import (
 	"github.com/otter-sh/otter/internal/servers"
 )
 
-// /mcp's details say how a stdio server runs and which of its tools are
+// /mcp's details say how a stdio server runs (with the hosts of its
+// sandbox's list) and which of its tools are
 // held back since pinned, with how to see and take the change; a tool
 // name cannot bring an escape sequence to the screen.
 func TestMCPPanelShowsSandboxAndHeldBackTools(t *testing.T) {
 	on := app.ServerStatus{Name: "fs", Sandbox: &servers.SandboxStatus{On: true, Write: []string{"/proj", "/tmp"}, Network: false}}
 	if got, want := sandboxLine(on), "sandbox: on · writes /proj, /tmp · no network"; got != want {
+		t.Errorf("sandboxLine = %q, want %q", got, want)
+	}
+	hosts := app.ServerStatus{Name: "gh", Sandbox: &servers.SandboxStatus{On: true, Write: []string{"/proj"}, Hosts: []string{"api.github.com", "*.example.org"}}}
+	if got, want := sandboxLine(hosts), "sandbox: on · writes /proj · network: only api.github.com, *.example.org (through otter's proxy)"; got != want {
 		t.Errorf("sandboxLine = %q, want %q", got, want)
 	}
 	off := app.ServerStatus{Name: "fs", Sandbox: &servers.SandboxStatus{Off: "sandbox.enabled = false"}}
