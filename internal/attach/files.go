@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/otter-sh/otter/internal/gitignore"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/projectfile"
 )
@@ -344,11 +345,11 @@ func isDir(p string) bool {
 }
 
 // gitIgnored reports which of names (entries of dir) git's ignore rules
-// leave out (see gitignore.go: the rules are read, git is never run, so
+// leave out (package gitignore: the rules are read, git is never run, so
 // that listing a folder runs no program its repository configures);
 // outside a repository nothing is ignored.
 func gitIgnored(_ context.Context, dir string, names []string) map[string]bool {
-	return ignoredEntries(dir, names)
+	return gitignore.Entries(dir, names)
 }
 
 // CompletePath completes the @path being typed (prefix, as written after

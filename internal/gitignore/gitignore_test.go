@@ -1,8 +1,7 @@
-package attach
+package gitignore
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,7 +113,7 @@ func TestIgnoredEntriesAgreeWithGit(t *testing.T) {
 			want = append(want, n)
 		}
 		var got []string
-		for n := range ignoredEntries(dir, names) {
+		for n := range Entries(dir, names) {
 			got = append(got, n)
 		}
 		slices.Sort(got)
@@ -130,35 +129,6 @@ func TestIgnoredEntriesAgreeWithGit(t *testing.T) {
 	}
 }
 
-// Issue 34 item 2: listing a folder for @ runs nothing a repository's own
-// git configuration names (core.fsmonitor would run on `git check-ignore`).
-func TestListDirRunsNoGit(t *testing.T) {
-	root := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
-	writeTree(t, root, map[string]string{
-		".git/HEAD":   "ref: refs/heads/main\n",
-		".git/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"touch " + marker + "; false #\"\n",
-		".gitignore":  "*.log\n",
-		"a.log":       "", "b.txt": "",
-	})
-	if err := os.MkdirAll(filepath.Join(root, ".git", "objects"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, ".git", "refs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	names, err := ListDir(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(names, " "); got != ".gitignore b.txt" {
-		t.Errorf("ListDir = %q, want .gitignore b.txt", got)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("listing the folder ran the repository's core.fsmonitor")
-	}
-}
-
 // The user's global excludes file counts, from core.excludesFile.
 func TestGlobalExcludesFile(t *testing.T) {
 	home := t.TempDir()
@@ -167,7 +137,7 @@ func TestGlobalExcludesFile(t *testing.T) {
 	writeTree(t, home, map[string]string{".gitconfig": "[user]\n\tname = x\n[core]\n\texcludesFile = \"~/.my-ignore\"\n", ".my-ignore": "*.swp\n"})
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{".git/HEAD": "", "a.swp": "", "b": ""})
-	if got := ignoredEntries(root, []string{"a.swp", "b"}); !got["a.swp"] || got["b"] {
+	if got := Entries(root, []string{"a.swp", "b"}); !got["a.swp"] || got["b"] {
 		t.Errorf("ignored = %v, want a.swp alone", got)
 	}
 }
