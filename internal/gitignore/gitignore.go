@@ -343,3 +343,22 @@ func readIgnoreFile(name string) []byte {
 	data, _ := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 	return data
 }
+
+// Match reports whether rel (slash-separated) matches pattern, a glob whose
+// segments are path.Match patterns and where a "**" segment matches any
+// number of segments (none included), as in a .gitignore: "**/*.go",
+// "src/**/test_*.py". A pattern without a slash matches the last segment
+// at any depth ("*.go" as "**/*.go").
+func Match(pattern, rel string) bool {
+	pattern = strings.Trim(pattern, "/")
+	segs := strings.Split(pattern, "/")
+	if !strings.Contains(pattern, "/") {
+		segs = append([]string{"**"}, segs...)
+	}
+	for i, s := range segs {
+		if s != "**" && strings.Contains(s, "**") {
+			segs[i] = strings.ReplaceAll(s, "**", "*")
+		}
+	}
+	return matchSegs(segs, strings.Split(rel, "/"))
+}
