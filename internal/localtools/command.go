@@ -100,6 +100,9 @@ func runCommandDef() def {
 			if err != nil {
 				return errorResult("run_command: %v", err), nil
 			}
+			if s := t.options().Sandbox; s != nil && s.Refused != "" {
+				return errorResult("no command runs: %s", s.Refused), nil
+			}
 			timeout := DefaultTimeout
 			if in.TimeoutMS > 0 {
 				timeout = min(time.Duration(in.TimeoutMS)*time.Millisecond, MaxTimeout)
@@ -116,6 +119,9 @@ func runCommandDef() def {
 // the session allow every part), with each part, and the rules an answer
 // for the session adds.
 func gateCommand(o Options, command string) tool.Gate {
+	if s := o.Sandbox; s != nil && s.Refused != "" {
+		return tool.Gate{} // it fails at once: see runRefused
+	}
 	g := tool.Gate{Ask: true, Reason: "it runs a command"}
 	if s := o.Sandbox; s == nil || s.Launcher == "" {
 		off := "the sandbox is off"

@@ -94,6 +94,9 @@ type Sandbox struct {
 	Launcher string
 	Policy   sandbox.Policy
 	Off      string
+	// Refused, when set, says why no command runs at all (the sandbox is
+	// required and cannot be applied here).
+	Refused string
 	// Own are otter's own folders (config, data, state, cache), kept
 	// from commands; Home the user's home, whose SecretPaths are.
 	Own  []string
