@@ -28,8 +28,19 @@ const (
 // entry is a file a walk found.
 type entry struct {
 	abs  string
-	rel  string // from the walk's start, slash-separated
-	info fs.FileInfo
+	rel  string      // from the walk's start, slash-separated
+	typ  fs.FileMode // its type bits (a link is a link)
+	info fs.FileInfo // Lstat's, read when asked for (Info)
+}
+
+// Info is the entry's Lstat, read once.
+func (e *entry) Info() (fs.FileInfo, error) {
+	if e.info != nil {
+		return e.info, nil
+	}
+	fi, err := os.Lstat(e.abs)
+	e.info = fi
+	return fi, err
 }
 
 // walk visits the files below dir (dir itself when it is a file), leaving
@@ -42,7 +53,7 @@ func walk(ctx context.Context, dir string, fn func(entry) bool) (capped bool, er
 		return false, err
 	}
 	if !fi.IsDir() {
-		fn(entry{abs: dir, rel: filepath.Base(dir), info: fi})
+		fn(entry{abs: dir, rel: filepath.Base(dir), typ: fi.Mode().Type(), info: fi})
 		return false, nil
 	}
 	rules := gitignore.For(dir)
@@ -87,11 +98,7 @@ func walk(ctx context.Context, dir string, fn func(entry) bool) (capped bool, er
 				}
 				continue
 			}
-			info, err := e.Info()
-			if err != nil {
-				continue
-			}
-			if !fn(entry{abs: abs, rel: r, info: info}) {
+			if !fn(entry{abs: abs, rel: r, typ: e.Type()}) {
 				return false
 			}
 		}
@@ -152,7 +159,9 @@ func findFiles(ctx context.Context, o Options, pattern, dir string) (*tool.Resul
 	capped, err := walk(ctx, pl.real, func(e entry) bool {
 		for _, p := range patterns {
 			if gitignore.Match(p, e.rel) {
-				found = append(found, e)
+				if _, err := e.Info(); err == nil {
+					found = append(found, e)
+				}
 				break
 			}
 		}

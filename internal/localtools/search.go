@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/otter-sh/otter/internal/gitignore"
-	"github.com/otter-sh/otter/internal/projectfile"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -101,12 +104,13 @@ func searchFiles(ctx context.Context, o Options, pattern, dir, glob string, igno
 	var results [][]hit
 	var files []entry
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range max(4, runtime.GOMAXPROCS(0)) { // more than the cores: a read may wait on the disk
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte
 			for j := range jobs {
-				*j.out = searchFile(re, j.e)
+				*j.out, buf = searchFile(re, j.e, buf)
 			}
 		}()
 	}
@@ -115,7 +119,7 @@ func searchFiles(ctx context.Context, o Options, pattern, dir, glob string, igno
 		if glob != "" && !slices.ContainsFunc(globs, func(g string) bool { return gitignore.Match(g, e.rel) }) {
 			return true
 		}
-		if !e.info.Mode().IsRegular() || e.info.Size() > maxSearchBytes || e.info.Size() == 0 {
+		if !e.typ.IsRegular() { // links, pipes and devices are left out, as rg does
 			return true
 		}
 		out := new([]hit)
@@ -165,17 +169,30 @@ func searchFiles(ctx context.Context, o Options, pattern, dir, glob string, igno
 }
 
 // searchFile returns the lines of e that re matches; a binary file (a NUL
-// in its first 8 KiB) has none. It reads the file whole, never waiting on
-// a pipe.
-func searchFile(re *regexp.Regexp, e entry) []hit {
-	f, _, err := projectfile.Open(e.abs)
+// in its first 8 KiB), an empty one and one over maxSearchBytes have none.
+// It reads the file whole into buf (grown as needed, and returned for the
+// next file), never waiting on a pipe: the open does not block, and what
+// was opened must be a regular file.
+func searchFile(re *regexp.Regexp, e entry, buf []byte) ([]hit, []byte) {
+	f, err := os.OpenFile(e.abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil
+		return nil, buf
 	}
-	data, _, err := projectfile.Read(f, maxSearchBytes)
-	f.Close()
-	if err != nil || bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
-		return nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > maxSearchBytes {
+		return nil, buf
+	}
+	if need := int(fi.Size()) + 1; cap(buf) < need {
+		buf = make([]byte, need)
+	}
+	n, err := io.ReadFull(f, buf[:fi.Size()+1])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, buf
+	}
+	data := buf[:n]
+	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+		return nil, buf
 	}
 	var hits []hit
 	line, pos := 1, 0
@@ -199,5 +216,5 @@ func searchFile(re *regexp.Regexp, e entry) []hit {
 		// On from the next line: one hit per line.
 		pos, line = end+1, line+1
 	}
-	return hits
+	return hits, buf
 }
