@@ -6,27 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, data := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/otter-sh/otter/internal/testpeer"
+)
 
 // Issue 34 item 2: listing a folder for @ runs nothing a repository's own
 // git configuration names (core.fsmonitor would run on `git check-ignore`).
 func TestListDirRunsNoGit(t *testing.T) {
 	root := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
-	writeTree(t, root, map[string]string{
+	testpeer.WriteTree(t, root, map[string]string{
 		".git/HEAD":   "ref: refs/heads/main\n",
 		".git/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"touch " + marker + "; false #\"\n",
 		".gitignore":  "*.log\n",

@@ -1,6 +1,7 @@
 package localtools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -120,13 +121,7 @@ func findFilesDef() def {
 			`"required":["pattern"],"additionalProperties":false}`,
 		readOnly: true,
 		group:    "basic",
-		gate: func(t *Tools, _ context.Context, _ *State, args json.RawMessage) tool.Gate {
-			in, _ := decode[struct{ Path string }](args)
-			if in.Path == "" {
-				in.Path = "."
-			}
-			return gateReading(t.options(), in.Path)
-		},
+		gate:     gateWalk,
 		run: func(t *Tools, ctx context.Context, _ *State, args json.RawMessage) (*tool.Result, error) {
 			in, err := decode[struct{ Pattern, Path string }](args)
 			if err != nil {
@@ -192,6 +187,13 @@ func findFiles(ctx context.Context, o Options, pattern, dir string) (*tool.Resul
 		fmt.Fprintf(&b, "[the search stopped after %d entries: search a smaller directory]\n", maxWalked)
 	}
 	return tool.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// gateWalk is the question of find_files and search_files: that of
+// reading their path (default: the working directory).
+func gateWalk(t *Tools, _ context.Context, _ *State, args json.RawMessage) tool.Gate {
+	in, _ := decode[struct{ Path string }](args)
+	return gateReading(t.options(), cmp.Or(in.Path, "."))
 }
 
 // expandBraces expands the first {a,b} of a glob, recursively:

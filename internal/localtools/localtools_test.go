@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/otter-sh/otter/internal/render"
+	"github.com/otter-sh/otter/internal/testpeer"
 	"github.com/otter-sh/otter/internal/tool"
 )
 
@@ -19,15 +20,7 @@ import (
 func project(t *testing.T, files map[string]string) (*Tools, string) {
 	t.Helper()
 	dir := t.TempDir()
-	for p, data := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testpeer.WriteTree(t, dir, files)
 	return New(Options{Dir: dir, SpillDir: t.TempDir()}), dir
 }
 

@@ -118,7 +118,7 @@ func readFile(o Options, st *State, path string, offset, limit int) *tool.Result
 			&mcp.TextContent{Text: fmt.Sprintf("%s: %s image, %s", shown, mime, projectfile.Bytes(int64(len(data))))},
 			&mcp.ImageContent{MIMEType: mime, Data: data},
 		}}
-	case bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head, fi.Size())):
+	case projectfile.LooksBinary(head, fi.Size()):
 		return errorResult("%s is a binary file (%s, %s), not text: read_file reads text files and images (PNG, JPEG, GIF, WebP); a command can inspect it (file, xxd, a tool of its format)",
 			shown, mime, projectfile.Bytes(fi.Size()))
 	}
@@ -231,21 +231,6 @@ func isImage(mime string) bool {
 		return true
 	}
 	return false
-}
-
-// trimPartialRune drops a UTF-8 character cut by the end of head when the
-// file goes on past it.
-func trimPartialRune(head []byte, size int64) []byte {
-	if int64(len(head)) >= size {
-		return head
-	}
-	for i := 0; i < utf8.UTFMax && len(head) > 0; i++ {
-		if utf8.Valid(head) {
-			return head
-		}
-		head = head[:len(head)-1]
-	}
-	return head
 }
 
 // readWhole reads the regular file pl names whole (for an edit), at most

@@ -46,13 +46,7 @@ func searchFilesDef() def {
 			`"required":["pattern"],"additionalProperties":false}`,
 		readOnly: true,
 		group:    "basic",
-		gate: func(t *Tools, _ context.Context, _ *State, args json.RawMessage) tool.Gate {
-			in, _ := decode[struct{ Path string }](args)
-			if in.Path == "" {
-				in.Path = "."
-			}
-			return gateReading(t.options(), in.Path)
-		},
+		gate:     gateWalk,
 		run: func(t *Tools, ctx context.Context, _ *State, args json.RawMessage) (*tool.Result, error) {
 			in, err := decode[struct {
 				Pattern, Path, Glob string
