@@ -133,16 +133,9 @@ func findFilesDef() def {
 }
 
 func findFiles(ctx context.Context, o Options, pattern, dir string) (*tool.Result, error) {
-	if dir == "" {
-		dir = "."
-	}
-	pl, err := o.resolve(dir, true)
-	if err != nil {
-		return errorResult("could not search %s: %v", dir, err), nil
-	}
-	shown := o.shown(pl.abs)
-	if !pl.exists {
-		return errorResult("%s does not exist (looked for %s)", shown, pl.abs), nil
+	pl, shown, refused := o.searched(dir)
+	if refused != nil {
+		return refused, nil
 	}
 	patterns := expandBraces(pattern)
 	for _, p := range patterns {
@@ -187,6 +180,21 @@ func findFiles(ctx context.Context, o Options, pattern, dir string) (*tool.Resul
 		fmt.Fprintf(&b, "[the search stopped after %d entries: search a smaller directory]\n", maxWalked)
 	}
 	return tool.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// searched resolves the path a walking tool searches (default: the
+// working directory), or says why it cannot.
+func (o Options) searched(dir string) (place, string, *tool.Result) {
+	dir = cmp.Or(dir, ".")
+	pl, err := o.resolve(dir, true)
+	if err != nil {
+		return place{}, "", errorResult("could not search %s: %v", dir, err)
+	}
+	shown := o.shown(pl.abs)
+	if !pl.exists {
+		return place{}, "", errorResult("%s does not exist (looked for %s)", shown, pl.abs)
+	}
+	return pl, shown, nil
 }
 
 // gateWalk is the question of find_files and search_files: that of

@@ -67,9 +67,6 @@ type hit struct {
 }
 
 func searchFiles(ctx context.Context, o Options, pattern, dir, glob string, ignoreCase bool) (*tool.Result, error) {
-	if dir == "" {
-		dir = "."
-	}
 	expr := "(?m)" + pattern // ^ and $ at each line, as in grep and rg
 	if ignoreCase {
 		expr = "(?i)" + expr
@@ -78,13 +75,9 @@ func searchFiles(ctx context.Context, o Options, pattern, dir, glob string, igno
 	if err != nil {
 		return errorResult("the pattern %q is not a regular expression otter reads (RE2): %v", pattern, err), nil
 	}
-	pl, err := o.resolve(dir, true)
-	if err != nil {
-		return errorResult("could not search %s: %v", dir, err), nil
-	}
-	shown := o.shown(pl.abs)
-	if !pl.exists {
-		return errorResult("%s does not exist (looked for %s)", shown, pl.abs), nil
+	pl, shown, refused := o.searched(dir)
+	if refused != nil {
+		return refused, nil
 	}
 	globs := expandBraces(glob)
 
