@@ -23,7 +23,8 @@ type pendingCall struct {
 	call     llm.ToolCall
 	entry    tool.Entry
 	readOnly bool
-	err      error // set when the call must not run
+	gate     *tool.Gate // what a Gated tool said of the call
+	err      error      // set when the call must not run
 	result   llm.ToolResult
 }
 
@@ -93,7 +94,7 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 	if err != nil {
 		return err
 	}
-	return a.permit(ctx, e, p.call, decision)
+	return a.permit(ctx, p, decision)
 }
 
 // permit applies the permission rules:
@@ -112,12 +113,14 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 // where 1 ("ask") or 4 would ask, its "ask" asks where 2 and 3 would run
 // the call. A "deny" rule refuses whatever a hook says: a hook only skips
 // or forces the question.
-func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, hook string) error {
+func (a *Agent) permit(ctx context.Context, p *pendingCall, hook string) error {
+	e, call := p.entry, p.call
 	needs, reason := e.Info.NeedsConsent()
 	var gate *tool.Gate
 	if g, ok := e.Tool.(tool.Gated); ok {
 		gt := g.Gate(ctx, call.Args)
 		gate, needs, reason = &gt, gt.Ask, gt.Reason
+		p.gate = gate
 	}
 	a.mu.Lock()
 	rule := matchRule(a.settings.Permissions, e.Name)
@@ -310,6 +313,9 @@ func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
 	pctx := tool.WithProgress(ctx, func(pr tool.Progress) {
 		a.emit(ToolProgress{ID: id, Progress: pr})
 	})
+	if p.gate != nil {
+		pctx = tool.WithGate(pctx, *p.gate)
+	}
 	res, err := a.callTool(pctx, p.entry, p.call.Args)
 	if err == nil && res == nil {
 		err = errors.New("the tool returned no result")

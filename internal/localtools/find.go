@@ -133,7 +133,7 @@ func findFilesDef() def {
 }
 
 func findFiles(ctx context.Context, o Options, pattern, dir string) (*tool.Result, error) {
-	pl, shown, refused := o.searched(dir)
+	pl, shown, refused := o.searched(ctx, dir)
 	if refused != nil {
 		return refused, nil
 	}
@@ -184,7 +184,7 @@ func findFiles(ctx context.Context, o Options, pattern, dir string) (*tool.Resul
 
 // searched resolves the path a walking tool searches (default: the
 // working directory), or says why it cannot.
-func (o Options) searched(dir string) (place, string, *tool.Result) {
+func (o Options) searched(ctx context.Context, dir string) (place, string, *tool.Result) {
 	dir = cmp.Or(dir, ".")
 	pl, err := o.resolve(dir, true)
 	if err != nil {
@@ -193,6 +193,9 @@ func (o Options) searched(dir string) (place, string, *tool.Result) {
 	shown := o.shown(pl.abs)
 	if !pl.exists {
 		return place{}, "", errorResult("%s does not exist (looked for %s)", shown, pl.abs)
+	}
+	if why := pl.movedOut(ctx, shown); why != "" {
+		return place{}, "", errorResult("%s", why)
 	}
 	return pl, shown, nil
 }

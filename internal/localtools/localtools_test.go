@@ -250,3 +250,39 @@ func TestRunCommandForegroundAndBackground(t *testing.T) {
 		t.Errorf("unknown id: %q", out)
 	}
 }
+
+// A path the permission check found inside the project, asking nobody,
+// that leads out of it by the time the call runs (a background command
+// swapped a link in) is not read.
+func TestReadRefusesAPathThatMovedOutAfterTheCheck(t *testing.T) {
+	tt, dir := project(t, map[string]string{"f.txt": "inside\n"})
+	st := tt.NewState()
+	g := gate(t, tt, st, NameReadFile, `{"path":"f.txt"}`)
+	if g.Ask {
+		t.Fatal("reading inside the project asks")
+	}
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "f.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "f.txt")); err != nil {
+		t.Fatal(err)
+	}
+	var read *localTool
+	for _, tl := range tt.List() {
+		if tl.Info().Name == NameReadFile {
+			read = tl.(*localTool)
+		}
+	}
+	ctx := tool.WithGate(WithState(context.Background(), st), g)
+	res, err := read.Call(ctx, json.RawMessage(`{"path":"f.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := render.Model(res); !res.IsError || strings.Contains(text, "SECRET") || !strings.Contains(text, "now leads outside the project") {
+		t.Errorf("the swapped link was read: %q", text)
+	}
+}

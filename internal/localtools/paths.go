@@ -1,6 +1,7 @@
 package localtools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/otter-sh/otter/internal/projectfile"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // place is a path a call names, resolved.
@@ -78,6 +80,16 @@ func (o Options) resolve(p string, readable bool) (place, error) {
 		}
 	}
 	return pl, nil
+}
+
+// movedOut says why a reading call may not read pl now: the permission
+// check found it inside the project and asked nobody, and it leads out
+// of the project now (a link changed since); "" when it may.
+func (pl place) movedOut(ctx context.Context, shown string) string {
+	if g, checked := tool.GateFrom(ctx); !checked || g.Ask || pl.inside {
+		return ""
+	}
+	return fmt.Sprintf("%s now leads outside the project (to %s), where it led inside when it was checked; it was not read", shown, pl.real)
 }
 
 // where words a path outside the project for a question: where it leads

@@ -70,17 +70,20 @@ func readFileDef() def {
 			if err != nil {
 				return errorResult("read_file: %v", err), nil
 			}
-			return readFile(t.options(), st, in.Path, in.Offset, in.Limit), nil
+			return readFile(ctx, t.options(), st, in.Path, in.Offset, in.Limit), nil
 		},
 	}
 }
 
-func readFile(o Options, st *State, path string, offset, limit int) *tool.Result {
+func readFile(ctx context.Context, o Options, st *State, path string, offset, limit int) *tool.Result {
 	pl, err := o.resolve(path, true)
 	if err != nil {
 		return errorResult("could not read %s: %v", path, err)
 	}
 	shown := o.shown(pl.abs)
+	if why := pl.movedOut(ctx, shown); why != "" {
+		return errorResult("%s", why)
+	}
 	if !pl.exists {
 		return errorResult("%s does not exist (looked for %s): find_files finds a file by its name", shown, pl.abs)
 	}

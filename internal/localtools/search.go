@@ -75,7 +75,7 @@ func searchFiles(ctx context.Context, o Options, pattern, dir, glob string, igno
 	if err != nil {
 		return errorResult("the pattern %q is not a regular expression otter reads (RE2): %v", pattern, err), nil
 	}
-	pl, shown, refused := o.searched(dir)
+	pl, shown, refused := o.searched(ctx, dir)
 	if refused != nil {
 		return refused, nil
 	}

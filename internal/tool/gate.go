@@ -43,6 +43,23 @@ type Gated interface {
 	Gate(ctx context.Context, args json.RawMessage) Gate
 }
 
+type gateKey struct{}
+
+// WithGate returns a context for running a Gated tool's call that carries
+// the Gate the permission check decided on, so that the tool can refuse a
+// call whose facts changed since (a path that now leads out of the
+// project, where it led inside when it was checked and nobody was asked).
+func WithGate(ctx context.Context, g Gate) context.Context {
+	return context.WithValue(ctx, gateKey{}, g)
+}
+
+// GateFrom returns the Gate WithGate set; ok is false when the call was
+// not checked by the agent (a person's own call).
+func GateFrom(ctx context.Context) (g Gate, ok bool) {
+	g, ok = ctx.Value(gateKey{}).(Gate)
+	return g, ok
+}
+
 // CommandRule splits a [permissions] key of the form TOOL(SPEC), such as
 // "run_command(git status:*)", into the tool's name and the spec; ok is
 // false for a key of another form (a tool name or a glob).
