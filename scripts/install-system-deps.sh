@@ -2,9 +2,10 @@
 # Installs the Debian packages otter's tests drive: tmux (the TUI is tested
 # in a real terminal), chromium (scrape_page's render_js) and redis-server
 # (replicas of otter mcp serve share limits through it; tests start private
-# instances on random ports, never a system service) and jq (the hook
+# instances on random ports, never a system service), jq (the hook
 # scripts of the extension tests are written as Claude Code's, which read
-# their JSON with jq). Skips what is
+# their JSON with jq) and ripgrep (the baseline search_files is measured
+# against in make bench). Skips what is
 # already there; needs root (or sudo) for what is not.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""

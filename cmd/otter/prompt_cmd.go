@@ -18,7 +18,7 @@ func addPromptFlags(root *cobra.Command, f *cli.Factory, session *app.SessionOpt
 	fs := root.Flags()
 	fs.StringVarP(&o.Prompt, "print", "p", "", `run one prompt without the TUI and print the answer ("-" reads it from stdin)`)
 	fs.StringVar(&o.Format, "output-format", cli.FormatText, "with -p: text, json (one object at the end) or stream-json (one JSON object per line, as it happens)")
-	fs.StringSliceVar(&o.AllowTools, "allow-tools", nil, "with -p: let tools that would ask for permission run when their qualified name matches one of these glob patterns (e.g. 'mcp__github__*')")
+	fs.StringSliceVar(&o.AllowTools, "allow-tools", nil, "with -p: let tools that would ask for permission run when their qualified name matches one of these glob patterns (e.g. 'mcp__github__*'), or, for run_command, when each command it chains starts as one says (e.g. 'run_command(git status:*)')")
 	fs.BoolVar(&o.AllowAll, "dangerously-allow-all", false, "with -p: let every tool run without asking")
 	fs.BoolVar(&o.AllowSampling, "allow-sampling", false, "with -p: answer MCP servers' sampling requests with the configured model")
 	fs.StringVar(&o.Model, "model", "", "the model to use instead of [agent].model (with -p and in the TUI)")

@@ -23,7 +23,8 @@ type pendingCall struct {
 	call     llm.ToolCall
 	entry    tool.Entry
 	readOnly bool
-	err      error // set when the call must not run
+	gate     *tool.Gate // what a Gated tool said of the call
+	err      error      // set when the call must not run
 	result   llm.ToolResult
 }
 
@@ -93,47 +94,66 @@ func (a *Agent) check(ctx context.Context, p *pendingCall) error {
 	if err != nil {
 		return err
 	}
-	return a.permit(ctx, e, p.call, decision)
+	return a.permit(ctx, p, decision)
 }
 
 // permit applies the permission rules:
 //  1. [permissions] config: "allow" runs, "deny" refuses, "ask" asks
-//     (even for read-only tools);
-//  2. tools allowed for this session run;
+//     (even for read-only tools); for a tool that runs commands
+//     (tool.Gate.Commands), TOOL(SPEC) rules match each command, a
+//     "deny" or "ask" of one counts for the call, and "allow" only when
+//     every command is allowed;
+//  2. tools (and command rules) allowed for this session run;
 //  3. read-only tools (readOnlyHint) run, except built-ins that reach the
-//     network or write files (tool.Info.NeedsConsent);
+//     network or write files (tool.Info.NeedsConsent); a tool.Gated tool
+//     says per call;
 //  4. otherwise the Approver is asked.
 //
 // hook is a PreToolUse hook's permissionDecision: its "allow" runs the call
 // where 1 ("ask") or 4 would ask, its "ask" asks where 2 and 3 would run
 // the call. A "deny" rule refuses whatever a hook says: a hook only skips
 // or forces the question.
-func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, hook string) error {
+func (a *Agent) permit(ctx context.Context, p *pendingCall, hook string) error {
+	e, call := p.entry, p.call
+	needs, reason := e.Info.NeedsConsent()
+	var gate *tool.Gate
+	if g, ok := e.Tool.(tool.Gated); ok {
+		gt := g.Gate(ctx, call.Args)
+		gate, needs, reason = &gt, gt.Ask, gt.Reason
+		p.gate = gate
+	}
 	a.mu.Lock()
 	rule := matchRule(a.settings.Permissions, e.Name)
 	session := a.session[e.Name] || (a.turnAllow != nil && a.turnAllow(e.Name))
+	cmdRule, cmdSession := "", false
+	if gate != nil && gate.Commands != nil && gate.Unsplit == "" {
+		cmdRule = commandsRule(a.settings.Permissions, e.Name, gate.Commands)
+		cmdSession = commandsRule(sessionRules(a.session), e.Name, gate.Commands) == "allow"
+	}
 	a.mu.Unlock()
 	switch {
-	case rule == "deny":
+	case rule == "deny" || cmdRule == "deny":
 		return fmt.Errorf("%w: %s is denied by the [permissions] configuration", ErrDenied, e.Name)
-	case rule == "allow", hook == "allow":
+	case cmdRule == "ask" && hook != "allow":
+		reason = "the [permissions] configuration says ask for this command"
+		rule = "ask"
+	case rule == "allow", cmdRule == "allow", hook == "allow":
 		return nil
 	}
 	forceAsk := hook == "ask"
-	needs, reason := e.Info.NeedsConsent()
-	if rule == "ask" {
+	if rule == "ask" && cmdRule != "ask" {
 		reason = "the [permissions] configuration says ask"
 	}
 	if forceAsk {
 		reason = "a PreToolUse hook says ask"
 	}
-	if !forceAsk && (session || (rule == "" && !needs)) {
+	if !forceAsk && (session || cmdSession || (rule == "" && !needs)) {
 		return nil
 	}
 	if a.opts.Approver == nil {
 		return fmt.Errorf("%w: %s needs the user's permission and no one can be asked", ErrDenied, e.Name)
 	}
-	d, err := a.opts.Approver.ApproveTool(ctx, ask.Permission{
+	q := ask.Permission{
 		Tool:        e.Name,
 		Server:      e.Info.Server,
 		Arguments:   call.Args,
@@ -141,7 +161,12 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, hoo
 		Destructive: e.Info.Destructive(),
 		Reason:      reason,
 		SaveTo:      a.permissionsFile(),
-	})
+	}
+	if gate != nil {
+		q.Diff, q.Commands, q.Rules = gate.Diff, gate.Commands, gate.Rules
+		q.OnceOnly = gate.Unsplit != ""
+	}
+	d, err := a.opts.Approver.ApproveTool(ctx, q)
 	if ctx.Err() != nil {
 		return fmt.Errorf("not run: %w", ctx.Err())
 	}
@@ -152,21 +177,86 @@ func (a *Agent) permit(ctx context.Context, e tool.Entry, call llm.ToolCall, hoo
 	case ask.AllowOnce:
 		return nil
 	case ask.AllowSession, ask.AllowAlways:
+		if q.OnceOnly {
+			return nil // nothing wider can be allowed: see ask.Permission.OnceOnly
+		}
+		keys := q.Rules
+		if keys == nil {
+			keys = []string{e.Name}
+		}
 		a.mu.Lock()
-		a.session[e.Name] = true
+		for _, k := range keys {
+			a.session[k] = true
+		}
 		a.mu.Unlock()
-		a.recordAllowed(e.Name)
-		if d == ask.AllowAlways {
+		for _, k := range keys {
+			a.recordAllowed(k)
+			if d != ask.AllowAlways {
+				continue
+			}
 			if a.opts.SavePermission == nil {
-				a.opts.Logger.Warn("no place to save tool permissions; the tool is allowed for this session only", "tool", e.Name)
-			} else if err := a.opts.SavePermission(a.opts.WorkDir, e.Name, "allow"); err != nil {
+				a.opts.Logger.Warn("no place to save tool permissions; the tool is allowed for this session only", "tool", k)
+			} else if err := a.opts.SavePermission(a.opts.WorkDir, k, "allow"); err != nil {
 				a.opts.Logger.Warn("could not save the tool permission; it is allowed for this session only",
-					"tool", e.Name, "err", err)
+					"tool", k, "err", err)
 			}
 		}
 		return nil
 	}
 	return fmt.Errorf("%w: the user denied permission to run %s", ErrDenied, e.Name)
+}
+
+// sessionRules are the TOOL(SPEC) rules allowed for the session, as
+// [permissions] rules; session holds them beside the tools' names.
+func sessionRules(session map[string]bool) map[string]string {
+	var out map[string]string
+	for k, ok := range session {
+		if _, _, isRule := tool.CommandRule(k); isRule && ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = "allow"
+		}
+	}
+	return out
+}
+
+// commandsRule is what the TOOL(SPEC) rules of rules say of a call of
+// toolName that runs commands: "deny" when one command is denied, else
+// "ask" when one asks, else "allow" when every one is allowed, else "".
+// For one command the rule with the longest spec wins; between specs of
+// equal length deny wins over ask, ask over allow.
+func commandsRule(rules map[string]string, toolName string, commands []string) string {
+	if len(rules) == 0 || len(commands) == 0 {
+		return ""
+	}
+	rank := map[string]int{"allow": 1, "ask": 2, "deny": 3}
+	worst, allAllowed := "", true
+	for _, c := range commands {
+		best, bestLen := "", -1
+		for key, r := range rules {
+			name, spec, ok := tool.CommandRule(key)
+			if !ok || name != toolName || !tool.MatchCommand(spec, c) {
+				continue
+			}
+			if len(spec) > bestLen || (len(spec) == bestLen && rank[r] > rank[best]) {
+				best, bestLen = r, len(spec)
+			}
+		}
+		if best != "allow" {
+			allAllowed = false
+		}
+		if rank[best] > rank[worst] {
+			worst = best
+		}
+	}
+	switch {
+	case worst == "deny", worst == "ask":
+		return worst
+	case allAllowed:
+		return "allow"
+	}
+	return ""
 }
 
 // permissionsFile is where an "allow always" answer is saved, for the
@@ -223,6 +313,9 @@ func (a *Agent) runOne(ctx context.Context, p *pendingCall) {
 	pctx := tool.WithProgress(ctx, func(pr tool.Progress) {
 		a.emit(ToolProgress{ID: id, Progress: pr})
 	})
+	if p.gate != nil {
+		pctx = tool.WithGate(pctx, *p.gate)
+	}
 	res, err := a.callTool(pctx, p.entry, p.call.Args)
 	if err == nil && res == nil {
 		err = errors.New("the tool returned no result")

@@ -154,6 +154,9 @@ func (a *App) agentSettings(cfg *config.Config, o AgentOptions, p llm.Provider) 
 // skills' catalog is a section of its own: agent.Settings.Skills).
 func (a *App) systemPrompt(cfg *config.Config) string {
 	parts := []string{cfg.Agent.SystemPrompt}
+	if cfg.Tools.LocalEnabled() && a.local != nil {
+		parts = append(parts, a.local.SystemPrompt())
+	}
 	for _, part := range a.opts.SystemParts {
 		parts = append(parts, part())
 	}

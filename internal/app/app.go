@@ -30,8 +30,8 @@
 //     system_prompt.
 //
 // It imports agent, ask, attach, config, customcmd, hooks, instructions,
-// llm, llmconfig, oauth, pins, record, servers, shellline, skill, tool and
-// webdata of otter's packages; never a front end (tui, cli) nor cmd/otter,
+// llm, llmconfig, localtools, oauth, pins, record, sandbox, servers,
+// shellline, skill, tool and webdata of otter's packages; never a front end (tui, cli) nor cmd/otter,
 // nor serve (the headless front end builds `otter mcp serve`'s server),
 // and it names no CLI flag. It does not import the MCP client
 // (internal/mcphost) nor the session database (internal/session) either:
@@ -52,6 +52,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/localtools"
 	"github.com/otter-sh/otter/internal/oauth"
 	"github.com/otter-sh/otter/internal/pins"
 	"github.com/otter-sh/otter/internal/servers"
@@ -151,6 +152,10 @@ type App struct {
 	builtinsMu    sync.Mutex // see setBuiltins
 	web           []tool.Tool
 	resourceTools bool
+
+	// local are the tools for the project (read_file … run_command),
+	// offered while [tools] local is on; each Conversation has its State.
+	local *localtools.Tools
 }
 
 // New loads the configuration and builds the tool set (with the built-in
@@ -187,6 +192,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		MaxOutputChars: cfg.Tools.MaxOutputChars,
 		SpillDir:       a.spillDir(),
 	})
+	a.local = localtools.New(a.localOptions(cfg))
 	builtins, err := a.builtins(cfg)
 	if err != nil {
 		return nil, err
@@ -279,6 +285,7 @@ func (a *App) Reload(ctx context.Context) (servers.ReloadDiff, error) {
 	if err != nil {
 		return servers.ReloadDiff{}, err
 	}
+	a.local.Configure(a.localOptions(cfg))
 	a.cfgMu.Lock()
 	a.cfg = cfg
 	a.cfgMu.Unlock()
@@ -297,6 +304,7 @@ func (a *App) Close() error {
 		return nil
 	}
 	a.closed = true
+	a.local.Close() // no background command outlives otter
 	return errors.Join(a.mcp.Close(), a.closeSessions())
 }
 

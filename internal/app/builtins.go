@@ -10,8 +10,9 @@ import (
 )
 
 // builtins returns otter's built-in web-data tools, set up from cfg's
-// [tools] table (get_status reports the MCP servers and recent calls), and
-// the skill tool when the user has skills.
+// [tools] table (get_status reports the MCP servers and recent calls), the
+// tools for the project unless [tools] local = false, and the skill tool
+// when the user has skills.
 func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 	ts, err := webdata.Tools(webdata.Options{
 		Config:  cfg.Tools,
@@ -21,6 +22,9 @@ func (a *App) builtins(cfg *config.Config) ([]tool.Tool, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("set up the built-in tools from [tools]: %w", err)
+	}
+	if cfg.Tools.LocalEnabled() {
+		ts = append(ts, a.local.List()...)
 	}
 	if len(a.Extensions().Skills) > 0 {
 		ts = append(ts, skill.Tool(a.skills))

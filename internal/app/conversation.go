@@ -21,6 +21,7 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/hooks"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/localtools"
 	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/servers"
 )
@@ -124,6 +125,11 @@ type Conversation struct {
 	prompt *pendingPrompt
 	// queue are messages the person typed while a turn ran (queue.go).
 	queue []string
+	// local is what the tools for the project keep of this conversation:
+	// what the model read, the files changed, background commands. Its
+	// Checkpointer (localtools.State.SetCheckpointer) is where undo keeps
+	// a file before a tool changes it.
+	local *localtools.State
 }
 
 // NewConversation builds the conversation's agent and gives it the session
@@ -132,7 +138,7 @@ type Conversation struct {
 // (wrapping record.ErrNotFound or record.ErrAmbiguous), so a front end
 // can refuse it before servers start.
 func (a *App) NewConversation(ctx context.Context, o ConversationOptions) (*Conversation, error) {
-	c := &Conversation{app: a, opts: o}
+	c := &Conversation{app: a, opts: o, local: a.local.NewState()}
 	approver := o.Approver
 	if approver != nil {
 		approver = notifyingApprover{Approver: approver, c: c}
@@ -154,6 +160,10 @@ func (c *Conversation) start(ctx context.Context, o SessionOptions) error {
 	s, err := c.app.startSession(ctx, c.agent, o, c.saveError)
 	if err != nil {
 		return err
+	}
+	if !o.Fork {
+		// Another conversation: what this one's model read does not count.
+		c.local.Forget()
 	}
 	if s.Recorder != nil {
 		c.agent.SetRecorder(shownRecorder{Recorder: s.Recorder, c: c})
@@ -397,7 +407,7 @@ func (c *Conversation) turn(ctx context.Context, emit func(agent.Event), build f
 	if err != nil {
 		return err
 	}
-	err = c.agent.SendMessages(ctx, msgs...)
+	err = c.agent.SendMessages(localtools.WithState(ctx, c.local), msgs...)
 	if err != nil && finished && !errors.Is(err, context.Canceled) {
 		c.app.Logger.Info("turn failed", "err", err)
 		return reportedError{err}
@@ -536,6 +546,10 @@ func chips(items []string, emit func(agent.Event)) {
 		emit(Attached{Items: items})
 	}
 }
+
+// FilesChanged lists the files the model's edit_file and write_file
+// changed in this conversation (absolute, in the order first changed).
+func (c *Conversation) FilesChanged() []string { return c.local.FilesChanged() }
 
 // Context is the conversation's use of the model's context window.
 func (c *Conversation) Context() agent.ContextState { return c.agent.Context() }

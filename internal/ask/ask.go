@@ -91,6 +91,23 @@ type Permission struct {
 	// SaveTo names the file an AllowAlways answer is saved to, for the
 	// person ("~/.config/otter/config.toml"); "" when not known.
 	SaveTo string
+	// Diff is the change the call would make to a file, as a unified diff
+	// ("---"/"+++" headers, "@@" hunks, "-" old and "+" new lines, a few
+	// lines of context), for the person to see before answering; "" when
+	// the call changes no file.
+	Diff string
+	// Commands are the shell commands the call would run, each part of a
+	// chain apart ("git status", "grep x"); nil when it runs none.
+	Commands []string
+	// Rules, when set, are what AllowSession and AllowAlways allow instead
+	// of the whole tool: [permissions] keys such as "edit_file" or
+	// "run_command(git status:*)" (a command starting with "git status"),
+	// to word as "allow commands starting with git status for this
+	// session". OnceOnly says that nothing but this call can be allowed
+	// (a command otter could not split into its parts): AllowSession and
+	// AllowAlways then allow this call only.
+	Rules    []string
+	OnceOnly bool
 }
 
 // PermissionDecision is the person's answer to a Permission prompt.
@@ -99,8 +116,8 @@ type PermissionDecision int
 const (
 	Deny         PermissionDecision = iota
 	AllowOnce                       // this call only
-	AllowSession                    // this tool, until otter exits
-	AllowAlways                     // this tool, saved to the config (Permission.SaveTo)
+	AllowSession                    // this tool (or Permission.Rules), until otter exits
+	AllowAlways                     // this tool (or Permission.Rules), saved to the config (Permission.SaveTo)
 )
 
 // Sampling asks whether a server may use the configured model

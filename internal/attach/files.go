@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/otter-sh/otter/internal/gitignore"
 	"github.com/otter-sh/otter/internal/llm"
 	"github.com/otter-sh/otter/internal/projectfile"
 )
@@ -249,7 +250,7 @@ func ReadFile(ctx context.Context, o FileOptions, m FileMention) (f File, ok boo
 		}
 		f.Kind, f.MIMEType, f.Size, f.Image = KindImage, mime, len(data), &llm.Image{MIMEType: mime, Data: data}
 		return f, true, nil
-	case bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head, fi.Size())):
+	case projectfile.LooksBinary(head, fi.Size()):
 		return File{}, false, fmt.Errorf("@%s %w (%s); otter attaches text files, images (PNG, JPEG, GIF, WebP) and directories", m.Path, ErrBinary, mime)
 	}
 	max := orDefault(o.MaxFileBytes, DefaultMaxFileBytes)
@@ -275,21 +276,6 @@ func orDefault(v, def int) int {
 		return v
 	}
 	return def
-}
-
-// trimPartialRune drops a UTF-8 character cut by the end of head when the
-// file goes on past it.
-func trimPartialRune(head []byte, size int64) []byte {
-	if int64(len(head)) >= size {
-		return head
-	}
-	for i := 0; i < utf8.UTFMax && len(head) > 0; i++ {
-		if utf8.Valid(head) {
-			return head
-		}
-		head = head[:len(head)-1]
-	}
-	return head
 }
 
 // listing is a directory's entries, one a line, directories with a "/",
@@ -344,11 +330,11 @@ func isDir(p string) bool {
 }
 
 // gitIgnored reports which of names (entries of dir) git's ignore rules
-// leave out (see gitignore.go: the rules are read, git is never run, so
+// leave out (package gitignore: the rules are read, git is never run, so
 // that listing a folder runs no program its repository configures);
 // outside a repository nothing is ignored.
 func gitIgnored(_ context.Context, dir string, names []string) map[string]bool {
-	return ignoredEntries(dir, names)
+	return gitignore.Entries(dir, names)
 }
 
 // CompletePath completes the @path being typed (prefix, as written after

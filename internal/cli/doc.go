@@ -12,7 +12,7 @@
 // It writes only to the streams of its Factory's IOStreams.
 //
 // It imports agent, app, ask, attach, config, instructions, iostreams, llm,
-// llmconfig, markdown, oauth, record, render, schema, secret, serve,
+// llmconfig, localtools, markdown, oauth, record, render, schema, secret, serve,
 // termtext, tool, toolname and webdata of otter's packages; never
 // internal/tui nor cmd/otter, nor the MCP client (mcphost) or the session
 // database (session), which it reaches through app.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // PromptPolicy answers the core's questions without a person, for
@@ -14,7 +16,9 @@ import (
 //
 // A tool call that would ask (see tool.Info.NeedsConsent; not allowed by [permissions])
 // is allowed only when AllowAll is set or its qualified name matches one of
-// AllowTools (path.Match globs, e.g. "mcp__github__*"); sampling requests
+// AllowTools (path.Match globs, e.g. "mcp__github__*"), or, for a tool that
+// runs commands, when each of its commands matches one TOOL(SPEC) entry
+// ("run_command(git status:*)", as in [permissions]); sampling requests
 // are approved only with AllowSampling; elicitation is declined and logins
 // are postponed.
 type PromptPolicy struct {
@@ -47,11 +51,31 @@ func (p *PromptPolicy) ApproveTool(ctx context.Context, req ask.Permission) (ask
 			return ask.AllowOnce, nil
 		}
 	}
+	if p.commandsAllowed(req) {
+		return ask.AllowOnce, nil
+	}
 	why := ""
 	if req.Reason != "" {
 		why = " (" + req.Reason + ")"
 	}
 	return ask.Deny, fmt.Errorf("%s needs permission%s; allow it with --allow-tools %s (or a glob such as 'mcp__server__*'), or --dangerously-allow-all", req.Tool, why, req.Tool)
+}
+
+// commandsAllowed reports whether every command of req matches a
+// TOOL(SPEC) entry of AllowTools.
+func (p *PromptPolicy) commandsAllowed(req ask.Permission) bool {
+	if len(req.Commands) == 0 || req.OnceOnly {
+		return false
+	}
+	for _, c := range req.Commands {
+		if !slices.ContainsFunc(p.AllowTools, func(pat string) bool {
+			name, spec, ok := tool.CommandRule(pat)
+			return ok && name == req.Tool && tool.MatchCommand(spec, c)
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // ApproveSampling implements ask.Approver.

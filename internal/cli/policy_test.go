@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/agent"
+	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 	"github.com/otter-sh/otter/internal/tool"
 )
@@ -83,5 +84,27 @@ func TestPromptPolicyWithAnAgent(t *testing.T) {
 				t.Errorf("--allow-tools write_*: tool ran %d times, want 1", n)
 			}
 		})
+	}
+}
+
+// --allow-tools takes run_command(SPEC) entries as [permissions] does: a
+// call runs when each command it chains matches one; a chain with one
+// part matching none, and a command that could not be split, are denied.
+func TestAllowToolsMatchesCommands(t *testing.T) {
+	p := &PromptPolicy{AllowTools: []string{"run_command(git status:*)", "run_command(grep:*)", "mcp__x__*"}}
+	for _, tc := range []struct {
+		req   ask.Permission
+		allow bool
+	}{
+		{ask.Permission{Tool: "run_command", Commands: []string{"git status", "grep -n x"}}, true},
+		{ask.Permission{Tool: "run_command", Commands: []string{"git status", "rm -rf x"}}, false},
+		{ask.Permission{Tool: "run_command", Commands: []string{"git status"}, OnceOnly: true}, false},
+		{ask.Permission{Tool: "run_command"}, false},
+		{ask.Permission{Tool: "other", Commands: []string{"git status"}}, false},
+	} {
+		d, err := p.ApproveTool(context.Background(), tc.req)
+		if got := d == ask.AllowOnce; got != tc.allow {
+			t.Errorf("%+v: allowed %v (%v), want %v", tc.req, got, err, tc.allow)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/otter-sh/otter/internal/attach"
 	"github.com/otter-sh/otter/internal/instructions"
 	"github.com/otter-sh/otter/internal/llm"
+	"github.com/otter-sh/otter/internal/localtools"
 	"github.com/otter-sh/otter/internal/markdown"
 	"github.com/otter-sh/otter/internal/render"
 	"github.com/otter-sh/otter/internal/termtext"
@@ -183,6 +184,7 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	conv.End(context.WithoutCancel(ctx), "other")
 	out.sessionID = conv.SessionID()
 	out.costs = conv.Costs()
+	out.filesChanged = conv.FilesChanged()
 	var outside *attach.OutsideError
 	if errors.As(sendErr, &outside) {
 		return ExitCode(2, fmt.Errorf("%w: add --attach-outside to attach files outside the project", sendErr))
@@ -229,6 +231,7 @@ type promptPrinter struct {
 	provider       string
 	model          string
 	sessionID      string // set once the turn ran
+	filesChanged   []string
 	// markdown, when set, renders a text answer for the terminal stdout is.
 	markdown *markdown.Options
 	statuses func() []app.ServerStatus
@@ -269,7 +272,11 @@ type promptResult struct {
 	Model     string           `json:"model"`
 	SessionID string           `json:"session_id,omitempty"` // the saved conversation: otter -r SESSION_ID continues it
 	ToolCalls []promptToolCall `json:"tool_calls"`
-	Usage     promptUsage      `json:"usage"`
+	// FilesChanged are the files the model's edit_file and write_file
+	// changed, absolute, in the order first changed (commands' changes
+	// are not tracked).
+	FilesChanged []string    `json:"files_changed"`
+	Usage        promptUsage `json:"usage"`
 	// CostUSD is what the run cost, compactions' summaries included; null
 	// when a model used has no price (see [pricing]).
 	CostUSD    *float64 `json:"cost_usd"`
@@ -436,6 +443,9 @@ func (p *promptPrinter) event(ev app.Event) {
 			if ev.Result != nil {
 				out["text"] = render.Model(ev.Result)
 			}
+			if ch, ok := localtools.ChangeOf(ev.Result); ok {
+				out["file_changed"] = ch.Path
+			}
 			p.line(out)
 		}
 	case agent.Usage:
@@ -503,6 +513,10 @@ func (p *promptPrinter) result(err error) {
 	}
 	if res.ToolCalls == nil {
 		res.ToolCalls = []promptToolCall{}
+	}
+	res.FilesChanged = p.filesChanged
+	if res.FilesChanged == nil {
+		res.FilesChanged = []string{}
 	}
 	if len(p.costs) > 0 {
 		// The agent's ledger counts the summaries of compactions too.

@@ -341,7 +341,14 @@ type Tools struct {
 	MaxBodyBytes         int64                `toml:"max_body_bytes,omitzero"`          // default 10 MiB
 	UserAgent            string               `toml:"user_agent,omitempty"`
 	RateLimits           map[string]RateLimit `toml:"rate_limits,omitempty"`
+	// Local turns the tools for the project on or off (read_file,
+	// find_files, search_files, edit_file, write_file, run_command,
+	// command_output); nil means on.
+	Local *bool `toml:"local,omitempty"`
 }
+
+// LocalEnabled reports whether the tools for the project are offered.
+func (t Tools) LocalEnabled() bool { return t.Local == nil || *t.Local }
 
 // RateLimit is [tools.rate_limits.TOOL].
 type RateLimit struct {
@@ -537,4 +544,13 @@ type Sandbox struct {
 	// unconfined with a warning. A server with sandbox.enabled = false
 	// still starts: the user said so.
 	Required bool `toml:"required,omitempty"`
+	// Commands loosens or turns off the sandbox of the commands the model
+	// runs (run_command), as a server's sandbox = { … } does its: read and
+	// write add trees, network = false keeps them off the network,
+	// enabled = false runs them unconfined. Nil: the default.
+	Commands *ServerSandbox `toml:"commands,omitempty"`
+	// CommandsFile and CommandsLine say where Commands is set ("" when it
+	// is not), for the hint of a refusal.
+	CommandsFile string `toml:"-"`
+	CommandsLine int    `toml:"-"`
 }

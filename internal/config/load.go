@@ -707,6 +707,12 @@ func (f *fileData) check(errs *errList) {
 		if !ValidGlob(pattern) {
 			errs.add(file, line, GlobHint, "permissions: bad glob pattern %q", pattern)
 		}
+		if name, spec, ok := strings.Cut(pattern, "("); ok {
+			if name != "run_command" || !strings.HasSuffix(spec, ")") || strings.TrimSpace(strings.TrimSuffix(spec, ")")) == "" {
+				errs.add(file, line, `only run_command takes what follows it in parentheses: a command, or a prefix ending in ":*", as in "run_command(git status:*)" (Claude Code's Bash(…) is otter's run_command(…))`,
+					"permissions: %q is not a rule otter reads", pattern)
+			}
+		}
 		if !validDecision(decision) {
 			errs.add(file, line, `use "allow", "ask" or "deny"`, "permissions: %q has unknown decision %q", pattern, decision)
 		}

@@ -628,6 +628,20 @@ func (r *resolver) expandTop(cfg *Config, top map[string]origin, errs *errList) 
 
 // defaults fills in what no file set.
 func (r *resolver) defaults(cfg *Config, top map[string]origin) {
+	if sb := cfg.Sandbox.Commands; sb != nil {
+		c := *sb
+		c.Read, c.Write = absPaths(c.Read, r.workDir), absPaths(c.Write, r.workDir)
+		cfg.Sandbox.Commands = &c
+		// Where it is set: the highest scope that sets it, its first line.
+		best := origin{rank: -1}
+		for k, o := range top {
+			if (k == "sandbox.commands" || strings.HasPrefix(k, "sandbox.commands.")) &&
+				(o.rank > best.rank || o.rank == best.rank && o.line < best.line) {
+				best = o
+			}
+		}
+		cfg.Sandbox.CommandsFile, cfg.Sandbox.CommandsLine = best.file, best.line
+	}
 	m := &cfg.MCP
 	if m.HealthCheckInterval.Duration == 0 {
 		m.HealthCheckInterval.Duration = DefaultHealthCheckInterval

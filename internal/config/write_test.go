@@ -230,7 +230,7 @@ func TestExampleConfigLoads(t *testing.T) {
 			t.Errorf("provider %s missing", name)
 		}
 	}
-	if cfg.Tools.RateLimits["scrape_page"].RPM != 10 || cfg.Serve.APIKeys[0] != "serve-key" || len(cfg.Permissions) != 3 {
+	if cfg.Tools.RateLimits["scrape_page"].RPM != 10 || cfg.Serve.APIKeys[0] != "serve-key" || len(cfg.Permissions) != 5 || !cfg.Tools.LocalEnabled() {
 		t.Errorf("tools/serve/permissions = %+v %+v %+v", cfg.Tools, cfg.Serve, cfg.Permissions)
 	}
 	// Every table of Config appears in the example.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/otter-sh/otter/internal/config"
@@ -86,11 +85,6 @@ func without(list, drop []string) []string {
 	return out
 }
 
-// deniedPath finds, in a server's stderr lines, a path the system refused
-// ("EACCES: permission denied, open '/home/me/.ssh/id_rsa'", "cannot
-// create /home/me/x: Permission denied"), or "".
-var deniedPath = regexp.MustCompile(`(/[^\s'":,()]+)`)
-
 // sandboxHint is what to say of a sandboxed server that failed after a
 // refusal: the host its proxy refused, or the path its stderr names, with
 // the line that would allow it.
@@ -106,32 +100,22 @@ func (s *server) sandboxHint(lines []string) string {
 		// cause, and otter knows it without reading stderr.
 		return refused
 	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := lines[i]
-		low := strings.ToLower(l)
-		if !strings.Contains(low, "permission denied") && !strings.Contains(low, "eacces") && !strings.Contains(low, "operation not permitted") {
-			continue
-		}
-		m := deniedPath.FindString(l)
-		if m == "" {
-			continue
-		}
-		where := ""
-		if s.cfg.File != "" {
-			where = fmt.Sprintf(" (%s:%d)", s.cfg.File, s.cfg.Line)
-		}
-		for _, d := range s.m.opts.Sandbox.Deny {
-			if d != "" && (m == d || strings.HasPrefix(m, d+"/")) {
-				return fmt.Sprintf("the sandbox keeps otter's own folder %s from servers", d)
-			}
-		}
-		home, _ := os.UserHomeDir()
-		for _, rel := range sandbox.SecretPaths {
-			if d := filepath.Join(home, rel); home != "" && (m == d || strings.HasPrefix(m, d+"/")) {
-				return fmt.Sprintf("the sandbox keeps %s from servers; if this server needs it, add sandbox = { read = [%q] } to its entry%s", m, d, where)
-			}
-		}
-		return fmt.Sprintf("the sandbox may have refused %s: a server writes only in the project, the temporary directory and its package runner's caches; to let it write there, add sandbox = { write = [%q] } to its entry%s", m, filepath.Dir(m), where)
+	m := sandbox.RefusedPath(lines)
+	if m == "" {
+		return ""
 	}
-	return ""
+	where := ""
+	if s.cfg.File != "" {
+		where = fmt.Sprintf(" (%s:%d)", s.cfg.File, s.cfg.Line)
+	}
+	for _, d := range s.m.opts.Sandbox.Deny {
+		if d != "" && (m == d || strings.HasPrefix(m, d+"/")) {
+			return fmt.Sprintf("the sandbox keeps otter's own folder %s from servers", d)
+		}
+	}
+	home, _ := os.UserHomeDir()
+	if d := sandbox.SecretOf(home, m); d != "" {
+		return fmt.Sprintf("the sandbox keeps %s from servers; if this server needs it, add sandbox = { read = [%q] } to its entry%s", m, d, where)
+	}
+	return fmt.Sprintf("the sandbox may have refused %s: a server writes only in the project, the temporary directory and its package runner's caches; to let it write there, add sandbox = { write = [%q] } to its entry%s", m, filepath.Dir(m), where)
 }

@@ -17,6 +17,7 @@
 package projectfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrNotRegular is wrapped by the error of a path that names something
@@ -210,6 +212,21 @@ func ReadFile(root, path string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: path, Max: max}
 	}
 	return data, nil
+}
+
+// LooksBinary reports whether a file of size bytes whose first bytes are
+// head is not text: a NUL byte, or bytes that are not UTF-8 (a character
+// cut by the end of head, when the file goes on, does not count).
+func LooksBinary(head []byte, size int64) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	if int64(len(head)) < size {
+		for i := 0; i < utf8.UTFMax && len(head) > 0 && !utf8.Valid(head); i++ {
+			head = head[:len(head)-1]
+		}
+	}
+	return !utf8.Valid(head)
 }
 
 // ErrTooLarge is wrapped by the error of a file over a cap.

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -126,6 +127,80 @@ func Default(home string, own, project []string, command string) Policy {
 		p.Write = append(p.Write, cache)
 	}
 	return p
+}
+
+// commandCaches are the folders, relative to the home directory, that
+// the build tools and package managers a command may run write their
+// downloads to (besides every runner's of runnerCaches and the XDG
+// cache): Go's module cache, Cargo's registry, Maven's and Gradle's.
+// Cargo's and Docker's own folders are not among them: they hold
+// credentials.
+var commandCaches = []string{"go/pkg/mod", ".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".gradle/wrapper"}
+
+// ForCommands is the policy of the commands otter runs for the model
+// (run_command): as Default's, but writing in the caches of every
+// package runner and build tool that exist (a command may be any of them:
+// npm install, go build, cargo test), none of them made.
+func ForCommands(home string, own, project []string) Policy {
+	p := Default(home, own, project, "")
+	if home == "" {
+		return p
+	}
+	seen := map[string]bool{}
+	var rels []string
+	for _, cs := range runnerCaches {
+		rels = append(rels, cs...)
+	}
+	rels = append(rels, commandCaches...)
+	if gomod := os.Getenv("GOMODCACHE"); gomod != "" {
+		p.Write = append(p.Write, gomod)
+	}
+	for _, rel := range rels {
+		if rel == ".docker" || seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		if _, err := os.Stat(filepath.Join(home, rel)); err == nil {
+			p.Write = append(p.Write, filepath.Join(home, rel))
+		}
+	}
+	slices.Sort(p.Write[len(project)+1:]) // a stable order past the project and the temporary directory
+	return p
+}
+
+// SecretOf is the folder of SecretPaths under home that holds path, or "".
+func SecretOf(home, path string) string {
+	if home == "" {
+		return ""
+	}
+	for _, rel := range SecretPaths {
+		if d := filepath.Join(home, rel); inside(path, d) {
+			return d
+		}
+	}
+	return ""
+}
+
+// deniedPath finds the path in a line where the system refused one
+// ("EACCES: permission denied, open '/home/me/.ssh/id_rsa'", "cannot
+// create /home/me/x: Permission denied").
+var deniedPath = regexp.MustCompile(`(/[^\s'":,()]+)`)
+
+// RefusedPath finds, in a confined program's output lines, the last path
+// the system refused it ("permission denied", EACCES, "operation not
+// permitted"), or "".
+func RefusedPath(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		low := strings.ToLower(l)
+		if !strings.Contains(low, "permission denied") && !strings.Contains(low, "eacces") && !strings.Contains(low, "operation not permitted") {
+			continue
+		}
+		if m := deniedPath.FindString(l); m != "" {
+			return m
+		}
+	}
+	return ""
 }
 
 // Command returns the program and arguments that start path (argv0 and

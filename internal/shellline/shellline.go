@@ -1,13 +1,18 @@
-// Package shellline runs a person's own shell line (the TUI's "!ls -la"):
-// in $SHELL -c in the working directory, in a process group of its own so
-// that stopping it stops everything it started, its output (stdout and
-// stderr, interleaved as written) streamed while it runs and kept within a
-// cap, the whole of a longer output spilled to a file, like a tool's.
+// Package shellline runs a shell line — a person's own (the TUI's "!ls
+// -la", in $SHELL) and the model's run_command (in bash, confined by the
+// sandbox launcher through Options.Wrap): with -c in a working directory,
+// in a process group of its own so that stopping it stops everything it
+// started, its output (stdout and stderr, interleaved as written) streamed
+// while it runs and kept within a cap, the whole of a longer output
+// spilled to a file, like a tool's. Run waits for the line; Start returns
+// at once, for a line that runs in the background while its output so far
+// is read (Running.Since).
 //
-// These lines are the person's, never the model's: nothing here asks for
-// permission. The output is bounded in memory whatever the command writes
-// (the first and last halves of the cap are kept; the rest goes to the
-// spill file only).
+// Nothing here asks for permission: the caller has. The output is bounded
+// in memory whatever the command writes (the first and last halves of the
+// cap are kept; the rest goes to the spill file only).
+//
+// It imports nothing of otter's.
 package shellline
 
 import (
@@ -51,6 +56,10 @@ type Options struct {
 	OnOutput func(view string)
 	// Interval between OnOutput calls; 0 means 100ms.
 	Interval time.Duration
+	// Wrap, when set, turns the program to start (the shell's path) and
+	// its argv (shell, "-c", line) into the ones started instead: otter's
+	// sandbox launcher, which confines itself and then execs the shell.
+	Wrap func(path string, argv []string) (string, []string, error)
 }
 
 // Result is how a line ended.
@@ -97,6 +106,31 @@ func ensureNewline(s string) string {
 // a `!` line leaves nothing behind. The error is for a line that could not
 // start; how a started line ended is in Result.
 func Run(ctx context.Context, line string, o Options) (Result, error) {
+	r, err := Start(line, o)
+	if err != nil {
+		return Result{Line: line}, err
+	}
+	return r.Wait(ctx), nil
+}
+
+// Running is a line started by Start.
+type Running struct {
+	line  string
+	pgid  int
+	start time.Time
+	out   *capped
+
+	stopOnce sync.Once
+	stop     chan struct{} // closed by Stop
+	done     chan struct{} // closed once the line is over and res is set
+	res      Result
+	err      error // the wait's, for an end Result cannot word
+}
+
+// Start starts line and returns at once; the line runs until it ends, or
+// Stop (or Wait's ctx) stops it, as Run describes. OnOutput, when set, is
+// called from a goroutine of the line's.
+func Start(line string, o Options) (*Running, error) {
 	shell := o.Shell
 	if shell == "" {
 		shell = os.Getenv("SHELL")
@@ -112,38 +146,53 @@ func Run(ctx context.Context, line string, o Options) (Result, error) {
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}
-	res := Result{Line: line}
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		return nil, fmt.Errorf("running %q: the shell %s: %w", line, shell, err)
+	}
+	argv := []string{shell, "-c", line}
+	if o.Wrap != nil {
+		if path, argv, err = o.Wrap(path, argv); err != nil {
+			return nil, fmt.Errorf("running %q: %w", line, err)
+		}
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return res, fmt.Errorf("running %q: %w", line, err)
+		return nil, fmt.Errorf("running %q: %w", line, err)
 	}
-	cmd := exec.Command(shell, "-c", line)
-	cmd.Dir, cmd.Env = o.Dir, o.Env
+	cmd := &exec.Cmd{Path: path, Args: argv, Dir: o.Dir, Env: o.Env}
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: the order they were written in
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	start := time.Now()
+	r := &Running{line: line, start: time.Now(), out: &capped{max: max, spillDir: o.SpillDir},
+		stop: make(chan struct{}), done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
-		return res, fmt.Errorf("running %q with %s: %w", line, shell, err)
+		return nil, fmt.Errorf("running %q with %s: %w", line, shell, err)
 	}
 	pw.Close() // the child holds the write end now
-	pgid := cmd.Process.Pid
+	r.pgid = cmd.Process.Pid
 
-	out := &capped{max: max, spillDir: o.SpillDir}
 	readDone := make(chan error, 1)
-	go func() { readDone <- out.readFrom(pr, o.OnOutput, interval) }()
-
+	go func() { readDone <- r.out.readFrom(pr, o.OnOutput, interval) }()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
+	go r.finish(pr, readDone, waitDone)
+	return r, nil
+}
 
+// finish waits for the line to end or be stopped, stops what is left of
+// its group, and sets the result.
+func (r *Running) finish(pr *os.File, readDone, waitDone chan error) {
+	pgid := r.pgid
 	var waitErr error
+	res := Result{Line: r.line}
 	select {
 	case waitErr = <-waitDone:
 		// The line is over; what it started in the background (sleep 300 &)
 		// is stopped with its group, as on a stop.
 		stopGroup(pgid, KillGrace)
-	case <-ctx.Done():
+	case <-r.stop:
 		res.Stopped = true
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
@@ -164,9 +213,9 @@ func Run(ctx context.Context, line string, o Options) (Result, error) {
 		<-readDone
 	}
 	pr.Close()
-	res.Duration = time.Since(start)
-	res.Output, res.Bytes, res.Spill = out.view(), out.total, out.spillPath
-	if err := out.closeSpill(); err != nil && res.Spill != "" {
+	res.Duration = time.Since(r.start)
+	res.Output, res.Bytes, res.Spill = r.out.view(), r.out.total, r.out.spillPath
+	if err := r.out.closeSpill(); err != nil && res.Spill != "" {
 		res.Output += fmt.Sprintf("\n[otter could not finish writing %s: %v]\n", res.Spill, err)
 	}
 	var ee *exec.ExitError
@@ -178,10 +227,50 @@ func Run(ctx context.Context, line string, o Options) (Result, error) {
 			res.ExitCode, res.Signal = -1, signalName(ws.Signal())
 		}
 	default:
-		return res, fmt.Errorf("running %q: %w", line, waitErr)
+		r.err = fmt.Errorf("running %q: %w", r.line, waitErr)
+		res.ExitCode = -1
 	}
-	return res, nil
+	r.res = res
+	close(r.done)
 }
+
+// Stop stops the line (and everything of its group) unless it is over;
+// Done is closed once it is gone.
+func (r *Running) Stop() { r.stopOnce.Do(func() { close(r.stop) }) }
+
+// Done is closed once the line is over.
+func (r *Running) Done() <-chan struct{} { return r.done }
+
+// Wait waits for the line to end, stopping it if ctx is done first, and
+// returns how it ended.
+func (r *Running) Wait(ctx context.Context) Result {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.Stop()
+		<-r.done
+	}
+	return r.res
+}
+
+// Result is how the line ended, once Done is closed; ok is false while
+// it runs.
+func (r *Running) Result() (res Result, ok bool) {
+	select {
+	case <-r.done:
+		return r.res, true
+	default:
+		return Result{}, false
+	}
+}
+
+// Since is what the line wrote after the first off bytes of its output,
+// within the cap (what was cut is noted, with the spill file that holds
+// it), and the offset to ask from next time.
+func (r *Running) Since(off int64) (string, int64) { return r.out.since(off) }
+
+// Pgid is the line's process group.
+func (r *Running) Pgid() int { return r.pgid }
 
 // stopGroup ends what is left of process group pgid once its leader has
 // exited: SIGTERM, then SIGKILL to what still runs after grace. A group
@@ -344,6 +433,36 @@ func (c *capped) closeSpill() error {
 	}
 	err := c.spill.Close()
 	return errors.Join(c.spillErr, err)
+}
+
+// since is what was written after the first off bytes, within max: what
+// head and tail still hold of it, with a note for what only the spill file
+// has; and the total written, the offset to ask from next.
+func (c *capped) since(off int64) (string, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b bytes.Buffer
+	if off < int64(len(c.head)) {
+		b.Write(c.head[max(off, 0):])
+		off = int64(len(c.head))
+	}
+	tailStart := c.total - int64(len(c.tail))
+	tail := c.tail
+	if off > tailStart {
+		tail = tail[off-tailStart:]
+	}
+	if half := c.max / 2; len(tail) > half {
+		tail = tail[len(tail)-half:]
+	}
+	if gap := c.total - int64(len(tail)) - off; gap > 0 {
+		where := "not kept"
+		if c.spillPath != "" {
+			where = "the whole output is in " + c.spillPath
+		}
+		fmt.Fprintf(&b, "\n[… %d bytes cut; %s …]\n", gap, where)
+	}
+	b.Write(tail)
+	return b.String(), c.total
 }
 
 // view is the output within max: all of it when it fits, else its start, a

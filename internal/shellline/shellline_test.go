@@ -211,3 +211,52 @@ func countInGroup(pgid int, comm string) int {
 	}
 	return n
 }
+
+// A line started in the background is read while it runs: Since gives
+// what came after what was read before, and the result once it is over.
+// Wrap starts another program in the shell's place (the sandbox launcher,
+// in otter): here env, which then execs the shell with a variable set.
+func TestStartReadsAsItGoes(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrapped := false
+	r, err := Start(`echo "first $MARK"; read x < `+fifo+`; echo second`, Options{Shell: "/bin/sh",
+		Wrap: func(path string, argv []string) (string, []string, error) {
+			wrapped = true
+			return "/usr/bin/env", append([]string{"env", "MARK=wrapped", path}, argv[1:]...), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !wrapped {
+		t.Fatal("Wrap was not called")
+	}
+	var text string
+	var off int64
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(text, "first wrapped\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first line never came: %q", text)
+		}
+		var more string
+		more, off = r.Since(off)
+		text += more
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, over := r.Result(); over {
+		t.Fatal("the line is over before it was let go on")
+	}
+	if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Wait(context.Background())
+	if rest, _ := r.Since(off); rest != "second\n" {
+		t.Errorf("Since after the first read = %q, want only the second line", rest)
+	}
+	if res.Status() != "exit 0" || !strings.Contains(res.Output, "first wrapped\nsecond\n") {
+		t.Errorf("result %q: %q", res.Status(), res.Output)
+	}
+}

@@ -145,3 +145,18 @@ func ReferenceServers(tb testing.TB, dir string) (node string, servers []Referen
 	}
 	return p.Node, servers
 }
+
+// WriteTree writes files (a path under root → its content), making the
+// folders on the way.
+func WriteTree(tb testing.TB, root string, files map[string]string) {
+	tb.Helper()
+	for p, data := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}

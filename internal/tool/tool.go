@@ -30,8 +30,8 @@ type Info struct {
 	OutputSchema json.RawMessage
 	Annotations  *mcp.ToolAnnotations // may be nil
 	// PermissionGroup is a built-in tool's permission group: "basic",
-	// "network" (it fetches what the model names) or "file" (it writes
-	// files); "" for MCP tools.
+	// "network" (it fetches what the model names), "file" (it writes
+	// files) or "command" (it runs a command); "" for MCP tools.
 	PermissionGroup string
 	// Unsupported says why otter cannot call the tool ("needs MCP tasks
 	// (not supported yet)"); "" for a tool it can call. Such a tool is
@@ -86,13 +86,16 @@ func (i Info) ReadOnly() bool { return i.Annotations != nil && i.Annotations.Rea
 // NeedsConsent reports whether the agent asks before it runs the tool
 // (unless a rule or the session allows it), and why: tools that are not
 // read-only, and built-ins of the "network" and "file" permission groups,
-// read-only or not, since what a model fetches can carry data out.
+// read-only or not, since what a model fetches can carry data out, and
+// those that run a command. A Gated tool decides per call instead.
 func (i Info) NeedsConsent() (bool, string) {
 	switch {
 	case i.PermissionGroup == "network":
 		return true, "it reaches the network"
 	case i.PermissionGroup == "file":
 		return true, "it writes files"
+	case i.PermissionGroup == "command":
+		return true, "it runs a command"
 	case !i.ReadOnly():
 		return true, "it is not read-only"
 	}

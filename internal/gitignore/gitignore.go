@@ -1,4 +1,16 @@
-package attach
+// Package gitignore reads git's ignore rules without running git: a
+// repository's own git configuration (core.fsmonitor, hooks, filters …)
+// can make any git command run a program, and listing or searching a
+// folder must not do that in a project the user has not trusted. What it
+// reads, as git does (see gitignore(5)): the user's global excludes file
+// (core.excludesFile, else $XDG_CONFIG_HOME/git/ignore), the repository's
+// .git/info/exclude, and the .gitignore of every directory from the work
+// tree's top down to the one listed; a later rule wins over an earlier
+// one, a deeper file over a shallower one, and what is inside an ignored
+// directory is ignored too.
+//
+// It imports projectfile of otter's packages.
+package gitignore
 
 import (
 	"bufio"
@@ -11,16 +23,6 @@ import (
 
 	"github.com/otter-sh/otter/internal/projectfile"
 )
-
-// Git's ignore rules, read without running git: a repository's own git
-// configuration (core.fsmonitor, hooks, filters …) can make any git
-// command run a program, and listing a folder must not do that in a
-// project the user has not trusted. What it reads, as git does (see
-// gitignore(5)): the user's global excludes file (core.excludesFile, else
-// $XDG_CONFIG_HOME/git/ignore), the repository's .git/info/exclude, and
-// the .gitignore of every directory from the work tree's top down to the
-// one listed; a later rule wins over an earlier one, a deeper file over a
-// shallower one, and what is inside an ignored directory is ignored too.
 
 // maxIgnoreFile caps what is read of one ignore file.
 const maxIgnoreFile = 1 << 20
@@ -130,16 +132,28 @@ func matchSegs(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// ignoreSet is the rules that apply in one work tree, lowest precedence
-// first.
-type ignoreSet struct {
+// Rules are the ignore rules that apply in one directory of a work tree,
+// lowest precedence first. A nil *Rules (outside a work tree) ignores
+// nothing.
+type Rules struct {
 	top   string // the work tree's top
 	rules []ignoreRule
 }
 
-// ignored reports whether rel (from the top) is ignored: the last rule
-// that matches it decides.
-func (s *ignoreSet) ignored(rel string, dir bool) bool {
+// Top is the work tree's top ("" for nil Rules).
+func (s *Rules) Top() string {
+	if s == nil {
+		return ""
+	}
+	return s.top
+}
+
+// Ignored reports whether rel (slash-separated, from the top) is ignored,
+// a directory when dir is set: the last rule that matches it decides.
+func (s *Rules) Ignored(rel string, dir bool) bool {
+	if s == nil {
+		return false
+	}
 	ignored := false
 	for _, r := range s.rules {
 		if r.matches(rel, dir) {
@@ -149,15 +163,15 @@ func (s *ignoreSet) ignored(rel string, dir bool) bool {
 	return ignored
 }
 
-// loadIgnores reads the rules for the entries of dir: the global and
-// repository excludes and every .gitignore from the top down to dir. It is
-// nil outside a git work tree.
-func loadIgnores(dir string) *ignoreSet {
+// For reads the rules for the entries of dir: the global and repository
+// excludes and every .gitignore from the top down to dir. It is nil
+// outside a git work tree.
+func For(dir string) *Rules {
 	top := workTreeTop(dir)
 	if top == "" {
 		return nil
 	}
-	s := &ignoreSet{top: top}
+	s := &Rules{top: top}
 	if f := globalExcludesFile(); f != "" {
 		s.rules = append(s.rules, parseIgnore(readIgnoreFile(f), "")...)
 	}
@@ -179,11 +193,26 @@ func loadIgnores(dir string) *ignoreSet {
 	return s
 }
 
-// ignoredEntries reports which of names (entries of dir, directories
-// ending in "/") git's ignore rules leave out; inside an ignored directory
-// all of them are.
-func ignoredEntries(dir string, names []string) map[string]bool {
-	s := loadIgnores(dir)
+// Below returns the rules for the entries of sub, a directory just below
+// the one s is for (rel, slash-separated from the top): s and sub's own
+// .gitignore, which wins. s is not changed, so that a walk can hand each
+// directory its own rules; nil stays nil.
+func (s *Rules) Below(sub, rel string) *Rules {
+	if s == nil {
+		return nil
+	}
+	more := parseIgnore(readIgnoreFile(filepath.Join(sub, ".gitignore")), rel)
+	if len(more) == 0 {
+		return s
+	}
+	return &Rules{top: s.top, rules: append(s.rules[:len(s.rules):len(s.rules)], more...)}
+}
+
+// Entries reports which of names (entries of dir, directories ending in
+// "/") git's ignore rules leave out; inside an ignored directory all of
+// them are. Outside a work tree nothing is.
+func Entries(dir string, names []string) map[string]bool {
+	s := For(dir)
 	if s == nil || len(names) == 0 {
 		return nil
 	}
@@ -198,7 +227,7 @@ func ignoredEntries(dir string, names []string) map[string]bool {
 		// below it, whatever a deeper rule says.
 		p := ""
 		for _, part := range strings.Split(prefix, "/") {
-			if p = path.Join(p, part); s.ignored(p, true) {
+			if p = path.Join(p, part); s.Ignored(p, true) {
 				all := map[string]bool{}
 				for _, n := range names {
 					all[n] = true
@@ -210,7 +239,7 @@ func ignoredEntries(dir string, names []string) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range names {
 		name, isDir := strings.CutSuffix(n, "/")
-		if s.ignored(path.Join(prefix, name), isDir) {
+		if s.Ignored(path.Join(prefix, name), isDir) {
 			out[n] = true
 		}
 	}
@@ -313,4 +342,23 @@ func readIgnoreFile(name string) []byte {
 	defer f.Close()
 	data, _ := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 	return data
+}
+
+// Match reports whether rel (slash-separated) matches pattern, a glob whose
+// segments are path.Match patterns and where a "**" segment matches any
+// number of segments (none included), as in a .gitignore: "**/*.go",
+// "src/**/test_*.py". A pattern without a slash matches the last segment
+// at any depth ("*.go" as "**/*.go").
+func Match(pattern, rel string) bool {
+	pattern = strings.Trim(pattern, "/")
+	segs := strings.Split(pattern, "/")
+	if !strings.Contains(pattern, "/") {
+		segs = append([]string{"**"}, segs...)
+	}
+	for i, s := range segs {
+		if s != "**" && strings.Contains(s, "**") {
+			segs[i] = strings.ReplaceAll(s, "**", "*")
+		}
+	}
+	return matchSegs(segs, strings.Split(rel, "/"))
 }

@@ -1,14 +1,15 @@
-package attach
+package gitignore
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // testGit runs the test's own git in dir with no user or system config.
@@ -19,19 +20,6 @@ func testGit(t *testing.T, dir string, stdin string, args ...string) (string, er
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.Output()
 	return string(out), err
-}
-
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, data := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // The ignore rules read without git leave out, directory by directory,
@@ -49,7 +37,7 @@ func TestIgnoredEntriesAgreeWithGit(t *testing.T) {
 	if _, err := testGit(t, root, "", "init", "-q"); err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, root, map[string]string{
+	testpeer.WriteTree(t, root, map[string]string{
 		".gitignore":        "# comment\n*.log\n!keep.log\n/build\ntmp/\ndocs/**/draft.md\n**/cache\nvendor/**\n[abc]x.txt\nq?.txt\n\\#hash\nspace\\ \n*.o\n!/lib/*.o\nsub/deep/only\n",
 		".git/info/exclude": "secret.env\n",
 		"a.log":             "", "keep.log": "", "build/out": "", "src/build": "", "tmp/x": "", "src/tmp/y": "",
@@ -114,7 +102,7 @@ func TestIgnoredEntriesAgreeWithGit(t *testing.T) {
 			want = append(want, n)
 		}
 		var got []string
-		for n := range ignoredEntries(dir, names) {
+		for n := range Entries(dir, names) {
 			got = append(got, n)
 		}
 		slices.Sort(got)
@@ -130,44 +118,15 @@ func TestIgnoredEntriesAgreeWithGit(t *testing.T) {
 	}
 }
 
-// Issue 34 item 2: listing a folder for @ runs nothing a repository's own
-// git configuration names (core.fsmonitor would run on `git check-ignore`).
-func TestListDirRunsNoGit(t *testing.T) {
-	root := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
-	writeTree(t, root, map[string]string{
-		".git/HEAD":   "ref: refs/heads/main\n",
-		".git/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"touch " + marker + "; false #\"\n",
-		".gitignore":  "*.log\n",
-		"a.log":       "", "b.txt": "",
-	})
-	if err := os.MkdirAll(filepath.Join(root, ".git", "objects"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, ".git", "refs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	names, err := ListDir(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(names, " "); got != ".gitignore b.txt" {
-		t.Errorf("ListDir = %q, want .gitignore b.txt", got)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("listing the folder ran the repository's core.fsmonitor")
-	}
-}
-
 // The user's global excludes file counts, from core.excludesFile.
 func TestGlobalExcludesFile(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	writeTree(t, home, map[string]string{".gitconfig": "[user]\n\tname = x\n[core]\n\texcludesFile = \"~/.my-ignore\"\n", ".my-ignore": "*.swp\n"})
+	testpeer.WriteTree(t, home, map[string]string{".gitconfig": "[user]\n\tname = x\n[core]\n\texcludesFile = \"~/.my-ignore\"\n", ".my-ignore": "*.swp\n"})
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{".git/HEAD": "", "a.swp": "", "b": ""})
-	if got := ignoredEntries(root, []string{"a.swp", "b"}); !got["a.swp"] || got["b"] {
+	testpeer.WriteTree(t, root, map[string]string{".git/HEAD": "", "a.swp": "", "b": ""})
+	if got := Entries(root, []string{"a.swp", "b"}); !got["a.swp"] || got["b"] {
 		t.Errorf("ignored = %v, want a.swp alone", got)
 	}
 }
