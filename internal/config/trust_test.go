@@ -423,6 +423,32 @@ sandbox = { read = ["~/.aws"], write = ["/data"] }
 	}
 }
 
+// A project that loosens the sandbox of the model's commands, or lets a
+// command run unasked, says so with the values in the trust listing: a
+// clone must not turn the sandbox off unseen.
+func TestTrustListsTheCommandsSandbox(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ProjectDirName, ProjectConfigName), `[sandbox]
+commands = { enabled = false, write = ["~"] }
+[permissions]
+"run_command(rm:*)" = "allow"
+`)
+	_, items, err := ProjectItems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, it.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{`sandbox commands = { enabled = false, write = ["~"] }`, "permissions run_command(rm:*) = allow"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the trust listing lacks %q:\n%s", want, all)
+		}
+	}
+}
+
 // A project's command file that links outside the project is listed with
 // where it leads and that it is not read: trusting does not offer it.
 func TestTrustListsACommandThatLinksOut(t *testing.T) {

@@ -237,9 +237,10 @@ func settingsOf(raw map[string]any) map[string]any {
 }
 
 // settingNames names the settings ("agent.model", "providers.openai",
-// "permissions mcp__fs__* = allow"): names only, except permissions,
-// since other values may be secrets while what a permission lets run
-// unasked is the point.
+// "permissions mcp__fs__* = allow"): names only, except permissions and
+// the sandbox, since other values may be secrets while what a permission
+// lets run unasked, or how far a project loosens the sandbox of the
+// model's commands, is the point.
 func settingNames(settings map[string]any) []string {
 	var names []string
 	for k, v := range settings {
@@ -249,9 +250,16 @@ func settingNames(settings map[string]any) []string {
 			continue
 		}
 		for sk, sv := range sub {
-			if k == "permissions" {
+			switch k {
+			case "permissions":
 				names = append(names, fmt.Sprintf("permissions %s = %v", sk, sv))
-			} else {
+			case "sandbox":
+				v, err := tomlValue(sv)
+				if err != nil {
+					v = fmt.Sprint(sv)
+				}
+				names = append(names, fmt.Sprintf("sandbox %s = %s", sk, v))
+			default:
 				names = append(names, k+"."+sk)
 			}
 		}

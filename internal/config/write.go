@@ -74,6 +74,17 @@ func tomlValue(v any) (string, error) {
 		b, err := n.MarshalTOML()
 		return string(b), err
 	}
+	if m, ok := v.(map[string]any); ok { // a table read from a file, inline
+		parts := make([]string, 0, len(m))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			val, err := tomlValue(m[k])
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, tomlKey(k)+" = "+val)
+		}
+		return "{ " + strings.Join(parts, ", ") + " }", nil
+	}
 	if m, ok := v.(map[string]string); ok {
 		keys := make([]string, 0, len(m))
 		for k := range m {
