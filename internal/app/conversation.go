@@ -144,6 +144,12 @@ func (a *App) NewConversation(ctx context.Context, o ConversationOptions) (*Conv
 		approver = notifyingApprover{Approver: approver, c: c}
 	}
 	c.agent = a.NewAgent(AgentOptions{Approver: approver, OnEvent: c.onAgentEvent, MaxTurns: o.MaxTurns, Hooks: c.runHooks})
+	if approver != nil {
+		// A command the sandbox refused may run once outside it if the
+		// person says so (a headless policy refuses: ask.Permission's
+		// Unconfined).
+		c.local.SetUnconfinedAsker(approver.ApproveTool)
+	}
 	if err := c.start(ctx, o.Session); err != nil {
 		return nil, err
 	}

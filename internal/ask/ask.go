@@ -108,6 +108,11 @@ type Permission struct {
 	// AllowAlways then allow this call only.
 	Rules    []string
 	OnceOnly bool
+	// Unconfined asks to run this one call outside the sandbox, after the
+	// sandbox refused it (Reason says what it refused): only a person at
+	// the terminal may allow it, once; a headless policy refuses it
+	// whatever it allows otherwise.
+	Unconfined bool
 }
 
 // PermissionDecision is the person's answer to a Permission prompt.

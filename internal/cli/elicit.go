@@ -145,8 +145,8 @@ func (p *PolicyAsker) Login(ctx context.Context, req ask.Login) (ask.LoginReply,
 
 // ApproveTool implements ask.Approver.
 func (p *PolicyAsker) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
-	if p.policy != ElicitAsk {
-		return ask.Deny, nil
+	if p.policy != ElicitAsk || req.Unconfined {
+		return ask.Deny, nil // outside the sandbox: only in the TUI, a command at a time
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -43,6 +43,11 @@ func (p *PromptPolicy) check() error {
 
 // ApproveTool implements ask.Approver.
 func (p *PromptPolicy) ApproveTool(ctx context.Context, req ask.Permission) (ask.PermissionDecision, error) {
+	if req.Unconfined {
+		// Running outside the sandbox is a person's call, one command at a
+		// time: no flag allows it.
+		return ask.Deny, nil
+	}
 	if p.AllowAll {
 		return ask.AllowOnce, nil
 	}

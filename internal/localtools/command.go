@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/projectfile"
 	"github.com/otter-sh/otter/internal/sandbox"
 	"github.com/otter-sh/otter/internal/secret"
@@ -110,7 +112,11 @@ func runCommandDef() def {
 			if in.Background {
 				return startBackground(t.options(), st, in.Command, time.Duration(in.TimeoutMS)*time.Millisecond), nil
 			}
-			return runCommand(ctx, t.options(), in.Command, timeout), nil
+			res, refused := runCommand(ctx, t.options(), in.Command, timeout)
+			if refused == "" {
+				return res, nil
+			}
+			return runUnconfined(ctx, t.options(), st, in.Command, timeout, refused, res), nil
 		},
 	}
 }
@@ -181,16 +187,20 @@ func (o Options) shellOptions() shellline.Options {
 	return so
 }
 
-func runCommand(ctx context.Context, o Options, command string, timeout time.Duration) *tool.Result {
+// runCommand runs command in the foreground. refused, when the sandbox
+// refused the command something it could have been allowed (not otter's
+// own folders), says what, for the person to be asked whether it may run
+// once outside (runUnconfined).
+func runCommand(ctx context.Context, o Options, command string, timeout time.Duration) (r *tool.Result, refused string) {
 	run, err := shellline.Start(command, o.shellOptions())
 	if err != nil {
-		return errorResult("could not start the command: %v", err)
+		return errorResult("could not start the command: %v", err), ""
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := run.Wait(tctx)
 	if ctx.Err() != nil {
-		return errorResult("the command was stopped: %v\n%s", ctx.Err(), res.Output)
+		return errorResult("the command was stopped: %v\n%s", ctx.Err(), res.Output), ""
 	}
 	var b strings.Builder
 	b.WriteString(res.Output)
@@ -209,24 +219,53 @@ func runCommand(ctx context.Context, o Options, command string, timeout time.Dur
 		failed = res.ExitCode != 0
 		fmt.Fprintf(&b, "[exit %d after %s]", res.ExitCode, age(res.Duration))
 	}
-	if hint := o.refusal(res.Output); hint != "" {
+	hint, own := o.refusal(res.Output)
+	if hint != "" {
 		b.WriteString("\n[" + hint + "]")
 	}
-	r := tool.TextResult(b.String())
+	r = tool.TextResult(b.String())
 	r.IsError = failed
-	return r
+	if failed && hint != "" && !own {
+		refused = hint
+	}
+	return r, refused
+}
+
+// runUnconfined asks the person whether command, which the sandbox
+// refused (refused says what), may run once outside it, and runs it so if
+// they say yes; otherwise the refused run's result stands. Nobody to ask
+// (otter -p): the refusal stands.
+func runUnconfined(ctx context.Context, o Options, st *State, command string, timeout time.Duration, refused string, res *tool.Result) *tool.Result {
+	st.mu.Lock()
+	askFn := st.unconfined
+	st.mu.Unlock()
+	if askFn == nil {
+		return res
+	}
+	args, _ := json.Marshal(map[string]string{"command": command})
+	d, err := askFn(ctx, ask.Permission{Tool: NameRunCommand, Arguments: args, Commands: []string{command},
+		Reason: refused + "; run this command once outside the sandbox?", OnceOnly: true, Unconfined: true, Destructive: true})
+	if err != nil || d == ask.Deny {
+		return res
+	}
+	free := o
+	free.Sandbox = nil
+	out, _ := runCommand(ctx, free, command, timeout)
+	out.Content = append([]sdk.Content{&sdk.TextContent{Text: "[run outside the sandbox, as the person allowed once]\n"}}, out.Content...)
+	return out
 }
 
 // refusal says what the sandbox refused a command that printed output,
-// and how to allow it: "" when it refused nothing that can be told.
-func (o Options) refusal(output string) string {
+// and how to allow it: "" when it refused nothing that can be told. own:
+// what it refused is otter's own folder, which no command may reach.
+func (o Options) refusal(output string) (hint string, own bool) {
 	s := o.Sandbox
 	if s == nil || s.Launcher == "" {
-		return ""
+		return "", false
 	}
 	path := sandbox.RefusedPath(strings.Split(output, "\n"))
 	if path == "" {
-		return ""
+		return "", false
 	}
 	where := ""
 	if s.ConfigAt != "" {
@@ -234,19 +273,19 @@ func (o Options) refusal(output string) string {
 	}
 	for _, d := range s.Own {
 		if d != "" && projectfile.Inside(d, path) {
-			return fmt.Sprintf("the sandbox refused %s: commands do not reach otter's own folder %s (its keys, sessions and tokens)", path, d)
+			return fmt.Sprintf("the sandbox refused %s: commands do not reach otter's own folder %s (its keys, sessions and tokens)", path, d), true
 		}
 	}
 	if d := sandbox.SecretOf(s.Home, path); d != "" {
-		return fmt.Sprintf("the sandbox refused %s: commands do not read your secrets (%s); if commands need it, add read = [%q] to [sandbox] commands%s", path, d, d, where)
+		return fmt.Sprintf("the sandbox refused %s: commands do not read your secrets (%s); if commands need it, add read = [%q] to [sandbox] commands%s", path, d, d, where), false
 	}
 	for _, w := range s.Policy.Write {
 		if rw, err := filepath.EvalSymlinks(w); err == nil && projectfile.Inside(rw, path) || projectfile.Inside(w, path) {
-			return "" // writable: an ordinary permission error
+			return "", false // writable: an ordinary permission error
 		}
 	}
 	return fmt.Sprintf("the sandbox refused %s: commands write only in the project, the temporary directory and package caches; if commands need to write there, add write = [%q] to [sandbox] commands%s",
-		path, filepath.Dir(path), where)
+		path, filepath.Dir(path), where), false
 }
 
 // startBackground starts command in the background and returns its id.
@@ -344,7 +383,7 @@ func commandOutput(ctx context.Context, o Options, st *State, id string, wait ti
 		fmt.Fprintf(&b, "[%s ended: exit %d after %s]", id, res.ExitCode, age(res.Duration))
 	}
 	if over {
-		if hint := o.refusal(res.Output); hint != "" {
+		if hint, _ := o.refusal(res.Output); hint != "" {
 			b.WriteString("\n[" + hint + "]")
 		}
 	}

@@ -30,8 +30,8 @@
 // resumed session) do not share what "the model has read". A call whose
 // context holds none uses the Tools' own State.
 //
-// It imports gitignore, projectfile, sandbox, secret, shellline and tool
-// of otter's packages.
+// It imports ask, gitignore, projectfile, sandbox, secret, shellline and
+// tool of otter's packages.
 package localtools
 
 import (

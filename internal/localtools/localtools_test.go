@@ -3,6 +3,9 @@ package localtools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/otter-sh/otter/internal/ask"
+	"github.com/otter-sh/otter/internal/sandbox"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,5 +287,52 @@ func TestReadRefusesAPathThatMovedOutAfterTheCheck(t *testing.T) {
 	}
 	if text := render.Model(res); !res.IsError || strings.Contains(text, "SECRET") || !strings.Contains(text, "now leads outside the project") {
 		t.Errorf("the swapped link was read: %q", text)
+	}
+}
+
+// A command the sandbox refused runs once more outside it only when the
+// person asked says so (the TUI's panel; otter -p refuses): refused, the
+// file stays unwritten and the model reads the refusal; allowed, the
+// command runs unconfined and its result says so. This test binary is the
+// launcher (TestMain).
+func TestRefusedCommandRunsOutsideOnlyWhenAllowed(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Outside the project and the temporary directory, both writable.
+	outside, err := os.MkdirTemp("/var/tmp", "otter-unconfined-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	dir := t.TempDir()
+	tt := New(Options{Dir: dir, SpillDir: t.TempDir(), Sandbox: &Sandbox{Launcher: self, Policy: sandbox.ForCommands("", nil, []string{dir})}})
+	target := filepath.Join(outside, "x")
+	args := fmt.Sprintf(`{"command":"echo hi > %s"}`, target)
+	for _, allow := range []bool{false, true} {
+		st := tt.NewState()
+		var asked []ask.Permission
+		st.SetUnconfinedAsker(func(_ context.Context, p ask.Permission) (ask.PermissionDecision, error) {
+			asked = append(asked, p)
+			if allow {
+				return ask.AllowOnce, nil
+			}
+			return ask.Deny, nil
+		})
+		text, isErr, _ := call(t, tt, st, NameRunCommand, args)
+		if len(asked) != 1 || !asked[0].Unconfined || !strings.Contains(asked[0].Reason, "the sandbox refused "+target) {
+			t.Fatalf("allow %v: asked %+v, want one question to run outside the sandbox naming %s", allow, asked, target)
+		}
+		_, statErr := os.Stat(target)
+		switch {
+		case !allow && (statErr == nil || !isErr || !strings.Contains(text, "the sandbox refused "+target)):
+			t.Errorf("refused: the file exists (%v) or the result does not say the sandbox refused it:\n%s", statErr == nil, text)
+		case allow && (statErr != nil || isErr || !strings.Contains(text, "outside the sandbox, as the person allowed once")):
+			t.Errorf("allowed: %v, the result:\n%s", statErr, text)
+		}
 	}
 }

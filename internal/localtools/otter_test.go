@@ -23,7 +23,14 @@ import (
 // (llmtest) plays the model's tool calls, and what the model received
 // back is read from its requests.
 
-func TestMain(m *testing.M) { os.Exit(testpeer.Run(m)) }
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		// This test binary is the sandbox launcher of the package's own
+		// tests (otter's binary is, for otter).
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
+	os.Exit(testpeer.Run(m))
+}
 
 // world is a temporary machine: a home with a secret, otter's folders in
 // it, a temporary directory of its own (so that the home is not inside
@@ -325,6 +332,26 @@ func TestSandboxedCommandIsRefusedAndSaysSo(t *testing.T) {
 		t.Errorf("the command wrote in the home directory\n%s", stderr)
 	}
 	wantResult(t, got, "proj", false, "ok\n[exit 0")
+}
+
+// otter -p never runs a command outside the sandbox, even with every tool
+// allowed: the person is asked that one command at a time, in the TUI.
+func TestHeadlessNeverRunsOutsideTheSandbox(t *testing.T) {
+	t.Parallel()
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
+	}
+	w := newWorld(t, nil)
+	srv := llmtest.New(t, llmtest.OpenAI,
+		calls(c("home", "run_command", `{"command":"echo x > $HOME/x"}`)),
+		llmtest.Reply{Text: []string{"done"}},
+	)
+	_, stderr := w.run(srv, "", "--dangerously-allow-all")
+	got := results(srv)
+	wantResult(t, got, "home", true, "the sandbox refused "+filepath.Join(w.home, "x"))
+	if _, err := os.Stat(filepath.Join(w.home, "x")); err == nil || strings.Contains(got["home"].Text, "outside the sandbox, as") {
+		t.Errorf("otter -p ran the refused command outside the sandbox: %s\n%s", got["home"].Text, stderr)
+	}
 }
 
 // [permissions] rules match each command of a chain: with

@@ -1,6 +1,7 @@
 package localtools
 
 import (
+	"github.com/otter-sh/otter/internal/ask"
 	"context"
 	"fmt"
 	"os"
@@ -37,6 +38,7 @@ type State struct {
 
 	mu           sync.Mutex
 	checkpointer Checkpointer
+	unconfined   UnconfinedAsker
 	reads        map[string]readMark // by resolved path
 	changed      []string            // resolved paths, in the order first changed
 	jobs         map[string]*job
@@ -68,6 +70,18 @@ func (t *Tools) NewState() *State {
 	t.states = append(t.states, s)
 	t.mu.Unlock()
 	return s
+}
+
+// UnconfinedAsker asks the person whether a command the sandbox refused
+// may run once more outside it (ask.Permission with Unconfined set).
+type UnconfinedAsker func(ctx context.Context, p ask.Permission) (ask.PermissionDecision, error)
+
+// SetUnconfinedAsker sets who is asked to run a refused command outside
+// the sandbox; nil: nobody, the refusal stands.
+func (s *State) SetUnconfinedAsker(a UnconfinedAsker) {
+	s.mu.Lock()
+	s.unconfined = a
+	s.mu.Unlock()
 }
 
 // SetCheckpointer sets what keeps files before they change; nil keeps
