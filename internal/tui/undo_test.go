@@ -169,3 +169,19 @@ func TestRewindPicksAMessageAndWhatToRestore(t *testing.T) {
 		t.Errorf("after /undo:\n%s", s)
 	}
 }
+
+// /init sends app's built-in command: the model is asked to write
+// AGENTS.md, and the transcript shows what was typed.
+func TestInitAsksForAgentsMD(t *testing.T) {
+	t.Parallel()
+	b, _ := undoHost(t, nil, answer("Wrote AGENTS.md."))
+	h := start(t, b)
+	h.enterLine("/init")
+	h.waitFor("› /init", "Wrote AGENTS.md.")
+	sent := b.sent()
+	if len(sent) != 1 || !strings.HasPrefix(sent[0], "Look at this project and write AGENTS.md") {
+		t.Errorf("/init sent the model %q", sent)
+	}
+	h.enterLine("/help")
+	h.waitFor("/undo", "/rewind", "/init")
+}
