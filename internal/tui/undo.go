@@ -56,19 +56,14 @@ func (m *model) rewound(do func(force bool) (app.Rewound, error), inPanel bool) 
 	r, err := do(false)
 	var changed *app.ChangedOnDiskError
 	if errors.As(err, &changed) {
-		q := m.forceQuestion(changed, func() tea.Cmd {
-			r, err := do(true)
-			m.showRewound(r, err)
-			return nil
-		})
+		q := m.forceQuestion(changed, func() tea.Cmd { return m.showRewound(do(true)) })
 		if inPanel {
 			return func() tea.Msg { return openPanelMsg{q} }
 		}
 		m.panel = q
 		return q.init()
 	}
-	m.showRewound(r, err)
-	return nil
+	return m.showRewound(r, err)
 }
 
 // forceQuestion asks whether to put files back that changed on disk since:
@@ -101,16 +96,19 @@ func (m *model) forceQuestion(e *app.ChangedOnDiskError, force func() tea.Cmd) *
 }
 
 // showRewound says what an undo or rewind did, and shows the conversation
-// as it now stands when it was taken back.
-func (m *model) showRewound(r app.Rewound, err error) {
+// as it now stands when it was taken back (the images of what it shows
+// numbered anew, as a resumed conversation's are).
+func (m *model) showRewound(r app.Rewound, err error) tea.Cmd {
 	if err != nil {
 		m.notice(itemError, rewindError(err))
-		return
+		return nil
 	}
+	var cmd tea.Cmd
 	if r.Conversation {
 		m.tr.items = nil
 		m.follow()
 		m.usage = agent.Usage{}
+		cmd = m.forgetImages()
 		m.replay(r.Entries)
 		m.ctxLine = m.contextStatus()
 	}
@@ -137,6 +135,7 @@ func (m *model) showRewound(r app.Rewound, err error) {
 		fmt.Fprintf(&b, " %s ran since: what they changed is not tracked and stays as it is.", countOf(r.Commands, "command"))
 	}
 	m.notice(itemInfo, b.String())
+	return cmd
 }
 
 // rewindError words an undo's or rewind's error, with what to do.
