@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/llm/llmtest"
 )
@@ -356,5 +357,35 @@ func TestUndoWithoutASavedConversation(t *testing.T) {
 	}
 	if _, err := c.Undo(context.Background(), false); !errors.Is(err, ErrNotUndoable) {
 		t.Errorf("undo with saving off: %v", err)
+	}
+}
+
+// While a turn runs, nothing is taken back: Undo and Rewind say the
+// conversation is busy.
+func TestUndoWaitsForTheTurn(t *testing.T) {
+	hold := make(chan struct{})
+	p := newUndoProject(t, nil, text("first"), llmtest.Reply{Text: []string{"still ", "going"}, Hold: hold})
+	p.send(p.conv, "one")
+	done := make(chan error, 1)
+	go func() { done <- p.conv.Send(p.ctx, "two", nil) }()
+	for !p.conv.running() {
+		select {
+		case err := <-done:
+			t.Fatalf("the turn ended before it was seen running: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if _, err := p.conv.Undo(p.ctx, false); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("undo while a turn runs: %v", err)
+	}
+	if _, err := p.conv.Rewind(p.ctx, 1, RestoreBoth, false); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("rewind while a turn runs: %v", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if msgs := p.messages(p.conv); len(msgs) != 2 {
+		t.Errorf("the conversation has %d messages of the person's after a refused undo, want 2", len(msgs))
 	}
 }

@@ -185,3 +185,22 @@ func TestInitAsksForAgentsMD(t *testing.T) {
 	h.enterLine("/help")
 	h.waitFor("/undo", "/rewind", "/init")
 }
+
+// While otter works, /undo and /rewind wait, and say how to stop it.
+func TestUndoAndRewindWaitForTheTurn(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	b, _ := undoHost(t, nil, llmtest.Reply{Text: []string{"thinking ", "hard"}, Hold: hold})
+	h := start(t, b)
+	h.enterLine("take your time")
+	h.waitFor("thinking", "working · esc cancels")
+	h.enterLine("/undo")
+	h.waitFor("/undo waits until otter has finished: press esc to stop it first")
+	h.enterLine("/rewind")
+	h.waitFor("/rewind waits until otter has finished: press esc to stop it first")
+	close(hold)
+	h.waitFor("thinking hard")
+	if s := h.screen(); strings.Contains(s, "Rewind to before a message") {
+		t.Errorf("/rewind opened its picker while a turn ran:\n%s", s)
+	}
+}
