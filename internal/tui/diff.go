@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
-	"github.com/otter-sh/otter/internal/localtools"
 	"github.com/otter-sh/otter/internal/termtext"
 )
 
@@ -66,7 +66,7 @@ func diffStat(diff string) (added, removed int) {
 // replacement(s).", then the diff after a blank line); ok is false for
 // another tool's result, or one without a diff (a refusal).
 func changeOf(toolName, result string) (summary, diff string, ok bool) {
-	if toolName != localtools.NameEditFile && toolName != localtools.NameWriteFile {
+	if toolName != app.ToolEditFile && toolName != app.ToolWriteFile {
 		return "", "", false
 	}
 	summary, rest, ok := strings.Cut(result, "\n\n--- ")
@@ -109,7 +109,7 @@ const diffHeadLines = 16
 // tools that change files, named as the tools name them.
 func editRules(rules []string) bool {
 	return len(rules) > 0 && !slices.ContainsFunc(rules, func(r string) bool {
-		return r != localtools.NameEditFile && r != localtools.NameWriteFile
+		return r != app.ToolEditFile && r != app.ToolWriteFile
 	})
 }
 
