@@ -139,6 +139,7 @@ type Conversation struct {
 // can refuse it before servers start.
 func (a *App) NewConversation(ctx context.Context, o ConversationOptions) (*Conversation, error) {
 	c := &Conversation{app: a, opts: o, local: a.local.NewState()}
+	c.local.SetCheckpointer(checkpoints{c}) // undo.go
 	approver := o.Approver
 	if approver != nil {
 		approver = notifyingApprover{Approver: approver, c: c}

@@ -144,7 +144,8 @@ func (n notifyingApprover) ApproveTool(ctx context.Context, p ask.Permission) (a
 }
 
 // expandUserCommand turns a typed /NAME ARGS into what it stands for: a
-// custom command's expanded body, or a request to use skill NAME. ok is
+// custom command's expanded body, a request to use skill NAME, or one of
+// otter's built-in commands (InitCommand). ok is
 // false for any other text. notes are for the person (shell lines not run).
 func (c *Conversation) expandUserCommand(ctx context.Context, text string) (expanded string, cmd *customcmd.Command, notes []string, ok bool, err error) {
 	if !strings.HasPrefix(text, "/") {
@@ -172,6 +173,9 @@ func (c *Conversation) expandUserCommand(ctx context.Context, text string) (expa
 			}
 			return msg, nil, nil, true, nil
 		}
+	}
+	if p, ok := builtinCommand(name, args); ok { // init.go
+		return p, nil, nil, true, nil
 	}
 	return "", nil, nil, false, nil
 }

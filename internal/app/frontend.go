@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/localtools"
 	"github.com/otter-sh/otter/internal/record"
 	"github.com/otter-sh/otter/internal/servers"
 	"github.com/otter-sh/otter/internal/tool"
@@ -227,3 +228,11 @@ func (a *App) SearchTools(query string, limit int) []tool.Match {
 // SessionAge is how long ago t was, as the session lists show it ("3h",
 // "2d").
 func SessionAge(t, now time.Time) string { return record.Age(t, now) }
+
+// The tools for the project that change files, by name: a front end shows
+// their results' diffs (localtools' names, so that it need not import the
+// tools).
+const (
+	ToolEditFile  = localtools.NameEditFile
+	ToolWriteFile = localtools.NameWriteFile
+)

@@ -159,6 +159,26 @@ type Compaction struct {
 	Time         time.Time
 }
 
+// Checkpoint is a file as it was before a turn of a conversation first
+// changed it (edit_file, write_file), kept with the session so that the
+// turn can be undone: the file written back, or deleted when the turn
+// created it.
+type Checkpoint struct {
+	// Seq is the person's message that began the turn.
+	Seq int64
+	// Path is the file, absolute, its links resolved.
+	Path string
+	// Existed is false when the turn created the file.
+	Existed bool
+	// Before is the file's content before the turn's first change (nil
+	// when it did not exist, and when read without content).
+	Before []byte
+	// After is the SHA-256 (hex) of what the turn last wrote, to tell
+	// whether the file changed on disk since.
+	After string
+	Time  time.Time
+}
+
 // FileName is the database's name in otter's data directory.
 const FileName = "otter.db"
 
@@ -253,6 +273,22 @@ type Store interface {
 	Resume(ctx context.Context, id string) (entries []Entry, model []llm.Message, err error)
 	Compactions(ctx context.Context, id string) ([]Compaction, error)
 	AllowedTools(ctx context.Context, id string) ([]string, error)
+	// SaveCheckpoint keeps a file before a turn changes it. The first
+	// version of a path in a turn (Seq) is the one kept; a later change of
+	// it in the same turn updates only After.
+	SaveCheckpoint(ctx context.Context, id string, c Checkpoint) error
+	// Checkpoints are a session's checkpoints of the turns from the
+	// message at Seq from on, by Seq then Path; without content, Before is
+	// left nil (to list them).
+	Checkpoints(ctx context.Context, id string, from int64, content bool) ([]Checkpoint, error)
+	// Truncate takes a conversation back to before its message at Seq
+	// from: that message and every row after it, the compactions that
+	// summarised any of them and the checkpoints of their turns are
+	// deleted, and the session's counts follow.
+	Truncate(ctx context.Context, id string, from int64) error
+	// DropCheckpoints deletes the checkpoints of the turns from the
+	// message at Seq from on (their files were put back).
+	DropCheckpoints(ctx context.Context, id string, from int64) error
 	// SetState and State keep small values of a session under a key
 	// (JSON).
 	SetState(ctx context.Context, id, key string, value any) error
@@ -273,6 +309,9 @@ type Recorder interface {
 	RecordMessage(m llm.Message, u llm.Usage)
 	// RecordPrompt saves the person's message with how it was shown.
 	RecordPrompt(m llm.Message, shown Shown)
+	// PromptSeq is the Seq of the person's latest message this Recorder
+	// saved (not one otter sent for them); 0 when none was saved.
+	PromptSeq() int64
 	RecordToolResult(r llm.ToolResult)
 	RecordAllowed(tool string)
 	// RecordDraft saves an answer while it streams.

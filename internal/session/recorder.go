@@ -31,6 +31,7 @@ type Recorder struct {
 	info   record.Info
 	failed bool
 	draft  int64 // the seq of the answer saved as it streams; 0: none
+	prompt int64 // the seq of the person's latest message saved; 0: none
 }
 
 // NewRecorder returns a Recorder that appends to the session info.ID, or,
@@ -94,13 +95,32 @@ func (r *Recorder) RecordMessage(m llm.Message, u llm.Usage) {
 	})
 }
 
-// RecordPrompt saves the person's message with how it was shown.
+// RecordPrompt saves the person's message with how it was shown. A
+// message of the person's (not one otter sent for them, Hidden) begins a
+// turn: PromptSeq is its Seq from now on.
 func (r *Recorder) RecordPrompt(m llm.Message, shown record.Shown) {
 	r.do("a message", func(ctx context.Context, id string) error {
 		r.draft = 0
-		_, err := r.store.appendRow(ctx, id, m, llm.Usage{}, rowMeta{shown: shown})
+		if !shown.Hidden {
+			r.prompt = 0 // not the last turn's, should this one not be saved
+		}
+		seq, err := r.store.appendRow(ctx, id, m, llm.Usage{}, rowMeta{shown: shown})
+		if err == nil && !shown.Hidden {
+			r.prompt = seq
+		}
 		return err
 	})
+}
+
+// PromptSeq is the Seq of the person's latest message this Recorder saved,
+// the turn a file changed now belongs to; 0 when none was saved.
+func (r *Recorder) PromptSeq() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed {
+		return 0
+	}
+	return r.prompt
 }
 
 // RecordDraft saves the text of the answer streaming now, so that what

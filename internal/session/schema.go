@@ -96,6 +96,22 @@ CREATE TRIGGER messages_count AFTER INSERT ON messages BEGIN
 	WHERE id = new.session_id;
 END;
 `,
+	// Version 4: files as they were before a turn changed them (edit_file,
+	// write_file), so that undo and rewind can put them back. One row per
+	// file and turn: the first version, and a hash of what the turn last
+	// wrote, to tell whether the file changed on disk since.
+	`
+CREATE TABLE file_checkpoints (
+	session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,             -- the person's message that began the turn
+	path       TEXT NOT NULL,                -- absolute, links resolved
+	existed    INTEGER NOT NULL,             -- 0: the turn created the file
+	before     BLOB,                         -- the content before the turn (NULL: it did not exist)
+	after_hash TEXT NOT NULL,                -- SHA-256 (hex) of what the turn last wrote
+	created    INTEGER NOT NULL,
+	PRIMARY KEY (session_id, seq, path)
+);
+`,
 }
 
 // schemaVersion is the version this otter writes.

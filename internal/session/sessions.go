@@ -194,7 +194,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // deleteSessions deletes the sessions matching where, with their rows.
 func deleteSessions(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
 	sel := "SELECT id FROM sessions WHERE " + where
-	for _, t := range []string{"messages", "session_permissions", "compactions", "session_state"} {
+	for _, t := range []string{"messages", "session_permissions", "compactions", "session_state", "file_checkpoints"} {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE session_id IN ("+sel+")", args...); err != nil {
 			return err
 		}
@@ -229,8 +229,9 @@ func (s *Store) Prune(ctx context.Context, keepDays int) (int, error) {
 	return n, err
 }
 
-// Fork copies a session (messages, permissions, state, compactions) into a
-// new one whose ParentID is the original, and returns the copy.
+// Fork copies a session (messages, permissions, state, compactions, the
+// files kept for undo) into a new one whose ParentID is the original, and
+// returns the copy.
 func (s *Store) Fork(ctx context.Context, id string) (record.Info, error) {
 	src, err := s.Get(ctx, id)
 	if err != nil {
@@ -257,6 +258,8 @@ func (s *Store) Fork(ctx context.Context, id string) (record.Info, error) {
 			`INSERT INTO compactions (session_id, upto_seq, summary, tokens_before, tokens_after, created)
 				SELECT ?1, upto_seq, summary, tokens_before, tokens_after, created FROM compactions WHERE session_id = ?2 ORDER BY id`,
 			`INSERT INTO session_state (session_id, key, value, updated) SELECT ?1, key, value, updated FROM session_state WHERE session_id = ?2`,
+			`INSERT INTO file_checkpoints (session_id, seq, path, existed, before, after_hash, created)
+				SELECT ?1, seq, path, existed, before, after_hash, created FROM file_checkpoints WHERE session_id = ?2`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, dst.ID, src.ID); err != nil {
 				return err

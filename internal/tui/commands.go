@@ -30,7 +30,7 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export", "/permissions", "/permissions remove"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export", "/permissions", "/permissions remove", "/undo", "/rewind", "/init"}
 
 const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
@@ -49,6 +49,9 @@ const helpText = `Commands
   /permissions             the saved permission rules and their files; /permissions remove N removes one
   /clear                   forget the conversation · saved ones: /new /fork /rename /resume [ID]
   /export [FILE]           write the conversation as Markdown (otter-ID.md here without FILE)
+  /undo                    take back the last turn: the files otter's edits changed, and the turn itself
+  /rewind                  go back to before one of your messages: the conversation, the files, or both
+  /init                    have the model look at the project and write or improve AGENTS.md
   /model [PROVIDER/MODEL] · /compact [KEEP] · /cost · /usage · /memory [N] · /help · /quit
   /skills · /hooks         your Agent Skills and hooks; your own commands are listed below
 
@@ -150,7 +153,12 @@ func (m *model) command(line string) tea.Cmd {
 			return nil
 		}
 		return m.viewImage(n)
+	case "/init": // app's built-in command, sent as its prompt
+		return m.chat(line)
 	default:
+		if c, ok := m.undoCommand(cmd); ok { // undo.go
+			return c
+		}
 		if c, ok := m.sessionCommand(cmd, rest); ok { // session.go
 			return c
 		}

@@ -166,6 +166,10 @@ func (t *toolItem) render(v *itemView) string {
 		b.WriteString("\n" + style.Render("  "+strings.ReplaceAll(ansi.Wrap(n.text, max(w-4, 10), ""), "\n", "\n  ")))
 	}
 
+	if summary, diff, ok := changeOf(t.name, t.result); ok && t.state == toolOK && !t.rawCall {
+		return b.String() + t.renderChange(v, summary, diff) // diff.go
+	}
+
 	body := t.result
 	if !v.expand && !t.rawCall {
 		if data := envelopeData(body); data != "" {

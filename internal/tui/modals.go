@@ -487,7 +487,7 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 	choice := ask.AllowOnce
 	sel := huh.NewSelect[ask.PermissionDecision]().Title("Permission").Options(
 		huh.NewOption("Allow once", ask.AllowOnce),
-		huh.NewOption("Allow for this session", ask.AllowSession),
+		huh.NewOption(sessionChoice(req), ask.AllowSession), // diff.go
 		huh.NewOption(always, ask.AllowAlways),
 		huh.NewOption("Deny", ask.Deny),
 	).Value(&choice)
@@ -532,6 +532,9 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 		return nil
 	}
 	fm.onEsc = deny
+	if req.Diff != "" {
+		pm.showDiff(req.Diff)
+	}
 	return pm
 }
 
@@ -544,9 +547,28 @@ type permissionModal struct {
 	args   []string
 	all    bool // showing all arguments
 	scroll int
+	diff   string // the change the call makes to a file, shown in place of the arguments
 }
 
 func (p *permissionModal) docked() bool { return !p.all }
+
+// showDiff has the panel show the change a call would make to a file (the
+// first diffHeadLines lines of its diff, in colour) in place of the
+// arguments, which say the same less readably; ctrl+o shows all of it.
+func (p *permissionModal) showDiff(diff string) {
+	m, fm := p.m, p.formModal
+	p.diff = diff
+	p.args = []string{diff} // ctrl+o opens the view of all of it
+	fm.layout = func(width int) string {
+		lines := m.st.diffLines(diff, width, false)
+		if len(lines) > diffHeadLines {
+			lines = append(lines[:diffHeadLines-1], m.st.dim.Render("… +"+countOf(len(lines)-diffHeadLines+1, "line")))
+		}
+		return lipgloss.NewStyle().Width(width).Render(p.title) + "\n" + strings.Join(lines, "\n")
+	}
+	keys := "enter: Allow once (default) · ↑/↓ choose · esc: Deny · ctrl+o the whole diff"
+	fm.keysAt = func(int) string { return keys }
+}
 
 func (p *permissionModal) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
@@ -580,14 +602,21 @@ func (p *permissionModal) view(width, height int) string {
 		return p.formModal.view(width, height)
 	}
 	// Long values wrap under their key: nothing is cut.
-	lines := strings.Split(wrapIndented(strings.Join(p.args, "\n"), width), "\n")
+	st := p.m.st
+	var lines []string
+	if p.diff != "" {
+		lines = st.diffLines(p.diff, width, true)
+	} else {
+		for _, l := range strings.Split(wrapIndented(strings.Join(p.args, "\n"), width), "\n") {
+			lines = append(lines, st.dim.Render(l))
+		}
+	}
 	keys := wrapKeys("↑/↓ pgup/pgdown scroll · ctrl+o or esc back to the question", width)
 	room := max(height-3-lipgloss.Height(keys), 1)
 	p.scroll = min(max(p.scroll, 0), max(len(lines)-room, 0))
 	shown := lines[p.scroll:min(len(lines), p.scroll+room)]
 	where := fmt.Sprintf("lines %d–%d of %d", p.scroll+1, p.scroll+len(shown), len(lines))
-	st := p.m.st
-	return p.title + "  " + st.dim.Render(where) + "\n\n" + st.dim.Render(strings.Join(shown, "\n")) +
+	return p.title + "  " + st.dim.Render(where) + "\n\n" + strings.Join(shown, "\n") +
 		"\n\n" + st.dim.Render(keys)
 }
 
