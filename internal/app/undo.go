@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/otter-sh/otter/internal/agent"
@@ -346,6 +347,14 @@ func putBack(cps []record.Checkpoint, force bool) (restored, removed []string, e
 	slices.Sort(paths)
 	var todo, changed []string
 	for _, p := range paths {
+		// Nothing is put back through a link put in the file's place, or
+		// in one of its folders', since it was kept: forced or not, that
+		// would write (or delete) where the link leads.
+		if err := notThroughALink(p); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, p := range paths {
 		f := files[p]
 		now, exists, err := hashFile(p)
 		if err != nil {
@@ -415,12 +424,12 @@ func hashFile(p string) (sum string, exists bool, err error) {
 // writeBack writes content to the file at p, keeping the mode of a file
 // that is there, creating it (and its directory) when it is not.
 func writeBack(p string, content []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 	}
 	if err != nil {
 		return err
@@ -430,4 +439,37 @@ func writeBack(p string, content []byte) error {
 		err = cerr
 	}
 	return err
+}
+
+// LinkedError says that a file to put back, kept with its links resolved,
+// now leads elsewhere: a symbolic link stands where the file, or one of
+// its folders, stood when the tool changed it.
+type LinkedError struct {
+	Path string // the file as kept
+	Link string // the link in its way
+}
+
+func (e *LinkedError) Error() string {
+	return fmt.Sprintf("nothing was undone: %s is a link now, where %s stood when it was changed; otter does not put files back through a link (remove the link, then undo again)", e.Link, e.Path)
+}
+
+// notThroughALink checks that p, kept with its links resolved, still
+// resolves to itself: its folders (the nearest that exists) and the file
+// itself are no symbolic links.
+func notThroughALink(p string) error {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return &LinkedError{Path: p, Link: p}
+	}
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			if real != dir {
+				return &LinkedError{Path: p, Link: dir}
+			}
+			return nil
+		}
+		if parent := filepath.Dir(dir); parent == dir || !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("could not check the folder of %s: %w", p, err)
+		}
+	}
 }

@@ -72,6 +72,9 @@ func (p *undoProject) path(name string) string { return filepath.Join(p.dir, nam
 
 func (p *undoProject) write(name, text string) {
 	p.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p.path(name)), 0o755); err != nil {
+		p.t.Fatal(err)
+	}
 	if err := os.WriteFile(p.path(name), []byte(text), 0o644); err != nil {
 		p.t.Fatal(err)
 	}
@@ -227,6 +230,54 @@ func TestUndoRefusesAFileChangedOnDiskUnlessForced(t *testing.T) {
 	}
 	if _, err := p.conv.Undo(p.ctx, false); !errors.Is(err, ErrNothingToUndo) {
 		t.Errorf("undo of an empty conversation: %v", err)
+	}
+}
+
+// A link put where a changed file stood, or where its folder stood, is not
+// written through by undo, forced or not: the file it leads to (outside
+// the project) stays as it was, and the error says which link.
+func TestUndoDoesNotWriteThroughALink(t *testing.T) {
+	for _, where := range []string{"file", "folder"} {
+		t.Run(where, func(t *testing.T) {
+			p := newUndoProject(t, map[string]string{"sub/a.txt": "one\n"},
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "r1", Name: "read_file", Args: readArgs("sub/a.txt")}}},
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "e1", Name: "edit_file", Args: editArgs("sub/a.txt", "one", "two")}}},
+				text("done"),
+			)
+			p.send(p.conv, "edit it")
+			outside := t.TempDir()
+			victim := filepath.Join(outside, "a.txt")
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			link := p.path("sub/a.txt")
+			if where == "folder" {
+				link = p.path("sub")
+			}
+			if err := os.RemoveAll(link); err != nil {
+				t.Fatal(err)
+			}
+			target := victim
+			if where == "folder" {
+				target = outside
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			for _, force := range []bool{false, true} {
+				_, err := p.conv.Undo(p.ctx, force)
+				var linked *LinkedError
+				if !errors.As(err, &linked) || linked.Link != link {
+					t.Fatalf("Undo(force %v) = %v; want a *LinkedError naming %s", force, err, link)
+				}
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+				t.Errorf("undo wrote through the link: %s holds %q", victim, b)
+			}
+			if len(p.messages(p.conv)) != 1 {
+				t.Errorf("a refused undo took the turn back")
+			}
+		})
 	}
 }
 

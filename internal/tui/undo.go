@@ -107,7 +107,6 @@ func (m *model) showRewound(r app.Rewound, err error) tea.Cmd {
 	if r.Conversation {
 		m.tr.items = nil
 		m.follow()
-		m.usage = agent.Usage{}
 		cmd = m.forgetImages()
 		m.replay(r.Entries)
 		m.ctxLine = m.contextStatus()
