@@ -1,9 +1,9 @@
 package localtools
 
 import (
-	"github.com/otter-sh/otter/internal/ask"
 	"context"
 	"fmt"
+	"github.com/otter-sh/otter/internal/ask"
 	"os"
 	"slices"
 	"sync"
