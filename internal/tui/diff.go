@@ -10,6 +10,7 @@ import (
 	"github.com/otter-sh/otter/internal/app"
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/termtext"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // The change edit_file and write_file make, as a unified diff: in the
@@ -119,5 +120,23 @@ func sessionChoice(req ask.Permission) string {
 	if editRules(req.Rules) {
 		return "Allow edits for this session"
 	}
+	if prefixes := commandPrefixes(req.Rules); len(prefixes) > 0 {
+		return "Allow commands starting with " + strings.Join(prefixes, ", ") + " for this session"
+	}
 	return "Allow for this session"
+}
+
+// commandPrefixes are the prefixes of rules that are all command rules
+// ("run_command(git status:*)" → "git status"); nil when any is not.
+func commandPrefixes(rules []string) []string {
+	var out []string
+	for _, r := range rules {
+		_, spec, ok := tool.CommandRule(r)
+		prefix, wild := strings.CutSuffix(spec, ":*")
+		if !ok || !wild || prefix == "" {
+			return nil
+		}
+		out = append(out, prefix)
+	}
+	return out
 }

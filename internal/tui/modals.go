@@ -467,6 +467,9 @@ func newLoginModal(m *model, req ask.Login, reply func(ask.LoginReply)) modal {
 
 func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionDecision)) modal {
 	title := m.st.title.Render("Allow " + req.Tool + "?")
+	if req.Unconfined {
+		title = m.st.title.Render("Run this command outside the sandbox?")
+	}
 	var hints []string
 	if req.ReadOnly {
 		hints = append(hints, "read-only")
@@ -485,12 +488,16 @@ func newPermissionModal(m *model, req ask.Permission, reply func(ask.PermissionD
 		always += " (saved to " + req.SaveTo + ")"
 	}
 	choice := ask.AllowOnce
-	sel := huh.NewSelect[ask.PermissionDecision]().Title("Permission").Options(
-		huh.NewOption("Allow once", ask.AllowOnce),
-		huh.NewOption(sessionChoice(req), ask.AllowSession), // diff.go
-		huh.NewOption(always, ask.AllowAlways),
-		huh.NewOption("Deny", ask.Deny),
-	).Value(&choice)
+	options := []huh.Option[ask.PermissionDecision]{huh.NewOption("Allow once", ask.AllowOnce)}
+	if !req.OnceOnly {
+		// A call nothing but itself can be allowed (a command otter could
+		// not split, one to run outside the sandbox) is allowed once or
+		// not at all.
+		options = append(options, huh.NewOption(sessionChoice(req), ask.AllowSession), // diff.go
+			huh.NewOption(always, ask.AllowAlways))
+	}
+	options = append(options, huh.NewOption("Deny", ask.Deny))
+	sel := huh.NewSelect[ask.PermissionDecision]().Title("Permission").Options(options...).Value(&choice)
 	keys := "enter: Allow once (default) · ↑/↓ choose · esc: Deny"
 	args := prettyJSON(req.Arguments, 8)
 	all := prettyJSON(req.Arguments, math.MaxInt)
