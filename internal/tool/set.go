@@ -219,6 +219,25 @@ func (s *Set) Lookup(name string) (Entry, bool) {
 	return e.Entry, true
 }
 
+// Prepare readies the named tools for a call that is likely to come (see
+// Preparer): tool search found them. Names the Set does not hold, and
+// tools that need no preparing, are skipped.
+func (s *Set) Prepare(names ...string) {
+	var ps []Preparer
+	s.mu.RLock()
+	for _, n := range names {
+		if e, ok := s.byName[n]; ok {
+			if p, ok := e.Tool.(Preparer); ok {
+				ps = append(ps, p)
+			}
+		}
+	}
+	s.mu.RUnlock()
+	for _, p := range ps {
+		p.Prepare()
+	}
+}
+
 // Collisions returns the name collisions of the current entries: each
 // tool that is not offered because another holds its qualified name (its
 // String says which and what to do).
