@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,7 +66,7 @@ func (s *server) loadKnown() ([]tool.Tool, string) {
 	if !ok {
 		return nil, ""
 	}
-	p, err := store.Load(k)
+	p, err := store.Known(k)
 	if err != nil {
 		s.m.logger.Warn("the MCP server's pinned tool definitions cannot be read; it starts at launch", "server", s.name, "err", err)
 		return nil, ""
@@ -99,16 +100,25 @@ func (s *server) knownInfo(p pins.Tool) tool.Info {
 	return info
 }
 
-// setIdle makes the server, which is not running, idle: known in the
-// tool set, its state idle. Called without runMu held; it reports the new
-// state.
-func (s *server) setIdle(known []tool.Tool, instructions string) {
-	s.mu.Lock()
-	s.state, s.reason, s.attempts = servers.StateIdle, "", 0
-	s.known, s.knownInstr = known, instructions
-	s.mu.Unlock()
-	s.pushIdle()
-	s.update(func() {})
+// goIdle makes the servers of idle, which do not run, idle at once:
+// their known tools in the tool set (one rebuild for all), their state
+// idle, reported.
+func (m *Manager) goIdle(idle map[*server]knownTools) {
+	byServer := make(map[string][]tool.Tool, len(idle))
+	for s, k := range idle {
+		s.mu.Lock()
+		s.state, s.reason, s.attempts = servers.StateIdle, "", 0
+		s.known, s.knownInstr = k.tools, k.instructions
+		s.mu.Unlock()
+		byServer[s.name] = k.tools
+	}
+	if m.opts.Tools != nil {
+		m.opts.Tools.SetServersTools(byServer)
+	}
+	for s := range idle {
+		s.update(func() {})
+		m.emit(servers.ToolsChanged{Server: s.name})
+	}
 }
 
 // pushIdle hands the tool set the known tools, unless the server started
@@ -215,13 +225,20 @@ func (m *Manager) chooseIdle(all []*server) map[*server]knownTools {
 	if m.opts.Lazy == nil || m.opts.Pins == nil {
 		return nil
 	}
+	// Each server's pins file, read at once: a dozen files of 15 KB take
+	// a few milliseconds to decode, on every start.
+	known := make([]knownTools, len(all))
+	var wg sync.WaitGroup
+	for i, s := range all {
+		if s.shouldRun() {
+			wg.Go(func() { known[i].tools, known[i].instructions = s.loadKnown() })
+		}
+	}
+	wg.Wait()
 	var entries []tool.Entry
 	idle := map[*server]knownTools{}
-	for _, s := range all {
-		if !s.shouldRun() {
-			continue
-		}
-		tools, instr := s.loadKnown()
+	for i, s := range all {
+		tools, instr := known[i].tools, known[i].instructions
 		if len(tools) == 0 {
 			continue
 		}

@@ -85,11 +85,9 @@ func (m *Manager) Start(ctx context.Context) {
 	// back into the manager from OnEvent.
 	all := m.list()
 	idle := m.chooseIdle(all)
+	m.goIdle(idle)
 	for _, s := range all {
-		switch k, ok := idle[s]; {
-		case ok:
-			s.setIdle(k.tools, k.instructions)
-		case s.shouldRun():
+		if _, ok := idle[s]; !ok && s.shouldRun() {
 			s.restart(false)
 		}
 	}
@@ -494,9 +492,16 @@ func (m *Manager) Close() error {
 		m.notifyChanged() // wakes Reconnect and Login waiting on a server
 		var wg sync.WaitGroup
 		for _, s := range all {
-			wg.Go(func() { s.shutdown(true) })
+			wg.Go(func() { s.shutdown(false) })
 		}
 		wg.Wait()
+		if m.opts.Tools != nil { // every server's tools at once: one rebuild
+			gone := make(map[string][]tool.Tool, len(all))
+			for _, s := range all {
+				gone[s.name] = nil
+			}
+			m.opts.Tools.SetServersTools(gone)
+		}
 	})
 	return nil
 }
