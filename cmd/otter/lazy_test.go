@@ -34,10 +34,7 @@ func lazyHome(t testing.TB, srv *llmtest.Server, n int, marker string) testpeer.
 		fmt.Fprintf(&b, "[agent]\nprovider = \"fake\"\nmodel = \"fake-model\"\n\n[providers.fake]\ntype = %q\nbase_url = %q\napi_key = \"test-key\"\n\n",
 			string(srv.Kind), srv.URL)
 	}
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "[[mcp.servers]]\nname = %q\ncommand = %q\nargs = [%q, \"stdio\"]\nenv = { OTTER_LAZY_MARK = %q }\n\n",
-			lazyName(i), peers.Node, peers.Everything, marker+"-"+lazyName(i))
-	}
+	b.WriteString(peers.EverythingCopies(n, "OTTER_LAZY_MARK", marker))
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -48,20 +45,18 @@ func lazyHome(t testing.TB, srv *llmtest.Server, n int, marker string) testpeer.
 	}}
 }
 
-func lazyName(i int) string { return fmt.Sprintf("s%02d", i) }
-
 // runningServers counts, by server, the processes of the n servers of
 // lazyHome that run now.
 func runningServers(t testing.TB, n int, marker string) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for i := 1; i <= n; i++ {
-		pids, err := testpeer.MarkedProcesses("OTTER_LAZY_MARK=" + marker + "-" + lazyName(i))
+		pids, err := testpeer.MarkedProcesses("OTTER_LAZY_MARK=" + marker + "-" + testpeer.CopyName(i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(pids) > 0 {
-			out[lazyName(i)] = len(pids)
+			out[testpeer.CopyName(i)] = len(pids)
 		}
 	}
 	return out

@@ -75,19 +75,11 @@ func RunMCPAdd(ctx context.Context, f *Factory, o MCPAddOptions) error {
 // already defined; it returns the file and the scope.
 func addServerEntry(f *Factory, scopeName string, srv config.Server, comment string) (string, config.Scope, error) {
 	scope := config.Scope(cmpOr(scopeName, string(config.ScopeUser)))
-	file, err := scopeFile(f, scope)
+	file, err := config.AddServerTo(f.LoadOptions(), scope, srv, comment)
+	if de, ok := errors.AsType[*config.DefinedError](err); ok {
+		return "", "", ExitCode(2, fmt.Errorf("%w; remove it first with `otter mcp remove %s`, or choose another name", de, de.Name))
+	}
 	if err != nil {
-		return "", "", ExitCode(2, err)
-	}
-	if cfg, err := config.Load(f.LoadOptions()); err == nil {
-		for _, s := range cfg.MCP.Servers {
-			if s.Name == srv.Name && s.File != "" {
-				return "", "", ExitCode(2, fmt.Errorf("%s:%d: a server named %q is already defined (%s scope); remove it first with `otter mcp remove %s`, or choose another name",
-					s.File, s.Line, s.Name, s.Scope, s.Name))
-			}
-		}
-	}
-	if err := config.AddServers(file, []config.Server{srv}, comment); err != nil {
 		return "", "", ExitCode(2, err)
 	}
 	return file, scope, nil

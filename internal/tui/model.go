@@ -441,6 +441,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case templateValuesMsg:
 		return m.gotTemplateValues(msg)
 
+	case registryAddedMsg:
+		m.registryAdded(msg) // registry.go
+		return nil
+
 	case serverWokenMsg:
 		if msg.err != nil {
 			m.refresh()

@@ -107,6 +107,9 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 					return err
 				})
 			}
+		case "+":
+			rp, cmd := newRegistryPanel(p.m, "") // registry.go
+			return tea.Batch(cmd, func() tea.Msg { return openPanelMsg{rp} })
 		case "t":
 			if ok {
 				tp := newToolsPanel(p.m, srv.Name)
@@ -141,7 +144,7 @@ func (p *mcpPanel) view(width, height int) string {
 		b.WriteString("\nNo MCP servers are configured. Add one to " + m.app.Paths.ShortUserConfigFile() + ":\n\n" +
 			st.dim.Render("  [[mcp.servers]]\n  name = \"everything\"\n  command = \"npx\"\n  args = [\"-y\", \"@modelcontextprotocol/server-everything\"]") +
 			"\n\nor import them: otter mcp import\n")
-		b.WriteString("\n" + st.dim.Render("esc close"))
+		b.WriteString("\n" + st.dim.Render("+ add one from the MCP Registry · esc close"))
 		return b.String()
 	}
 	sel, _ := p.selected()
@@ -281,12 +284,12 @@ func (p *mcpPanel) view(width, height int) string {
 			b.WriteString(st.dim.Render("  "+ansi.Truncate(l, max(width-4, 10), "…")) + "\n")
 		}
 	}
-	keys := "↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc"
+	keys := "↑/↓ select · r reconnect · e enable/disable · l login · t tools · + add from the registry · esc"
 	switch {
 	case sel.State == app.StateIdle:
-		keys = "↑/↓ select · enter/s start · e enable/disable · t tools · esc"
+		keys = "↑/↓ select · enter/s start · e enable/disable · t tools · + add from the registry · esc"
 	case heldBackLine(sel) != "":
-		keys = "↑/↓ select · d diff · a approve · r reconnect · e enable/disable · l login · t tools · esc"
+		keys = "↑/↓ select · d diff · a approve · r reconnect · e enable/disable · l login · t tools · + add from the registry · esc"
 	}
 	footer := st.dim.Render(wrapKeys(keys, width))
 	if p.status != "" {
