@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/otter-sh/otter/internal/config"
 )
@@ -225,25 +226,27 @@ func (s Server) LocalName() string {
 	for _, x := range []string{"-mcp-server", "-server-mcp", "-mcp", "-server"} {
 		short = strings.TrimSuffix(short, x)
 	}
-	short = strings.Trim(nameChars.ReplaceAllString(short, "-"), "-._")
+	short = strings.Trim(nameChars().ReplaceAllString(short, "-"), "-._")
 	if short == "" {
-		return strings.Trim(nameChars.ReplaceAllString(n, "-"), "-._")
+		return strings.Trim(nameChars().ReplaceAllString(n, "-"), "-._")
 	}
 	return short
 }
 
+// The patterns, compiled on first use: otter's packages cost nothing to
+// initialise (most commands never add a server).
 var (
-	nameChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-	envChars  = regexp.MustCompile(`[^A-Z0-9]+`)
+	nameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
+	envChars  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Z0-9]+`) })
 	// envAssign is docker's -e KEY=VALUE.
-	envAssign = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
-	varRef    = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	envAssign = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`) })
+	varRef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 )
 
 // envName makes an environment variable's name of parts: upper case,
 // runs of other characters as one "_".
 func envName(parts ...string) string {
-	return strings.Trim(envChars.ReplaceAllString(strings.ToUpper(strings.Join(parts, "_")), "_"), "_")
+	return strings.Trim(envChars().ReplaceAllString(strings.ToUpper(strings.Join(parts, "_")), "_"), "_")
 }
 
 // ref is a package's identifier at its version.
@@ -388,7 +391,7 @@ func (b *builder) isSet(name string) bool {
 // (an environment variable's secret is read from that variable). empty
 // reports an optional variable left without a value.
 func (b *builder) fill(template string, vars map[string]Input, of string, self Param) (out string, empty bool, err error) {
-	out = varRef.ReplaceAllStringFunc(template, func(m string) string {
+	out = varRef().ReplaceAllStringFunc(template, func(m string) string {
 		name := m[1 : len(m)-1]
 		in, ok := vars[name]
 		if !ok || err != nil {
@@ -431,7 +434,7 @@ func (b *builder) args(list []Argument) ([]string, error) {
 		}
 		// docker -e KEY=VALUE: KEY passed by name, its value in env.
 		if flag := strings.TrimLeft(a.Name, "-"); b.dockerEnv && (flag == "e" || flag == "env") {
-			if m := envAssign.FindStringSubmatch(a.Value); m != nil {
+			if m := envAssign().FindStringSubmatch(a.Value); m != nil {
 				kv := KeyValueInput{Name: m[1], Input: a.Input}
 				kv.Value = m[2]
 				if err := b.env(kv); err != nil {
