@@ -112,25 +112,10 @@ func registryServerJSON(s registry.Server) RegistryServerJSON {
 
 // runsAs lists the kinds of way otter can use to run s ("npm, remote").
 func runsAs(s registry.Server) string {
-	var kinds []string
-	for _, w := range s.Ways() {
-		if w.Unsupported == "" && !containsString(kinds, w.Kind) {
-			kinds = append(kinds, w.Kind)
-		}
+	if kinds := s.Kinds(); len(kinds) > 0 {
+		return strings.Join(kinds, ", ")
 	}
-	if len(kinds) == 0 {
-		return "(none otter runs)"
-	}
-	return strings.Join(kinds, ", ")
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return "(none otter runs)"
 }
 
 func cut(s string, n int) string {

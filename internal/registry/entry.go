@@ -58,6 +58,18 @@ func (s Server) Ways() []Way {
 	return out
 }
 
+// Kinds are the kinds of way otter can use to run s ("npm", "remote"),
+// each once, in the server's order.
+func (s Server) Kinds() []string {
+	var kinds []string
+	for _, w := range s.Ways() {
+		if w.Unsupported == "" && !slices.Contains(kinds, w.Kind) {
+			kinds = append(kinds, w.Kind)
+		}
+	}
+	return kinds
+}
+
 // Pick chooses how to run s: kind "" takes the first way otter can use
 // (packages first, as the server lists them), "remote" the first remote,
 // a registry type ("npm", "pypi", "oci") the first package of that type.

@@ -167,16 +167,10 @@ func (p *registryPanel) view(width, height int) string {
 
 // runsAs lists the kinds of way otter can run s by ("npm, remote").
 func runsAs(s registry.Server) string {
-	var kinds []string
-	for _, w := range s.Ways() {
-		if w.Unsupported == "" && !strings.Contains(strings.Join(kinds, ","), w.Kind) {
-			kinds = append(kinds, w.Kind)
-		}
+	if kinds := s.Kinds(); len(kinds) > 0 {
+		return strings.Join(kinds, ", ")
 	}
-	if len(kinds) == 0 {
-		return "none otter runs"
-	}
-	return strings.Join(kinds, ", ")
+	return "none otter runs"
 }
 
 // addFromRegistry asks how s is to run when it offers several ways, then
