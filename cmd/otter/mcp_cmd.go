@@ -17,13 +17,16 @@ func newCmdMCPList(f *cli.Factory, runF func(*cli.MCPListOptions) error) *cobra.
 		Short: "Start the configured MCP servers and show each one's state",
 		Long: `Start every configured MCP server, wait until each has connected or failed
 (each bounded by its startup_timeout), and print NAME TRANSPORT STATE TOOLS ERROR.
+A server whose tools otter knows from an earlier connection and would defer behind
+tool_search is not started: it is shown idle, with its known tools (see lazy in
+the config); otter mcp tools SERVER starts it.
 ERROR holds the error's first line and notes: when the OAuth token expires, and
 tools not offered because another server's tool has the same qualified name.
 With --json, print an array of {name, transport, state, tools, error}, plus
 token_expiry and not_offered where they apply.
 
-Exit status: 0 when every enabled server connected (disabled servers do not
-count), 1 when one or more failed, need a login or did not finish starting
+Exit status: 0 when every enabled server connected or is idle (disabled servers
+do not count), 1 when one or more failed, need a login or did not finish starting
 (the list is printed all the same, and stderr names them), 2 for a usage or
 config error.`,
 		Args: cobra.NoArgs,

@@ -14,7 +14,7 @@ import (
 func mcpResourceCommands(f *cli.Factory) []*cobra.Command {
 	return []*cobra.Command{
 		newCmdMCPResources(f, nil), newCmdMCPRead(f, nil), newCmdMCPPrompts(f, nil), newCmdMCPPrompt(f, nil),
-		newCmdMCPAdd(f, nil), newCmdMCPRemove(f, nil), newCmdMCPGet(f, nil), newCmdMCPEnable(f, true, nil), newCmdMCPEnable(f, false, nil),
+		newCmdMCPSearch(f, nil), newCmdMCPAdd(f, nil), newCmdMCPRemove(f, nil), newCmdMCPGet(f, nil), newCmdMCPEnable(f, true, nil), newCmdMCPEnable(f, false, nil),
 	}
 }
 
@@ -111,13 +111,22 @@ text as text, embedded resources with their contents, binary content described.
 func newCmdMCPAdd(f *cli.Factory, runF func(*cli.MCPAddOptions) error) *cobra.Command {
 	var o cli.MCPAddOptions
 	cmd := &cobra.Command{
-		Use:   "add NAME [flags] -- COMMAND [ARGS…] | add NAME URL",
+		Use:   "add NAME [flags] -- COMMAND [ARGS…] | add NAME URL | add NAME --from-registry",
 		Short: "Add a server to the config file of a scope, keeping the file's comments and layout",
 		Long: `Add an MCP server as a [[mcp.servers]] entry at the end of the config file of
 --scope: user (default, ~/.config/otter/config.toml), project (.otter/config.toml,
 shared) or local (.otter/config.local.toml, yours). The rest of the file is kept as
 written. A name that is already defined is refused with its file and line.
 A running TUI picks the change up through auto_reload or /mcp reload.
+
+With --from-registry, NAME is a server of the MCP Registry (its full name, or the
+short name ` + "`otter mcp search`" + ` lists it under) and the registry says how it runs: an npm
+package with npx -y PKG@VERSION, PyPI with uvx, an OCI image with docker run -i --rm,
+a remote over streamable HTTP or SSE (--remote, or --package npm|pypi|oci to choose).
+Give its required values with --env KEY=VALUE, --header 'Name: value' and
+--arg NAME=VALUE (arguments and {variables}); otter says which are missing. A secret
+is never written: the entry reads it from an environment variable, ${VAR}. The entry
+is named after the server (--as NAME to choose) and runs in otter's sandbox.
 
 otter offers every server the working directory as an MCP root, and a server such
 as server-filesystem confines itself to its roots rather than the directories on
@@ -126,23 +135,59 @@ directories, --no-roots none (it keeps its own). /mcp shows each server's roots.
 		Example: `  otter mcp add everything -- npx -y @modelcontextprotocol/server-everything
   otter mcp add --scope project --env API_KEY='${API_KEY}' docs -- docs-mcp --stdio
   otter mcp add --header 'Authorization: Bearer ${GITHUB_TOKEN}' github https://api.githubcopilot.com/mcp/
-  otter mcp add --no-roots files -- npx -y @modelcontextprotocol/server-filesystem ~/notes`,
+  otter mcp add --no-roots files -- npx -y @modelcontextprotocol/server-filesystem ~/notes
+  otter mcp add io.github.brave/brave-search-mcp-server --from-registry
+  otter mcp add filesystem --from-registry --arg allowed_directory=$HOME/notes --as notes`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Target = args[0], args[1:]
 			if runF != nil {
 				return runF(&o)
 			}
-			return cli.RunMCPAdd(f, o)
+			return cli.RunMCPAdd(cmd.Context(), f, o)
 		},
 	}
 	fs := cmd.Flags()
+	fs.BoolVar(&o.FromRegistry, "from-registry", false, "take the server NAME from the MCP Registry ([mcp] registry, or the official one)")
+	fs.StringArrayVar(&o.Args, "arg", nil, "with --from-registry: a value of the server's argument or {variable}, NAME=VALUE (repeatable)")
+	fs.BoolVar(&o.Remote, "remote", false, "with --from-registry: reach the server's remote rather than run a package")
+	fs.StringVar(&o.Package, "package", "", "with --from-registry: run the server's package of this type: npm, pypi or oci")
+	fs.StringVar(&o.As, "as", "", "with --from-registry: the server's name in the config (default: a short form of its registry name)")
 	fs.StringVar(&o.Scope, "scope", "user", "the config file to write: user, project or local")
 	fs.StringVar(&o.Transport, "transport", "", "stdio, http or sse (default: http for a URL, else stdio)")
 	fs.StringArrayVar(&o.Env, "env", nil, "an environment variable of a stdio server, KEY=VALUE (repeatable)")
 	fs.StringArrayVar(&o.Headers, "header", nil, "an HTTP header of an http or sse server, 'Name: value' (repeatable)")
 	fs.StringSliceVar(&o.Roots, "roots", nil, "directories to offer the server as MCP roots instead of the working directory, DIR,DIR… (repeatable)")
 	fs.BoolVar(&o.NoRoots, "no-roots", false, "offer the server no MCP roots, so that it keeps the directories of its command line")
+	return cmd
+}
+
+func newCmdMCPSearch(f *cli.Factory, runF func(*cli.MCPSearchOptions) error) *cobra.Command {
+	var o cli.MCPSearchOptions
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "List the servers of the MCP Registry whose names hold QUERY",
+		Long: `Ask the MCP Registry — the official one, registry.modelcontextprotocol.io, or the one
+[mcp] registry names — for the servers whose names hold QUERY (the latest version of
+each), following its pages, and print NAME VERSION RUNS-AS DESCRIPTION. With --json,
+an array of {name, title, description, version, website, repository, local_name, ways}.
+
+Answers are kept in otter's cache directory as long as the registry's cache headers
+allow; when the registry cannot be reached, the last answers serve and stderr says so.
+Add a server with ` + "`otter mcp add NAME --from-registry`" + `.`,
+		Example: `  otter mcp search filesystem
+  otter mcp search github --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Query = args[0]
+			if runF != nil {
+				return runF(&o)
+			}
+			return cli.RunMCPSearch(cmd.Context(), f, o)
+		},
+	}
+	cmd.Flags().IntVar(&o.Limit, "limit", 30, "at most this many servers")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
 

@@ -73,9 +73,25 @@ func TestMCPAddOptions(t *testing.T) {
 			want: cli.MCPAddOptions{Name: "files", Scope: "user", Roots: []string{"a", "b", "c"}, Target: []string{"srv"}}},
 		{args: []string{"--no-roots", "files", "--", "srv", "~/notes"},
 			want: cli.MCPAddOptions{Name: "files", Scope: "user", NoRoots: true, Target: []string{"srv", "~/notes"}}},
+		{args: []string{"filesystem", "--from-registry", "--arg", "allowed_directory=/a", "--arg", "allowed_directory=/b", "--as", "notes", "--scope", "local"},
+			want: cli.MCPAddOptions{Name: "filesystem", Scope: "local", FromRegistry: true, Args: []string{"allowed_directory=/a", "allowed_directory=/b"}, As: "notes", Target: []string{}}},
+		{args: []string{"--from-registry", "--remote", "--header", "X-Region: eu", "io.github.github/github-mcp-server"},
+			want: cli.MCPAddOptions{Name: "io.github.github/github-mcp-server", Scope: "user", FromRegistry: true, Remote: true, Headers: []string{"X-Region: eu"}, Target: []string{}}},
+		{args: []string{"--from-registry", "--package", "oci", "github"},
+			want: cli.MCPAddOptions{Name: "github", Scope: "user", FromRegistry: true, Package: "oci", Target: []string{}}},
 		{args: nil, err: "requires at least 1 arg(s), only received 0"},
 		{args: []string{"x", "--scope"}, err: "flag needs an argument: --scope"},
 		{args: []string{"--env-var", "A=1", "x"}, err: "unknown flag: --env-var"},
+	})
+}
+
+func TestMCPSearchOptions(t *testing.T) {
+	checkOptions(t, newCmdMCPSearch, []optionsCase[cli.MCPSearchOptions]{
+		{args: []string{"filesystem"}, want: cli.MCPSearchOptions{Query: "filesystem", Limit: 30}},
+		{args: []string{"--json", "--limit", "5", "git"}, want: cli.MCPSearchOptions{Query: "git", Limit: 5, JSON: true}},
+		{args: nil, err: "accepts 1 arg(s), received 0"},
+		{args: []string{"a", "b"}, err: "accepts 1 arg(s), received 2"},
+		{args: []string{"x", "--limit", "many"}, err: `invalid argument "many" for "--limit"`},
 	})
 }
 

@@ -149,7 +149,7 @@ func packageComment(t *testing.T, dir string) string {
 }
 
 // testHelpers are imported by tests only; the package map leaves them out.
-var testHelpers = map[string]bool{"testpeer": true, "llm/llmtest": true, "oauth/oauthtest": true}
+var testHelpers = map[string]bool{"testpeer": true, "llm/llmtest": true, "oauth/oauthtest": true, "registry/registrytest": true}
 
 // The package map of docs/architecture.md lists every package, each above
 // the packages it imports.

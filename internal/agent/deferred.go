@@ -74,6 +74,41 @@ func (t ToolSearch) budget(window int) int {
 	return min(DefaultToolBudget, window/10)
 }
 
+// defers is the rule of deferring: whether MCP tools whose definitions take
+// mcpTokens tokens, mcpTools of the allTools a request would offer, are
+// deferred for a model of this context window whose provider takes at most
+// limit tools (0: no cap).
+func (t ToolSearch) defers(mcpTokens, mcpTools, allTools, window, limit int) bool {
+	switch t.Mode {
+	case ToolSearchNever:
+		return false
+	case ToolSearchAlways:
+		return mcpTools > 0
+	}
+	return mcpTokens > t.budget(window) || (limit > 0 && allTools > limit)
+}
+
+// Defers reports whether the MCP tools mcp (qualified names, as a tool
+// Set lists them) would be deferred behind tool_search in a request that
+// also offers builtins built-in tools, to model of provider (facts and
+// windows as in Options: the configured and learned context windows). It
+// is the rule an agent applies before each request, for tools that are
+// not in a Set yet: the known tools of servers that need not start until
+// they are needed.
+func (t ToolSearch) Defers(mcp []tool.Entry, builtins int, provider llm.Provider, model string,
+	facts func(provider, model string) llm.ModelFacts, windows *llm.WindowCache) bool {
+	tokensIn := 0
+	for _, e := range mcp {
+		tokensIn += tokens(ToolSpec(e))
+	}
+	limit := 0
+	if l, ok := provider.(ToolLimiter); ok {
+		limit = l.MaxTools()
+	}
+	window := modelFacts(facts, windows, provider, model).ContextWindow
+	return t.defers(tokensIn, len(mcp), len(mcp)+builtins, window, limit)
+}
+
 // ToolLimiter is a provider whose API refuses requests with more than
 // MaxTools tools (llm.OpenAI: 128).
 type ToolLimiter interface{ MaxTools() int }
@@ -180,14 +215,9 @@ func (a *Agent) planTools(provider llm.Provider, model string, ts ToolSearch) to
 	if l, ok := provider.(ToolLimiter); ok {
 		limit = l.MaxTools()
 	}
-	budget := ts.budget(a.facts(provider, model).ContextWindow)
-	switch ts.Mode {
-	case ToolSearchNever:
-	case ToolSearchAlways:
-		p.deferring = len(p.counts) > 0
-	default:
-		p.deferring = mcpTokens > budget || (limit > 0 && len(p.entries) > limit)
-	}
+	window := a.facts(provider, model).ContextWindow
+	budget := ts.budget(window)
+	p.deferring = ts.defers(mcpTokens, len(p.entries)-builtins, len(p.entries), window, limit)
 	if !p.deferring {
 		return p
 	}
@@ -454,6 +484,7 @@ func (s searchTool) Call(ctx context.Context, args json.RawMessage) (*tool.Resul
 		names = append(names, matches[i].Name)
 	}
 	s.a.useTools(names...)
+	s.a.opts.Tools.Prepare(names...) // an idle server of a match starts now, before the call
 	for _, m := range matches {
 		desc := firstLine(cmp.Or(m.Info.Description, m.Info.Title))
 		res.Matches = append(res.Matches, SearchMatch{Name: m.Name, Server: m.Info.Server, Description: desc, Score: m.Score})

@@ -259,17 +259,34 @@ func TestBudgetFollowsTheContextWindow(t *testing.T) {
 		{1_000_000, 400, true}, // about 16,000 tokens: deferred on any window
 	} {
 		window := c.window
-		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) {
-			o.Facts = func(p, m string) llm.ModelFacts {
-				return llm.Facts(llm.Configured{Limits: []llm.Limits{{ContextWindow: window}}}, m)
-			}
-		}}, llmtest.Reply{Text: []string{"hi"}})
+		facts := func(p, m string) llm.ModelFacts {
+			return llm.Facts(llm.Configured{Limits: []llm.Limits{{ContextWindow: window}}}, m)
+		}
+		h := newHarness(t, llmtest.Anthropic, setup{opts: func(o *agent.Options) { o.Facts = facts }}, llmtest.Reply{Text: []string{"hi"}})
 		withMany(t, h, c.tools)
 		if err := h.send(t, "hi"); err != nil {
 			t.Fatal(err)
 		}
 		if got := slices.Contains(h.srv.Requests()[0].Tools, agent.ToolSearchName); got != c.deferred {
 			t.Errorf("window %d, %d tools: tools deferred = %v, want %v", c.window, c.tools, got, c.deferred)
+		}
+		// ToolSearch.Defers decides as the agent did, for tools not in a
+		// set yet (a lazily started server's known tools).
+		var known []tool.Entry
+		builtins := 0
+		for _, e := range h.set.Entries() {
+			if e.Info.Server == "" {
+				builtins++
+			} else {
+				known = append(known, e)
+			}
+		}
+		if got := (agent.ToolSearch{}).Defers(known, builtins, h.srv.Provider(), "test-model", facts, nil); got != c.deferred {
+			t.Errorf("window %d, %d tools: Defers = %v, the agent deferred: %v", c.window, c.tools, got, c.deferred)
+		}
+		if (agent.ToolSearch{Mode: agent.ToolSearchNever}).Defers(known, builtins, h.srv.Provider(), "test-model", facts, nil) ||
+			!(agent.ToolSearch{Mode: agent.ToolSearchAlways}).Defers(known, builtins, h.srv.Provider(), "test-model", facts, nil) {
+			t.Errorf("Defers does not follow tool_search = never / always")
 		}
 	}
 }

@@ -156,17 +156,24 @@ const refusalSource = "the provider's refusal of a longer request"
 // the built-in table, else what the provider said of the window when
 // asked; a window the provider stated in a refusal overrides all.
 func (a *Agent) facts(provider llm.Provider, model string) llm.ModelFacts {
+	return modelFacts(a.opts.Facts, a.opts.Windows, provider, model)
+}
+
+// modelFacts are the facts of model of provider: facts' (the
+// configuration's and the built-in table's), with the context window
+// windows learned where those do not know it.
+func modelFacts(facts func(provider, model string) llm.ModelFacts, windows *llm.WindowCache, provider llm.Provider, model string) llm.ModelFacts {
 	name := ""
 	if provider != nil {
 		name = provider.Name()
 	}
 	var f llm.ModelFacts
-	if a.opts.Facts != nil {
-		f = a.opts.Facts(name, model)
+	if facts != nil {
+		f = facts(name, model)
 	} else {
 		f = llm.Facts(llm.Configured{}, model)
 	}
-	if w, ok := a.opts.Windows.Get(name, model); ok && (!f.WindowKnown || w.Source == refusalSource) {
+	if w, ok := windows.Get(name, model); ok && (!f.WindowKnown || w.Source == refusalSource) {
 		f.ContextWindow, f.WindowKnown = w.Tokens, true
 		f.MaxOutputTokens = min(f.MaxOutputTokens, w.Tokens/4)
 	}

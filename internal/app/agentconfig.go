@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/otter-sh/otter/internal/agent"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/tool"
 )
 
 // toolSearch is the agent's ToolSearch under cfg: [agent] tool_search and
@@ -16,6 +17,21 @@ func toolSearch(cfg *config.Config) agent.ToolSearch {
 		}
 	}
 	return ts
+}
+
+// defersKnown reports whether the known tools of servers that have not
+// started would be deferred behind tool_search by an agent of the App's
+// provider and model (servers.Options.Lazy): then those servers need not
+// start until they are needed.
+func (a *App) defersKnown(known []tool.Entry) bool {
+	p, model, _ := a.Provider()
+	builtins := 0
+	for _, e := range a.tools.Entries() {
+		if e.Info.Server == "" {
+			builtins++
+		}
+	}
+	return toolSearch(a.Config()).Defers(known, builtins, p, model, a.Facts, a.windowCache())
 }
 
 // permissionsFile names, for the person asked, the file an "allow always"

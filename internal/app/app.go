@@ -122,6 +122,13 @@ type Options struct {
 	// SystemParts contribute to every agent's system prompt, after
 	// [agent].system_prompt, each asked again on Reload; "" adds nothing.
 	SystemParts []func() string
+	// Lazy lets servers start when they are needed: a server whose tools
+	// would be deferred behind tool_search and are known from an earlier
+	// connection (its pins) stays idle at Start until one of its tools is
+	// found or called, or its resources or prompts are asked for ([mcp]
+	// lazy and each server's lazy can turn it off). Front ends that talk to
+	// a model set it; a command that needs a server connected does not.
+	Lazy bool
 }
 
 // App is the core both front ends use. Its fields are set by New; Reload
@@ -236,6 +243,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		}
 	}
 	mopts.OnEvent = a.onMCPEvent
+	if opts.Lazy {
+		mopts.Lazy = a.defersKnown
+	}
 	a.mcp = a.opts.Parts.NewServers(cfg.MCP, mopts)
 	return a, nil
 }

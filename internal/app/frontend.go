@@ -59,6 +59,7 @@ const (
 	StateNeedsAuth = servers.StateNeedsAuth
 	StateFailed    = servers.StateFailed
 	StateDisabled  = servers.StateDisabled
+	StateIdle      = servers.StateIdle
 )
 
 // TransportAuto is a URL server's transport when it is to be found out
@@ -139,6 +140,12 @@ func (a *App) Server(name string) (ServerStatus, bool) { return a.mcp.Status(nam
 
 // WaitSettled waits until no server is still starting, or ctx is done.
 func (a *App) WaitSettled(ctx context.Context) error { return a.mcp.WaitSettled(ctx) }
+
+// WakeServer starts server if it is idle (not started until needed) and
+// waits until it is connected or has failed: a front end wakes a server
+// before it lists the server's resources or prompts, or when the person
+// opens it. For another server it waits only while it is starting.
+func (a *App) WakeServer(ctx context.Context, server string) error { return a.mcp.Wake(ctx, server) }
 
 // Login runs server's OAuth login now (its prompts go to Options.Asker).
 func (a *App) Login(ctx context.Context, server string) error { return a.mcp.Login(ctx, server) }

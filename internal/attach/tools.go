@@ -49,7 +49,13 @@ func (listTool) Info() tool.Info {
 	}
 }
 
-func (t listTool) Call(_ context.Context, args json.RawMessage) (*tool.Result, error) {
+// waker is a Catalog that starts a server not started until needed (a
+// servers.Host's Wake).
+type waker interface {
+	Wake(ctx context.Context, name string) error
+}
+
+func (t listTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	var a struct {
 		Server string `json:"server"`
 	}
@@ -59,6 +65,12 @@ func (t listTool) Call(_ context.Context, args json.RawMessage) (*tool.Result, e
 	if a.Server != "" {
 		if _, ok := t.cat.Status(a.Server); !ok {
 			return errorResult("no MCP server named %q; call list_mcp_resources without server to see every server's resources", a.Server), nil
+		}
+		if w, ok := t.cat.(waker); ok {
+			// An idle server's resources are known once it runs.
+			if err := w.Wake(ctx, a.Server); err != nil {
+				return errorResult("%v", err), nil
+			}
 		}
 	}
 	type entry struct {

@@ -52,7 +52,7 @@ func RunMCPList(ctx context.Context, f *Factory, o MCPListOptions) error {
 	// offered, per the default --elicit policy), so they offer the
 	// same tools: some servers list tools only for clients that can
 	// answer their questions.
-	s, err := startMCPSession(ctx, f, mcpSessionOptions{conn: &ConnOptions{}})
+	s, err := startMCPSession(ctx, f, mcpSessionOptions{conn: &ConnOptions{}, lazy: true})
 	if err != nil {
 		return err
 	}
@@ -71,6 +71,9 @@ func RunMCPList(ctx context.Context, f *Factory, o MCPListOptions) error {
 			continue
 		}
 		enabled++
+		if st.State == app.StateIdle {
+			continue // known and not needed yet: not a failure
+		}
 		if st.State != app.StateConnected {
 			down = append(down, fmt.Sprintf("%s (%s)", st.Name, st.State))
 		}
@@ -319,6 +322,9 @@ type mcpSessionOptions struct {
 	// that they list the tools they list to the agent (declining any
 	// request: nothing here asks a model).
 	asAgent bool
+	// lazy leaves idle the servers an agent session would not start until
+	// needed (app.Options.Lazy), as they are shown then.
+	lazy bool
 }
 
 // mcpSession is a started App.
@@ -368,6 +374,7 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 	if o.asAgent {
 		opts.SamplingApprover = declineSampling{}
 	}
+	opts.Lazy = o.lazy
 	opts.SelectServers = func(configured []config.Server) ([]config.Server, error) {
 		var out []config.Server
 		switch {
@@ -463,6 +470,9 @@ func serverStateText(label string, st app.ServerStatus, adhoc *config.Server) st
 		s = "is disabled"
 	case app.StatePending:
 		s = "has not finished starting"
+	case app.StateIdle:
+		s = "is idle"
+		why = fmt.Sprintf("not started until needed; otter knows its %d tools from an earlier connection", st.Tools)
 	case app.StateConnected:
 		s = "is connected"
 	default:

@@ -139,6 +139,7 @@ func runPrompt(ctx context.Context, f *Factory, o PromptOptions, out *promptPrin
 	opts.SamplingApprover = samplingNotes{policy, out}
 	opts.Model, opts.Provider = o.Model, o.Provider
 	opts.NoInstructions = o.NoInstructions
+	opts.Lazy = true // a server starts when the model needs it
 	a, err := app.New(ctx, opts)
 	if err != nil {
 		return ExitCode(2, err)
@@ -326,6 +327,11 @@ func (p *promptPrinter) servers(statuses []app.ServerStatus) {
 				p.line(line)
 			}
 		case app.StateDisabled:
+		case app.StateIdle:
+			// Not started: it starts if the model needs one of its known tools.
+			if p.format == FormatStreamJSON {
+				p.line(map[string]any{"type": "server", "name": st.Name, "state": st.State, "tools": st.Tools})
+			}
 		default:
 			p.progress("otter: %s", serverStateText(st.Name, st, nil))
 			if p.format == FormatStreamJSON {

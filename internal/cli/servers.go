@@ -6,6 +6,7 @@ package cli
 // the change up through auto_reload or /mcp reload.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,33 +35,55 @@ type MCPAddOptions struct {
 	// directories of its command line.
 	Roots   []string
 	NoRoots bool
+
+	// FromRegistry takes the server from the MCP Registry: Name is its
+	// name there, and the registry says how it runs. Args are values of
+	// its arguments and template variables (NAME=VALUE; Env and Headers
+	// give its environment variables and headers); Remote or Package
+	// (npm, pypi, oci) choose how it runs; As names it in the config
+	// (default: a short form of its registry name).
+	FromRegistry bool
+	Args         []string
+	Remote       bool
+	Package      string
+	As           string
 }
 
 // RunMCPAdd adds a server to the config file of a scope.
-func RunMCPAdd(f *Factory, o MCPAddOptions) error {
+func RunMCPAdd(ctx context.Context, f *Factory, o MCPAddOptions) error {
+	if o.FromRegistry {
+		return runMCPAddFromRegistry(ctx, f, o) // registry.go
+	}
+	switch {
+	case len(o.Args) > 0, o.Remote, o.Package != "", o.As != "":
+		return ExitCode(2, errors.New("--arg, --remote, --package and --as go with --from-registry"))
+	}
 	srv, err := o.server()
 	if err != nil {
 		return ExitCode(2, err)
 	}
-	scope := config.Scope(cmpOr(o.Scope, string(config.ScopeUser)))
-	file, err := scopeFile(f, scope)
+	file, scope, err := addServerEntry(f, o.Scope, srv, "")
 	if err != nil {
-		return ExitCode(2, err)
-	}
-	if cfg, err := config.Load(f.LoadOptions()); err == nil {
-		for _, s := range cfg.MCP.Servers {
-			if s.Name == srv.Name && s.File != "" {
-				return ExitCode(2, fmt.Errorf("%s:%d: a server named %q is already defined (%s scope); remove it first with `otter mcp remove %s`, or choose another name",
-					s.File, s.Line, s.Name, s.Scope, s.Name))
-			}
-		}
-	}
-	if err := config.AddServer(file, srv); err != nil {
-		return ExitCode(2, err)
+		return err
 	}
 	fmt.Fprintf(f.IO.Out, "Added MCP server %q to %s (%s scope).\n", srv.Name, file, scope)
 	fmt.Fprintln(f.IO.ErrOut, "otter: a running TUI picks it up with auto_reload, or with /mcp reload")
 	return nil
+}
+
+// addServerEntry appends srv to the config file of scope (default user),
+// after a comment line when comment is not "", refusing a name that is
+// already defined; it returns the file and the scope.
+func addServerEntry(f *Factory, scopeName string, srv config.Server, comment string) (string, config.Scope, error) {
+	scope := config.Scope(cmpOr(scopeName, string(config.ScopeUser)))
+	file, err := config.AddServerTo(f.LoadOptions(), scope, srv, comment)
+	if de, ok := errors.AsType[*config.DefinedError](err); ok {
+		return "", "", ExitCode(2, fmt.Errorf("%w; remove it first with `otter mcp remove %s`, or choose another name", de, de.Name))
+	}
+	if err != nil {
+		return "", "", ExitCode(2, err)
+	}
+	return file, scope, nil
 }
 
 // server builds the server entry the options describe.

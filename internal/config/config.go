@@ -131,11 +131,48 @@ type MCP struct {
 	MaxReconnectAttempts int `toml:"max_reconnect_attempts,omitzero"`
 	// ReconnectDelay is the base delay; attempt n waits n × ReconnectDelay (default 1s).
 	ReconnectDelay Duration `toml:"reconnect_delay,omitempty"`
-	Servers        []Server `toml:"servers,omitempty"`
+	// Lazy lets a server whose tools are deferred behind tool_search, and
+	// known from an earlier connection (its pins), stay idle until one of
+	// its tools, resources or prompts is needed. nil means true; false
+	// starts every server at launch. A server's own lazy wins.
+	Lazy *bool `toml:"lazy,omitempty"`
+	// IdleTimeout stops a server that started when it was needed (it was
+	// idle) once it has been unused this long; it is idle again. 0: never.
+	// A server's own idle_timeout wins.
+	IdleTimeout Duration `toml:"idle_timeout,omitempty"`
+	// Registry is the MCP Registry `otter mcp search` and `add
+	// --from-registry` ask; "" means DefaultRegistry.
+	Registry string   `toml:"registry,omitempty"`
+	Servers  []Server `toml:"servers,omitempty"`
 }
+
+// DefaultRegistry is the official MCP Registry.
+const DefaultRegistry = "https://registry.modelcontextprotocol.io"
 
 // IsEnabled reports whether MCP is on.
 func (m MCP) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
+
+// StartsLazily reports whether srv may stay idle until it is needed
+// ([mcp] lazy and the server's lazy; always_load servers start at launch).
+func (m MCP) StartsLazily(srv Server) bool {
+	switch {
+	case srv.AlwaysLoad:
+		return false
+	case srv.Lazy != nil:
+		return *srv.Lazy
+	}
+	return m.Lazy == nil || *m.Lazy
+}
+
+// IdleTimeoutOf is how long srv, started when it was needed, may sit
+// unused before it is stopped again: its idle_timeout, else [mcp]'s; 0
+// means never.
+func (m MCP) IdleTimeoutOf(srv Server) time.Duration {
+	if srv.IdleTimeout.Duration > 0 {
+		return srv.IdleTimeout.Duration
+	}
+	return max(m.IdleTimeout.Duration, 0)
+}
 
 // Server is one [[mcp.servers]] entry, after merging scopes and expanding
 // ${VAR} references.
@@ -171,6 +208,11 @@ type Server struct {
 	// the person approves it (internal/pins). nil means true; false turns
 	// pinning off for this server.
 	PinTools *bool `toml:"pin_tools,omitempty"`
+	// Lazy, when false, starts the server at launch even when its tools
+	// are deferred and known (see MCP.Lazy); nil: [mcp] lazy decides.
+	Lazy *bool `toml:"lazy,omitempty"`
+	// IdleTimeout overrides [mcp] idle_timeout for this server.
+	IdleTimeout Duration `toml:"idle_timeout,omitempty"`
 
 	// Scope and File say where the server was defined (the highest scope
 	// that set any field of it); Line is the line of its entry there.

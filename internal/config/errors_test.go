@@ -165,6 +165,30 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{"startup_timeout must not be negative"},
 		},
 		{
+			name: "idle_timeout too short",
+			toml: "[mcp]\nlazy = true\nidle_timeout = \"100ms\"\n",
+			line: 3,
+			want: []string{"mcp.idle_timeout = 100ms is too short", `"10m"`},
+		},
+		{
+			name: "negative idle_timeout of a server",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nidle_timeout = \"-5m\"\n",
+			line: 4,
+			want: []string{`server "a": idle_timeout must not be negative`},
+		},
+		{
+			name: "lazy not a boolean",
+			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nlazy = \"no\"\n",
+			line: 4,
+			want: []string{`server "a": bad value for mcp.servers.lazy`},
+		},
+		{
+			name: "registry not a URL",
+			toml: "[mcp]\nregistry = \"registry.example.com\"\n",
+			line: 2,
+			want: []string{`mcp.registry = "registry.example.com" is not an http(s) URL`, "https://registry.modelcontextprotocol.io"},
+		},
+		{
 			name: "negative keep_days",
 			toml: "[sessions]\nkeep_days = -1\n",
 			line: 2,

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -609,6 +610,13 @@ func (f *fileData) check(errs *errList) {
 	if c.MCP.MaxReconnectAttempts < 0 {
 		errs.add(file, f.line(toml.Key{"mcp", "max_reconnect_attempts"}), "use 0 to never reconnect", "mcp.max_reconnect_attempts must not be negative")
 	}
+	checkIdleTimeout(c.MCP.IdleTimeout.Duration, "mcp.idle_timeout", file, f.line(toml.Key{"mcp", "idle_timeout"}), errs)
+	if r := c.MCP.Registry; r != "" {
+		if u, err := url.Parse(r); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			errs.add(file, f.line(toml.Key{"mcp", "registry"}), fmt.Sprintf("write the registry's base URL, such as %q (otter adds /v0.1/servers)", DefaultRegistry),
+				"mcp.registry = %q is not an http(s) URL", r)
+		}
+	}
 	for _, s := range f.servers {
 		checkServerValues(s.srv, file, func(k ...string) int { return f.serverLine(s, k) }, errs)
 	}
@@ -761,6 +769,7 @@ func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs
 	if s.Timeout.Duration < 0 {
 		errs.add(file, lineOf("timeout"), `use a positive duration such as "5m"`, "%s: timeout must not be negative", who)
 	}
+	checkIdleTimeout(s.IdleTimeout.Duration, who+": idle_timeout", file, lineOf("idle_timeout"), errs)
 	for _, list := range []struct {
 		key      string
 		patterns []string
@@ -780,6 +789,22 @@ func checkServerValues(s Server, file string, lineOf func(k ...string) int, errs
 				`list host names, such as network = ["api.github.com", "*.example.org"]; write network = true for any host, false for none`,
 				"%s: sandbox.network: %v", who, err)
 		}
+	}
+}
+
+// MinIdleTimeout is the shortest idle_timeout: a server stopped sooner
+// would be started again for the next step of the same turn.
+const MinIdleTimeout = time.Second
+
+// checkIdleTimeout refuses an idle_timeout that is negative or too short
+// to keep a server for a turn.
+func checkIdleTimeout(d time.Duration, what, file string, line int, errs *errList) {
+	hint := fmt.Sprintf(`use a duration of %s or more, such as "10m", or leave it out to keep a started server running`, MinIdleTimeout)
+	switch {
+	case d < 0:
+		errs.add(file, line, hint, "%s must not be negative", what)
+	case d > 0 && d < MinIdleTimeout:
+		errs.add(file, line, hint, "%s = %s is too short: a server that started when it was needed would stop again between two steps of a turn", what, d)
 	}
 }
 

@@ -11,6 +11,7 @@ package config
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -414,6 +415,43 @@ func ScopeFile(paths Paths, workDir string, scope Scope) (string, error) {
 		}
 	}
 	return filepath.Join(dir, ProjectDirName, name), nil
+}
+
+// DefinedError is a server that cannot be added because a server of its
+// name is defined already, in File at Line (of Scope).
+type DefinedError struct {
+	Name  string
+	File  string
+	Line  int
+	Scope Scope
+}
+
+func (e *DefinedError) Error() string {
+	return fmt.Sprintf("%s:%d: a server named %q is already defined (%s scope)", e.File, e.Line, e.Name, e.Scope)
+}
+
+func (e *DefinedError) Unwrap() error { return ErrServerExists }
+
+// AddServerTo appends srv to the config file of scope, as lo finds it (the
+// user's file by default), after a comment line when comment is not "";
+// it returns the file. A server of srv's name defined in any scope is a
+// *DefinedError: the new entry would merge into it field by field.
+func AddServerTo(lo LoadOptions, scope Scope, srv Server, comment string) (string, error) {
+	if scope == "" {
+		scope = ScopeUser
+	}
+	file, err := ScopeFile(lo.Paths, cmp.Or(lo.WorkDir, "."), scope)
+	if err != nil {
+		return "", err
+	}
+	if cfg, err := Load(lo); err == nil {
+		for _, s := range cfg.MCP.Servers {
+			if s.Name == srv.Name && s.File != "" {
+				return "", &DefinedError{Name: s.Name, File: s.File, Line: s.Line, Scope: s.Scope}
+			}
+		}
+	}
+	return file, AddServers(file, []Server{srv}, comment)
 }
 
 // Masked returns s with its secrets masked, as `otter config show` prints

@@ -88,15 +88,18 @@ func (m *Manager) Start(ctx context.Context) {
 	m.mu.Unlock()
 	// Outside the lock: restart reports events, and a front end may call
 	// back into the manager from OnEvent.
-	for _, s := range m.list() {
-		if s.shouldRun() {
+	all := m.list()
+	idle := m.chooseIdle(all)
+	m.goIdle(idle)
+	for _, s := range all {
+		if _, ok := idle[s]; !ok && s.shouldRun() {
 			s.restart(false)
 		}
 	}
 }
 
 // WaitSettled returns once no server is pending (each is bounded by its
-// startup_timeout), or with ctx's error.
+// startup_timeout), or with ctx's error. Idle servers are not waited for.
 func (m *Manager) WaitSettled(ctx context.Context) error {
 	m.mu.Lock()
 	started := m.started
@@ -375,16 +378,20 @@ func (m *Manager) SetEnabled(ctx context.Context, name string, on bool) error {
 }
 
 // Instructions returns the instructions of each connected server that gave
-// any, by server name; instructions that differ from the pinned ones are
-// held back until approved.
+// any, by server name, and the pinned ones of each idle server;
+// instructions that differ from the pinned ones are held back until
+// approved.
 func (m *Manager) Instructions() map[string]string {
 	out := make(map[string]string)
 	for _, s := range m.list() {
 		s.mu.Lock()
-		held := s.pins.instrHeld
+		held, idle, known := s.pins.instrHeld, s.state == servers.StateIdle, s.knownInstr
 		s.mu.Unlock()
-		if c := s.current(); c != nil && c.instructions != "" && !held {
+		switch c := s.current(); {
+		case c != nil && c.instructions != "" && !held:
 			out[s.name] = c.instructions
+		case c == nil && idle && known != "":
+			out[s.name] = known
 		}
 	}
 	return out
@@ -411,7 +418,7 @@ func (m *Manager) Prompts() []servers.Prompt {
 
 // GetPrompt gets a prompt from a server.
 func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*sdk.GetPromptResult, error) {
-	s, c, err := m.connected(server)
+	s, c, err := m.ready(ctx, server)
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +455,7 @@ func (m *Manager) Resources() []servers.Resource {
 
 // ReadResource reads a resource from a server.
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
-	s, c, err := m.connected(server)
+	s, c, err := m.ready(ctx, server)
 	if err != nil {
 		return nil, err
 	}
@@ -490,9 +497,16 @@ func (m *Manager) Close() error {
 		m.notifyChanged() // wakes Reconnect and Login waiting on a server
 		var wg sync.WaitGroup
 		for _, s := range all {
-			wg.Go(func() { s.shutdown(true) })
+			wg.Go(func() { s.shutdown(false) })
 		}
 		wg.Wait()
+		if m.opts.Tools != nil { // every server's tools at once: one rebuild
+			gone := make(map[string][]tool.Tool, len(all))
+			for _, s := range all {
+				gone[s.name] = nil
+			}
+			m.opts.Tools.SetServersTools(gone)
+		}
 	})
 	return nil
 }

@@ -64,7 +64,7 @@ func (m *Manager) HasResources() bool {
 // template). resolved holds the arguments already given. A server that does
 // not offer completions gives an error wrapping ErrNoCompletions.
 func (m *Manager) Complete(ctx context.Context, server, ref, name, arg, value string, resolved map[string]string) ([]string, error) {
-	s, c, err := m.connected(server)
+	s, c, err := m.ready(ctx, server)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (m *Manager) CanSubscribe(server string) bool {
 // arrives as a ResourceUpdated event. A server that does not support
 // subscriptions gives an error.
 func (m *Manager) Subscribe(ctx context.Context, server, uri string) error {
-	s, c, err := m.connected(server)
+	s, c, err := m.ready(ctx, server)
 	if err != nil {
 		return err
 	}

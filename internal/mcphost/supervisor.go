@@ -43,6 +43,8 @@ type server struct {
 	healthInterval time.Duration // ≤ 0: no health check
 	maxAttempts    int           // < 0: no reconnection
 	reconnectDelay time.Duration
+	lazy           bool          // may stay idle until needed (config.MCP.StartsLazily)
+	idleTimeout    time.Duration // a server started from idle stops again after this long unused; 0: never
 
 	runMu  sync.Mutex // serializes restart and shutdown
 	cancel context.CancelFunc
@@ -60,10 +62,18 @@ type server struct {
 	proxy       *hostProxy             // its sandbox's filtering proxy (netproxy.go), once started
 	refused     string                 // the proxy's last refusal, for a failed start's hint
 	pins        pinState
+	// While idle: the known tools (from its pins) in the tool set, and its
+	// pinned instructions (see lazy.go).
+	known      []tool.Tool
+	knownInstr string
+	// pushed are the tools pushTools last handed the tool set, by the
+	// server's own name: what a call of a known tool runs once connected.
+	pushed map[string]tool.Tool
 
 	pushMu sync.Mutex // serializes pushTools
 
 	calls, errs atomic.Int64
+	lastUse     atomic.Int64 // unix nanoseconds of the last call, read or prompt
 	latMu       sync.Mutex
 	lat         []time.Duration
 	latNext     int
@@ -82,6 +92,8 @@ func newServer(m *Manager, sc config.Server, mc config.MCP) *server {
 		healthInterval: orDefault(mc.HealthCheckInterval.Duration, config.DefaultHealthCheckInterval),
 		maxAttempts:    mc.MaxReconnectAttempts,
 		reconnectDelay: orDefault(mc.ReconnectDelay.Duration, config.DefaultReconnectDelay),
+		lazy:           mc.StartsLazily(sc),
+		idleTimeout:    mc.IdleTimeoutOf(sc),
 		transport:      transportName(sc),
 		lat:            make([]time.Duration, 0, latencyWindow),
 	}
@@ -215,6 +227,10 @@ func (s *server) statusLocked() servers.Status {
 		if st.InstructionsHeldBack = s.pins.instrHeld; st.InstructionsHeldBack {
 			st.Instructions = "" // not sent to a model until approved
 		}
+	} else if s.state == servers.StateIdle {
+		st.Tools = len(s.known) // pinned, allowed_tools and denied_tools applied
+		st.Instructions = s.knownInstr
+		st.Pinned = true
 	}
 	st.Roots, st.RootsByDefault = s.rootDirs()
 	st.Sandbox = s.sandbox
@@ -232,6 +248,12 @@ func (s *server) current() *conn {
 func (s *server) restart(interactive bool) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
+	s.restartLocked(interactive, false)
+}
+
+// restartLocked is restart with runMu held; fromIdle: the server starts
+// because it was needed while idle (so idle_timeout may stop it again).
+func (s *server) restartLocked(interactive, fromIdle bool) {
 	s.stopLocked()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -241,7 +263,10 @@ func (s *server) restart(interactive bool) {
 	s.mu.Lock()
 	s.state, s.reason, s.attempts = servers.StatePending, "", 0
 	s.mu.Unlock()
-	go s.run(ctx, interactive, done)
+	go s.run(ctx, interactive, fromIdle, done)
+	if fromIdle && s.idleTimeout > 0 {
+		go s.watchIdle(ctx)
+	}
 }
 
 // shutdown stops the supervisor, which closes the connection and stops the
@@ -278,6 +303,8 @@ func (s *server) awaitSettled(ctx context.Context) error {
 			return nil
 		case servers.StateFailed, servers.StateNeedsAuth, servers.StateDisabled:
 			return fmt.Errorf("MCP server %q is %s: %s", s.name, state, s.mask(reason))
+		case servers.StateIdle:
+			return fmt.Errorf("MCP server %q is idle: it stopped again before it was used", s.name)
 		}
 		s.m.mu.Lock()
 		closed := s.m.closed
@@ -294,11 +321,14 @@ func (s *server) awaitSettled(ctx context.Context) error {
 }
 
 // run is the supervisor: connect, serve, reconnect after a drop.
-func (s *server) run(ctx context.Context, interactive bool, done chan struct{}) {
+func (s *server) run(ctx context.Context, interactive, fromIdle bool, done chan struct{}) {
 	defer close(done)
 	s.update(func() {}) // report pending
 	c, err := s.connect(ctx, interactive)
 	if err != nil {
+		if fromIdle {
+			s.removeTools() // the known tools: none can be called now
+		}
 		if ctx.Err() == nil {
 			s.fail(err)
 		}
@@ -401,7 +431,9 @@ func (s *server) connected(c *conn, lastDrop error) {
 	// Tools are in the set before anyone sees the server connected.
 	s.mu.Lock()
 	s.cur = c
+	s.known, s.knownInstr = nil, ""
 	s.mu.Unlock()
+	s.touch() // idle_timeout counts from here: whoever woke it calls now
 	s.pushTools(c)
 	s.update(func() {
 		s.state, s.attempts = servers.StateConnected, 0
@@ -429,27 +461,26 @@ func (s *server) pushTools(c *conn) {
 		allTools = s.toolsOf(all)
 	}
 	pinned := s.comparePins(c, allTools, tools)
+	out := make([]tool.Tool, 0, len(tools))
+	pushed := make(map[string]tool.Tool, len(tools))
+	for _, mt := range tools {
+		t := mt.info
+		var offered tool.Tool = mt
+		switch info := mt.Info(); {
+		case pinned.held[t.Name] != "":
+			info.HeldBack = pinned.held[t.Name]
+			offered = &heldTool{info}
+		case c.obs.requiresTasks(t.Name):
+			info.Unsupported = NeedsTasks
+			offered = &unsupportedTool{info}
+		}
+		out = append(out, offered)
+		pushed[t.Name] = offered
+	}
 	s.mu.Lock()
-	s.pins = pinned
+	s.pins, s.pushed = pinned, pushed
 	s.mu.Unlock()
 	if s.m.opts.Tools != nil {
-		out := make([]tool.Tool, 0, len(tools))
-		for _, mt := range tools {
-			t := mt.info
-			if why := pinned.held[t.Name]; why != "" {
-				info := mt.Info()
-				info.HeldBack = why
-				out = append(out, &heldTool{info})
-				continue
-			}
-			if c.obs.requiresTasks(t.Name) {
-				info := mt.Info()
-				info.Unsupported = NeedsTasks
-				out = append(out, &unsupportedTool{info})
-				continue
-			}
-			out = append(out, mt)
-		}
 		s.m.opts.Tools.SetServerTools(s.name, out)
 	}
 	s.m.emit(servers.ToolsChanged{Server: s.name})
@@ -466,6 +497,7 @@ func (s *server) filterTools(ts []*sdk.Tool) []*sdk.Tool {
 
 // record adds one call to the live figures.
 func (s *server) record(d time.Duration, failed bool) {
+	s.touch()
 	s.calls.Add(1)
 	if failed {
 		s.errs.Add(1)

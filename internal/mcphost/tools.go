@@ -219,6 +219,9 @@ func (s *server) awaitNewConn(ctx context.Context, old *conn) *conn {
 			return nil
 		case state == servers.StateConnected && cur != nil && cur != old:
 			return cur
+		case state == servers.StateIdle:
+			s.startIfIdle() // a call of a tool of a server that went idle again
+			continue
 		case state == servers.StateFailed || state == servers.StateNeedsAuth || state == servers.StateDisabled:
 			return nil
 		}

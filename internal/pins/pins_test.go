@@ -157,3 +157,34 @@ func TestApproveConcurrently(t *testing.T) {
 		t.Errorf("the pins directory holds %d files, want 1", len(entries))
 	}
 }
+
+// Known lists the definitions otter wrote as Load does, each one's JSON
+// compact, without parsing it again.
+func TestKnownListsWhatLoadDoes(t *testing.T) {
+	s := NewStore(t.TempDir(), "")
+	k := Key{Server: "calc", Where: "user config /u/config.toml"}
+	ann := json.RawMessage(`{"readOnlyHint": true}`)
+	tools := []Tool{sumTool("Adds two numbers."), {Name: "noop", Annotations: ann}}
+	if _, _, err := s.PinFirst(k, tools, "Use me."); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := s.Load(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known, err := s.Known(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if known.Instructions != "Use me." || len(known.Tools) != 2 {
+		t.Fatalf("Known = %+v", known)
+	}
+	for name, l := range loaded.Tools {
+		if kn := known.Tools[name]; !kn.same(l) {
+			t.Errorf("%s: Known %+v, Load %+v", name, kn, l)
+		}
+	}
+	if none, err := s.Known(Key{Server: "other", Where: "x"}); none != nil || err != nil {
+		t.Errorf("Known of a server without pins = %v, %v", none, err)
+	}
+}

@@ -53,6 +53,12 @@ const (
 	StateFailed    State = "failed"
 	StateNeedsAuth State = "needs-auth"
 	StateDisabled  State = "disabled"
+	// StateIdle: the server has not started, and otter knows its tools
+	// from an earlier connection (its pins). They are in the tool set,
+	// deferred behind tool_search, and the server starts when it is needed:
+	// one of its tools is found or called, its resources or prompts are
+	// asked for (Host.Wake). Status.Tools counts the known tools.
+	StateIdle State = "idle"
 )
 
 // Status is a snapshot of one server, for `otter mcp list`, `/mcp` and
@@ -206,6 +212,14 @@ type Options struct {
 	// Sandbox confines stdio servers (package sandbox). Nil: they run
 	// unconfined (tests and embedders; otter's binary sets it).
 	Sandbox *SandboxOptions
+	// Lazy, when set, lets the servers that may start lazily (see
+	// config.MCP.StartsLazily) and whose tools are known from their pins
+	// stay idle at Start, until they are needed. It is given the known
+	// tools of every pinned server that is to run (under their qualified
+	// names) and reports whether tools like these would be deferred behind
+	// tool_search (the agent's rule): only then do those servers stay idle;
+	// otherwise every server starts. Nil: every server starts.
+	Lazy func(known []tool.Entry) bool
 }
 
 // SandboxOptions say how stdio servers are confined.
@@ -365,8 +379,14 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 type Host interface {
 	// Start starts every enabled server in the background.
 	Start(ctx context.Context)
-	// WaitSettled waits until no server is pending, or ctx is done.
+	// WaitSettled waits until no server is pending, or ctx is done. An
+	// idle server is not waited for.
 	WaitSettled(ctx context.Context) error
+	// Wake starts an idle server and waits until it is connected or has
+	// failed (its error); for a server that is not idle it waits only while
+	// it is starting. Calls, prompts and resources of an idle server wake
+	// it by themselves; a front end wakes one to list what it offers.
+	Wake(ctx context.Context, name string) error
 	Statuses() []Status
 	Status(name string) (Status, bool)
 	// Session is the live MCP session with a server.

@@ -32,6 +32,22 @@ func (p Peers) EverythingConfig() string {
 	return fmt.Sprintf("[[mcp.servers]]\nname = \"everything\"\ncommand = %q\nargs = [%q, \"stdio\"]\n", p.Node, p.Everything)
 }
 
+// EverythingCopies is n [[mcp.servers]] entries, each the reference server
+// over stdio, named CopyName(1)…CopyName(n); each entry's env sets key to
+// mark-NAME, so that MarkedProcesses(key+"="+mark+"-"+NAME) finds that
+// copy's process (otter passes a server no variable of its own).
+func (p Peers) EverythingCopies(n int, key, mark string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "[[mcp.servers]]\nname = %q\ncommand = %q\nargs = [%q, \"stdio\"]\nenv = { %s = %q }\n\n",
+			CopyName(i), p.Node, p.Everything, key, mark+"-"+CopyName(i))
+	}
+	return b.String()
+}
+
+// CopyName is the name of EverythingCopies' i-th server: s01, s02, ….
+func CopyName(i int) string { return fmt.Sprintf("s%02d", i) }
+
 // ModuleRoot walks up from the working directory to the one holding go.mod.
 func ModuleRoot() (string, error) {
 	wd, err := os.Getwd()

@@ -93,11 +93,21 @@ func (s *Set) SetBuiltins(tools []Tool) {
 // SetServerTools replaces the tools of one MCP server; nil or empty removes
 // them (the server disconnected or was disabled).
 func (s *Set) SetServerTools(server string, tools []Tool) {
+	s.SetServersTools(map[string][]Tool{server: tools})
+}
+
+// SetServersTools replaces the tools of several MCP servers at once, by
+// server (nil or empty removes a server's tools), with one rebuild of the
+// entries: what a dozen servers going idle or stopping together cost
+// SetServerTools a dozen times.
+func (s *Set) SetServersTools(byServer map[string][]Tool) {
 	s.mu.Lock()
-	if len(tools) == 0 {
-		delete(s.servers, server)
-	} else {
-		s.servers[server] = slices.Clone(tools)
+	for server, tools := range byServer {
+		if len(tools) == 0 {
+			delete(s.servers, server)
+		} else {
+			s.servers[server] = slices.Clone(tools)
+		}
 	}
 	fns := s.rebuildLocked()
 	s.mu.Unlock()
@@ -217,6 +227,25 @@ func (s *Set) Lookup(name string) (Entry, bool) {
 		return Entry{}, false
 	}
 	return e.Entry, true
+}
+
+// Prepare readies the named tools for a call that is likely to come (see
+// Preparer): tool search found them. Names the Set does not hold, and
+// tools that need no preparing, are skipped.
+func (s *Set) Prepare(names ...string) {
+	var ps []Preparer
+	s.mu.RLock()
+	for _, n := range names {
+		if e, ok := s.byName[n]; ok {
+			if p, ok := e.Tool.(Preparer); ok {
+				ps = append(ps, p)
+			}
+		}
+	}
+	s.mu.RUnlock()
+	for _, p := range ps {
+		p.Prepare()
+	}
 }
 
 // Collisions returns the name collisions of the current entries: each

@@ -132,6 +132,13 @@ type Tool interface {
 	Call(ctx context.Context, args json.RawMessage) (*Result, error)
 }
 
+// Preparer is a Tool that gets ready for a call when it is likely to come:
+// a tool of an MCP server that is idle until needed starts the server
+// (in the background; Prepare does not block).
+type Preparer interface {
+	Prepare()
+}
+
 // InvalidArgumentsAnswerer is a Tool that words its own answer to
 // arguments the Set found invalid, so that the answer keeps the shape of
 // the tool's other answers (its output schema). msg says what is wrong.

@@ -30,13 +30,14 @@ type promptReadyMsg struct {
 	res    *sdk.GetPromptResult
 }
 
-var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export", "/permissions", "/permissions remove", "/undo", "/rewind", "/init"}
+var slashCommands = []string{"/help", "/clear", "/new", "/fork", "/rename", "/resume", "/quit", "/mcp", "/mcp tools", "/mcp resources", "/mcp prompts", "/mcp search", "/mcp reload", "/open", "/call", "/image", "/trust", "/copy", "/copy code", "/compact", "/cost", "/usage", "/model", "/memory", "/export", "/permissions", "/permissions remove", "/undo", "/rewind", "/init"}
 
 const helpText = `Commands
   /mcp                     MCP servers: state, tools, errors; r reconnect · e enable/disable · l login · t tools
   /mcp tools [server]      filterable list of tools; enter shows description, input schema, annotations
   /mcp resources [server]  resources and templates; enter previews, tab attaches as @server:uri
   /mcp prompts [server]    prompts and their arguments; enter uses one, tab puts it in the input
+  /mcp search [name]       servers of the MCP Registry; enter on one adds it (a form asks what it needs)
   /mcp reload              re-read the config; only changed servers restart
   /call TOOL [json]        call a tool by hand (a form from its input schema) and see its whole result
   /mcp__server__prompt     use a server's prompt: [arg=value …], or a form
@@ -128,6 +129,10 @@ func (m *model) command(line string) tea.Cmd {
 			m.panel = newToolsPanel(m, server)
 		case "resources", "prompts":
 			return m.mcpOffers(sub, strings.TrimSpace(arg))
+		case "search":
+			p, cmd := newRegistryPanel(m, strings.TrimSpace(arg)) // registry.go
+			m.panel = p
+			return cmd
 		case "reload":
 			a, ctx := m.app, m.ctx
 			m.notice(itemInfo, "reloading the config…")
@@ -136,7 +141,7 @@ func (m *model) command(line string) tea.Cmd {
 				return reloadedMsg{diff: diff, err: err}
 			}
 		default:
-			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server], /mcp resources [server], /mcp prompts [server] or /mcp reload", sub))
+			m.notice(itemError, fmt.Sprintf("unknown /mcp command %q: use /mcp, /mcp tools [server], /mcp resources [server], /mcp prompts [server], /mcp search [name] or /mcp reload", sub))
 		}
 	case "/permissions":
 		return m.permissionsCommand(rest) // permissions.go

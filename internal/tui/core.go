@@ -26,6 +26,7 @@ func AppOptions(base app.Options, ui *UI) app.Options {
 	base.SamplingApprover = ui
 	base.OnEvent = func(ev app.ServerEvent) { ui.Notify(ev) }
 	base.Interactive = false
+	base.Lazy = true // a server starts when it is needed (see app.Options.Lazy)
 	return base
 }
 

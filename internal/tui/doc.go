@@ -10,7 +10,7 @@
 // llmtest model and fake Parts.
 //
 // It imports agent, app, ask, attach, config, instructions, llm, markdown,
-// render, schema, shellline, termtext, tool and toolname of otter's
+// registry, render, schema, shellline, termtext, tool and toolname of otter's
 // packages, and the Charm stack; never internal/cli nor cmd/otter, nor the
 // MCP client or the session store (those are app's).
 package tui

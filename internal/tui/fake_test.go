@@ -203,6 +203,20 @@ func (f *fakeHost) Reconnect(_ context.Context, s string) error {
 	return nil
 }
 
+// Wake records the wake and connects an idle server, as the manager
+// starts one.
+func (f *fakeHost) Wake(_ context.Context, s string) error {
+	f.record("wake " + s)
+	f.mu.Lock()
+	for i := range f.servers {
+		if f.servers[i].Name == s && f.servers[i].State == servers.StateIdle {
+			f.servers[i].State = servers.StateConnected
+		}
+	}
+	f.mu.Unlock()
+	return nil
+}
+
 func (f *fakeHost) Login(_ context.Context, s string) error {
 	f.record("login " + s)
 	return nil

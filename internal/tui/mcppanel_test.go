@@ -96,3 +96,33 @@ func TestGaveUpReconnectingSaysHowToRetry(t *testing.T) {
 	h.ui.Notify(servers.StateChanged{Status: failed})
 	h.waitFor("flaky failed: connection lost", "press r to retry")
 }
+
+// An idle server (not started until needed) shows idle with its known
+// tools, and says what starts it; s starts it, and so does listing its
+// resources.
+func TestMCPPanelIdleServer(t *testing.T) {
+	t.Parallel()
+	b := &fakeHost{
+		servers: []servers.Status{
+			{Name: "alpha", Transport: "stdio", State: servers.StateIdle, Tools: 1},
+			{Name: "beta", Transport: "stdio", State: servers.StateIdle, Tools: 1},
+		},
+		tools: []tool.Entry{entry("alpha", "a1", "First", `{}`, nil), entry("beta", "b1", "Second", `{}`, nil)},
+	}
+	h := start(t, b)
+	h.waitFor("0/2 servers", "2 idle")
+	h.enterLine("/mcp")
+	h.waitFor("0/2 connected · 2 idle", "1 known", "not started yet: otter knows its 1 tool", "enter/s start")
+	h.press("s")
+	if !b.waitDid("wake alpha") {
+		t.Fatal("s did not start the idle server")
+	}
+	h.waitFor("start alpha: done")
+	h.press("esc")
+	h.enterLine("/mcp resources beta")
+	h.waitFor("starting beta to list its resources")
+	if !b.waitDid("wake beta") {
+		t.Fatal("/mcp resources of an idle server did not start it")
+	}
+	h.waitFor("type to filter")
+}

@@ -441,6 +441,18 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case templateValuesMsg:
 		return m.gotTemplateValues(msg)
 
+	case registryAddedMsg:
+		m.registryAdded(msg) // registry.go
+		return nil
+
+	case serverWokenMsg:
+		if msg.err != nil {
+			m.refresh()
+			m.notice(itemError, fmt.Sprintf("%s did not start: %v — /mcp for details", msg.server, msg.err))
+			return nil
+		}
+		return m.mcpOffers(msg.what, msg.server)
+
 	case reloadedMsg:
 		was := m.provider
 		m.refresh()
@@ -1111,18 +1123,23 @@ func (m *model) statusBar() string {
 	} else if m.provider.Name != "" || m.provider.Model != "" {
 		provider = strings.Trim(m.provider.Name+"/"+m.provider.Model, "/")
 	}
-	connected, login := 0, 0
+	connected, login, idle := 0, 0, 0
 	for _, s := range m.servers {
 		switch s.State {
 		case app.StateConnected:
 			connected++
 		case app.StateNeedsAuth:
 			login++
+		case app.StateIdle:
+			idle++
 		}
 	}
 	// Each part with the order in which it goes when the bar is too
 	// narrow (0: never); what goes first matters least.
 	left := []barPart{{"otter", 1}, {provider, 7}, {fmt.Sprintf("%d/%d servers", connected, len(m.servers)), 8}, {fmt.Sprintf("%d tools", len(m.tools)), 4}}
+	if idle > 0 {
+		left = append(left, barPart{fmt.Sprintf("%d idle", idle), 5})
+	}
 	if login > 0 {
 		left = append(left, barPart{fmt.Sprintf("%d need login", login), 0})
 	}

@@ -72,6 +72,11 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 		case "down", "j":
 			p.cursor++
 			p.diff = ""
+		case "enter", "s":
+			// Opening an idle server starts it (it was waiting to be needed).
+			if ok && srv.State == app.StateIdle {
+				return action("start "+srv.Name, func() error { return a.WakeServer(ctx, srv.Name) })
+			}
 		case "r":
 			if ok {
 				return action("reconnect "+srv.Name, func() error { return a.Reconnect(ctx, srv.Name) })
@@ -102,6 +107,9 @@ func (p *mcpPanel) update(msg tea.Msg) tea.Cmd {
 					return err
 				})
 			}
+		case "+":
+			rp, cmd := newRegistryPanel(p.m, "") // registry.go
+			return tea.Batch(cmd, func() tea.Msg { return openPanelMsg{rp} })
 		case "t":
 			if ok {
 				tp := newToolsPanel(p.m, srv.Name)
@@ -117,19 +125,26 @@ func (p *mcpPanel) view(width, height int) string {
 	m := p.m
 	st := m.st
 	servers := m.servers
-	connected := 0
+	connected, idle := 0, 0
 	for _, s := range servers {
-		if s.State == app.StateConnected {
+		switch s.State {
+		case app.StateConnected:
 			connected++
+		case app.StateIdle:
+			idle++
 		}
 	}
+	counts := fmt.Sprintf("  %d/%d connected", connected, len(servers))
+	if idle > 0 {
+		counts += fmt.Sprintf(" · %d idle", idle)
+	}
 	var b strings.Builder
-	b.WriteString(st.title.Render("MCP servers") + st.dim.Render(fmt.Sprintf("  %d/%d connected · %d tools", connected, len(servers), len(m.tools))) + "\n")
+	b.WriteString(st.title.Render("MCP servers") + st.dim.Render(fmt.Sprintf("%s · %d tools", counts, len(m.tools))) + "\n")
 	if len(servers) == 0 {
 		b.WriteString("\nNo MCP servers are configured. Add one to " + m.app.Paths.ShortUserConfigFile() + ":\n\n" +
 			st.dim.Render("  [[mcp.servers]]\n  name = \"everything\"\n  command = \"npx\"\n  args = [\"-y\", \"@modelcontextprotocol/server-everything\"]") +
 			"\n\nor import them: otter mcp import\n")
-		b.WriteString("\n" + st.dim.Render("esc close"))
+		b.WriteString("\n" + st.dim.Render("+ add one from the MCP Registry · esc close"))
 		return b.String()
 	}
 	sel, _ := p.selected()
@@ -240,6 +255,8 @@ func (p *mcpPanel) view(width, height int) string {
 		b.WriteString(st.dim.Render(wrap.Render(strings.Join(more, " · "))) + "\n")
 	}
 	switch {
+	case sel.State == app.StateIdle:
+		b.WriteString(st.dim.Render(wrap.Render(idleLine(sel))) + "\n")
 	case sel.Error == "":
 	case sel.State == app.StateDisabled: // its state and why, not a failure
 		b.WriteString(st.dim.Render(wrap.Render(sel.Error)) + "\n")
@@ -267,9 +284,12 @@ func (p *mcpPanel) view(width, height int) string {
 			b.WriteString(st.dim.Render("  "+ansi.Truncate(l, max(width-4, 10), "…")) + "\n")
 		}
 	}
-	keys := "↑/↓ select · r reconnect · e enable/disable · l login · t tools · esc"
-	if heldBackLine(sel) != "" {
-		keys = "↑/↓ select · d diff · a approve · r reconnect · e enable/disable · l login · t tools · esc"
+	keys := "↑/↓ select · r reconnect · e enable/disable · l login · t tools · + add from the registry · esc"
+	switch {
+	case sel.State == app.StateIdle:
+		keys = "↑/↓ select · enter/s start · e enable/disable · t tools · + add from the registry · esc"
+	case heldBackLine(sel) != "":
+		keys = "↑/↓ select · d diff · a approve · r reconnect · e enable/disable · l login · t tools · + add from the registry · esc"
 	}
 	footer := st.dim.Render(wrapKeys(keys, width))
 	if p.status != "" {
@@ -278,6 +298,11 @@ func (p *mcpPanel) view(width, height int) string {
 	body := strings.TrimRight(b.String(), "\n")
 	fh := lipgloss.Height(footer)
 	return clipLines(body, max(height-fh-1, 1), true) + "\n\n" + footer
+}
+
+// idleLine says why an idle server is not running and what starts it.
+func idleLine(s app.ServerStatus) string {
+	return fmt.Sprintf("not started yet: otter knows its %s from an earlier connection, and starts it when one is needed (found by tool_search or called), when its resources or prompts are asked for, or now with enter", countOf(s.Tools, "tool"))
 }
 
 // rootsLine says which directories the server is offered as MCP roots: a

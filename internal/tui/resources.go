@@ -334,9 +334,17 @@ func (p *resourcesPanel) view(width, height int) string {
 // mcpOffers opens /mcp resources or answers /mcp prompts.
 func (m *model) mcpOffers(what, server string) tea.Cmd {
 	m.refresh()
-	if server != "" && !slices.ContainsFunc(m.servers, func(s app.ServerStatus) bool { return s.Name == server }) {
+	i := slices.IndexFunc(m.servers, func(s app.ServerStatus) bool { return s.Name == server })
+	if server != "" && i < 0 {
 		m.notice(itemError, fmt.Sprintf("no MCP server is named %q; /mcp %s alone lists every server's", server, what))
 		return nil
+	}
+	if server != "" && m.servers[i].State == app.StateIdle {
+		// It has not started yet: its resources and prompts are known once
+		// it runs. The list opens when it has started.
+		m.notice(itemInfo, fmt.Sprintf("starting %s to list its %s…", server, what))
+		a, ctx := m.app, m.ctx
+		return func() tea.Msg { return serverWokenMsg{what: what, server: server, err: a.WakeServer(ctx, server)} }
 	}
 	if what == "prompts" {
 		m.panel = newPromptsPanel(m, server) // prompts.go
@@ -344,6 +352,13 @@ func (m *model) mcpOffers(what, server string) tea.Cmd {
 	}
 	m.panel = newResourcesPanel(m, server)
 	return nil
+}
+
+// serverWokenMsg is the end of starting an idle server to list its
+// resources or prompts.
+type serverWokenMsg struct {
+	what, server string
+	err          error
 }
 
 // attachMention adds a mention to the input, for the next message.

@@ -52,6 +52,7 @@ func newStyles(dark bool) styles {
 		app.StateNeedsAuth: s.warn,
 		app.StatePending:   lipgloss.NewStyle().Foreground(blue),
 		app.StateDisabled:  s.dim,
+		app.StateIdle:      s.dim,
 	}
 	return s
 }

@@ -278,6 +278,25 @@ func (p *tmuxPane) waitGone(gone string) {
 	}
 }
 
+// waitExit waits until otter has exited, and checks it exited 0.
+func (p *tmuxPane) waitExit() {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, err := os.ReadFile(p.exitFile)
+		if err == nil {
+			if got := strings.TrimSpace(string(b)); got != "exit=0" {
+				p.t.Errorf("otter ended with %s, want exit=0", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("otter did not exit; screen:\n%s", p.capture())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // markedProcesses returns the pids whose environment holds marker.
 func markedProcesses(t *testing.T, marker string) []string {
 	t.Helper()

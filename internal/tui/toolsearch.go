@@ -12,6 +12,9 @@ import (
 // toolCount is a server's TOOLS cell in /mcp: "N", or "N · M loaded" while
 // MCP tools are deferred behind tool_search (M of its N tools are offered).
 func (m *model) toolCount(s app.ServerStatus) string {
+	if s.State == app.StateIdle {
+		return fmt.Sprintf("%d known", s.Tools) // its pins': it has not started
+	}
 	if !m.offer.Deferring {
 		return fmt.Sprint(s.Tools)
 	}
