@@ -161,8 +161,11 @@ func TestE2EList(t *testing.T) {
 		f := strings.Fields(l)
 		switch f[0] {
 		case "everything":
-			if f[2] != "connected" {
-				t.Errorf("row %q: want everything connected", l)
+			// Its tools are known now (pinned by the listing above) and
+			// deferred, so it waits idle until they are needed (lazy
+			// start), listed with the tools it is known to have.
+			if f[2] != "idle" || f[3] != strconv.Itoa(got["everything"].Tools) {
+				t.Errorf("row %q: want everything idle with its %d known tools", l, got["everything"].Tools)
 			}
 		case "broken":
 			if f[2] != "failed" {
