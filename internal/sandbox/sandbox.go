@@ -15,6 +15,9 @@
 // Network false adds a seccomp filter (seccomp_linux.go) under which only
 // Unix sockets open, since Landlock confines TCP alone; a host list
 // (Policy.ProxyPort) lets TCP through to otter's filtering proxy only.
+// Both run the program in a network namespace of its own where the
+// system allows it (Policy.Isolated, isolate_linux.go), since Landlock's
+// TCP rule names a port, not an address.
 //
 // On macOS the same policy is a Seatbelt profile run by sandbox-exec
 // (seatbelt.go, sandbox_darwin.go), off until a person opts in: it has not
@@ -59,11 +62,17 @@ type Policy struct {
 	// ProxyPort, with Network false, is the one TCP port the program may
 	// connect to: otter's filtering proxy's, which lets it reach the hosts
 	// of its list and no other. Landlock's network rules name a port, not
-	// an address: any local service listening on that port number (on
-	// another address of this machine) is reachable too, and so is that
-	// port on any remote host, should the program know its address —
-	// which without DNS (no UDP) it must be given.
+	// an address: unless Isolated, any local service listening on that
+	// port number (on another address of this machine) is reachable too,
+	// and so is that port on any remote host, should the program know its
+	// address — which without DNS (no UDP) it must be given.
 	ProxyPort int `json:"proxy_port,omitempty"`
+	// Isolated runs the program in a network namespace of its own, with
+	// only a loopback interface (isolate_linux.go: Isolate starts the
+	// launcher so): with Network false it reaches nothing, and with a
+	// ProxyPort only otter's proxy, which listens on 127.0.0.1:ProxyPort in
+	// that namespace — no other host has that port there.
+	Isolated bool `json:"isolated,omitempty"`
 }
 
 // SecretPaths are the user's folders and files that no confined program
@@ -221,6 +230,13 @@ var ErrUnavailable = errors.New("the sandbox is not available")
 // itself by the policy and execs the program; it returns only on failure,
 // with the exit status to use (having said why on stderr).
 func Main(args []string) int {
+	if len(args) == 1 && args[0] == probeArg {
+		if err := probeMain(); err != nil {
+			fmt.Fprintf(os.Stderr, "otter sandbox: %v\n", err)
+			return 126
+		}
+		return 0
+	}
 	if len(args) < 3 {
 		fmt.Fprintln(os.Stderr, "otter sandbox: want POLICY PATH ARGV0 [ARGS…]")
 		return 2

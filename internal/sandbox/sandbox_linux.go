@@ -43,6 +43,11 @@ func confineAndExec(p Policy, path string, argv []string) error {
 	// One thread does it all, the exec included (the filters are loaded
 	// on every thread too).
 	runtime.LockOSThread()
+	if p.Isolated {
+		if err := setUpNamespace(p.ProxyPort); err != nil {
+			return err
+		}
+	}
 	var rules []landlock.Rule
 	for _, g := range grants(p) {
 		// IgnoreIfMissing: an entry listed a moment ago may be gone (a

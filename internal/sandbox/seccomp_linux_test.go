@@ -132,6 +132,12 @@ func TestSocketFilterNumbers(t *testing.T) {
 const envFilterProbe = "OTTER_SANDBOX_FILTER_PROBE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == LauncherArg {
+		os.Exit(Main(os.Args[2:])) // this binary as otter's launcher
+	}
+	if os.Getenv(envIsolationProbe) != "" {
+		os.Exit(isolationProbe())
+	}
 	if mode := os.Getenv(envFilterProbe); mode != "" {
 		os.Exit(filterProbe(mode == "tcp"))
 	}
