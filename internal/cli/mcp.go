@@ -548,6 +548,9 @@ type SandboxJSON struct {
 	Network bool     `json:"network"`         // any host
 	Hosts   []string `json:"hosts,omitempty"` // with network false: the only hosts, through otter's proxy
 	Off     string   `json:"off,omitempty"`   // why not confined
+	// Weaker says why its network (none, or a host list) is confined less
+	// than it should be on this system.
+	Weaker string `json:"weaker,omitempty"`
 }
 
 func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) error {
@@ -570,7 +573,7 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 			r.NotOffered = append(r.NotOffered, c.Dropped.Name)
 		}
 		if sb := st.Sandbox; sb != nil {
-			r.Sandbox = &SandboxJSON{On: sb.On, Write: sb.Write, Network: sb.Network || !sb.On, Hosts: sb.Hosts, Off: sb.Off}
+			r.Sandbox = &SandboxJSON{On: sb.On, Write: sb.Write, Network: sb.Network || !sb.On, Hosts: sb.Hosts, Off: sb.Off, Weaker: sb.Weaker}
 		}
 		rows = append(rows, r)
 	}
@@ -599,6 +602,9 @@ func printServerList(w io.Writer, statuses []app.ServerStatus, asJSON bool) erro
 		}
 		if note := heldBackNote(st); note != "" {
 			notes = append(notes, note)
+		}
+		if r.Sandbox != nil && r.Sandbox.Weaker != "" {
+			notes = append(notes, "sandbox's network confined less: "+r.Sandbox.Weaker)
 		}
 		// One row each: no cell may hold a newline or a tab.
 		detail := termtext.Line(strings.Join(notes, "; "))

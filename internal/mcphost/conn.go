@@ -18,6 +18,7 @@ import (
 
 	"github.com/otter-sh/otter/internal/ask"
 	"github.com/otter-sh/otter/internal/config"
+	"github.com/otter-sh/otter/internal/sandbox"
 )
 
 // conn is one live session with a server.
@@ -136,10 +137,14 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 		s.sandbox = confined
 		s.mu.Unlock()
 		var launcher string
+		var serve func(*sandbox.Isolation, <-chan struct{})
 		if policy != nil {
 			launcher = s.m.opts.Sandbox.Launcher
+			if px := s.currentProxy(); px != nil {
+				serve = func(iso *sandbox.Isolation, exited <-chan struct{}) { s.serveIsolated(px, iso, exited) }
+			}
 		}
-		c.proc, err = startProcess(s.cfg, s.stderr, policy, launcher)
+		c.proc, err = startProcess(s.cfg, s.stderr, policy, launcher, serve)
 		if err != nil {
 			return nil, err
 		}

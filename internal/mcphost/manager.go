@@ -45,6 +45,11 @@ type Manager struct {
 	// proxyDial, when set (by tests), is how the servers' filtering
 	// proxies reach a host, in place of resolving and dialling it.
 	proxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// isolatedProxyPort, when set (by tests), is the proxy's port in a
+	// server's own network namespace instead of isolatedProxyPort.
+	isolatedProxyPort int
+	// canIsolate, when set (by tests), replaces sandbox.CanIsolate.
+	canIsolate func(launcher string) error
 }
 
 // New returns a Manager for cfg. No server starts before Start.

@@ -19,34 +19,50 @@ import (
 // ["api.github.com", "*.example.org"]) reaches them through a proxy otter
 // runs for it, in otter's process: HTTP CONNECT and plain HTTP forwarding,
 // by host name, resolved and dialled here. The server is pointed at it by
-// the proxy variables of its environment (proxyEnv), and the launcher lets
-// it connect to the proxy's port and nowhere else (sandbox.Policy's
-// ProxyPort, with its caveat: Landlock's rule is by port number). One
-// proxy per server, so that each is held to its own list; started when the
-// server first starts, kept across its restarts, closed when the server is
-// shut down (Manager.Close, Reload, SetEnabled).
+// the proxy variables of its environment (proxyEnv).
+//
+// The server runs in a network namespace of its own (sandbox.Isolate),
+// where nothing but loopback exists: the launcher listens on
+// 127.0.0.1:isolatedProxyPort there and hands the listener to otter, and
+// the proxy serves it (serveIsolated) — the server's one way out. Where
+// the system makes no such namespace, the proxy listens on a port of
+// otter's own 127.0.0.1 and the launcher lets the server connect to that
+// port number only (sandbox.Policy's ProxyPort, with its caveat: on any
+// address), and the server's status says its list is weaker.
+//
+// One proxy per server, so that each is held to its own list; made when
+// the server first starts, kept across its restarts, closed when the
+// server is shut down (Manager.Close, Reload, SetEnabled).
+
+// isolatedProxyPort is the port of the proxy in a server's own network
+// namespace: any would do (nothing else listens there); this is the one
+// HTTP proxies customarily use, which reads as such in the server's
+// HTTP_PROXY.
+const isolatedProxyPort = 3128
 
 // hostProxy is one server's filtering proxy.
 type hostProxy struct {
-	port int
 	http *http.Server
 	fp   *safehttp.ForwardProxy
+	port int // of its listener on otter's 127.0.0.1, once listenTCP made it
 }
 
 // Timeouts of the proxy's own connections: a client that opens one and
-// sends no request, a host that does not answer.
+// sends no request, a host that does not answer; and how long the proxy
+// waits for the launcher to hand over the listener in the namespace.
 const (
 	proxyHeaderTimeout = 30 * time.Second
 	proxyDialTimeout   = 30 * time.Second
+	proxyHandOver      = time.Minute
 )
 
-// proxyFor returns the server's proxy for hosts, starting it the first
-// time.
-func (s *server) proxyFor(ctx context.Context, hosts []string) (*hostProxy, error) {
+// proxyFor returns the server's proxy for hosts, making it the first
+// time. It listens nowhere yet: see serveIsolated and listenTCP.
+func (s *server) proxyFor(hosts []string) *hostProxy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proxy != nil {
-		return s.proxy, nil
+		return s.proxy
 	}
 	dial := s.m.proxyDial
 	if dial == nil {
@@ -68,24 +84,51 @@ func (s *server) proxyFor(ctx context.Context, hosts []string) (*hostProxy, erro
 			s.mu.Unlock()
 		},
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("starting the proxy through which MCP server %q reaches %s: %w", s.name, strings.Join(hosts, ", "), err)
-	}
-	px := &hostProxy{
-		port: ln.Addr().(*net.TCPAddr).Port,
-		fp:   fp,
+	s.proxy = &hostProxy{
+		fp: fp,
 		http: &http.Server{
 			Handler:           fp,
 			ReadHeaderTimeout: proxyHeaderTimeout,
 			ErrorLog:          slog.NewLogLogger(s.m.logger.Handler(), slog.LevelDebug),
 		},
 	}
+	s.m.logger.Debug("MCP server's proxy made", "server", s.name, "hosts", hosts)
+	return s.proxy
+}
+
+// listenTCP has the proxy listen on a port of otter's 127.0.0.1 (once),
+// for a server that cannot have a namespace of its own, and returns it.
+func (s *server) listenTCP(ctx context.Context, px *hostProxy) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if px.port != 0 {
+		return px.port, nil
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("starting the proxy through which MCP server %q reaches the hosts of its list: %w", s.name, err)
+	}
+	px.port = ln.Addr().(*net.TCPAddr).Port
 	go px.http.Serve(ln) // returns when closed
-	s.m.logger.Debug("MCP server's proxy started", "server", s.name, "port", px.port, "hosts", hosts)
-	s.proxy = px
-	return px, nil
+	s.m.logger.Debug("MCP server's proxy listens in otter's network namespace", "server", s.name, "port", px.port)
+	return px.port, nil
+}
+
+// serveIsolated waits for the listener the launcher of the server's
+// process opens in its namespace and serves it until the process exits
+// (or the proxy is closed). If the launcher hands nothing over, it failed
+// and said why on the server's stderr: the start fails with that.
+func (s *server) serveIsolated(px *hostProxy, iso *sandbox.Isolation, exited <-chan struct{}) {
+	ln, err := iso.Listener(proxyHandOver)
+	iso.Close()
+	if err != nil {
+		s.m.logger.Warn("MCP server's proxy got no listener from the sandbox", "server", s.name, "err", err)
+		return
+	}
+	go px.http.Serve(ln) // returns when ln or the proxy is closed
+	<-exited
+	ln.Close() // the last hold on the server's namespace
 }
 
 // closeProxy stops the server's proxy, its open tunnels with it.
@@ -133,4 +176,11 @@ func proxyEnv(env []string, port int) []string {
 		out = append(out, name+"="+url, strings.ToLower(name)+"="+url)
 	}
 	return append(out, "NODE_USE_ENV_PROXY=1")
+}
+
+// currentProxy is the server's proxy, nil if it has none.
+func (s *server) currentProxy() *hostProxy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proxy
 }

@@ -60,7 +60,12 @@ type process struct {
 // With a policy, the process is launcher (otter itself) confining itself
 // by it and then exec'ing the server (package sandbox): the same process,
 // so its group and its exit are the server's.
-func startProcess(srv config.Server, tail *ring, policy *sandbox.Policy, launcher string) (*process, error) {
+//
+// A policy that isolates the server (Policy.Isolated) starts the launcher
+// in a network namespace of its own; with a proxy port, serve gets the
+// launcher's hand-over of the proxy's listener there and the process's
+// exit (serveIsolated).
+func startProcess(srv config.Server, tail *ring, policy *sandbox.Policy, launcher string, serve func(*sandbox.Isolation, <-chan struct{})) (*process, error) {
 	path, err := lookCommand(srv)
 	if err != nil {
 		return nil, err
@@ -100,14 +105,35 @@ func startProcess(srv config.Server, tail *ring, policy *sandbox.Policy, launche
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	var iso *sandbox.Isolation
+	if policy != nil && policy.Isolated {
+		if iso, err = sandbox.Isolate(cmd, *policy); err != nil {
+			closeAll(inR, inW, outR, outW, errR, errW)
+			return nil, err
+		}
+	}
+	err = cmd.Start()
+	if iso != nil {
+		iso.Started()
+	}
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
+		if iso != nil {
+			iso.Close()
+		}
 		return nil, startError(srv, err)
 	}
 	closeAll(inR, outW, errW) // the child's ends
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}),
 		tail: tail, tailStart: tail.count()}
+	if iso != nil {
+		if policy.ProxyPort > 0 && serve != nil {
+			go serve(iso, p.exited)
+		} else {
+			iso.Close()
+		}
+	}
 	go func() {
 		drainLines(errR, tail, "")
 		close(p.stderrDone)

@@ -55,17 +55,42 @@ func (s *server) sandboxFor(ctx context.Context) (*sandbox.Policy, *servers.Sand
 	s.mu.Lock()
 	s.refused = "" // a new start
 	s.mu.Unlock()
-	if len(hosts) > 0 {
-		px, err := s.proxyFor(ctx, hosts)
-		if err != nil {
-			return nil, nil, err
+	var weaker string
+	if !p.Network {
+		// No network or a host list: a network namespace of its own where
+		// the system makes one (sandbox/isolate_linux.go).
+		canIsolate := s.m.canIsolate
+		if canIsolate == nil {
+			canIsolate = sandbox.CanIsolate
 		}
-		p.ProxyPort = px.port
-		if err := sandbox.NetworkByPort(); err != nil {
-			s.m.logger.Warn("MCP server's host list is not enforced", "server", s.name, "why", err.Error())
+		if err := canIsolate(opts.Launcher); err == nil {
+			p.Isolated = true
+		} else {
+			weaker = err.Error()
+			s.m.logger.Warn("MCP server's network is confined less", "server", s.name, "why", weaker)
 		}
 	}
-	return &p, &servers.SandboxStatus{On: true, Write: p.Write, Network: p.Network, Hosts: hosts}, nil
+	if len(hosts) > 0 {
+		px := s.proxyFor(hosts)
+		switch {
+		case p.Isolated:
+			p.ProxyPort = s.m.isolatedProxyPort
+			if p.ProxyPort == 0 {
+				p.ProxyPort = isolatedProxyPort
+			}
+		default:
+			port, err := s.listenTCP(ctx, px)
+			if err != nil {
+				return nil, nil, err
+			}
+			p.ProxyPort = port
+			if err := sandbox.NetworkByPort(); err != nil {
+				weaker = err.Error() // the list is not enforced at all
+				s.m.logger.Warn("MCP server's host list is not enforced", "server", s.name, "why", weaker)
+			}
+		}
+	}
+	return &p, &servers.SandboxStatus{On: true, Write: p.Write, Network: p.Network, Hosts: hosts, Weaker: weaker}, nil
 }
 
 // without is list without the entries of drop.

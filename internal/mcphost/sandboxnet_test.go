@@ -3,14 +3,17 @@ package mcphost
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,8 @@ import (
 	"github.com/otter-sh/otter/internal/config"
 	"github.com/otter-sh/otter/internal/sandbox"
 	"github.com/otter-sh/otter/internal/servers"
+
+	"github.com/otter-sh/otter/internal/testpeer"
 )
 
 // netProbeInput names what the probe server's tool tries: two URLs to
@@ -33,6 +38,10 @@ type netProbeInput struct {
 	TCP        string `json:"tcp"`
 	UDP        string `json:"udp"`
 	Payload    string `json:"payload"`
+	// SamePort are addresses to connect to directly on the port of the
+	// proxy (read from HTTP_PROXY), as a server that knows Landlock's rule
+	// is by port would.
+	SamePort []string `json:"same_port"`
 }
 
 // runNetProbe is the stdio server of mode "netprobe": its tool probe
@@ -81,6 +90,15 @@ func runNetProbe() int {
 			conn.Close()
 		}
 		say("udp", "", err)
+		if u, err := url.Parse(os.Getenv("HTTP_PROXY")); err == nil && u.Port() != "" {
+			for _, host := range in.SamePort {
+				conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, u.Port()))
+				if err == nil {
+					conn.Close()
+				}
+				say("same port "+host, "", err)
+			}
+		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(lines, "\n")}}}, nil, nil
 	})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
@@ -97,6 +115,11 @@ type netTargets struct {
 	site, tlsSite *httptest.Server
 	tcp           net.Listener
 	udp           net.PacketConn
+	// samePort listens on every address of this machine on the port the
+	// proxy has in a server's namespace (the manager is told so):
+	// reached, it counts in samePortHits.
+	samePort     net.Listener
+	samePortHits atomic.Int32
 }
 
 func newNetTargets(t *testing.T) *netTargets {
@@ -125,6 +148,20 @@ func newNetTargets(t *testing.T) *netTargets {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.udp.Close() })
+	if n.samePort, err = net.Listen("tcp4", "0.0.0.0:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.samePort.Close() })
+	go func() {
+		for {
+			c, err := n.samePort.Accept()
+			if err != nil {
+				return
+			}
+			n.samePortHits.Add(1)
+			c.Close()
+		}
+	}()
 	return n
 }
 
@@ -145,8 +182,13 @@ func (n *netTargets) dial(ctx context.Context, network, addr string) (net.Conn, 
 }
 
 func (n *netTargets) args(payload string) string {
-	return fmt.Sprintf(`{"allowed":"http://allowed.test/x","allowed_tls":"https://allowed.test/x","other":"http://other.test/x","other_tls":"https://other.test/x","tcp":%q,"udp":%q,"payload":%q}`,
-		n.tcp.Addr().String(), n.udp.LocalAddr().String(), payload)
+	same := []string{"127.0.0.2"}
+	if ip := testpeer.ExternalIPv4(); ip != "" {
+		same = append(same, ip)
+	}
+	quoted, _ := json.Marshal(same)
+	return fmt.Sprintf(`{"allowed":"http://allowed.test/x","allowed_tls":"https://allowed.test/x","other":"http://other.test/x","other_tls":"https://other.test/x","tcp":%q,"udp":%q,"payload":%q,"same_port":%s}`,
+		n.tcp.Addr().String(), n.udp.LocalAddr().String(), payload, quoted)
 }
 
 // firstDatagram sends a sentinel to the UDP listener after the probe's
@@ -185,12 +227,14 @@ func requireLandlock(t *testing.T) {
 // probeLines runs a netprobe server (through the real launcher: this test
 // binary as otter's, see TestMain) with the given sandbox table, calls its
 // probe and returns what it reported, one line per attempt.
-func probeLines(t *testing.T, n *netTargets, sb *config.ServerSandbox, payload string) (map[string]string, *harness) {
+func probeLines(t *testing.T, n *netTargets, sb *config.ServerSandbox, payload string, canIsolate func(string) error) (map[string]string, *harness) {
 	t.Helper()
 	srv := stdioServer(t, "net", "netprobe")
 	srv.Sandbox = sb
 	h := newHarness(t, configOf(srv), servers.Options{Sandbox: &servers.SandboxOptions{Launcher: os.Args[0]}})
 	h.m.proxyDial = n.dial
+	h.m.isolatedProxyPort = n.samePort.Addr().(*net.TCPAddr).Port
+	h.m.canIsolate = canIsolate
 	h.m.Start(context.Background())
 	st := h.waitState("net", servers.StateConnected)
 	if st.Sandbox == nil || !st.Sandbox.On {
@@ -209,13 +253,16 @@ func probeLines(t *testing.T, n *netTargets, sb *config.ServerSandbox, payload s
 // allowed.test through otter's proxy, plain and over a CONNECT tunnel; is
 // refused other.test with 403 and a body that names the host and the
 // line to add; cannot connect directly to a TCP listener on another port,
-// nor send a datagram to a UDP listener (which receives nothing). Its
-// status lists the hosts, and its proxy ends with the manager.
+// nor send a datagram to a UDP listener (which receives nothing), nor
+// connect to the proxy's own port on another address of this machine —
+// which Landlock's rule, by port, would let through: the server runs in a
+// network namespace of its own. Its status lists the hosts, and its proxy
+// ends with the manager.
 func TestSandboxHostListGoesThroughTheProxyOnly(t *testing.T) {
 	requireLandlock(t)
 	n := newNetTargets(t)
 	hosts := []string{"allowed.test"}
-	lines, h := probeLines(t, n, &config.ServerSandbox{Network: &config.SandboxNetwork{Hosts: hosts}}, "leaked")
+	lines, h := probeLines(t, n, &config.ServerSandbox{Network: &config.SandboxNetwork{Hosts: hosts}}, "leaked", nil)
 	for what, want := range map[string]string{
 		"allowed":     "ok 200 hello from allowed.test",
 		"allowed tls": "ok 200 hello over tls",
@@ -225,17 +272,23 @@ func TestSandboxHostListGoesThroughTheProxyOnly(t *testing.T) {
 			t.Errorf("%s: %q, want %q", what, lines[what], want)
 		}
 	}
-	for what, want := range map[string]string{"other tls": "Forbidden", "tcp": "permission denied", "udp": "permission denied"} {
+	for what, want := range map[string]string{"other tls": "Forbidden", "tcp": "permission denied", "udp": "permission denied", "same port 127.0.0.2": "refused"} {
 		if !strings.HasPrefix(lines[what], "refused") || !strings.Contains(lines[what], want) {
 			t.Errorf("%s: %q, want refused (%s)", what, lines[what], want)
 		}
+	}
+	if ip := testpeer.ExternalIPv4(); ip != "" && !strings.HasPrefix(lines["same port "+ip], "refused") {
+		t.Errorf("same port %s: %q, want refused", ip, lines["same port "+ip])
+	}
+	if k := n.samePortHits.Load(); k != 0 {
+		t.Errorf("the server connected %d times straight to a listener on the proxy's port", k)
 	}
 	if got := n.firstDatagram(t); got != "sentinel" {
 		t.Errorf("the UDP listener received %q from the sandboxed server", got)
 	}
 	st, _ := h.m.Status("net")
-	if sb := st.Sandbox; sb.Network || len(sb.Hosts) != 1 || sb.Hosts[0] != "allowed.test" {
-		t.Errorf("status: network %v, hosts %v; want only allowed.test", sb.Network, sb.Hosts)
+	if sb := st.Sandbox; sb.Network || len(sb.Hosts) != 1 || sb.Hosts[0] != "allowed.test" || sb.Weaker != "" {
+		t.Errorf("status: network %v, hosts %v, weaker %q; want only allowed.test, not weaker", sb.Network, sb.Hosts, sb.Weaker)
 	}
 	h.m.mu.Lock()
 	px := h.m.servers["net"].proxy
@@ -243,6 +296,42 @@ func TestSandboxHostListGoesThroughTheProxyOnly(t *testing.T) {
 	if px == nil {
 		t.Fatal("no proxy")
 	}
+	if px.port != 0 {
+		t.Errorf("the proxy listens on otter's 127.0.0.1:%d too", px.port)
+	}
+	h.m.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := px.http.Serve(ln); err != http.ErrServerClosed {
+		t.Errorf("the proxy still serves after the manager closed: %v", err)
+	}
+}
+
+// Where the system makes no network namespace (user namespaces off), a
+// host list still goes through the proxy, which then listens on otter's
+// 127.0.0.1, and the server's status says its list is weaker and why.
+func TestSandboxHostListWithoutANamespaceSaysItIsWeaker(t *testing.T) {
+	requireLandlock(t)
+	n := newNetTargets(t)
+	none := func(string) error { return fmt.Errorf("%w here (user namespaces are off)", sandbox.ErrNoIsolation) }
+	lines, h := probeLines(t, n, &config.ServerSandbox{Network: &config.SandboxNetwork{Hosts: []string{"allowed.test"}}}, "leaked", none)
+	if lines["allowed"] != "ok 200 hello from allowed.test" {
+		t.Errorf("allowed: %q", lines["allowed"])
+	}
+	for _, what := range []string{"tcp", "udp"} {
+		if !strings.HasPrefix(lines[what], "refused") {
+			t.Errorf("%s: %q, want refused", what, lines[what])
+		}
+	}
+	st, _ := h.m.Status("net")
+	if !strings.Contains(st.Sandbox.Weaker, "user namespaces are off") {
+		t.Errorf("status: weaker %q, want the reason", st.Sandbox.Weaker)
+	}
+	h.m.mu.Lock()
+	px := h.m.servers["net"].proxy
+	h.m.mu.Unlock()
 	h.m.Close()
 	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", px.port), liveness); err == nil {
 		c.Close()
@@ -256,7 +345,7 @@ func TestSandboxHostListGoesThroughTheProxyOnly(t *testing.T) {
 func TestSandboxNetworkFalseRefusesUDPToo(t *testing.T) {
 	requireLandlock(t)
 	n := newNetTargets(t)
-	lines, h := probeLines(t, n, &config.ServerSandbox{Network: &config.SandboxNetwork{}}, "leaked")
+	lines, h := probeLines(t, n, &config.ServerSandbox{Network: &config.SandboxNetwork{}}, "leaked", nil)
 	for _, what := range []string{"tcp", "udp"} {
 		if !strings.HasPrefix(lines[what], "refused") || !strings.Contains(lines[what], "permission denied") {
 			t.Errorf("%s: %q, want refused (permission denied)", what, lines[what])
@@ -281,7 +370,7 @@ func TestSandboxNetworkFalseRefusesUDPToo(t *testing.T) {
 func TestSandboxDefaultNetworkKeepsTCPAndUDP(t *testing.T) {
 	requireLandlock(t)
 	n := newNetTargets(t)
-	lines, _ := probeLines(t, n, nil, "hello udp")
+	lines, _ := probeLines(t, n, nil, "hello udp", nil)
 	if lines["tcp"] != "ok" {
 		t.Errorf("tcp: %q, want ok", lines["tcp"])
 	}

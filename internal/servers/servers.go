@@ -247,6 +247,10 @@ type SandboxStatus struct {
 	// Why it is not confined: sandbox.enabled = false, or the system
 	// cannot (Linux without Landlock, another system).
 	Off string
+	// Weaker, for a server with no network or a host list, says why its
+	// network is confined less than it should be here (no network
+	// namespace of its own: the host list holds by port only).
+	Weaker string
 }
 
 // Prompt is a prompt offered by a connected server.

@@ -336,6 +336,9 @@ func sandboxLine(s app.ServerStatus) string {
 	case !sb.Network:
 		net = "no network"
 	}
+	if sb.Weaker != "" {
+		net += " — confined less here: " + termtext.Line(sb.Weaker)
+	}
 	return "sandbox: on · writes " + strings.Join(sb.Write, ", ") + " · " + net
 }
 
