@@ -62,6 +62,15 @@ func (a *App) commandSandbox(cfg *config.Config) *localtools.Sandbox {
 		// A path the user names is theirs to give, a secret folder included.
 		p.Deny = slices.DeleteFunc(p.Deny, func(d string) bool { return slices.Contains(sb.Read, d) || slices.Contains(sb.Write, d) })
 	}
+	if !p.Network {
+		// No network: a network namespace of its own too, where the
+		// system makes one, as for a server (sandbox/isolate_linux.go).
+		if err := sandbox.CanIsolate(a.opts.SandboxLauncher); err == nil {
+			p.Isolated = true
+		} else {
+			a.Logger.Warn("commands the model runs reach this machine's abstract Unix sockets", "why", err.Error())
+		}
+	}
 	s.Launcher, s.Policy = a.opts.SandboxLauncher, p
 	return s
 }

@@ -68,6 +68,12 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			want: []string{`"api.github.com:443" names a port (443): write the host alone, "api.github.com"`},
 		},
 		{
+			name: "a host list for the commands the model runs",
+			toml: "[agent]\nmodel = \"m\"\n\n[sandbox]\ncommands = { write = [\"/tmp\"], network = [\"github.com\"] }\n",
+			line: 5,
+			want: []string{`sandbox.commands.network lists hosts (github.com): the commands the model runs cannot be held to a list`, `write network = true for any host or false for none`},
+		},
+		{
 			name: "a sandbox's network neither a boolean nor a list",
 			toml: "[[mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nsandbox = { network = \"api.github.com\" }\n",
 			line: 4,

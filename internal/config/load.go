@@ -685,6 +685,11 @@ func (f *fileData) check(errs *errList) {
 			}
 		}
 	}
+	if hosts := c.Sandbox.Commands.NetworkHosts(); len(hosts) > 0 {
+		errs.add(file, f.line(toml.Key{"sandbox", "commands", "network"}),
+			"write network = true for any host or false for none; a host list is a server's (its sandbox table), whose proxy otter runs",
+			"sandbox.commands.network lists hosts (%s): the commands the model runs cannot be held to a list", strings.Join(hosts, ", "))
+	}
 	if c.Serve.MaxSessions < 0 {
 		errs.add(file, f.line(toml.Key{"serve", "max_sessions"}), "use a positive number, or leave it out for the default (1000)", "serve.max_sessions must not be negative")
 	}

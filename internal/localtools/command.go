@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -182,6 +183,15 @@ func (o Options) shellOptions() shellline.Options {
 	if s := o.Sandbox; s != nil && s.Launcher != "" {
 		so.Wrap = func(path string, argv []string) (string, []string, error) {
 			return sandbox.Command(s.Launcher, s.Policy, path, argv[0], argv[1:])
+		}
+		if s.Policy.Isolated {
+			so.Prepare = func(cmd *exec.Cmd) (func(), error) {
+				iso, err := sandbox.Isolate(cmd, s.Policy)
+				if err != nil {
+					return nil, err
+				}
+				return func() { iso.Close() }, nil
+			}
 		}
 	}
 	return so

@@ -336,3 +336,32 @@ func TestRefusedCommandRunsOutsideOnlyWhenAllowed(t *testing.T) {
 		}
 	}
 }
+
+// Commands with no network ([sandbox] commands = { network = false }) run
+// in a network namespace of their own where the system makes one: only a
+// loopback interface, and no socket of otter's inherited.
+func TestCommandsWithoutNetworkRunInANamespaceOfTheirOwn(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sandbox.CanIsolate(self); err != nil {
+		t.Fatalf("this machine must allow user namespaces for this test: %v", err)
+	}
+	dir := t.TempDir()
+	p := sandbox.ForCommands("", nil, []string{dir})
+	p.Network, p.Isolated = false, true
+	tt := New(Options{Dir: dir, SpillDir: t.TempDir(), Sandbox: &Sandbox{Launcher: self, Policy: p}})
+	text, isErr, _ := call(t, tt, tt.NewState(), NameRunCommand,
+		`{"command":"tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; echo sockets: $(ls -l /proc/$$/fd | grep -c socket)"}`)
+	if isErr {
+		t.Fatalf("the command failed:\n%s", text)
+	}
+	lines := strings.Fields(text)
+	if len(lines) < 3 || lines[0] != "lo" || lines[1] != "sockets:" || lines[2] != "0" {
+		t.Errorf("want only the loopback interface and no socket inherited, got:\n%s", text)
+	}
+}

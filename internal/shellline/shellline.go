@@ -60,6 +60,10 @@ type Options struct {
 	// its argv (shell, "-c", line) into the ones started instead: otter's
 	// sandbox launcher, which confines itself and then execs the shell.
 	Wrap func(path string, argv []string) (string, []string, error)
+	// Prepare, when set, adjusts the command before it starts (the
+	// sandbox's namespaces) and returns what to call once it started or
+	// failed to.
+	Prepare func(cmd *exec.Cmd) (started func(), err error)
 }
 
 // Result is how a line ended.
@@ -165,7 +169,17 @@ func Start(line string, o Options) (*Running, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	r := &Running{line: line, start: time.Now(), out: &capped{max: max, spillDir: o.SpillDir},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
+	started := func() {}
+	if o.Prepare != nil {
+		if started, err = o.Prepare(cmd); err != nil {
+			pr.Close()
+			pw.Close()
+			return nil, fmt.Errorf("running %q: %w", line, err)
+		}
+	}
+	err = cmd.Start()
+	started()
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return nil, fmt.Errorf("running %q with %s: %w", line, shell, err)
