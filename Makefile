@@ -70,11 +70,12 @@ test:
 vet:
 	@fmt=$$(gofmt -l cmd internal test assets 2>/dev/null); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	CGO_ENABLED=0 $(GO) vet ./...
-	@# macOS builds too (its sandbox is a Seatbelt profile, off until a
-	@# person opts in: a server runs unconfined and otter says so);
-	@# Windows is not built yet
+	@# macOS builds too, its tests included (its sandbox is a Seatbelt
+	@# profile, off until a person opts in: a server runs unconfined and
+	@# otter says so); Windows is not built yet
 	@# (process groups: hooks, ! lines).
 	GOOS=darwin CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/otter
+	GOOS=darwin CGO_ENABLED=0 $(GO) vet ./...
 	$(GO) mod tidy -diff
 
 ## bench: benchmarks that print otter-vs-baseline ratios. -p 1: one package's

@@ -55,7 +55,7 @@ func TestReferenceServerStreamableHTTP(t *testing.T) {
 	l.Close()
 	cmd := exec.Command(node, index, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr() // its own group, killed with the test (Linux)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
