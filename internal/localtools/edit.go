@@ -255,6 +255,9 @@ func apply(ctx context.Context, st *State, c change, toolName string) *tool.Resu
 		}
 	}
 	if err := write(c); err != nil {
+		if cp != nil {
+			_ = cp.BeforeChange(ctx, FileChange{Path: c.pl.real, Existed: c.existed, Before: c.before, After: c.before, Tool: toolName})
+		}
 		return errorResult("could not write %s: %v", c.shown, err)
 	}
 	fi, _ := os.Stat(c.pl.real)

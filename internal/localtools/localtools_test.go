@@ -187,6 +187,40 @@ func TestCheckpointerSeesEachChangeFirst(t *testing.T) {
 	}
 }
 
+// spoiler is a Checkpointer under which the write of the change to path
+// fails: it puts a file of someone else's there first (write_file
+// creates with O_EXCL).
+type spoiler struct {
+	keep
+	path string
+}
+
+func (s *spoiler) BeforeChange(ctx context.Context, c FileChange) error {
+	if c.Path == s.path && !c.Existed && len(s.got) == 0 {
+		if err := os.WriteFile(c.Path, []byte("someone else's\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return s.keep.BeforeChange(ctx, c)
+}
+
+// A change that fails to be written is told to the Checkpointer again, as
+// leaving the file as it was: undo must not take what the failed write
+// would have written for the state otter left the file in.
+func TestCheckpointerHearsOfAFailedWrite(t *testing.T) {
+	tt, dir := project(t, nil)
+	st := tt.NewState()
+	k := &spoiler{path: filepath.Join(dir, "g.txt")}
+	st.SetCheckpointer(k)
+	text, isErr, _ := call(t, tt, st, NameWriteFile, `{"path":"g.txt","content":"g"}`)
+	if !isErr || !strings.Contains(text, "could not write g.txt") {
+		t.Fatalf("the write did not fail: %q", text)
+	}
+	if len(k.got) != 2 || string(k.got[0].After) != "g" || k.got[1].After != nil || k.got[1].Existed || k.got[1].Path != k.path {
+		t.Errorf("checkpoints: %+v", k.got)
+	}
+}
+
 func TestSplitCommands(t *testing.T) {
 	for line, want := range map[string][]string{
 		"git status":                        {"git status"},

@@ -25,7 +25,10 @@ type FileChange struct {
 
 // Checkpointer keeps a file's content before a tool changes it, so that
 // the change can be undone (the session's /undo and /rewind). An error
-// stops the change: the model is told the file was left as it was.
+// stops the change: the model is told the file was left as it was. A
+// change that then fails to be written is told again with After set to
+// Before: the file is as it was, not as the change would have left it
+// (else undo would take it for a file someone else changed since).
 type Checkpointer interface {
 	BeforeChange(ctx context.Context, c FileChange) error
 }
