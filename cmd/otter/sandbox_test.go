@@ -56,6 +56,10 @@ func runProbeTestServer() int {
 		say("read key", err)
 		_, err = os.ReadFile(in.Config)
 		say("read otter config", err)
+		// otter is the server's parent (the launcher became the server):
+		// its environment holds the API keys.
+		_, err = os.ReadFile(fmt.Sprintf("/proc/%d/environ", os.Getppid()))
+		say("read otter environ", err)
 		say("write home", os.WriteFile(in.HomeFile, []byte("x"), 0o600))
 		say("write project", os.WriteFile(in.ProjFile, []byte("x"), 0o600))
 		c, err := net.Dial("tcp", in.Addr)
@@ -70,10 +74,11 @@ func runProbeTestServer() int {
 }
 
 // TestStdioServersRunInTheSandbox: the real binary starts a stdio server
-// (the probe above) that tries to read the user's SSH key and otter's
-// config, to write in a folder of the home directory and in the project,
-// and to connect to a local listener. Under the default sandbox it reads
-// neither secret, writes only in the project and connects; network =
+// (the probe above) that tries to read the user's SSH key, otter's
+// config and otter's environment (/proc/PID/environ: root's servers run in
+// a user namespace of their own for it), to write in a folder of the home
+// directory and in the project, and to connect to a local listener. Under
+// the default sandbox it reads none of them, writes only in the project and connects; network =
 // false stops the connection, and so does a host list (the server may
 // connect to otter's proxy only; internal/mcphost tests what goes through
 // it), which mcp list --json and mcp get show; write = ["~/notes"] lets it write there; enabled = false
@@ -132,11 +137,11 @@ func TestStdioServersRunInTheSandbox(t *testing.T) {
 		name, sandbox string
 		want          map[string]bool // what: allowed
 	}{
-		{"default", "", map[string]bool{"read key": false, "read otter config": false, "write home": false, "write project": true, "connect": true}},
-		{"network = false", "sandbox = { network = false }", map[string]bool{"read key": false, "write project": true, "connect": false}},
-		{"network = [allowed.test]", `sandbox = { network = ["allowed.test"] }`, map[string]bool{"read key": false, "write project": true, "connect": false}},
+		{"default", "", map[string]bool{"read key": false, "read otter config": false, "read otter environ": false, "write home": false, "write project": true, "connect": true}},
+		{"network = false", "sandbox = { network = false }", map[string]bool{"read key": false, "read otter environ": false, "write project": true, "connect": false}},
+		{"network = [allowed.test]", `sandbox = { network = ["allowed.test"] }`, map[string]bool{"read key": false, "read otter environ": false, "write project": true, "connect": false}},
 		{"write = [~/notes]", `sandbox = { write = ["~/notes"] }`, map[string]bool{"read key": false, "write home": true}},
-		{"enabled = false", "sandbox = { enabled = false }", map[string]bool{"read key": true, "read otter config": true, "write home": true, "connect": true}},
+		{"enabled = false", "sandbox = { enabled = false }", map[string]bool{"read key": true, "read otter config": true, "read otter environ": true, "write home": true, "connect": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := fmt.Sprintf("[[mcp.servers]]\nname = \"probe\"\ncommand = %q\nenv = { %s = \"1\" }\n%s\n", self, envProbeServer, tc.sandbox)
@@ -224,11 +229,17 @@ func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
 // under the default sandbox against the same with sandbox = { enabled =
 // false }, runs alternating, in the same process: what the launcher (otter
 // starting itself, its Landlock rules, the exec) adds to a server's start.
-// And the same with a host list (network = ["example.org"]): the server
-// in a network namespace of its own, with its proxy — otter's check that
-// it can make one included, as at each start of otter.
+// And the same with network = false — the server in a network namespace
+// of its own, otter's check that it can make one included, as at each
+// start of otter — and with a host list (network = ["example.org"]),
+// which adds the proxy and the proxy variables, among them
+// NODE_USE_ENV_PROXY=1: Node 22 then loads its proxy support as it
+// starts, 150–200 ms of its own (node -e 'process.exit(0)': 190 ms
+// without, 340–500 ms with, on the 2-core machine), the price of Node's
+// fetch reaching the allowed hosts at all.
 //
 //	sandbox-start: otter=… baseline=… ratio=…   (median of 10 runs each)
+//	sandbox-start-isolated: otter=… baseline=… ratio=…
 //	sandbox-start-hosts: otter=… baseline=… ratio=…
 func BenchmarkSandboxStart(b *testing.B) {
 	if err := sandbox.Available(); err != nil {
@@ -243,6 +254,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 	for kind, extra := range map[string]string{
 		"off":     "sandbox = { enabled = false }\n",
 		"default": "",
+		"nonet":   "sandbox = { network = false }\n",
 		"hosts":   "sandbox = { network = [\"example.org\"] }\n",
 	} {
 		f := filepath.Join(home, kind+".toml")
@@ -268,9 +280,10 @@ func BenchmarkSandboxStart(b *testing.B) {
 		return ds[len(ds)/2]
 	}
 	for b.Loop() {
-		var def, hosts, off []time.Duration
+		var def, nonet, hosts, off []time.Duration
 		for range 10 {
 			def = append(def, run("default"))
+			nonet = append(nonet, run("nonet"))
 			hosts = append(hosts, run("hosts"))
 			off = append(off, run("off"))
 		}
@@ -281,7 +294,8 @@ func BenchmarkSandboxStart(b *testing.B) {
 			what string
 		}{
 			{"sandbox-start", def, "sandboxed"},
-			{"sandbox-start-hosts", hosts, "sandboxed with a host list, in a network namespace of its own"},
+			{"sandbox-start-isolated", nonet, "sandboxed with network = false, in a network namespace of its own"},
+			{"sandbox-start-hosts", hosts, "sandboxed with a host list: its own namespace, the proxy, Node's proxy support loaded"},
 		} {
 			o := median(r.ds)
 			fmt.Printf("%s: otter=%s baseline=%s ratio=%.2f (otter mcp list with the everything server under Node, %s vs not, median of 10)\n",

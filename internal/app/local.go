@@ -62,6 +62,9 @@ func (a *App) commandSandbox(cfg *config.Config) *localtools.Sandbox {
 		// A path the user names is theirs to give, a secret folder included.
 		p.Deny = slices.DeleteFunc(p.Deny, func(d string) bool { return slices.Contains(sb.Read, d) || slices.Contains(sb.Write, d) })
 	}
+	if err := sandbox.SeparateRoot(&p); err != nil { // root's commands do not keep CAP_SYS_PTRACE over otter
+		a.Logger.Warn("commands the model runs run as root beside otter", "why", err.Error())
+	}
 	if !p.Network {
 		// No network: a network namespace of its own too, where the
 		// system makes one, as for a server (sandbox/isolate_linux.go).

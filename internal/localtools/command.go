@@ -184,7 +184,7 @@ func (o Options) shellOptions() shellline.Options {
 		so.Wrap = func(path string, argv []string) (string, []string, error) {
 			return sandbox.Command(s.Launcher, s.Policy, path, argv[0], argv[1:])
 		}
-		if s.Policy.Isolated {
+		if s.Policy.Namespaced() {
 			so.Prepare = func(cmd *exec.Cmd) (func(), error) {
 				iso, err := sandbox.Isolate(cmd, s.Policy)
 				if err != nil {

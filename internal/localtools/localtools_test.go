@@ -399,3 +399,29 @@ func TestCommandsWithoutNetworkRunInANamespaceOfTheirOwn(t *testing.T) {
 		t.Errorf("want only the loopback interface and no socket inherited, got:\n%s", text)
 	}
 }
+
+// A command cannot read otter's environment (/proc/PID/environ, with the
+// API keys), even when otter runs as root: Landlock refuses it to a program
+// without CAP_SYS_PTRACE, and root's commands run in a user namespace of
+// their own (sandbox.SeparateRoot, as the app confines them), where they
+// have no capability over otter.
+func TestCommandsCannotReadOttersEnvironment(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := sandbox.ForCommands("", nil, []string{dir})
+	if err := sandbox.SeparateRoot(&p); err != nil {
+		t.Fatalf("this machine must allow user namespaces for this test: %v", err)
+	}
+	tt := New(Options{Dir: dir, SpillDir: t.TempDir(), Sandbox: &Sandbox{Launcher: self, Policy: p}})
+	text, _, _ := call(t, tt, tt.NewState(), NameRunCommand,
+		`{"command":"head -c 1 /proc/$PPID/environ >/dev/null 2>&1 && echo READ || echo REFUSED; ls /proc/$PPID/environ"}`)
+	if !strings.HasPrefix(text, "REFUSED\n") || !strings.Contains(text, "/environ") {
+		t.Errorf("uid %d: a command read otter's environment:\n%s", os.Getuid(), text)
+	}
+}

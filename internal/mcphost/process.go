@@ -106,7 +106,7 @@ func startProcess(srv config.Server, tail *ring, policy *sandbox.Policy, launche
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	var iso *sandbox.Isolation
-	if policy != nil && policy.Isolated {
+	if policy != nil && policy.Namespaced() {
 		if iso, err = sandbox.Isolate(cmd, *policy); err != nil {
 			closeAll(inR, inW, outR, outW, errR, errW)
 			return nil, err

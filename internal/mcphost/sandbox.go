@@ -56,6 +56,9 @@ func (s *server) sandboxFor(ctx context.Context) (*sandbox.Policy, *servers.Sand
 	s.refused = "" // a new start
 	s.mu.Unlock()
 	var weaker string
+	if err := sandbox.SeparateRoot(&p); err != nil { // root's servers do not keep CAP_SYS_PTRACE over otter
+		s.m.logger.Warn("MCP server runs as root beside otter", "server", s.name, "why", err.Error())
+	}
 	if !p.Network {
 		// No network or a host list: a network namespace of its own where
 		// the system makes one (sandbox/isolate_linux.go).

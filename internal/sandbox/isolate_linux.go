@@ -106,27 +106,21 @@ type Isolation struct {
 }
 
 // Isolate sets cmd — the launcher's command for p (Command), not started
-// yet — to start in a user and a network namespace of its own: as the
-// same user (root keeps its whole range of ids, and with it the rights
-// it had on other users' files) and, for a user that is not root, with
-// the one capability the launcher needs to bring the loopback interface
-// up, which it drops before the exec. Call Started once cmd.Start
-// returned, and Close when the program has exited.
+// yet — to start in a user namespace of its own and, if p.Isolated, a
+// network namespace: as the same user (root keeps its whole range of ids,
+// and with it the rights it had on other users' files) and, for a user
+// that is not root, with the one capability the launcher needs to bring
+// the loopback interface up, which it drops before the exec. Call Started
+// once cmd.Start returned, and Close when the program has exited.
 func Isolate(cmd *exec.Cmd, p Policy) (*Isolation, error) {
 	if len(cmd.ExtraFiles) != 0 {
 		return nil, errors.New("sandbox: the launcher's command passes files of its own")
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("a socket pair for the sandbox's launcher: %w", err)
-	}
-	iso := &Isolation{otterEnd: os.NewFile(uintptr(fds[0]), "sandbox-handover"), childEnd: os.NewFile(uintptr(fds[1]), "sandbox-handover-child")}
-	cmd.ExtraFiles = []*os.File{iso.childEnd} // handOverFD in the launcher
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+	a.Cloneflags |= syscall.CLONE_NEWUSER
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
 		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
@@ -136,16 +130,63 @@ func Isolate(cmd *exec.Cmd, p Policy) (*Isolation, error) {
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		a.GidMappingsEnableSetgroups = false // an unprivileged user may not, and need not
+	}
+	iso := &Isolation{}
+	if !p.Isolated {
+		return iso, nil
+	}
+	a.Cloneflags |= syscall.CLONE_NEWNET
+	if uid != 0 {
 		a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN)
 	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("a socket pair for the sandbox's launcher: %w", err)
+	}
+	iso.otterEnd, iso.childEnd = os.NewFile(uintptr(fds[0]), "sandbox-handover"), os.NewFile(uintptr(fds[1]), "sandbox-handover-child")
+	cmd.ExtraFiles = []*os.File{iso.childEnd} // handOverFD in the launcher
 	return iso, nil
 }
+
+// SeparateRoot sets p.OwnUsers when otter runs as root and this system
+// makes user namespaces. Root's programs keep CAP_SYS_PTRACE, with which
+// they could read otter's memory and environment (/proc/PID/environ, the
+// API keys in it) — Landlock refuses that only to a program without the
+// capability. In a user namespace of its own the program is still root
+// over every user's files (all ids are mapped), but has no capability over
+// otter's processes, which belong to the namespace above. The check starts
+// true(1) in a user namespace once (a millisecond or two); the error says
+// why root's program cannot be kept from otter's processes here.
+func SeparateRoot(p *Policy) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	if err := userNamespaces(); err != nil {
+		return fmt.Errorf("otter runs as root and this system makes no user namespace (%v): what it starts keeps CAP_SYS_PTRACE, with which it can read otter's environment", err)
+	}
+	p.OwnUsers = true
+	return nil
+}
+
+var userNamespaces = sync.OnceValue(func() error {
+	path, err := exec.LookPath("true")
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path)
+	if _, err := Isolate(cmd, Policy{}); err != nil {
+		return err
+	}
+	return cmd.Run()
+})
 
 // Started closes otter's copy of the launcher's end, so that the
 // launcher's exit (or its exec) ends the hand-over. Call it after
 // cmd.Start, whether it succeeded or not.
 func (iso *Isolation) Started() {
-	iso.childEnd.Close()
+	if iso.childEnd != nil {
+		iso.childEnd.Close()
+	}
 }
 
 // Listener waits up to timeout for the listening socket the launcher
@@ -153,6 +194,9 @@ func (iso *Isolation) Started() {
 // out, for otter's proxy to serve. An error if the launcher exited or
 // failed without handing it over (its stderr says why).
 func (iso *Isolation) Listener(timeout time.Duration) (net.Listener, error) {
+	if iso.otterEnd == nil {
+		return nil, errors.New("the sandbox's launcher was started with no network namespace of its own")
+	}
 	c, err := net.FileConn(iso.otterEnd)
 	if err != nil {
 		return nil, err
@@ -196,7 +240,10 @@ func (iso *Isolation) Listener(timeout time.Duration) (net.Listener, error) {
 
 // Close releases otter's end of the hand-over.
 func (iso *Isolation) Close() error {
-	iso.childEnd.Close()
+	iso.Started()
+	if iso.otterEnd == nil {
+		return nil
+	}
 	return iso.otterEnd.Close()
 }
 

@@ -31,4 +31,7 @@ func (*Isolation) Started()                                     {}
 func (*Isolation) Listener(time.Duration) (net.Listener, error) { return nil, CanIsolate("") }
 func (*Isolation) Close() error                                 { return nil }
 
+// SeparateRoot does nothing here: see isolate_linux.go.
+func SeparateRoot(*Policy) error { return nil }
+
 func probeMain() error { return CanIsolate("") }

@@ -73,7 +73,14 @@ type Policy struct {
 	// ProxyPort only otter's proxy, which listens on 127.0.0.1:ProxyPort in
 	// that namespace — no other host has that port there.
 	Isolated bool `json:"isolated,omitempty"`
+	// OwnUsers starts the program in a user namespace of its own (with
+	// Isolated it always is): see SeparateRoot.
+	OwnUsers bool `json:"own_users,omitempty"`
 }
+
+// Namespaced reports whether a program confined by p is started through
+// Isolate.
+func (p Policy) Namespaced() bool { return p.Isolated || p.OwnUsers }
 
 // SecretPaths are the user's folders and files that no confined program
 // reads by default: keys, cloud credentials, password stores (relative to
