@@ -21,6 +21,11 @@ func TestMCPPanelShowsSandboxAndHeldBackTools(t *testing.T) {
 	if got, want := sandboxLine(hosts), "sandbox: on · writes /proj · network: only api.github.com, *.example.org (through otter's proxy)"; got != want {
 		t.Errorf("sandboxLine = %q, want %q", got, want)
 	}
+	weaker := hosts
+	weaker.Sandbox = &servers.SandboxStatus{On: true, Write: []string{"/proj"}, Hosts: []string{"api.github.com"}, Weaker: "no user namespaces\x1b[2J here"}
+	if got, want := sandboxLine(weaker), "sandbox: on · writes /proj · network: only api.github.com (through otter's proxy) — confined less here: no user namespaces here"; got != want {
+		t.Errorf("sandboxLine = %q, want %q", got, want)
+	}
 	off := app.ServerStatus{Name: "fs", Sandbox: &servers.SandboxStatus{Off: "sandbox.enabled = false"}}
 	if got, want := sandboxLine(off), "sandbox: off (sandbox.enabled = false)"; got != want {
 		t.Errorf("sandboxLine = %q, want %q", got, want)
