@@ -72,6 +72,9 @@ type model struct {
 	app  *app.App          // conv's App: servers, tools, configuration
 	ctx  context.Context   // cancelled when the UI quits
 	stop context.CancelFunc
+	// endProgram ends the running program at once (see UI.Run); nil when
+	// the model runs in a test's program, which tea.Quit ends.
+	endProgram context.CancelFunc
 
 	width, height int
 	st            styles
@@ -775,6 +778,9 @@ func (m *model) quit() tea.Cmd {
 	m.questions = nil
 	m.stop()
 	m.conv.End(context.Background(), "prompt_input_exit")
+	if m.endProgram != nil {
+		m.endProgram()
+	}
 	return tea.Quit
 }
 

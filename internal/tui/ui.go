@@ -81,7 +81,20 @@ func (u *UI) Run(ctx context.Context, conv *app.Conversation) error {
 	// The program ends when ctx does: the caller owns the signals. Bubble
 	// Tea's own handler of SIGINT and SIGTERM would block sending its quit
 	// message to a program that already stopped on ctx (a hang).
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	//
+	// The person's quit (model.quit) ends it the same way, by canceling
+	// progCtx, not with tea.Quit alone: after tea.Quit Bubble Tea (2.0.10,
+	// and 2.1.1) waits up to 0.5 s for its input reader to stop, and the
+	// reader cannot stop while it holds input read after the quitting key
+	// (a key typed just after Enter, an Esc it waits to complete, a mouse
+	// event): it blocks handing it to the event loop that has stopped. A
+	// canceled program skips that wait, and its last frame, which nobody
+	// sees: otter draws on the alternate screen, which the exit leaves.
+	// The terminal is restored the same way either way.
+	progCtx, endProgram := context.WithCancel(ctx)
+	defer endProgram()
+	m.endProgram = endProgram
+	opts := []tea.ProgramOption{tea.WithContext(progCtx), tea.WithoutSignalHandler()}
 	if u.opts.Input != nil {
 		opts = append(opts, tea.WithInput(u.opts.Input))
 	}
@@ -94,8 +107,8 @@ func (u *UI) Run(ctx context.Context, conv *app.Conversation) error {
 	defer u.finish()
 	_, err := p.Run()
 	u.clock.close()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil // interrupted from outside (SIGTERM): not an error of the UI
+	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) && progCtx.Err() != nil {
+		return nil // quit, or interrupted from outside (SIGTERM): not an error of the UI
 	}
 	if err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
