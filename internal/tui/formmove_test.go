@@ -90,3 +90,25 @@ func TestKeysTypedAfterEnterReachTheNextField(t *testing.T) {
 		})
 	}
 }
+
+// An Enter on a choice list whose filter matches nothing moves nowhere
+// (huh says nothing of it): keys typed behind it go on to the list at
+// once, not after a wait for a move that never comes. Here the burst drops
+// the form's timeout, so keys held for that move would be lost.
+func TestEnterOnAnEmptyChoiceHoldsNoKeys(t *testing.T) {
+	m := newTestModel(t, &fakeHost{}, Options{})
+	m.width, m.height = 100, 40
+	var a, b string
+	submitted := false
+	f := newFormModal(m, "", "", huh.NewGroup(
+		huh.NewSelect[string]().Options(huh.NewOptions("alpha", "beta")...).Value(&a),
+		huh.NewInput().Value(&b)))
+	f.onSubmit = func() tea.Cmd { submitted = true; return nil }
+	for _, msg := range runCmd(f.init()) {
+		f.update(msg)
+	}
+	burst(f, "/", "z", "enter", "backspace", "enter", "x", "enter")
+	if a != "alpha" || b != "x" || !submitted {
+		t.Errorf("fields = %q, %q (submitted %v), want \"alpha\", \"x\" (submitted)", a, b, submitted)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -61,11 +62,25 @@ type formModal struct {
 }
 
 // formMoveTimeout bounds how long keys wait for huh's move to the next
-// field should it never come: an Enter on a choice list whose filter
-// matches nothing moves nowhere and says so with no error. Every other
-// wait ends on huh's own message, however slow the machine, so this is
-// long — it is only the worst case of a key typed after such an Enter.
-const formMoveTimeout = time.Second
+// field should it never come. The one Enter known to move nowhere — on a
+// choice list whose filter matches nothing, which huh takes with no error
+// — starts no wait (nothingChosen); every other wait ends on huh's own
+// message, however slow the machine. So this is only a safeguard against a
+// huh that changed, and long: under load and the race detector huh's move
+// took more than the 1 s this once was, and the keys typed behind the
+// Enter went to the field being left.
+const formMoveTimeout = 10 * time.Second
+
+// nothingChosen reports whether field is a choice list with no option
+// under the cursor (its filter matches none): huh's Select of any type,
+// whose Hovered says so.
+func nothingChosen(field huh.Field) bool {
+	m := reflect.ValueOf(field).MethodByName("Hovered")
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 2 || m.Type().Out(1).Kind() != reflect.Bool {
+		return false
+	}
+	return !m.Call(nil)[1].Bool()
+}
 
 // formMoveDone ends the wait of a formModal's held keys.
 type formMoveDone struct {
@@ -135,6 +150,9 @@ func (f *formModal) update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok && !f.moving && !f.done && len(f.form.Errors()) == 0 {
 		switch k.String() {
 		case "enter", "tab", "shift+tab":
+			if nothingChosen(f.form.GetFocusedField()) {
+				return cmd // huh moves nowhere
+			}
 			f.moving, f.from = true, f.form.GetFocusedField()
 			f.move++
 			done := formMoveDone{f, f.move}
