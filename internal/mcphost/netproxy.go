@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/otter-sh/otter/internal/safehttp"
@@ -66,7 +68,8 @@ func (s *server) proxyFor(hosts []string) *hostProxy {
 	}
 	dial := s.m.proxyDial
 	if dial == nil {
-		d := &net.Dialer{Timeout: proxyDialTimeout, KeepAlive: 30 * time.Second}
+		d := &net.Dialer{Timeout: proxyDialTimeout, KeepAlive: 30 * time.Second,
+			Control: func(_, address string, _ syscall.RawConn) error { return s.checkProxyAddr(hosts, address) }}
 		dial = d.DialContext
 	}
 	fp := &safehttp.ForwardProxy{
@@ -177,6 +180,48 @@ func proxyEnv(env []string, port int) []string {
 	}
 	return append(out, "NODE_USE_ENV_PROXY=1")
 }
+
+// checkProxyAddr is the proxy's check of the address a host of the list
+// resolved to, as it connects (so a name that resolves again differently
+// is checked again): an address of this machine (loopback, unspecified),
+// a link-local one (169.254.0.0/16, where clouds serve their metadata and
+// its credentials; fe80::/10) or a multicast one is reached only if the
+// list names it as an IP address — else an allowed wildcard whose DNS the
+// server's author controls would lead the proxy to otter's own machine.
+// Private networks' addresses (10.0.0.0/8, fd00::/8, …) are reached by
+// name: a list names intranet hosts so.
+func (s *server) checkProxyAddr(hosts []string, address string) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("otter's sandbox cannot check the address %q", address)
+	}
+	addr := ap.Addr().Unmap().WithZone("")
+	switch {
+	case addr.IsLoopback(), addr.IsUnspecified(), addr.IsLinkLocalUnicast(), addr.IsMulticast(),
+		addr.IsLinkLocalMulticast(), addr.IsInterfaceLocalMulticast():
+	default:
+		return nil
+	}
+	for _, h := range hosts {
+		if a, err := netip.ParseAddr(h); err == nil && a.Unmap().WithZone("") == addr {
+			return nil
+		}
+	}
+	where := ""
+	if s.cfg.File != "" {
+		where = fmt.Sprintf(" (%s:%d)", s.cfg.File, s.cfg.Line)
+	}
+	return blockedAddr(fmt.Sprintf("otter's sandbox refused a connection to %s, a %s address: MCP server %q reaches this machine or its local link only at an IP address its network list names%s: network = [%q]",
+		addr, safehttp.Classify(addr), s.name, where, addr.String()))
+}
+
+// blockedAddr is the proxy's refusal of an address (checkProxyAddr); as
+// safehttp.ErrBlocked, it is answered 403 with its text and counts as the
+// sandbox's refusal (the server's hint).
+type blockedAddr string
+
+func (e blockedAddr) Error() string        { return string(e) }
+func (e blockedAddr) Is(target error) bool { return target == safehttp.ErrBlocked }
 
 // currentProxy is the server's proxy, nil if it has none.
 func (s *server) currentProxy() *hostProxy {

@@ -42,6 +42,9 @@ type netProbeInput struct {
 	// proxy (read from HTTP_PROXY), as a server that knows Landlock's rule
 	// is by port would.
 	SamePort []string `json:"same_port"`
+	// ForceProxy sends every fetch through the proxy, this machine's
+	// names and addresses too (Go's client does not proxy those by itself).
+	ForceProxy bool `json:"force_proxy,omitempty"`
 }
 
 // runNetProbe is the stdio server of mode "netprobe": its tool probe
@@ -57,8 +60,12 @@ func runNetProbe() int {
 				lines = append(lines, what+": ok "+ok)
 			}
 		}
+		proxy := http.ProxyFromEnvironment
+		if in.ForceProxy {
+			proxy = func(*http.Request) (*url.URL, error) { return url.Parse(os.Getenv("HTTP_PROXY")) }
+		}
 		c := &http.Client{Timeout: time.Minute, Transport: &http.Transport{
-			Proxy:           http.ProxyFromEnvironment,
+			Proxy:           proxy,
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the test's TLS server
 		}}
 		fetch := func(what, url string) {
@@ -413,5 +420,37 @@ func TestSandboxRefusedHostExplainsAFailedStart(t *testing.T) {
 	want := `otter's sandbox refused a connection to other.test: MCP server "npxish" may reach only allowed.test. If it needs other.test, add it to the network list of the server's sandbox table (/home/me/.config/otter/config.toml:7): network = ["allowed.test", "other.test"]`
 	if !strings.Contains(st.Error, want) {
 		t.Errorf("the failed server's error lacks %q:\n%s", want, st.Error)
+	}
+}
+
+// The proxy checks the address a listed name resolves to: a name that
+// leads to this machine (localhost, or an allowed wildcard whose DNS the
+// server's author controls) is refused with 403, the address and the line
+// that would allow it; the same address named in the list is reached.
+func TestSandboxProxyRefusesThisMachineByName(t *testing.T) {
+	requireLandlock(t)
+	n := newNetTargets(t)
+	_, port, _ := net.SplitHostPort(n.site.Listener.Addr().String())
+	for _, tc := range []struct {
+		hosts []string
+		url   string
+		want  string
+	}{
+		{[]string{"localhost"}, "http://localhost:" + port + "/x",
+			`ok 403 dial tcp 127.0.0.1:` + port + `: otter's sandbox refused a connection to 127.0.0.1, a loopback address: MCP server "net" reaches this machine or its local link only at an IP address its network list names: network = ["127.0.0.1"]`},
+		{[]string{"127.0.0.1"}, "http://127.0.0.1:" + port + "/x", "ok 200 hello from allowed.test"},
+	} {
+		srv := stdioServer(t, "net", "netprobe")
+		srv.Sandbox = &config.ServerSandbox{Network: &config.SandboxNetwork{Hosts: tc.hosts}}
+		h := newHarness(t, configOf(srv), servers.Options{Sandbox: &servers.SandboxOptions{Launcher: os.Args[0]}})
+		h.m.Start(context.Background())
+		h.waitState("net", servers.StateConnected)
+		args, _ := json.Marshal(map[string]any{"allowed": tc.url, "allowed_tls": "", "other": "", "other_tls": "", "tcp": "", "udp": "", "payload": "", "same_port": []string{}, "force_proxy": true})
+		out := h.callText("net", "probe", string(args))
+		got, _, _ := strings.Cut(out, "\n")
+		if got != "allowed: "+tc.want {
+			t.Errorf("%v, %s: %q, want %q", tc.hosts, tc.url, got, "allowed: "+tc.want)
+		}
+		h.m.Close()
 	}
 }
