@@ -330,13 +330,7 @@ func TestReadRefusesAPathThatMovedOutAfterTheCheck(t *testing.T) {
 // command runs unconfined and its result says so. This test binary is the
 // launcher (TestMain).
 func TestRefusedCommandRunsOutsideOnlyWhenAllowed(t *testing.T) {
-	if err := sandbox.Available(); err != nil {
-		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := launcher(t)
 	// Outside the project and the temporary directory, both writable.
 	outside, err := os.MkdirTemp("/var/tmp", "otter-unconfined-")
 	if err != nil {
@@ -375,13 +369,7 @@ func TestRefusedCommandRunsOutsideOnlyWhenAllowed(t *testing.T) {
 // in a network namespace of their own where the system makes one: only a
 // loopback interface, and no socket of otter's inherited.
 func TestCommandsWithoutNetworkRunInANamespaceOfTheirOwn(t *testing.T) {
-	if err := sandbox.Available(); err != nil {
-		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := launcher(t)
 	if err := sandbox.CanIsolate(self); err != nil {
 		t.Fatalf("this machine must allow user namespaces for this test: %v", err)
 	}
@@ -406,13 +394,7 @@ func TestCommandsWithoutNetworkRunInANamespaceOfTheirOwn(t *testing.T) {
 // their own (sandbox.SeparateRoot, as the app confines them), where they
 // have no capability over otter.
 func TestCommandsCannotReadOttersEnvironment(t *testing.T) {
-	if err := sandbox.Available(); err != nil {
-		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := launcher(t)
 	dir := t.TempDir()
 	p := sandbox.ForCommands("", nil, []string{dir})
 	if err := sandbox.SeparateRoot(&p); err != nil {
@@ -424,4 +406,18 @@ func TestCommandsCannotReadOttersEnvironment(t *testing.T) {
 	if !strings.HasPrefix(text, "REFUSED\n") || !strings.Contains(text, "/environ") {
 		t.Errorf("uid %d: a command read otter's environment:\n%s", os.Getuid(), text)
 	}
+}
+
+// launcher is this test binary as the sandbox's launcher (TestMain), on a
+// machine whose kernel must have Landlock.
+func launcher(t *testing.T) string {
+	t.Helper()
+	if err := sandbox.Available(); err != nil {
+		t.Fatalf("this machine's kernel must have Landlock for this test: %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
 }
