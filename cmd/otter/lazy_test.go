@@ -38,11 +38,7 @@ func lazyHome(t testing.TB, srv *llmtest.Server, n int, marker string) testpeer.
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return testpeer.Cmd{Path: testpeer.Otter(t), Dir: home, Env: []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_DATA_HOME=" + filepath.Join(home, ".data"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-	}}
+	return testpeer.Cmd{Path: testpeer.Otter(t), Dir: home, Env: testpeer.HomeEnv(home)}
 }
 
 // runningServers counts, by server, the processes of the n servers of

@@ -125,9 +125,7 @@ func TestStdioServersRunInTheSandbox(t *testing.T) {
 		}
 	}()
 	userCfg := filepath.Join(home, ".config", "otter", "config.toml")
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + filepath.Join(root, "tmp"),
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	env := append(testpeer.HomeEnv(home), "TMPDIR="+filepath.Join(root, "tmp"))
 	if err := os.MkdirAll(filepath.Join(root, "tmp"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +213,7 @@ func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--config", cfg, "--cwd", home, "mcp", "list")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_DATA_HOME=" + filepath.Join(home, ".data"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	cmd.Env = testpeer.HomeEnv(home)
 	out, _ := cmd.CombinedOutput()
 	want := fmt.Sprintf("the sandbox keeps %s from servers; if this server needs it, add sandbox = { read = [%q] } to its entry (%s:1)", creds, filepath.Dir(creds), cfg)
 	if !strings.Contains(string(out), want) {
@@ -249,8 +246,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 	bin := testpeer.Otter(b)
 	peers := testpeer.Require(b)
 	home := b.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_DATA_HOME=" + filepath.Join(home, ".data"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	env := testpeer.HomeEnv(home)
 	cfgs := map[string]string{}
 	for kind, extra := range map[string]string{
 		"off":     "sandbox = { enabled = false }\n",

@@ -62,9 +62,7 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	for p, data := range files {
 		w.write(p, data)
 	}
-	w.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "TMPDIR=" + tmp,
-		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"), "XDG_STATE_HOME=" + filepath.Join(w.home, ".local", "state"),
-		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"), "XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache")}
+	w.env = append(testpeer.HomeEnv(w.home), "TMPDIR="+tmp)
 	return w
 }
 

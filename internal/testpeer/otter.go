@@ -68,3 +68,14 @@ func buildOtter() (string, error) {
 	}
 	return bin, nil
 }
+
+// HomeEnv is the whole environment of a person whose home is home and who
+// has nothing else set: PATH (this process's, to find Node and the shell),
+// HOME, and the XDG folders where they are by default, under home — so
+// that the real binary reads and writes nothing of the machine's own
+// user.
+func HomeEnv(home string) []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+}

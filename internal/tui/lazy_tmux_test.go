@@ -52,9 +52,7 @@ func TestIdleServersInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := exec.Command(testpeer.Otter(t), "mcp", "list")
-	list.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local/state"), "XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	list.Env = testpeer.HomeEnv(home)
 	if out, err := list.CombinedOutput(); err != nil || strings.Count(string(out), " connected ") != n {
 		t.Fatalf("otter mcp list: %v\n%s", err, out)
 	}
