@@ -88,6 +88,15 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
+// shutdownWait bounds the graceful part of stopping: answers being written
+// are let finish (the calls themselves were cancelled with ctx), then every
+// connection is closed. net/http's Shutdown alone waits 5 s for a client
+// that connected and sent nothing, or half a request; a signal gives otter 3 s
+// to stop before it exits without its cleanup (cmd/otter endGrace), which
+// would lose the audit log's close and the last summary line
+// (TestInterruptFinishesTheCleanupDespiteSilentClients).
+const shutdownWait = 1500 * time.Millisecond
+
 // Serve serves HTTP on ln until ctx is cancelled, with at most
 // Options.MaxConnections connections open (see connLimiter).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
@@ -114,11 +123,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve HTTP on %s: %w", addr, err)
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	// The summary of closed sessions first: it must not wait on clients.
+	s.sessions.log.flush()
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
 	defer cancel()
 	err := srv.Shutdown(shutdownCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close() // open SSE streams do not end by themselves
+		err = srv.Close() // silent clients and open SSE streams do not end by themselves
 	}
 	s.logger.Info("stopped serving", "addr", addr)
 	return err

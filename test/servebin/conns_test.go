@@ -131,3 +131,41 @@ func probeHealth(ctx context.Context, base string, d time.Duration) error {
 	}
 	return nil
 }
+
+// TestInterruptFinishesTheCleanupDespiteSilentClients: clients that
+// connect and send nothing, or half a request, keep net/http's graceful
+// shutdown waiting (a connection that has not sent its first request is
+// not idle for 5 s). Ctrl+C must still end `otter mcp serve` through its
+// cleanup — the summary of closed sessions, the audit log, the shared
+// store — not by the forced exit otter takes when the cleanup overruns
+// (that lost the summary line in CI: TestSSESessionsOfOneKeyDoNotPushOutOthers).
+func TestInterruptFinishesTheCleanupDespiteSilentClients(t *testing.T) {
+	requireBinary(t)
+	h := newHome(t, "")
+	srv := startHTTP(t, h, nil)
+	ctx := ctxFor(t, time.Minute)
+	addr := strings.TrimPrefix(srv.base, "http://")
+	var d net.Dialer
+	for i := range 4 {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if i%2 == 1 {
+			fmt.Fprintf(c, "GET /health HTTP/1.1\r\nHost: %s\r\n", addr) // and never the blank line
+		}
+	}
+	// The server has accepted them: /health answers on a fifth.
+	if err := probeHealth(ctx, srv.base, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	srv.stop()
+	out := srv.stderr.String()
+	if strings.Contains(out, "without finishing the cleanup") {
+		t.Fatalf("otter gave up on its cleanup:\n%s", tail(out, 2000))
+	}
+	if len(srv.stderr.logLines("stopped serving")) != 1 {
+		t.Fatalf("no \"stopped serving\" line:\n%s", tail(out, 2000))
+	}
+}

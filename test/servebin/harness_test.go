@@ -207,3 +207,11 @@ func waitUntil(t *testing.T, what string, within time.Duration, cond func() bool
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// tail is the last n bytes of s, for a failure message.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

@@ -218,7 +218,7 @@ func TestSSESessionsOfOneKeyDoNotPushOutOthers(t *testing.T) {
 	srv.stop()
 	lines := srv.stderr.logLines("closed idle MCP sessions")
 	if len(lines) == 0 || len(lines) > 3 {
-		t.Fatalf("%d log lines about closed sessions, want 1 to 3 (one per 10 s)", len(lines))
+		t.Fatalf("%d log lines about closed sessions, want 1 to 3 (one per 10 s); stderr's end:\n%s", len(lines), tail(srv.stderr.String(), 3000))
 	}
 	closed := 0.0
 	for _, l := range lines {
