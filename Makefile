@@ -3,7 +3,6 @@
 GO       ?= go
 BIN      := bin/otter
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X main.version=$(VERSION)
 # go test flags; CI may add -race etc. -p 4 on any machine: go test's -p
 # counts test binaries running as well as compiles, and the longest tests
 # (the tmux and real-binary ones) mostly wait on their peers; with the
@@ -21,11 +20,11 @@ SLOWEST := ./cmd/otter ./internal/tui ./internal/mcphost
 
 all: build
 
-# CGO_ENABLED=0: otter needs no C (modernc SQLite is Go), and a static binary
-# starts without the dynamic loader and libc: 5 ms of every `otter` start on
-# a 2-core machine (perf stat, 2026-11-27), and it runs on any Linux.
+# bin/otter and bin/otter-sandbox, the small launcher otter starts its stdio
+# servers with (see scripts/build.sh: static, and the launcher's build ID
+# recorded in otter).
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/otter
+	GO=$(GO) bash scripts/build.sh $(dir $(BIN)) $(VERSION)
 
 ## run: build and start the TUI (works without an API key; type /help)
 run: build

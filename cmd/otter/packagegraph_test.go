@@ -52,13 +52,14 @@ func TestFrontEndsReachServersAndSessionsOnlyThroughApp(t *testing.T) {
 }
 
 // otterImports lists each of the module's packages below internal (and
-// assets and cmd/otter) with the module's packages it imports, named as
-// the docs name them: "app", "llm/llmtest", "assets", "cmd/otter". go list
+// assets, cmd/otter and cmd/otter-sandbox) with the module's packages it
+// imports, named as the docs name them: "app", "llm/llmtest", "assets",
+// "cmd/otter". go list
 // answers for the packages as built, tests left out.
 func otterImports(t *testing.T) (dirs map[string]string, imports map[string][]string) {
 	t.Helper()
 	const mod = "github.com/otter-sh/otter/"
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .Imports \" \"}}", mod+"internal/...", mod+"assets", mod+"cmd/otter").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .Imports \" \"}}", mod+"internal/...", mod+"assets", mod+"cmd/otter", mod+"cmd/otter-sandbox").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

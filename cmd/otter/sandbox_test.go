@@ -186,6 +186,90 @@ func TestStdioServersRunInTheSandbox(t *testing.T) {
 	}
 }
 
+// TestServersStartThroughTheLauncherBuiltWithOtter: otter starts its
+// servers through the otter-sandbox beside it, built with it
+// (scripts/build.sh); an otter-sandbox that is not that build — here a
+// script that would leave a mark — is never run, and otter is its own
+// launcher, as it is with none beside it. The server is confined either way.
+func TestServersStartThroughTheLauncherBuiltWithOtter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox is Linux's Landlock")
+	}
+	t.Parallel()
+	built := testpeer.Otter(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	key := filepath.Join(home, ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(root, "otter.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[[mcp.servers]]\nname = \"probe\"\ncommand = %q\nenv = { %s = \"1\" }\n", self, envProbeServer)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(root, "the script ran")
+	copyTo := func(t *testing.T, name, from string) {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		beside   func(path string) // the otter-sandbox beside otter
+		launcher string            // which runs: "otter-sandbox" or "otter"
+	}{
+		{"the one built with otter", func(p string) { copyTo(t, p, filepath.Join(filepath.Dir(built), "otter-sandbox")) }, "otter-sandbox"},
+		{"another program", func(p string) {
+			script := fmt.Sprintf("#!/bin/sh\ntouch %q\nexec %q \"$@\"\n", mark, filepath.Join(filepath.Dir(built), "otter-sandbox"))
+			if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "otter"},
+		{"none", nil, "otter"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(mark)
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "otter")
+			copyTo(t, bin, built)
+			if c.beside != nil {
+				c.beside(filepath.Join(dir, "otter-sandbox"))
+			}
+			logFile := filepath.Join(dir, "otter.log")
+			cmd := exec.Command(bin, "--config", cfg, "--cwd", root, "--log-file", logFile, "--log-level", "debug",
+				"mcp", "call", "probe", "probe", fmt.Sprintf(`{"key":%q,"config":%q,"homefile":%q,"projfile":%q,"addr":"127.0.0.1:9"}`,
+					key, cfg, filepath.Join(home, "x"), filepath.Join(root, "x")))
+			cmd.Env = testpeer.HomeEnv(home)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("otter mcp call probe: %v\n%s", err, out)
+			}
+			if strings.Contains(string(out), "read key: ok") {
+				t.Errorf("the server read ~/.ssh/id_rsa: it ran unconfined:\n%s", out)
+			}
+			log, _ := os.ReadFile(logFile)
+			want := "launcher=" + filepath.Join(dir, c.launcher) + "\n"
+			if !strings.Contains(string(log), "MCP server started in the sandbox") || !strings.Contains(string(log), want) {
+				t.Errorf("the log does not say the server started through %s (%s):\n%s", c.launcher, want, log)
+			}
+			if _, err := os.Stat(mark); err == nil {
+				t.Errorf("otter ran the otter-sandbox that is not its build")
+			}
+		})
+	}
+}
+
 // TestSandboxRefusalSaysWhatToAllow: a server that cannot start because
 // the sandbox kept its credentials file from it fails with its stderr and a
 // sentence naming the path and the line to add to its entry, at its file
@@ -224,8 +308,9 @@ func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
 // BenchmarkSandboxStart times `otter mcp list` with one stdio server —
 // the reference everything server under Node, as a person runs servers —
 // under the default sandbox against the same with sandbox = { enabled =
-// false }, runs alternating, in the same process: what the launcher (otter
-// starting itself, its Landlock rules, the exec) adds to a server's start.
+// false }, runs alternating, in the same process: what the launcher (the
+// otter-sandbox built beside otter starting, its Landlock rules, the exec)
+// adds to a server's start.
 // And the same with network = false — the server in a network namespace
 // of its own, otter's check that it can make one included, as at each
 // start of otter — and with a host list (network = ["example.org"]),
@@ -235,10 +320,17 @@ func TestSandboxRefusalSaysWhatToAllow(t *testing.T) {
 // without, 340–500 ms with, on the 2-core machine), the price of Node's
 // fetch reaching the allowed hosts at all.
 //
-//	sandbox-start: otter=… baseline=… ratio=…   (median of 25 runs each:
-//	Node's own start varies by ±80 ms run to run on the 2-core machine)
+//	sandbox-start: otter=… baseline=… ratio=…
 //	sandbox-start-isolated: otter=… baseline=… ratio=…
 //	sandbox-start-hosts: otter=… baseline=… ratio=…
+//
+// 25 rounds, each an unconfined run, one of each kind, and an unconfined
+// run again. otter= and baseline= are the medians of the 25 runs; ratio=
+// is the median of the 25 rounds' ratios, each run against the mean of its
+// round's two unconfined ones: this VM's speed drifts by ±20 % over a
+// minute (Node's start alone by ±80 ms), and a ratio of runs seconds apart
+// cancels that where a ratio of medians taken over the whole minute does
+// not (the same build gave 1.03 and 1.12 that way, five minutes apart).
 func BenchmarkSandboxStart(b *testing.B) {
 	if err := sandbox.Available(); err != nil {
 		b.Skip(err)
@@ -276,27 +368,35 @@ func BenchmarkSandboxStart(b *testing.B) {
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
+	medianRatio := func(rs []float64) float64 {
+		slices.Sort(rs)
+		return rs[len(rs)/2]
+	}
 	for b.Loop() {
 		var def, nonet, hosts, off []time.Duration
+		var defR, nonetR, hostsR []float64
 		for range 25 {
-			def = append(def, run("default"))
-			nonet = append(nonet, run("nonet"))
-			hosts = append(hosts, run("hosts"))
-			off = append(off, run("off"))
+			before := run("off")
+			d, n, h := run("default"), run("nonet"), run("hosts")
+			after := run("off")
+			off = append(off, before, after)
+			def, nonet, hosts = append(def, d), append(nonet, n), append(hosts, h)
+			mean := float64(before+after) / 2
+			defR, nonetR, hostsR = append(defR, float64(d)/mean), append(nonetR, float64(n)/mean), append(hostsR, float64(h)/mean)
 		}
 		base := median(off)
 		for _, r := range []struct {
 			name string
 			ds   []time.Duration
+			rs   []float64
 			what string
 		}{
-			{"sandbox-start", def, "sandboxed"},
-			{"sandbox-start-isolated", nonet, "sandboxed with network = false, in a network namespace of its own"},
-			{"sandbox-start-hosts", hosts, "sandboxed with a host list: its own namespace, the proxy, Node's proxy support loaded"},
+			{"sandbox-start", def, defR, "sandboxed"},
+			{"sandbox-start-isolated", nonet, nonetR, "sandboxed with network = false, in a network namespace of its own"},
+			{"sandbox-start-hosts", hosts, hostsR, "sandboxed with a host list: its own namespace, the proxy, Node's proxy support loaded"},
 		} {
-			o := median(r.ds)
-			fmt.Printf("%s: otter=%s baseline=%s ratio=%.2f (otter mcp list with the everything server under Node, %s vs not, median of 25)\n",
-				r.name, o.Round(100*time.Microsecond), base.Round(100*time.Microsecond), float64(o)/float64(base), r.what)
+			fmt.Printf("%s: otter=%s baseline=%s ratio=%.2f (otter mcp list with the everything server under Node, %s vs not; medians of 25 rounds)\n",
+				r.name, median(r.ds).Round(100*time.Microsecond), base.Round(100*time.Microsecond), medianRatio(r.rs), r.what)
 		}
 	}
 }

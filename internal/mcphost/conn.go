@@ -148,6 +148,12 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		if policy != nil {
+			s.m.logger.Debug("MCP server started in the sandbox", "server", s.name, "pid", c.proc.cmd.Process.Pid,
+				"launcher", sandbox.Launcher(launcher))
+		} else {
+			s.m.logger.Debug("MCP server started", "server", s.name, "pid", c.proc.cmd.Process.Pid)
+		}
 		t := &sdk.IOTransport{
 			Reader: newStdoutFilter(c.proc.stdout, s.stderr, s.m.spillFile),
 			Writer: c.proc.stdin,

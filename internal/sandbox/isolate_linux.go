@@ -70,7 +70,7 @@ func CanIsolate(launcher string) error {
 }
 
 func probeIsolation(launcher string) error {
-	cmd := exec.Command(launcher, LauncherArg, probeArg)
+	cmd := exec.Command(Launcher(launcher), LauncherArg, probeArg)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	iso, err := Isolate(cmd, Policy{Isolated: true})

@@ -33,7 +33,8 @@ func Run(m *testing.M) int {
 }
 
 // Otter returns the path of the real otter binary, built from this module's
-// ./cmd/otter the first time a test of the package asks for it. The
+// ./cmd/otter with its launcher otter-sandbox beside it (scripts/build.sh,
+// as `make build`) the first time a test of the package asks for it. The
 // package's TestMain must go through Run, which removes the binary when the
 // tests are done.
 func Otter(tb testing.TB) string {
@@ -57,16 +58,14 @@ func buildOtter() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("a directory for the test binary: %w", err)
 	}
-	bin := filepath.Join(otter.dir, "otter")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/otter")
+	// As `make build` does: the tests run the binaries users get, otter
+	// and its launcher beside it.
+	build := exec.Command("bash", "scripts/build.sh", otter.dir)
 	build.Dir = root
-	// As `make build` does (see the Makefile): the tests run the binary
-	// users get.
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/otter in %s: %w\n%s", root, err, out)
+		return "", fmt.Errorf("scripts/build.sh in %s: %w\n%s", root, err, out)
 	}
-	return bin, nil
+	return filepath.Join(otter.dir, "otter"), nil
 }
 
 // HomeEnv is the whole environment of a person whose home is home and who
