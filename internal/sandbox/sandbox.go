@@ -355,6 +355,39 @@ func grants(p Policy) []grant {
 			walk(real, dir, true, 0)
 		}
 	}
+	return withoutCovered(out)
+}
+
+// withoutCovered leaves out each read grant that a write grant covers — on
+// the same path, or on a folder above it — since writing includes reading:
+// /tmp is split entry by entry for reading (it holds the home) and again
+// for writing, and every rule is three system calls in the launcher.
+func withoutCovered(gs []grant) []grant {
+	writable := map[string]bool{} // path → whether it is a folder
+	for _, g := range gs {
+		if g.write {
+			writable[g.path] = writable[g.path] || g.dir
+		}
+	}
+	covered := func(p string) bool {
+		if _, ok := writable[p]; ok {
+			return true
+		}
+		for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+			if writable[dir] {
+				return true
+			}
+			if dir == "/" || dir == "." {
+				return false
+			}
+		}
+	}
+	out := gs[:0]
+	for _, g := range gs {
+		if g.write || !covered(g.path) {
+			out = append(out, g)
+		}
+	}
 	return out
 }
 
