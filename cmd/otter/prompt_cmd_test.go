@@ -425,3 +425,46 @@ func TestPromptSampling(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPCommandsPinWhatTheAgentIsOffered: a server that lists a tool only
+// to a client that can sample (the reference server's
+// trigger-sampling-request) lists it to `otter mcp …` too, so the pins
+// `otter mcp list` takes are the tools the agent is offered: the tool is
+// not held back from `otter -p` afterwards (it was, as a "new" tool that
+// `otter mcp diff` and `approve` then could not see, since they did not
+// see it either). Calling it from `otter mcp call` is refused with why.
+func TestMCPCommandsPinWhatTheAgentIsOffered(t *testing.T) {
+	configTestHome(t)
+	trigger := toolname.Qualified("everything", "trigger-sampling-request")
+	srv := llmtest.New(t, llmtest.OpenAI,
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: trigger, Args: `{"prompt":"name a river","maxTokens":20}`}}},
+		llmtest.Reply{Text: []string{"It was declined."}})
+	cfg := promptConfig(t, srv, testpeer.Require(t).EverythingConfig())
+
+	if out, errOut, err := runOtter(t, "--config", cfg, "mcp", "list"); err != nil || !strings.Contains(out, "connected") {
+		t.Fatalf("otter mcp list: %v\n%s%s", err, out, errOut)
+	}
+	if out, errOut, err := runOtter(t, "--config", cfg, "mcp", "tools", "everything"); err != nil || !strings.Contains(out, "trigger-sampling-request") {
+		t.Errorf("otter mcp tools everything does not list trigger-sampling-request: %v\n%s%s", err, out, errOut)
+	}
+	if out, errOut, err := runOtter(t, "--config", cfg, "mcp", "diff", "everything"); !strings.Contains(out+errOut+fmt.Sprint(err), "nothing is held back") {
+		t.Errorf("otter mcp diff everything (%v):\n%s%s", err, out, errOut)
+	}
+	_, errOut, err := runOtter(t, "--config", cfg, "-p", "ask the server", "--allow-tools", trigger)
+	if err != nil {
+		t.Fatalf("otter -p: %v\n%s", err, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2\n%s", len(reqs), errOut)
+	}
+	// The call reached the server, which asked to sample: declined, as -p
+	// declines without --allow-sampling — not refused as held back.
+	if res := reqs[1].LastToolResults(); len(res) != 1 || strings.Contains(res[0].Text, "held back") || !strings.Contains(errOut, "declined a sampling request from everything") {
+		t.Errorf("tool result = %+v, stderr:\n%s\nwant the call to reach the server", res, errOut)
+	}
+	out, errOut, err := runOtter(t, "--config", cfg, "mcp", "call", "everything", "trigger-sampling-request", `{"prompt":"name a river","maxTokens":20}`)
+	if want := "otter mcp commands ask no model"; !strings.Contains(out+errOut+fmt.Sprint(err), want) {
+		t.Errorf("otter mcp call trigger-sampling-request (%v) does not say %q:\n%s%s", err, want, out, errOut)
+	}
+}

@@ -105,7 +105,7 @@ func RunMCPTools(ctx context.Context, f *Factory, o MCPToolsOptions) error {
 	if err := o.checkSearch(); err != nil {
 		return ExitCode(2, err)
 	}
-	opts := mcpSessionOptions{conn: &o.Conn, adhoc: adhoc, asAgent: o.Search != ""}
+	opts := mcpSessionOptions{conn: &o.Conn, adhoc: adhoc}
 	switch {
 	case adhoc != nil && o.Server != "":
 		return ExitCode(2, fmt.Errorf("give either SERVER or --url/--sse/--stdio, not both"))
@@ -318,10 +318,6 @@ type mcpSessionOptions struct {
 	none      bool           // manage no server (a built-in tool call)
 	timeout   time.Duration  // --timeout: overrides the server's call timeout
 	stdinUsed bool           // stdin carries the call's arguments
-	// asAgent offers the servers sampling, as an agent session does, so
-	// that they list the tools they list to the agent (declining any
-	// request: nothing here asks a model).
-	asAgent bool
 	// lazy leaves idle the servers an agent session would not start until
 	// needed (app.Options.Lazy), as they are shown then.
 	lazy bool
@@ -371,9 +367,13 @@ func startMCPSession(ctx context.Context, f *Factory, o mcpSessionOptions) (_ *m
 	if o.adhoc != nil {
 		opts.Interactive = o.adhoc.Transport != config.TransportStdio
 	}
-	if o.asAgent {
-		opts.SamplingApprover = declineSampling{}
-	}
+	// The servers see the client they see from the TUI and otter -p, one
+	// that offers sampling (declined here: nothing asks a model), so that
+	// they list the same tools: a server that lists a tool only to a
+	// client that can sample would otherwise have it pinned by one and
+	// "new", held back, in the other — and `otter mcp diff` and `approve`
+	// could not see the tool the TUI told the person to approve with them.
+	opts.SamplingApprover = declineSampling{}
 	opts.Lazy = o.lazy
 	opts.SelectServers = func(configured []config.Server) ([]config.Server, error) {
 		var out []config.Server

@@ -52,9 +52,9 @@ func searchTools(a *app.App, o MCPToolsOptions, only string) []tool.Match {
 	return out
 }
 
-// declineSampling is the sampling approver of a --search session: the
-// servers see a client that offers sampling, as in an agent session, and
-// any request they send is declined.
+// declineSampling is the sampling approver of every `otter mcp …`
+// session (startMCPSession): the servers see a client that offers
+// sampling, as in an agent session, and any request they send is declined.
 type declineSampling struct{}
 
 func (declineSampling) ApproveTool(context.Context, ask.Permission) (ask.PermissionDecision, error) {
@@ -62,7 +62,7 @@ func (declineSampling) ApproveTool(context.Context, ask.Permission) (ask.Permiss
 }
 
 func (declineSampling) ApproveSampling(context.Context, ask.Sampling) (bool, error) {
-	return false, nil
+	return false, errors.New("otter mcp commands ask no model; a server's sampling request is answered in the TUI or by otter -p")
 }
 
 // SearchJSON is one element of `otter mcp tools --search --json`: the
