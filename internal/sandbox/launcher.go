@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // CompanionName is the small launcher built beside otter (cmd/otter-sandbox):
@@ -39,27 +41,42 @@ func Launcher(self string) string {
 	if l, ok := launchers.Load(self); ok {
 		return l.(string)
 	}
-	l := self
-	companion := filepath.Join(filepath.Dir(self), CompanionName)
-	if fi, err := os.Stat(companion); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		if id, err := buildID(companion); err == nil && id == companionBuildID {
-			l = companion
-		}
+	l, companion := self, filepath.Join(filepath.Dir(self), CompanionName)
+	if id, err := buildID(companion); err == nil && id == companionBuildID {
+		l = companion
 	}
 	launchers.Store(self, l)
 	return l
 }
 
+// maxBuildIDNote bounds the note read: a Go build ID is under 100 bytes.
+const maxBuildIDNote = 4 << 10
+
 // buildID reads the Go build ID of an ELF executable: the note the Go
-// linker writes (name "Go", type 4), as `go tool buildid` prints it.
+// linker writes (name "Go", type 4), as `go tool buildid` prints it. The
+// file must be a regular, executable one, opened without blocking (a FIFO
+// of that name does not hang otter) and checked once open (no swap between
+// a stat and the open); its note is read only if small.
 func buildID(path string) (string, error) {
-	f, err := elf.Open(path)
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not an executable file", path)
+	}
+	f, err := elf.NewFile(file)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	sec := f.Section(".note.go.buildid")
-	if sec == nil {
+	if sec == nil || sec.Size > maxBuildIDNote {
 		return "", os.ErrNotExist
 	}
 	data, err := sec.Data()

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -66,6 +67,18 @@ func TestLauncherRunsOnlyTheCompanionBuiltWithOtter(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false},
+		{"a FIFO", want, func(p string) {
+			if err := syscall.Mkfifo(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a link to the one built with otter", want, func(p string) {
+			real := filepath.Join(t.TempDir(), "elsewhere")
+			copyFile(t, test, real)
+			if err := os.Symlink(real, p); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
 		{"not executable", want, func(p string) { copyFile(t, test, p); _ = os.Chmod(p, 0o644) }, false},
 		{"otter built without one", "", func(p string) { copyFile(t, test, p) }, false},
 	} {
