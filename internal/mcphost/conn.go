@@ -150,7 +150,7 @@ func (s *server) connect(ctx context.Context, interactive bool) (*conn, error) {
 		}
 		if policy != nil {
 			s.m.logger.Debug("MCP server started in the sandbox", "server", s.name, "pid", c.proc.cmd.Process.Pid,
-				"launcher", sandbox.Launcher(launcher))
+				"launcher", c.proc.cmd.Path)
 		} else {
 			s.m.logger.Debug("MCP server started", "server", s.name, "pid", c.proc.cmd.Process.Pid)
 		}

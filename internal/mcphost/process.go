@@ -57,8 +57,9 @@ type process struct {
 // startProcess starts srv's command. Its stderr is drained into tail until
 // the last writer closes it; stdout lines that are not JSON go there too.
 //
-// With a policy, the process is launcher (otter itself) confining itself
-// by it and then exec'ing the server (package sandbox): the same process,
+// With a policy, the process is the launcher (sandbox.Launcher: the
+// otter-sandbox built with otter, or otter itself) confining itself by it
+// and then exec'ing the server (package sandbox): the same process,
 // so its group and its exit are the server's.
 //
 // A policy that isolates the server (Policy.Isolated) starts the launcher
