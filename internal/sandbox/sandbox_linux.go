@@ -84,24 +84,25 @@ func confineAndExec(p Policy, path string, argv []string) error {
 	rules = append(rules,
 		landlock.RWFiles(devices...).IgnoreIfMissing(),
 		landlock.RWDirs("/dev/shm").IgnoreIfMissing())
+	// One ruleset: the file system, and without Network TCP too (no port
+	// but the proxy's; Landlock's rules are by port, whatever the address:
+	// see Policy.ProxyPort).
+	cfg := landlock.Config{HandledAccessFS: abi.HandledAccessFS}
+	if !p.Network {
+		cfg.HandledAccessNet = abi.HandledAccessNet
+		if p.ProxyPort > 0 {
+			rules = append(rules, landlock.ConnectTCP(uint16(p.ProxyPort)))
+		}
+	}
 	// no_new_privs, which enforcing a ruleset needs, and which the program
 	// inherits (no set-uid gains).
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
-	if err := restrictThread(landlock.Config{HandledAccessFS: abi.HandledAccessFS}, rules); err != nil {
-		return fmt.Errorf("confining the file system: %w", err)
+	if err := restrictThread(cfg, rules); err != nil {
+		return fmt.Errorf("confining the file system and network: %w", err)
 	}
 	if !p.Network {
-		var net []landlock.Rule
-		if p.ProxyPort > 0 {
-			// Landlock's rules are by port, whatever the address: see
-			// Policy.ProxyPort.
-			net = append(net, landlock.ConnectTCP(uint16(p.ProxyPort)))
-		}
-		if err := restrictThread(landlock.Config{HandledAccessNet: abi.HandledAccessNet}, net); err != nil {
-			return fmt.Errorf("confining the network: %w", err)
-		}
 		if err := refuseSockets(p.ProxyPort > 0); err != nil {
 			return fmt.Errorf("confining the network to no UDP nor raw sockets: %w", err)
 		}
